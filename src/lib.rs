@@ -1,0 +1,1 @@
+//! membench: GPU memory benchmarks on wgpu compute.
