@@ -1,1 +1,16 @@
 //! membench: GPU memory benchmarks on wgpu compute.
+//!
+//! The classic CUDA memory-optimisation experiments as WGSL compute shaders, run
+//! through one registry ([`experiments::REGISTRY`]): each case is verified against a
+//! CPU reference, then timed on the GPU clock, and reported as effective bandwidth
+//! in a results CSV ([`results`]).
+
+pub mod error;
+pub mod experiments;
+pub mod gpu;
+pub mod results;
+pub mod runner;
+pub mod shaders;
+pub mod timing;
+
+pub use error::{Error, Result};

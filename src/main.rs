@@ -1,1 +1,208 @@
-fn main(){}
+//! The membench command line: `devices`, `list`, `run`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use membench::experiments::{REGISTRY, Sizing};
+use membench::gpu::{self, BoundsChecks, GpuContext};
+use membench::results;
+use membench::runner::{self, Outcome, RunInfo, RunSettings};
+
+/// GPU memory benchmarks: the classic CUDA memory experiments in WGSL, verified
+/// against a CPU reference and timed on the GPU clock.
+#[derive(Parser)]
+#[command(version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List every adapter: name, backend, type, driver, subgroup size, limits.
+    Devices,
+    /// Print the registry: experiments, their cases and the claims they test.
+    List {
+        /// Only cases whose id (family/variant/param) contains one of these.
+        #[arg(long, value_delimiter = ',')]
+        filter: Vec<String>,
+    },
+    /// Verify and time the suite (or the filtered part of it) on one adapter.
+    Run(RunArgs),
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    /// Only cases whose id (family/variant/param) contains one of these
+    /// (comma-separated, e.g. `copy/offset,copy/peak`).
+    #[arg(long, value_delimiter = ',')]
+    filter: Vec<String>,
+    /// Small working sets: a correctness run in seconds (CI, software adapters).
+    #[arg(long)]
+    quick: bool,
+    /// Adapter by index or name substring (see `membench devices`); default: the
+    /// best one, or WGPU_ADAPTER_NAME.
+    #[arg(long)]
+    adapter: Option<String>,
+    /// Results CSV; default results/<device>-<backend>.csv. Rows of cases not run
+    /// are kept.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Drop wgpu's injected bounds checks (recorded in the CSV; default file gets
+    /// an -unchecked suffix).
+    #[arg(long)]
+    unchecked: bool,
+    /// Timed samples per case.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(10..=4096))]
+    samples: u32,
+    /// Bytes of the main buffer of the streaming experiments, in MiB (default 256,
+    /// 4 with --quick, capped by the device).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    buffer_mib: Option<u64>,
+    /// Seconds one submission may take before the device counts as hung.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
+    timeout_s: u64,
+}
+
+fn main() -> ExitCode {
+    match run_cli(Cli::parse()) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("membench: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run_cli(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Devices => devices(),
+        Command::List { filter } => list(&filter),
+        Command::Run(args) => run(args),
+    }
+}
+
+fn devices() -> anyhow::Result<ExitCode> {
+    let adapters = gpu::adapters(&gpu::instance());
+    if adapters.is_empty() {
+        anyhow::bail!(membench::Error::NoAdapter(String::new()));
+    }
+    for (index, adapter) in adapters.iter().enumerate() {
+        println!("{}", gpu::adapter_report(index, adapter));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn list(filters: &[String]) -> anyhow::Result<ExitCode> {
+    // Without a device, cases are sized for a nominal large GPU.
+    let selected = runner::select(&Sizing::nominal(false), filters)?;
+    for experiment in REGISTRY {
+        let params: Vec<&str> = selected
+            .iter()
+            .filter(|(e, _)| std::ptr::eq(*e, experiment))
+            .map(|(_, case)| case.param.as_str())
+            .collect();
+        if params.is_empty() {
+            continue;
+        }
+        println!(
+            "{}  (shaders/{}.wgsl)",
+            experiment.name(),
+            experiment.kernel
+        );
+        println!("  claim: {}", experiment.claim);
+        println!("  cases: {}", params.join(" "));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let started = Instant::now();
+    let checks = if args.unchecked {
+        BoundsChecks::Off
+    } else {
+        BoundsChecks::On
+    };
+    let settings = RunSettings {
+        quick: args.quick,
+        checks,
+        samples: args.samples,
+        buffer_bytes: args.buffer_mib.map(|mib| mib << 20),
+    };
+    let ctx = GpuContext::new(args.adapter.as_deref(), Duration::from_secs(args.timeout_s))?;
+    let sizing = runner::sizing(&ctx, &settings)?;
+    let cases = runner::select(&sizing, &args.filter)?;
+    let out = args.out.unwrap_or_else(|| {
+        results::default_path(
+            &ctx.info.name,
+            &format!("{:?}", ctx.info.backend),
+            args.unchecked,
+        )
+    });
+    // A malformed results file stops the run before anything is measured.
+    let old_rows = if out.exists() {
+        results::read(&out)?
+    } else {
+        Vec::new()
+    };
+    eprintln!(
+        "membench: {} cases on {}, bounds checks {}, results to {}",
+        cases.len(),
+        gpu::describe(&ctx.info),
+        checks.label(),
+        out.display()
+    );
+
+    let info = RunInfo::new(&ctx, checks);
+    let progress = ProgressBar::new(cases.len() as u64).with_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed} {wide_msg}")
+            .context("progress bar template")?,
+    );
+    let mut rows = Vec::with_capacity(cases.len());
+    let mut failed = 0;
+    for (experiment, case) in &cases {
+        let id = runner::case_id(experiment, case);
+        progress.set_message(id.clone());
+        let outcome = runner::run_case(&ctx, experiment, case, &settings);
+        match &outcome {
+            Outcome::Failed(reason) => {
+                failed += 1;
+                progress.println(format!("FAILED {id}: {reason}"));
+            }
+            Outcome::Skipped(reason) => progress.println(format!("skipped {id}: {reason}")),
+            Outcome::Measured(_) => {}
+        }
+        rows.push(info.row(experiment, case, &outcome));
+        // Written after every case: an interrupted run keeps what it measured.
+        results::write(&out, &results::merge(old_rows.clone(), &rows))?;
+        progress.inc(1);
+    }
+    progress.finish_and_clear();
+
+    print!("{}", results::summary(&rows));
+    println!(
+        "\n{} cases, {failed} failed, in {:.1} s; peak host memory {}; results in {}",
+        rows.len(),
+        started.elapsed().as_secs_f64(),
+        peak_resident().unwrap_or_else(|| "unknown".to_owned()),
+        out.display()
+    );
+    Ok(if failed > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Peak resident set size of this process (Linux `VmHWM`).
+fn peak_resident() -> Option<String> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(format!("{} MiB", kib >> 10))
+}

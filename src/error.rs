@@ -1,0 +1,40 @@
+//! The library's one error type.
+
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(
+        "no GPU adapter found{0}; install a Vulkan driver (e.g. mesa-vulkan-drivers) or check WGPU_BACKEND"
+    )]
+    NoAdapter(String),
+    #[error("adapter {wanted:?} not found; available adapters:\n{available}")]
+    AdapterNotFound { wanted: String, available: String },
+    #[error("could not open the device: {0}")]
+    RequestDevice(#[from] wgpu::RequestDeviceError),
+    #[error("GPU error: {0}")]
+    Gpu(String),
+    #[error("the device did not finish within {0:?} (hung or lost)")]
+    Timeout(std::time::Duration),
+    #[error("buffer mapping failed: {0}")]
+    Map(String),
+    #[error("verification failed: {0}")]
+    Verification(String),
+    #[error("{what} of {requested} bytes exceeds the device limit of {limit} bytes")]
+    SizeLimit {
+        what: &'static str,
+        requested: u64,
+        limit: u64,
+    },
+    #[error("no experiment matches {0:?}; `membench list` shows the registry")]
+    NoMatch(String),
+    #[error("{}: {message}", path.display())]
+    Results { path: PathBuf, message: String },
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,332 @@
+//! copy — coalescing: the classic offset and stride copies, and the peak copy.
+//!
+//! Reproduces the "offset copy" and "stride copy" experiments of the CUDA best-practice
+//! texts: one f32 per invocation, `out[i + offset] = in[i + offset]` and
+//! `out[i * s] = in[i * s]`. The texts expect a misaligned copy to need 5 instead of 4
+//! 32-byte sectors per 32-lane request (about 4/5 of the aligned bandwidth, softened
+//! by caching), and a stride-s copy to fall to 1/s efficiency until every lane needs a
+//! sector of its own (1/8 for 4-byte words). `peak` is the fastest vec4 copy the suite
+//! has: the practical ceiling every other case is read against.
+//!
+//! The one-element-per-invocation kernels stay faithful to the originals; the host
+//! side (workgroup size, 1-D or 2-D grid) is ours, and `launch` measures its choices.
+
+use std::sync::Arc;
+
+use bytemuck::{Pod, Zeroable};
+
+use super::{
+    Binding, BufferInit, Case, Expected, Experiment, Grid, POISON, Prepared, Sizing, f32_data,
+};
+
+const BINDINGS: &[Binding] = &[Binding::Uniform, Binding::ReadOnly, Binding::ReadWrite];
+
+/// Workgroup size and grid of the one-element-per-invocation kernels; `launch`
+/// measures the alternatives.
+pub const DEFAULT_WORKGROUP: u32 = 512;
+pub const DEFAULT_GRID: Grid = Grid::TwoD;
+
+/// Largest offset of `copy/offset`; every offset copies the same element count.
+const MAX_OFFSET: u32 = 32;
+const MAX_STRIDE: u32 = 32;
+
+/// Workgroups of the grid-stride peak copy: more than any current GPU keeps resident
+/// (132 SMs x 8 workgroups of 256 on an H100), so every SM stays busy to the end.
+const GRID_STRIDE_WORKGROUPS: u32 = 4096;
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct OffsetParams {
+    n: u32,
+    offset: u32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct StrideParams {
+    n: u32,
+    stride: u32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct PeakParams {
+    n: u32,
+}
+
+pub const OFFSET: Experiment = Experiment {
+    family: "copy",
+    variant: "offset",
+    kernel: "copy_offset",
+    bindings: BINDINGS,
+    uniform_bytes: Some(size_of::<OffsetParams>() as u64),
+    claim: "offset 0 or a multiple of 8 words needs 4 sectors per 32-lane request, any \
+            other 5: about 4/5 of the aligned bandwidth, softened by cached neighbours",
+    cases: offset_cases,
+};
+
+pub const STRIDE: Experiment = Experiment {
+    family: "copy",
+    variant: "stride",
+    kernel: "copy_stride",
+    bindings: BINDINGS,
+    uniform_bytes: Some(size_of::<StrideParams>() as u64),
+    claim: "stride 2 halves load/store efficiency; it falls as 1/s until every lane \
+            needs its own sector (1/8 for 4-byte words)",
+    cases: stride_cases,
+};
+
+pub const PEAK: Experiment = Experiment {
+    family: "copy",
+    variant: "peak",
+    kernel: "copy_peak",
+    bindings: BINDINGS,
+    uniform_bytes: Some(size_of::<PeakParams>() as u64),
+    claim: "a wide vec4 copy is the practical bandwidth ceiling; one vec4 per invocation \
+            and a grid-stride loop are both tried",
+    cases: peak_cases,
+};
+
+pub const LAUNCH: Experiment = Experiment {
+    family: "copy",
+    variant: "launch",
+    kernel: "copy_offset",
+    bindings: BINDINGS,
+    uniform_bytes: Some(size_of::<OffsetParams>() as u64),
+    claim: "the host-side launch of copy/offset at offset 0 (workgroup size, 1-D or 2-D \
+            grid) should not change the bandwidth much; the fastest is the default",
+    cases: launch_cases,
+};
+
+/// Words in the main buffer of every copy case.
+fn buffer_words(sizing: &Sizing) -> usize {
+    (sizing.stream_buffer_bytes() / 4) as usize
+}
+
+/// A copy case of `invocations` invocations that read and write `words` useful words.
+fn copy_case(
+    sizing: &Sizing,
+    param: String,
+    invocations: usize,
+    words: usize,
+    workgroup: u32,
+    grid: Grid,
+    prepare: Arc<dyn Fn() -> Prepared + Send + Sync>,
+) -> Case {
+    let mut skip = None;
+    if workgroup > sizing.max_workgroup_invocations {
+        skip = Some(format!(
+            "workgroup of {workgroup} exceeds the adapter's {} invocations",
+            sizing.max_workgroup_invocations
+        ));
+    }
+    let workgroups = grid
+        .workgroups(
+            (invocations as u64).div_ceil(u64::from(workgroup)),
+            sizing.max_workgroups_per_dimension,
+        )
+        .unwrap_or_else(|reason| {
+            skip.get_or_insert(reason);
+            [0, 1, 1]
+        });
+    Case {
+        param,
+        workgroup_size: [workgroup, 1, 1],
+        overrides: vec![("WORKGROUP_SIZE", f64::from(workgroup))],
+        workgroups,
+        elements: words as u64,
+        bytes: 2 * 4 * words as u64,
+        skip,
+        prepare,
+    }
+}
+
+/// `dst[i + offset] = src[i + offset]` for `i < n` over a buffer of `words`.
+fn prepare_offset(words: usize, n: usize, offset: u32) -> Prepared {
+    let src = f32_data(words, 1);
+    let mut expected = vec![POISON; words];
+    let range = offset as usize..offset as usize + n;
+    expected[range.clone()].copy_from_slice(&src[range]);
+    let params = OffsetParams {
+        n: n as u32,
+        offset,
+    };
+    Prepared {
+        buffers: vec![
+            BufferInit::Uniform(bytemuck::cast_slice(&[params]).to_vec()),
+            BufferInit::Input(src),
+            BufferInit::Output {
+                expected: Expected::Exact(expected),
+            },
+        ],
+    }
+}
+
+fn offset_cases(sizing: &Sizing) -> Vec<Case> {
+    let words = buffer_words(sizing);
+    let n = words.saturating_sub(MAX_OFFSET as usize);
+    (0..=MAX_OFFSET)
+        .map(|offset| {
+            copy_case(
+                sizing,
+                format!("offset={offset}"),
+                n,
+                n,
+                DEFAULT_WORKGROUP,
+                DEFAULT_GRID,
+                Arc::new(move || prepare_offset(words, n, offset)),
+            )
+        })
+        .collect()
+}
+
+fn launch_cases(sizing: &Sizing) -> Vec<Case> {
+    let words = buffer_words(sizing);
+    // As many elements as a 1-D grid of 1024-wide workgroups can cover, so that 1-D
+    // and 2-D can be compared at full size at least there.
+    let n = words
+        .saturating_sub(MAX_OFFSET as usize)
+        .min(1024 * sizing.max_workgroups_per_dimension as usize);
+    [64, 128, 256, 512, 1024]
+        .into_iter()
+        .flat_map(|workgroup| [Grid::OneD, Grid::TwoD].map(|grid| (workgroup, grid)))
+        .map(|(workgroup, grid)| {
+            copy_case(
+                sizing,
+                format!("wg={workgroup};grid={}", grid.label()),
+                n,
+                n,
+                workgroup,
+                grid,
+                Arc::new(move || prepare_offset(words, n, 0)),
+            )
+        })
+        .collect()
+}
+
+fn stride_cases(sizing: &Sizing) -> Vec<Case> {
+    let words = buffer_words(sizing);
+    (1..=MAX_STRIDE)
+        .map(|stride| {
+            let n = words / stride as usize;
+            copy_case(
+                sizing,
+                format!("stride={stride}"),
+                n,
+                n,
+                DEFAULT_WORKGROUP,
+                DEFAULT_GRID,
+                Arc::new(move || {
+                    let src = f32_data(words, 2);
+                    let mut expected = vec![POISON; words];
+                    for i in (0..n * stride as usize).step_by(stride as usize) {
+                        expected[i] = src[i];
+                    }
+                    let params = StrideParams {
+                        n: n as u32,
+                        stride,
+                    };
+                    Prepared {
+                        buffers: vec![
+                            BufferInit::Uniform(bytemuck::cast_slice(&[params]).to_vec()),
+                            BufferInit::Input(src),
+                            BufferInit::Output {
+                                expected: Expected::Exact(expected),
+                            },
+                        ],
+                    }
+                }),
+            )
+        })
+        .collect()
+}
+
+fn peak_cases(sizing: &Sizing) -> Vec<Case> {
+    let words = buffer_words(sizing) / 4 * 4;
+    let vec4s = words / 4;
+    let prepare: Arc<dyn Fn() -> Prepared + Send + Sync> = Arc::new(move || {
+        let src = f32_data(words, 3);
+        let expected = src.clone();
+        let params = PeakParams { n: vec4s as u32 };
+        Prepared {
+            buffers: vec![
+                BufferInit::Uniform(bytemuck::cast_slice(&[params]).to_vec()),
+                BufferInit::Input(src),
+                BufferInit::Output {
+                    expected: Expected::Exact(expected),
+                },
+            ],
+        }
+    });
+    vec![
+        copy_case(
+            sizing,
+            "launch=vec4".to_owned(),
+            vec4s,
+            words,
+            DEFAULT_WORKGROUP,
+            Grid::TwoD,
+            prepare.clone(),
+        ),
+        copy_case(
+            sizing,
+            "launch=gridstride".to_owned(),
+            (GRID_STRIDE_WORKGROUPS * DEFAULT_WORKGROUP) as usize,
+            words,
+            DEFAULT_WORKGROUP,
+            Grid::TwoD,
+            prepare,
+        ),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_accounting_counts_useful_words_read_and_written() {
+        let sizing = Sizing::nominal(true);
+        let words = buffer_words(&sizing) as u64;
+        for case in offset_cases(&sizing) {
+            assert_eq!(case.bytes, 8 * (words - u64::from(MAX_OFFSET)));
+        }
+        let strides = stride_cases(&sizing);
+        assert_eq!(strides[0].bytes, 8 * words);
+        assert_eq!(strides[7].bytes, 8 * (words / 8));
+        for case in peak_cases(&sizing) {
+            assert_eq!(case.bytes, 8 * words, "{}", case.param);
+        }
+    }
+
+    #[test]
+    fn offset_reference_writes_only_the_shifted_window() {
+        let prepared = prepare_offset(64, 32, 5);
+        let Some(BufferInit::Output {
+            expected: Expected::Exact(expected),
+        }) = prepared.buffers.get(2)
+        else {
+            panic!("offset copy has no output buffer");
+        };
+        assert!(expected[..5].iter().all(|&w| w == POISON));
+        assert!(expected[5..37].iter().all(|&w| w != POISON));
+        assert!(expected[37..].iter().all(|&w| w == POISON));
+    }
+
+    #[test]
+    fn launch_sweep_skips_what_the_limits_forbid() {
+        let mut sizing = Sizing::nominal(false);
+        sizing.max_workgroup_invocations = 256;
+        let cases = launch_cases(&sizing);
+        assert_eq!(cases.len(), 10);
+        let runnable: Vec<_> = cases
+            .iter()
+            .filter(|c| c.skip.is_none())
+            .map(|c| c.param.as_str())
+            .collect();
+        assert_eq!(
+            runnable,
+            ["wg=64;grid=2d", "wg=128;grid=2d", "wg=256;grid=2d"]
+        );
+    }
+}

@@ -1,0 +1,332 @@
+//! The one registry of experiments, and the vocabulary every family declares itself in.
+//!
+//! An [`Experiment`] is a kernel (a WGSL file in `shaders/`), its binding signature, the
+//! claim it tests and a function that expands it into [`Case`]s sized for a device. A
+//! case is cheap to list; its data ([`Prepared`]: inputs, poisoned outputs, the CPU
+//! reference) is built only when the case runs. The CLI, the benches and the tests all
+//! iterate [`REGISTRY`]; nothing lists experiments a second time.
+
+pub mod copy;
+
+use std::sync::Arc;
+
+/// Every experiment of the suite, in the order runs and reports show them.
+pub static REGISTRY: &[Experiment] = &[copy::OFFSET, copy::STRIDE, copy::PEAK, copy::LAUNCH];
+
+/// One experiment: one kernel and the cases it is measured at.
+pub struct Experiment {
+    pub family: &'static str,
+    pub variant: &'static str,
+    /// Shader file stem in `shaders/`; also the pipeline label.
+    pub kernel: &'static str,
+    /// Binding signature, in `@binding(i)` order (all in `@group(0)`).
+    pub bindings: &'static [Binding],
+    /// Size in bytes of the uniform struct at the kernel's uniform binding, if any.
+    pub uniform_bytes: Option<u64>,
+    /// What the classic texts expect this experiment to show.
+    pub claim: &'static str,
+    /// Expands the experiment into cases sized for a device.
+    pub cases: fn(&Sizing) -> Vec<Case>,
+}
+
+impl Experiment {
+    /// `family/variant`, the prefix of every case id.
+    pub fn name(&self) -> String {
+        format!("{}/{}", self.family, self.variant)
+    }
+}
+
+/// How a kernel sees one buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Binding {
+    Uniform,
+    ReadOnly,
+    ReadWrite,
+}
+
+/// The limits and settings that size cases for one device.
+#[derive(Clone, Debug)]
+pub struct Sizing {
+    /// Shrink every working set for a fast correctness run (CI, lavapipe).
+    pub quick: bool,
+    /// Requested size of the main buffer of streaming experiments, in bytes.
+    pub buffer_bytes: Option<u64>,
+    pub max_binding_bytes: u64,
+    pub max_workgroup_invocations: u32,
+    pub max_workgroups_per_dimension: u32,
+}
+
+impl Sizing {
+    /// Default bytes per buffer for streaming (DRAM) experiments: far beyond any L2
+    /// (50-60 MB on H100/H200) at full size, small with `--quick`.
+    const FULL_BUFFER_BYTES: u64 = 256 << 20;
+    const QUICK_BUFFER_BYTES: u64 = 4 << 20;
+
+    /// Nominal limits of a large GPU, for listing cases without a device.
+    pub fn nominal(quick: bool) -> Self {
+        Sizing {
+            quick,
+            buffer_bytes: None,
+            max_binding_bytes: 2 << 30,
+            max_workgroup_invocations: 1024,
+            max_workgroups_per_dimension: 65535,
+        }
+    }
+
+    /// Bytes of the main buffer of a streaming experiment: the requested size, or the
+    /// default capped by the device's binding limit (checked against it elsewhere).
+    pub fn stream_buffer_bytes(&self) -> u64 {
+        let default = if self.quick {
+            Self::QUICK_BUFFER_BYTES
+        } else {
+            Self::FULL_BUFFER_BYTES
+        };
+        self.buffer_bytes
+            .unwrap_or_else(|| default.min(self.max_binding_bytes))
+    }
+}
+
+/// One measurable configuration of an experiment.
+pub struct Case {
+    /// `key=value` pairs joined by `;`, e.g. `offset=3` or `wg=256;grid=1d`.
+    pub param: String,
+    pub workgroup_size: [u32; 3],
+    /// Pipeline-overridable constants, by name.
+    pub overrides: Vec<(&'static str, f64)>,
+    /// Workgroup counts of one dispatch.
+    pub workgroups: [u32; 3],
+    /// Useful elements the kernel moves (for the CSV).
+    pub elements: u64,
+    /// Bytes the kernel must read plus bytes it must write: the numerator of its
+    /// effective bandwidth.
+    pub bytes: u64,
+    /// Why this case cannot run on this device, if it cannot.
+    pub skip: Option<String>,
+    /// Builds the case's buffers and reference; called only when the case runs.
+    pub prepare: Arc<dyn Fn() -> Prepared + Send + Sync>,
+}
+
+impl Case {
+    /// `WxHxD` with trailing 1s dropped, as the CSV's `workgroup` column.
+    pub fn workgroup_label(&self) -> String {
+        let [x, y, z] = self.workgroup_size;
+        match (y, z) {
+            (1, 1) => x.to_string(),
+            (_, 1) => format!("{x}x{y}"),
+            _ => format!("{x}x{y}x{z}"),
+        }
+    }
+}
+
+/// A case's buffers in binding order, with what each output must hold afterwards.
+pub struct Prepared {
+    pub buffers: Vec<BufferInit>,
+}
+
+/// Initial contents of one binding, in 32-bit words (every datum of the suite is a
+/// 4-byte f32, u32 or i32; uniform structs are whole words).
+pub enum BufferInit {
+    Uniform(Vec<u32>),
+    Input(Vec<u32>),
+    /// Written by the kernel: created poisoned, then checked against `expected`.
+    Output {
+        expected: Expected,
+    },
+}
+
+impl BufferInit {
+    /// The binding kind this buffer fills.
+    pub fn binding(&self) -> Binding {
+        match self {
+            BufferInit::Uniform(_) => Binding::Uniform,
+            BufferInit::Input(_) => Binding::ReadOnly,
+            BufferInit::Output { .. } => Binding::ReadWrite,
+        }
+    }
+
+    pub fn len_bytes(&self) -> u64 {
+        let words = match self {
+            BufferInit::Uniform(data) | BufferInit::Input(data) => data.len(),
+            BufferInit::Output { expected } => expected.len_words(),
+        };
+        4 * words as u64
+    }
+}
+
+/// What an output buffer must hold after one dispatch.
+pub enum Expected {
+    /// Bit for bit, poison included where the kernel must not write.
+    Exact(Vec<u32>),
+}
+
+impl Expected {
+    pub fn len_words(&self) -> usize {
+        match self {
+            Expected::Exact(words) => words.len(),
+        }
+    }
+
+    /// `Ok` if `actual` is what was expected, else a one-line account of the first
+    /// mismatch and how many 32-bit words differ.
+    pub fn check(&self, actual: &[u32]) -> Result<(), String> {
+        match self {
+            Expected::Exact(expected) => check_exact(expected, actual),
+        }
+    }
+}
+
+fn check_exact(expected: &[u32], actual: &[u32]) -> Result<(), String> {
+    if expected.len() != actual.len() {
+        return Err(format!(
+            "output is {} words, expected {}",
+            actual.len(),
+            expected.len()
+        ));
+    }
+    if expected == actual {
+        return Ok(());
+    }
+    let mut mismatches = expected
+        .iter()
+        .zip(actual)
+        .enumerate()
+        .filter(|(_, (e, a))| e != a);
+    let first = mismatches.next();
+    let count = 1 + mismatches.count();
+    match first {
+        Some((word, (e, a))) => Err(format!(
+            "{count} of {} words differ; first at word {word}: expected {e:#010x}, got {a:#010x}{}",
+            expected.len(),
+            if *a == POISON { " (never written)" } else { "" }
+        )),
+        None => Err("outputs differ".to_owned()),
+    }
+}
+
+/// The word every output buffer holds before a verification run: never a value any
+/// kernel of the suite produces from its inputs (as f32 it is -6.3e18).
+pub const POISON: u32 = 0xDEAD_BEEF;
+
+/// How a grid wider than one dimension's workgroup limit is laid out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Grid {
+    /// One row of workgroups: only possible up to the per-dimension limit.
+    OneD,
+    /// Rows of at most the per-dimension limit; kernels linearise
+    /// `wid.y * nwg.x + wid.x` and drop the overhang with their bounds check.
+    TwoD,
+}
+
+impl Grid {
+    pub fn label(self) -> &'static str {
+        match self {
+            Grid::OneD => "1d",
+            Grid::TwoD => "2d",
+        }
+    }
+
+    /// Workgroup counts covering `groups` workgroups, or why this layout cannot.
+    pub fn workgroups(self, groups: u64, max_per_dimension: u32) -> Result<[u32; 3], String> {
+        let max = u64::from(max_per_dimension);
+        let (x, y) = match self {
+            Grid::OneD if groups <= max => (groups, 1),
+            Grid::OneD => {
+                return Err(format!(
+                    "a 1-D dispatch of {groups} workgroups exceeds the limit of {max} per dimension"
+                ));
+            }
+            Grid::TwoD => {
+                let rows = groups.div_ceil(max).max(1);
+                (groups.div_ceil(rows), rows)
+            }
+        };
+        match (u32::try_from(x), u32::try_from(y)) {
+            (Ok(x), Ok(y)) if y <= max_per_dimension => Ok([x, y, 1]),
+            _ => Err(format!("{groups} workgroups do not fit a 2-D dispatch")),
+        }
+    }
+}
+
+/// Varied, non-zero f32 data in [1, 2), as bit patterns: a cheap integer hash of the index and seed,
+/// so no two neighbours are equal and no value is zero, NaN or the poison word.
+pub fn f32_data(len: usize, seed: u64) -> Vec<u32> {
+    let mut data = vec![0u32; len];
+    fill_parallel(&mut data, |i| {
+        let mut x = (i as u64) ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        x ^= x >> 31;
+        // 23 random mantissa bits under the exponent of 1.0.
+        0x3F80_0000 | (x as u32 & 0x007F_FFFF)
+    });
+    data
+}
+
+/// Fills `out[i] = value(i)` on all cores: inputs of a GiB are made in a blink.
+pub fn fill_parallel<T: Send>(out: &mut [T], value: impl Fn(usize) -> T + Sync) {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = out.len().div_ceil(threads).max(1 << 16);
+    std::thread::scope(|scope| {
+        for (c, part) in out.chunks_mut(chunk).enumerate() {
+            let value = &value;
+            scope.spawn(move || {
+                for (j, slot) in part.iter_mut().enumerate() {
+                    *slot = value(c * chunk + j);
+                }
+            });
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_d_grid_covers_and_stays_within_limits() {
+        for groups in [1u64, 65535, 65536, 262_144, 1 << 20, 3_000_001] {
+            let [x, y, z] = Grid::TwoD.workgroups(groups, 65535).unwrap_or([0; 3]);
+            let total = u64::from(x) * u64::from(y) * u64::from(z);
+            assert!(total >= groups, "{groups}: {x}x{y} too small");
+            assert!(
+                total - groups < u64::from(y),
+                "{groups}: {x}x{y} wastes a row"
+            );
+            assert!(x <= 65535 && y <= 65535);
+        }
+    }
+
+    #[test]
+    fn one_d_grid_refuses_beyond_the_limit() {
+        assert_eq!(Grid::OneD.workgroups(65535, 65535), Ok([65535, 1, 1]));
+        assert!(Grid::OneD.workgroups(65536, 65535).is_err());
+    }
+
+    #[test]
+    fn data_is_varied_and_never_zero_or_poison() {
+        let data = f32_data(1 << 17, 7);
+        assert!(
+            data.iter()
+                .all(|&v| (1.0..2.0).contains(&f32::from_bits(v)))
+        );
+        assert!(data.windows(2).filter(|w| w[0] == w[1]).count() < 4);
+        assert!(data.iter().all(|&v| v != POISON));
+        assert_ne!(f32_data(16, 1), f32_data(16, 2));
+    }
+
+    #[test]
+    fn exact_check_names_first_mismatch_and_poison() {
+        let expected = vec![1u32, 2, 3];
+        assert!(Expected::Exact(expected.clone()).check(&expected).is_ok());
+        let actual = [1u32, POISON, 4];
+        let err = Expected::Exact(expected)
+            .check(&actual)
+            .err()
+            .unwrap_or_default();
+        assert!(
+            err.starts_with("2 of 3 words differ; first at word 1"),
+            "{err}"
+        );
+        assert!(err.contains("never written"), "{err}");
+    }
+}

@@ -1,0 +1,506 @@
+//! The wgpu context: adapter choice, the device with the adapter's own limits, and
+//! turning one [`Case`] into buffers and a pipeline that can be verified and timed.
+//!
+//! All wgpu calls of the suite live here and in [`crate::timing`].
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::error::{Error, Result};
+use crate::experiments::{Binding, BufferInit, Case, Expected, Experiment, POISON};
+use crate::shaders;
+
+/// Whether wgpu injects index clamping into the shaders (it does by default).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoundsChecks {
+    On,
+    Off,
+}
+
+impl BoundsChecks {
+    pub fn label(self) -> &'static str {
+        match self {
+            BoundsChecks::On => "on",
+            BoundsChecks::Off => "off",
+        }
+    }
+}
+
+/// The instance from the environment: `WGPU_BACKEND` picks backends.
+pub fn instance() -> wgpu::Instance {
+    wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env())
+}
+
+/// Every adapter of the instance, best first: real GPUs before software ones, and
+/// Vulkan/Metal/DX12 before GL (the compute path of GL is the least complete).
+pub fn adapters(instance: &wgpu::Instance) -> Vec<wgpu::Adapter> {
+    let mut adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
+    adapters.sort_by_key(|adapter| {
+        let info = adapter.get_info();
+        let device_rank = match info.device_type {
+            wgpu::DeviceType::DiscreteGpu => 0,
+            wgpu::DeviceType::IntegratedGpu => 1,
+            wgpu::DeviceType::VirtualGpu => 2,
+            wgpu::DeviceType::Cpu => 3,
+            wgpu::DeviceType::Other => 4,
+        };
+        let backend_rank = match info.backend {
+            wgpu::Backend::Vulkan | wgpu::Backend::Metal | wgpu::Backend::Dx12 => 0,
+            _ => 1,
+        };
+        (device_rank, backend_rank)
+    });
+    adapters
+}
+
+/// Picks an adapter by index or case-insensitive name substring (`--adapter`, else
+/// `WGPU_ADAPTER_NAME`), or the best one.
+pub fn select_adapter(instance: &wgpu::Instance, selector: Option<&str>) -> Result<wgpu::Adapter> {
+    let mut adapters = adapters(instance);
+    if adapters.is_empty() {
+        let backends = std::env::var("WGPU_BACKEND")
+            .map(|b| format!(" for WGPU_BACKEND={b}"))
+            .unwrap_or_default();
+        return Err(Error::NoAdapter(backends));
+    }
+    let Some(wanted) = selector
+        .map(str::to_owned)
+        .or_else(|| std::env::var("WGPU_ADAPTER_NAME").ok())
+    else {
+        return Ok(adapters.swap_remove(0));
+    };
+    let position = match wanted.parse::<usize>() {
+        Ok(index) => (index < adapters.len()).then_some(index),
+        Err(_) => {
+            let needle = wanted.to_lowercase();
+            adapters
+                .iter()
+                .position(|a| a.get_info().name.to_lowercase().contains(&needle))
+        }
+    };
+    match position {
+        Some(index) => Ok(adapters.swap_remove(index)),
+        None => Err(Error::AdapterNotFound {
+            wanted,
+            available: adapters
+                .iter()
+                .enumerate()
+                .map(|(i, a)| format!("  {i}: {}", describe(&a.get_info())))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        }),
+    }
+}
+
+/// `name (backend, type)`.
+pub fn describe(info: &wgpu::AdapterInfo) -> String {
+    format!("{} ({:?}, {:?})", info.name, info.backend, info.device_type)
+}
+
+/// Subgroup size as the adapter reports it: one number, or `min-max` where the
+/// driver may choose per pipeline; empty where subgroups are not offered.
+pub fn subgroup_label(adapter: &wgpu::Adapter) -> String {
+    let info = adapter.get_info();
+    if !adapter.features().contains(wgpu::Features::SUBGROUP) || info.subgroup_max_size == 0 {
+        String::new()
+    } else if info.subgroup_min_size == info.subgroup_max_size {
+        info.subgroup_max_size.to_string()
+    } else {
+        format!("{}-{}", info.subgroup_min_size, info.subgroup_max_size)
+    }
+}
+
+/// The optional features the suite uses, where the adapter offers them.
+fn wanted_features(adapter: &wgpu::Adapter) -> wgpu::Features {
+    adapter.features() & (wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::SUBGROUP)
+}
+
+/// Device, queue and what the CSV records about them; built once, passed by reference.
+pub struct GpuContext {
+    pub adapter: wgpu::Adapter,
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub info: wgpu::AdapterInfo,
+    pub limits: wgpu::Limits,
+    /// How long one submission may take before the device counts as hung.
+    pub timeout: Duration,
+}
+
+impl GpuContext {
+    pub fn new(selector: Option<&str>, timeout: Duration) -> Result<Self> {
+        let instance = instance();
+        let adapter = select_adapter(&instance, selector)?;
+        // The defaults cap workgroups at 256 invocations and bindings at 128 MiB:
+        // ask for what the adapter really has.
+        let limits = adapter.limits();
+        let (device, queue) =
+            pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+                label: Some("membench"),
+                required_features: wanted_features(&adapter),
+                required_limits: limits.clone(),
+                ..Default::default()
+            }))?;
+        // Errors inside a case are caught by error scopes; anything else is reported,
+        // not a panic that would sink the run.
+        device.on_uncaptured_error(Arc::new(|error| eprintln!("membench: wgpu: {error}")));
+        device.set_device_lost_callback(|reason, message| {
+            if reason != wgpu::DeviceLostReason::Destroyed {
+                eprintln!("membench: device lost ({reason:?}): {message}");
+            }
+        });
+        Ok(GpuContext {
+            info: adapter.get_info(),
+            adapter,
+            device,
+            queue,
+            limits,
+            timeout,
+        })
+    }
+
+    pub fn has_timestamps(&self) -> bool {
+        self.device
+            .features()
+            .contains(wgpu::Features::TIMESTAMP_QUERY)
+    }
+
+    /// Runs `work` inside validation, out-of-memory and internal error scopes and
+    /// turns whatever they caught into an error.
+    pub fn scoped<T>(&self, work: impl FnOnce() -> T) -> Result<T> {
+        let scopes = [
+            wgpu::ErrorFilter::Validation,
+            wgpu::ErrorFilter::OutOfMemory,
+            wgpu::ErrorFilter::Internal,
+        ]
+        .map(|filter| self.device.push_error_scope(filter));
+        let value = work();
+        let mut caught = None;
+        for scope in scopes.into_iter().rev() {
+            if let Some(error) = pollster::block_on(scope.pop()) {
+                caught.get_or_insert(error);
+            }
+        }
+        match caught {
+            Some(error) => Err(Error::Gpu(error.to_string())),
+            None => Ok(value),
+        }
+    }
+
+    /// Submits and waits, with a timeout so that a hung kernel is an error.
+    pub fn submit_and_wait(&self, commands: wgpu::CommandBuffer) -> Result<()> {
+        let index = self.queue.submit([commands]);
+        self.wait(index)
+    }
+
+    fn wait(&self, index: wgpu::SubmissionIndex) -> Result<()> {
+        self.device
+            .poll(wgpu::PollType::Wait {
+                submission_index: Some(index),
+                timeout: Some(self.timeout),
+            })
+            .map(drop)
+            .map_err(|error| match error {
+                wgpu::PollError::Timeout => Error::Timeout(self.timeout),
+                other => Error::Gpu(other.to_string()),
+            })
+    }
+
+    /// Maps `buffer` for reading, waits for it, and hands its words to `read`.
+    pub fn read_mapped<T>(
+        &self,
+        buffer: &wgpu::Buffer,
+        read: impl FnOnce(&[u32]) -> T,
+    ) -> Result<T> {
+        let (sender, receiver) = std::sync::mpsc::channel();
+        buffer.map_async(wgpu::MapMode::Read, .., move |result| {
+            // The receiver outlives the poll below; a failed send cannot happen.
+            let _ = sender.send(result);
+        });
+        self.device
+            .poll(wgpu::PollType::Wait {
+                submission_index: None,
+                timeout: Some(self.timeout),
+            })
+            .map_err(|_| Error::Timeout(self.timeout))?;
+        receiver
+            .recv_timeout(self.timeout)
+            .map_err(|_| Error::Timeout(self.timeout))?
+            .map_err(|error| Error::Map(error.to_string()))?;
+        let view = buffer
+            .get_mapped_range(..)
+            .map_err(|error| Error::Map(error.to_string()))?;
+        let value = read(bytemuck::cast_slice(&view));
+        drop(view);
+        buffer.unmap();
+        Ok(value)
+    }
+
+    /// Builds the case's pipeline and buffers: inputs uploaded, outputs poisoned.
+    /// Returns the kernel and, per output, what it must hold after one dispatch.
+    pub fn build(
+        &self,
+        experiment: &Experiment,
+        case: &Case,
+        checks: BoundsChecks,
+    ) -> Result<(Kernel, Vec<Expected>)> {
+        let prepared = (case.prepare)();
+        let signature: Vec<Binding> = prepared.buffers.iter().map(BufferInit::binding).collect();
+        if signature != experiment.bindings {
+            return Err(Error::Gpu(format!(
+                "{}: buffers {signature:?} do not match the declared bindings {:?}",
+                experiment.kernel, experiment.bindings
+            )));
+        }
+        let limit = self
+            .limits
+            .max_storage_buffer_binding_size
+            .min(self.limits.max_buffer_size);
+        if let Some(buffer) = prepared.buffers.iter().find(|b| b.len_bytes() > limit) {
+            return Err(Error::SizeLimit {
+                what: "a buffer",
+                requested: buffer.len_bytes(),
+                limit,
+            });
+        }
+        self.scoped(|| {
+            let pipeline = self.pipeline(experiment, case, checks)?;
+            let mut buffers = Vec::new();
+            let mut expected = Vec::new();
+            let mut outputs = Vec::new();
+            for (binding, init) in prepared.buffers.into_iter().enumerate() {
+                let buffer = self.upload(experiment.kernel, binding, &init);
+                if let BufferInit::Output { expected: e } = init {
+                    expected.push(e);
+                    outputs.push(buffer.clone());
+                }
+                buffers.push(buffer);
+            }
+            // Flush the uploads now so their staging memory is freed before the run.
+            let index = self.queue.submit([]);
+            self.wait(index)?;
+            let entries: Vec<wgpu::BindGroupEntry> = buffers
+                .iter()
+                .enumerate()
+                .map(|(i, buffer)| wgpu::BindGroupEntry {
+                    binding: i as u32,
+                    resource: buffer.as_entire_binding(),
+                })
+                .collect();
+            let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some(experiment.kernel),
+                layout: &pipeline.get_bind_group_layout(0),
+                entries: &entries,
+            });
+            Ok((
+                Kernel {
+                    pipeline,
+                    bind_group,
+                    workgroups: case.workgroups,
+                    outputs,
+                },
+                expected,
+            ))
+        })?
+    }
+
+    fn pipeline(
+        &self,
+        experiment: &Experiment,
+        case: &Case,
+        checks: BoundsChecks,
+    ) -> Result<wgpu::ComputePipeline> {
+        let source = shaders::source(experiment.kernel)
+            .ok_or_else(|| Error::Gpu(format!("no shader shaders/{}.wgsl", experiment.kernel)))?;
+        let descriptor = wgpu::ShaderModuleDescriptor {
+            label: Some(experiment.kernel),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        };
+        let module = match checks {
+            BoundsChecks::On => self.device.create_shader_module(descriptor),
+            // SAFETY: every kernel is verified against its CPU reference with bounds
+            // checks on; unchecked is an opt-in measurement setting, recorded in the CSV.
+            BoundsChecks::Off => unsafe {
+                self.device.create_shader_module_trusted(
+                    descriptor,
+                    wgpu::ShaderRuntimeChecks::unchecked(),
+                )
+            },
+        };
+        let entries: Vec<wgpu::BindGroupLayoutEntry> = experiment
+            .bindings
+            .iter()
+            .enumerate()
+            .map(|(i, binding)| wgpu::BindGroupLayoutEntry {
+                binding: i as u32,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: match binding {
+                        Binding::Uniform => wgpu::BufferBindingType::Uniform,
+                        Binding::ReadOnly => wgpu::BufferBindingType::Storage { read_only: true },
+                        Binding::ReadWrite => wgpu::BufferBindingType::Storage { read_only: false },
+                    },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            })
+            .collect();
+        let layout = self
+            .device
+            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some(experiment.kernel),
+                entries: &entries,
+            });
+        let pipeline_layout = self
+            .device
+            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(experiment.kernel),
+                bind_group_layouts: &[Some(&layout)],
+                immediate_size: 0,
+            });
+        Ok(self
+            .device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(experiment.kernel),
+                layout: Some(&pipeline_layout),
+                module: &module,
+                entry_point: Some("main"),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants: &case.overrides,
+                    // Timed kernels must not pay an injected zeroing loop.
+                    zero_initialize_workgroup_memory: false,
+                },
+                cache: None,
+            }))
+    }
+
+    /// Creates one binding's buffer. Data goes through `write_buffer` in slices so
+    /// that wgpu's staging copies stay small; outputs are filled with [`POISON`].
+    fn upload(&self, kernel: &str, binding: usize, init: &BufferInit) -> wgpu::Buffer {
+        const SLICE_WORDS: usize = 16 << 20;
+        let usage = match init {
+            BufferInit::Uniform(_) => wgpu::BufferUsages::UNIFORM,
+            BufferInit::Input(_) => wgpu::BufferUsages::STORAGE,
+            // COPY_SRC: outputs are copied to a mappable buffer for verification.
+            BufferInit::Output { .. } => wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        };
+        // Uniform bindings are read in 16-byte rows.
+        let size = init.len_bytes().next_multiple_of(16);
+        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(&format!("{kernel}.{binding}")),
+            size,
+            usage: usage | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        match init {
+            BufferInit::Uniform(words) | BufferInit::Input(words) => {
+                for (i, slice) in words.chunks(SLICE_WORDS).enumerate() {
+                    let offset = (i * SLICE_WORDS * 4) as u64;
+                    self.queue
+                        .write_buffer(&buffer, offset, bytemuck::cast_slice(slice));
+                }
+            }
+            BufferInit::Output { expected } => {
+                let poison = vec![POISON; expected.len_words().min(SLICE_WORDS)];
+                let mut offset = 0;
+                while offset < init.len_bytes() {
+                    let bytes = (init.len_bytes() - offset).min(4 * poison.len() as u64);
+                    let words = &poison[..(bytes / 4) as usize];
+                    self.queue
+                        .write_buffer(&buffer, offset, bytemuck::cast_slice(words));
+                    offset += bytes;
+                }
+            }
+        }
+        buffer
+    }
+
+    /// Runs the kernel once and checks every output against its reference.
+    pub fn verify(&self, kernel: &Kernel, expected: Vec<Expected>) -> Result<()> {
+        self.scoped(|| {
+            let mut encoder = self.device.create_command_encoder(&Default::default());
+            kernel.encode_pass(&mut encoder, None, 1);
+            self.submit_and_wait(encoder.finish())?;
+            for (output, expected) in kernel.outputs.iter().zip(expected) {
+                // MAP_READ buffers may only be copy destinations: the output is copied
+                // into one that the host can map.
+                let readback = self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("readback"),
+                    size: output.size(),
+                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                });
+                let mut encoder = self.device.create_command_encoder(&Default::default());
+                encoder.copy_buffer_to_buffer(output, 0, &readback, 0, None);
+                self.submit_and_wait(encoder.finish())?;
+                let len = expected.len_words();
+                self.read_mapped(&readback, |words| expected.check(&words[..len]))?
+                    .map_err(Error::Verification)?;
+            }
+            Ok(())
+        })?
+    }
+}
+
+/// A case ready to dispatch: pipeline, bound buffers and grid.
+pub struct Kernel {
+    pipeline: wgpu::ComputePipeline,
+    bind_group: wgpu::BindGroup,
+    workgroups: [u32; 3],
+    outputs: Vec<wgpu::Buffer>,
+}
+
+impl Kernel {
+    /// One compute pass of `dispatches` back-to-back dispatches, optionally with
+    /// timestamps at its beginning and end.
+    pub fn encode_pass(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        timestamp_writes: Option<wgpu::ComputePassTimestampWrites>,
+        dispatches: u32,
+    ) {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: None,
+            timestamp_writes,
+        });
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        let [x, y, z] = self.workgroups;
+        for _ in 0..dispatches {
+            pass.dispatch_workgroups(x, y, z);
+        }
+    }
+}
+
+/// What `membench devices` prints about one adapter.
+pub fn adapter_report(index: usize, adapter: &wgpu::Adapter) -> String {
+    let info = adapter.get_info();
+    let limits = adapter.limits();
+    let features = adapter.features();
+    let yes_no = |feature| {
+        if features.contains(feature) {
+            "yes"
+        } else {
+            "no"
+        }
+    };
+    let subgroup = subgroup_label(adapter);
+    format!(
+        "{index}: {}\n   backend {:?}, type {:?}, driver {} {}\n   subgroup size {}, timestamps {}, subgroups {}\n   \
+         max storage binding {} MiB, max buffer {} MiB, workgroup invocations {}, workgroup storage {} KiB, \
+         workgroups per dimension {}",
+        info.name,
+        info.backend,
+        info.device_type,
+        info.driver,
+        info.driver_info,
+        if subgroup.is_empty() { "-" } else { &subgroup },
+        yes_no(wgpu::Features::TIMESTAMP_QUERY),
+        yes_no(wgpu::Features::SUBGROUP),
+        limits.max_storage_buffer_binding_size >> 20,
+        limits.max_buffer_size >> 20,
+        limits.max_compute_invocations_per_workgroup,
+        limits.max_compute_workgroup_storage_size >> 10,
+        limits.max_compute_workgroups_per_dimension,
+    )
+}

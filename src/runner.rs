@@ -1,0 +1,205 @@
+//! Running cases: size them for the device, select them by filter, and take each
+//! through build → verify → time, so that one failing case never sinks the run.
+
+use crate::error::{Error, Result};
+use crate::experiments::{Case, Experiment, REGISTRY, Sizing};
+use crate::gpu::{BoundsChecks, GpuContext};
+use crate::results::{Row, SCHEMA_VERSION};
+use crate::timing::{self, Stats, Timing};
+
+/// Settings of one run that change what is measured.
+#[derive(Clone, Debug)]
+pub struct RunSettings {
+    pub quick: bool,
+    pub checks: BoundsChecks,
+    /// Timed samples per case (at least 10).
+    pub samples: u32,
+    /// Main buffer of the streaming experiments, if not the default.
+    pub buffer_bytes: Option<u64>,
+}
+
+impl Default for RunSettings {
+    fn default() -> Self {
+        RunSettings {
+            quick: false,
+            checks: BoundsChecks::On,
+            samples: 30,
+            buffer_bytes: None,
+        }
+    }
+}
+
+/// Sizes cases for `ctx`'s device; a requested buffer beyond its limits is an error.
+pub fn sizing(ctx: &GpuContext, settings: &RunSettings) -> Result<Sizing> {
+    let limits = &ctx.limits;
+    let max_binding_bytes = limits
+        .max_storage_buffer_binding_size
+        .min(limits.max_buffer_size);
+    if let Some(requested) = settings.buffer_bytes.filter(|&b| b > max_binding_bytes) {
+        return Err(Error::SizeLimit {
+            what: "--buffer-mib",
+            requested,
+            limit: max_binding_bytes,
+        });
+    }
+    Ok(Sizing {
+        quick: settings.quick,
+        buffer_bytes: settings.buffer_bytes,
+        max_binding_bytes,
+        max_workgroup_invocations: limits.max_compute_invocations_per_workgroup,
+        max_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension,
+    })
+}
+
+/// `family/variant/param`: what filters match and progress shows.
+pub fn case_id(experiment: &Experiment, case: &Case) -> String {
+    format!("{}/{}", experiment.name(), case.param)
+}
+
+/// Every case whose id contains one of `filters` (all cases for none). A filter that
+/// matches nothing is an error, not an empty run.
+pub fn select(sizing: &Sizing, filters: &[String]) -> Result<Vec<(&'static Experiment, Case)>> {
+    let filters: Vec<&String> = filters.iter().filter(|f| !f.is_empty()).collect();
+    let all: Vec<_> = REGISTRY
+        .iter()
+        .flat_map(|experiment| {
+            (experiment.cases)(sizing)
+                .into_iter()
+                .map(move |case| (experiment, case))
+        })
+        .collect();
+    if let Some(unmatched) = filters.iter().find(|filter| {
+        !all.iter()
+            .any(|(e, c)| case_id(e, c).contains(filter.as_str()))
+    }) {
+        return Err(Error::NoMatch((*unmatched).clone()));
+    }
+    Ok(all
+        .into_iter()
+        .filter(|(e, c)| {
+            filters.is_empty() || filters.iter().any(|f| case_id(e, c).contains(f.as_str()))
+        })
+        .collect())
+}
+
+/// What became of one case.
+pub enum Outcome {
+    Measured(Timing),
+    Skipped(String),
+    Failed(String),
+}
+
+/// Build, verify, then time one case; errors become a failed outcome.
+pub fn run_case(
+    ctx: &GpuContext,
+    experiment: &Experiment,
+    case: &Case,
+    settings: &RunSettings,
+) -> Outcome {
+    if let Some(reason) = &case.skip {
+        return Outcome::Skipped(reason.clone());
+    }
+    let measure = || -> Result<Timing> {
+        let (kernel, expected) = ctx.build(experiment, case, settings.checks)?;
+        ctx.verify(&kernel, expected)?;
+        timing::time_kernel(ctx, &kernel, settings.samples)
+    };
+    match measure() {
+        Ok(timing) => Outcome::Measured(timing),
+        Err(error) => Outcome::Failed(error.to_string()),
+    }
+}
+
+/// The columns that describe the device and the run, the same on every row.
+#[derive(Clone, Debug)]
+pub struct RunInfo {
+    pub device: String,
+    pub vendor: String,
+    pub backend: String,
+    pub driver: String,
+    pub subgroup_size: String,
+    pub bounds_checks: BoundsChecks,
+    pub timestamp_utc: String,
+}
+
+impl RunInfo {
+    pub fn new(ctx: &GpuContext, checks: BoundsChecks) -> Self {
+        let info = &ctx.info;
+        RunInfo {
+            device: info.name.clone(),
+            vendor: vendor_name(info.vendor),
+            backend: format!("{:?}", info.backend).to_lowercase(),
+            driver: format!("{} {}", info.driver, info.driver_info)
+                .trim()
+                .to_owned(),
+            subgroup_size: crate::gpu::subgroup_label(&ctx.adapter),
+            bounds_checks: checks,
+            timestamp_utc: humantime::format_rfc3339_seconds(std::time::SystemTime::now())
+                .to_string(),
+        }
+    }
+
+    /// The CSV row of one case.
+    pub fn row(&self, experiment: &Experiment, case: &Case, outcome: &Outcome) -> Row {
+        let mut row = Row {
+            family: experiment.family.to_owned(),
+            variant: experiment.variant.to_owned(),
+            param: case.param.clone(),
+            elements: case.elements,
+            bytes: case.bytes,
+            workgroup: case.workgroup_label(),
+            device: self.device.clone(),
+            vendor: self.vendor.clone(),
+            backend: self.backend.clone(),
+            driver: self.driver.clone(),
+            subgroup_size: self.subgroup_size.clone(),
+            bounds_checks: self.bounds_checks.label().to_owned(),
+            membench_version: env!("CARGO_PKG_VERSION").to_owned(),
+            schema_version: SCHEMA_VERSION,
+            git_commit: env!("MEMBENCH_GIT_COMMIT").to_owned(),
+            timestamp_utc: self.timestamp_utc.clone(),
+            ..Row::default()
+        };
+        match outcome {
+            Outcome::Measured(timing) => {
+                row.status = "ok".to_owned();
+                row.verified = true;
+                row.timer = timing.timer.label().to_owned();
+                row.samples = timing.samples_ns.len() as u32;
+                row.dispatches_per_sample = timing.dispatches_per_sample;
+                if let Some(stats) = Stats::of(&timing.samples_ns) {
+                    row.time_us_median = Some(stats.median / 1e3);
+                    row.time_us_min = Some(stats.min / 1e3);
+                    row.time_us_max = Some(stats.max / 1e3);
+                    row.cv = Some(stats.cv);
+                    row.gbps_median = Some(timing::gbps(case.bytes, stats.median));
+                    row.gbps_best = Some(timing::gbps(case.bytes, stats.min));
+                }
+            }
+            Outcome::Skipped(reason) => {
+                row.status = "skipped".to_owned();
+                row.note = reason.clone();
+            }
+            Outcome::Failed(reason) => {
+                row.status = "failed".to_owned();
+                row.note = reason.clone();
+            }
+        }
+        row
+    }
+}
+
+/// The PCI vendor's name where known, with its id.
+fn vendor_name(id: u32) -> String {
+    let name = match id {
+        0x10de => "NVIDIA",
+        0x1002 => "AMD",
+        0x8086 => "Intel",
+        0x106b => "Apple",
+        0x13b5 => "ARM",
+        0x5143 => "Qualcomm",
+        0x10005 => "Mesa",
+        _ => "",
+    };
+    format!("{name} {id:#06x}").trim().to_owned()
+}

@@ -1,0 +1,82 @@
+//! The suite's WGSL, embedded at build time from `shaders/` (see `build.rs`).
+
+include!(concat!(env!("OUT_DIR"), "/shaders.rs"));
+
+/// The source of `shaders/<kernel>.wgsl`.
+pub fn source(kernel: &str) -> Option<&'static str> {
+    SHADERS
+        .iter()
+        .find(|(name, _)| *name == kernel)
+        .map(|(_, source)| *source)
+}
+
+/// What a kernel declares, read from its WGSL with naga: the binding of each
+/// `@group(0) @binding(i)` in order, the byte size of its uniform struct, and its
+/// `override` constants.
+#[derive(Debug, PartialEq)]
+pub struct Reflection {
+    pub bindings: Vec<crate::experiments::Binding>,
+    pub uniform_bytes: Option<u64>,
+    pub overrides: Vec<String>,
+}
+
+/// Parses and validates `source` as naga (and so wgpu) would, then reflects it.
+pub fn reflect(kernel: &str, source: &str) -> Result<Reflection, String> {
+    use crate::experiments::Binding;
+    let module = naga::front::wgsl::parse_str(source)
+        .map_err(|e| format!("{kernel}: {}", e.emit_to_string(source)))?;
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::all(),
+    )
+    .validate(&module)
+    .map_err(|e| format!("{kernel}: {}", e.emit_to_string(source)))?;
+    let mut layouter = naga::proc::Layouter::default();
+    layouter
+        .update(module.to_ctx())
+        .map_err(|e| format!("{kernel}: layout: {e}"))?;
+    let mut bound: Vec<(u32, Binding, naga::Handle<naga::Type>)> = Vec::new();
+    for (_, global) in module.global_variables.iter() {
+        let Some(slot) = &global.binding else {
+            continue;
+        };
+        if slot.group != 0 {
+            return Err(format!(
+                "{kernel}: binding in group {}; the suite uses group 0",
+                slot.group
+            ));
+        }
+        let binding = match global.space {
+            naga::AddressSpace::Uniform => Binding::Uniform,
+            naga::AddressSpace::Storage { access }
+                if access.contains(naga::StorageAccess::STORE) =>
+            {
+                Binding::ReadWrite
+            }
+            naga::AddressSpace::Storage { .. } => Binding::ReadOnly,
+            other => return Err(format!("{kernel}: unsupported binding space {other:?}")),
+        };
+        bound.push((slot.binding, binding, global.ty));
+    }
+    bound.sort_by_key(|(slot, _, _)| *slot);
+    if bound
+        .iter()
+        .enumerate()
+        .any(|(i, (slot, _, _))| *slot != i as u32)
+    {
+        return Err(format!("{kernel}: bindings are not numbered 0, 1, 2, …"));
+    }
+    let uniform_bytes = bound
+        .iter()
+        .find(|(_, binding, _)| *binding == Binding::Uniform)
+        .map(|(_, _, ty)| u64::from(layouter[*ty].size));
+    Ok(Reflection {
+        bindings: bound.into_iter().map(|(_, binding, _)| binding).collect(),
+        uniform_bytes,
+        overrides: module
+            .overrides
+            .iter()
+            .filter_map(|(_, o)| o.name.clone())
+            .collect(),
+    })
+}

@@ -1,0 +1,143 @@
+//! Every case of the registry, at quick size, on whatever adapter exists, verified
+//! against its CPU reference; and the failures a run must survive. In CI (`CI` set)
+//! a missing adapter fails these tests; elsewhere they say so and pass.
+
+use std::time::Duration;
+
+use membench::Error;
+use membench::experiments::{Expected, REGISTRY};
+use membench::gpu::{BoundsChecks, GpuContext};
+use membench::runner::{self, Outcome, RunSettings};
+
+/// The default adapter; `None` (said on stderr) where there is none outside CI.
+fn context() -> Result<Option<GpuContext>, String> {
+    match GpuContext::new(None, Duration::from_secs(60)) {
+        Ok(ctx) => Ok(Some(ctx)),
+        Err(error) if std::env::var_os("CI").is_none() => {
+            eprintln!("GPU tests skipped: {error}");
+            Ok(None)
+        }
+        Err(error) => Err(format!("CI needs an adapter (lavapipe): {error}")),
+    }
+}
+
+fn quick() -> RunSettings {
+    RunSettings {
+        quick: true,
+        ..RunSettings::default()
+    }
+}
+
+#[test]
+fn every_case_verifies_at_quick_size() {
+    let Some(ctx) = context().unwrap() else {
+        return;
+    };
+    let sizing = runner::sizing(&ctx, &quick()).unwrap();
+    let mut verified = 0;
+    for checks in [BoundsChecks::On, BoundsChecks::Off] {
+        for (experiment, case) in runner::select(&sizing, &[]).unwrap() {
+            if case.skip.is_some() {
+                continue;
+            }
+            let id = runner::case_id(experiment, &case);
+            let (kernel, expected) = ctx
+                .build(experiment, &case, checks)
+                .unwrap_or_else(|e| panic!("{id}: {e}"));
+            ctx.verify(&kernel, expected)
+                .unwrap_or_else(|e| panic!("{id} (bounds checks {}): {e}", checks.label()));
+            verified += 1;
+        }
+    }
+    assert!(verified > 0, "no case ran");
+}
+
+#[test]
+fn a_wrong_reference_fails_verification() {
+    let Some(ctx) = context().unwrap() else {
+        return;
+    };
+    let sizing = runner::sizing(&ctx, &quick()).unwrap();
+    let (experiment, case) = runner::select(&sizing, &["copy/offset/offset=1".to_owned()])
+        .unwrap()
+        .remove(0);
+    let (kernel, mut expected) = ctx.build(experiment, &case, BoundsChecks::On).unwrap();
+    let Expected::Exact(words) = &mut expected[0];
+    words[100] ^= 1;
+    let error = ctx.verify(&kernel, expected).unwrap_err();
+    assert!(matches!(error, Error::Verification(_)), "{error}");
+    assert!(error.to_string().contains("first at word 100"), "{error}");
+}
+
+#[test]
+fn a_timed_case_reports_sane_statistics() {
+    let Some(ctx) = context().unwrap() else {
+        return;
+    };
+    let settings = quick();
+    let sizing = runner::sizing(&ctx, &settings).unwrap();
+    let (experiment, case) = runner::select(&sizing, &["copy/peak/launch=vec4".to_owned()])
+        .unwrap()
+        .remove(0);
+    let Outcome::Measured(timing) = runner::run_case(&ctx, experiment, &case, &settings) else {
+        panic!("copy/peak did not measure");
+    };
+    assert_eq!(timing.samples_ns.len(), settings.samples as usize);
+    assert!(timing.samples_ns.iter().all(|&ns| ns > 0.0));
+    let row = runner::RunInfo::new(&ctx, BoundsChecks::On).row(
+        experiment,
+        &case,
+        &Outcome::Measured(timing),
+    );
+    assert!(row.verified && row.status == "ok");
+    let (median, best) = (row.gbps_median.unwrap(), row.gbps_best.unwrap());
+    assert!(
+        median > 0.0 && best >= median,
+        "median {median} best {best}"
+    );
+}
+
+#[test]
+fn a_gpu_validation_error_fails_the_case_not_the_run() {
+    let Some(ctx) = context().unwrap() else {
+        return;
+    };
+    let sizing = runner::sizing(&ctx, &quick()).unwrap();
+    let (experiment, mut case) = runner::select(&sizing, &["copy/offset/offset=0".to_owned()])
+        .unwrap()
+        .remove(0);
+    // An override the shader does not declare is a pipeline validation error.
+    case.overrides.push(("NO_SUCH_CONSTANT", 1.0));
+    match runner::run_case(&ctx, experiment, &case, &quick()) {
+        Outcome::Failed(reason) => assert!(reason.contains("GPU error"), "{reason}"),
+        _ => panic!("an invalid pipeline was not reported as failed"),
+    }
+    // The device is still usable afterwards.
+    let (experiment, case) = runner::select(&sizing, &["copy/offset/offset=1".to_owned()])
+        .unwrap()
+        .remove(0);
+    assert!(matches!(
+        runner::run_case(&ctx, experiment, &case, &quick()),
+        Outcome::Measured(_)
+    ));
+}
+
+#[test]
+fn a_buffer_beyond_the_device_limit_is_refused() {
+    let Some(ctx) = context().unwrap() else {
+        return;
+    };
+    let settings = RunSettings {
+        buffer_bytes: Some(ctx.limits.max_storage_buffer_binding_size + 4),
+        ..quick()
+    };
+    assert!(matches!(
+        runner::sizing(&ctx, &settings),
+        Err(Error::SizeLimit { .. })
+    ));
+}
+
+#[test]
+fn registry_is_not_empty() {
+    assert!(!REGISTRY.is_empty());
+}
