@@ -1,1 +1,3 @@
 //! membench: GPU memory benchmarks on wgpu compute.
+
+pub mod sim;
