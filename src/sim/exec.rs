@@ -776,8 +776,11 @@ fn insert_bits(e: u32, newbits: u32, offset: u32, count: u32) -> u32 {
     (e & !mask) | (newbits.wrapping_shl(o) & mask)
 }
 
+/// Combines two components of a subgroup reduction.
+type Combine = fn(u32, u32) -> u32;
+
 /// The identity and combiner of a subgroup reduction.
-fn reduction(k: K, op: naga::SubgroupOperation) -> Option<(u32, fn(u32, u32) -> u32)> {
+fn reduction(k: K, op: naga::SubgroupOperation) -> Option<(u32, Combine)> {
     use naga::SubgroupOperation as O;
     Some(match (op, k) {
         (O::Add, K::U | K::I) => (0, |x, y| x.wrapping_add(y)),
@@ -1610,7 +1613,7 @@ impl<'k> Exec<'k, '_> {
             }
             (Bo::Multiply, _) => map2(a, bv, l, u32::wrapping_mul),
             (Bo::Divide, K::F) => fbinary(a, bv, l, |x, y| x / y),
-            (Bo::Divide, K::U) => map2(a, bv, l, |x, y| if y == 0 { x } else { x / y }),
+            (Bo::Divide, K::U) => map2(a, bv, l, |x, y| x.checked_div(y).unwrap_or(x)),
             (Bo::Divide, _) => map2(a, bv, l, |x, y| {
                 if y == 0 || (i(x) == i32::MIN && i(y) == -1) {
                     x

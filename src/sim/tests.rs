@@ -164,8 +164,14 @@ fn storage_sectors(trace: &[Req]) -> Vec<usize> {
 fn coalescing_known_answers() -> anyhow::Result<()> {
     let n = 4096;
     for (offset, want) in [(0u32, 4usize), (1, 5), (8, 4), (31, 5)] {
-        let (_, _, trace) =
-            run_copy(COPY_OFFSET, "copy_offset", n, offset, (n + offset) as usize, 256)?;
+        let (_, _, trace) = run_copy(
+            COPY_OFFSET,
+            "copy_offset",
+            n,
+            offset,
+            (n + offset) as usize,
+            256,
+        )?;
         let s = storage_sectors(&trace);
         // One read and one write request per subgroup of 32.
         assert_eq!(s.len(), 2 * n as usize / 32);
@@ -184,8 +190,14 @@ fn coalescing_known_answers() -> anyhow::Result<()> {
         );
     }
     for (stride, want) in [(1u32, 4usize), (2, 8), (4, 16), (8, 32), (16, 32)] {
-        let (_, _, trace) =
-            run_copy(COPY_STRIDE, "copy_stride", n, stride, (n * stride) as usize, 256)?;
+        let (_, _, trace) = run_copy(
+            COPY_STRIDE,
+            "copy_stride",
+            n,
+            stride,
+            (n * stride) as usize,
+            256,
+        )?;
         let s = storage_sectors(&trace);
         assert_eq!(s.len(), 2 * n as usize / 32);
         assert!(s.iter().all(|&x| x == want), "stride {stride}: {s:?}");
@@ -432,7 +444,12 @@ fn subgroup_operations_at_several_sizes() -> anyhow::Result<()> {
             bind(0, 2, vec![0; 4 * n]),
             bind(0, 3, vec![0; 16 * n]),
         ];
-        run(&k, &mut b, &Launch::all([2, 1, 1], sgs as u32), &mut NoTrace)?;
+        run(
+            &k,
+            &mut b,
+            &Launch::all([2, 1, 1], sgs as u32),
+            &mut NoTrace,
+        )?;
         let sums = from_words(&b[1].data);
         let fly = from_words(&b[2].data);
         let misc = from_words(&b[3].data);
@@ -483,8 +500,16 @@ fn atomics_accumulate_and_trace_as_atomic() -> anyhow::Result<()> {
     let mut b = vec![bind(0, 0, vec![0; 8])];
     let trace = collect(&k, &mut b, &Launch::all([5, 1, 1], 32))?;
     assert_eq!(from_words(&b[0].data), vec![5 * (63 * 64 / 2), 63]);
-    assert!(trace.iter().any(|r| r.access == Access::Atomic && r.space == Space::Workgroup));
-    assert!(trace.iter().any(|r| r.access == Access::Atomic && r.space == Space::Storage));
+    assert!(
+        trace
+            .iter()
+            .any(|r| r.access == Access::Atomic && r.space == Space::Workgroup)
+    );
+    assert!(
+        trace
+            .iter()
+            .any(|r| r.access == Access::Atomic && r.space == Space::Storage)
+    );
     Ok(())
 }
 
@@ -523,7 +548,10 @@ fn out_of_bounds_is_an_error_naming_the_shader() -> anyhow::Result<()> {
         .ok_or_else(|| anyhow::anyhow!("out-of-bounds read ran"))?;
     assert!(matches!(err, SimError::OutOfBounds { .. }), "{err}");
     let msg = err.to_string();
-    assert!(msg.contains("copy_offset") && msg.contains("`src`"), "{msg}");
+    assert!(
+        msg.contains("copy_offset") && msg.contains("`src`"),
+        "{msg}"
+    );
     // A missing binding and a bad parse are named too.
     let mut none: Vec<Binding> = Vec::new();
     let err = run(&k, &mut none, &Launch::all([1, 1, 1], 32), &mut NoTrace)
