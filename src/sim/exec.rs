@@ -28,6 +28,12 @@
 //! one request per leaf in layout order. Atomics are one request with
 //! [`Access::Atomic`] (a read-modify-write); `atomicLoad`/`atomicStore` are plain
 //! [`Access::Read`]/[`Access::Write`]. Function and private memory is not traced.
+//!
+//! Not supported, each a [`SimError::Unsupported`] naming the construct: textures and
+//! samplers, f16/f64/i64/u64, matrix products (matrices only load, store and combine
+//! component-wise), pack/unpack and a few other math functions, derivatives, ray
+//! queries, cooperative matrices, and a workgroup barrier reached by part of the
+//! workgroup.
 
 use std::ops::Range;
 
@@ -169,8 +175,11 @@ impl Launch {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Stats {
     pub workgroups: u64,
-    /// Expressions and memory statements evaluated, times the lanes of the workgroup.
+    /// Lane-operations: each expression evaluated, each leaf loaded or stored and each
+    /// atomic, times the lanes of the workgroup (inactive lanes included: lock-step
+    /// evaluates expressions for all lanes and masks only side effects).
     pub lane_ops: u64,
+    /// Requests handed to the sink (0 when the sink is not [`TraceSink::enabled`]).
     pub requests: u64,
 }
 
@@ -1292,7 +1301,7 @@ impl<'k> Exec<'k, '_> {
         }
     }
 
-    /// Length in elements of the runtime-sized array that a pointer at `off` starts.
+    /// The bytes behind a region.
     fn buf(&self, r: Region) -> Result<&[u8], SimError> {
         let v = match r {
             Region::Buf(s, _) => self.bindings.get(s as usize).map(|b| &b.data),
@@ -2034,8 +2043,11 @@ impl<'k> Exec<'k, '_> {
                 }
                 fr.active.fill(false);
             }
-            Statement::ControlBarrier(_) => {
-                if !fr.active.iter().all(|&a| a) {
+            Statement::ControlBarrier(flags) => {
+                // Lock-step meets every barrier; one reached by part of the workgroup
+                // would mean divergent control flow, which lock-step cannot honour.
+                // A subgroup-only barrier needs no workgroup-wide check.
+                if flags != naga::Barrier::SUB_GROUP && !fr.active.iter().all(|&a| a) {
                     return Err(k.unsupported(
                         "a barrier reached by only part of the workgroup (non-uniform control flow)",
                     ));
