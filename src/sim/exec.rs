@@ -307,6 +307,11 @@ fn leaves_of(types: &naga::UniqueArena<Type>, inner: &TypeInner) -> Option<Vec<L
             stride,
         } => {
             let elem = leaves_of(types, &types[base].inner)?;
+            // Huge fixed arrays (e.g. a sized storage buffer) are only ever indexed,
+            // never loaded whole: don't spend memory listing their leaves.
+            if elem.len() * n.get() as usize > MAX_LEAVES {
+                return None;
+            }
             let mut out = Vec::with_capacity(elem.len() * n.get() as usize);
             for i in 0..n.get() {
                 out.extend(elem.iter().map(|l| Leaf {
@@ -330,6 +335,9 @@ fn leaves_of(types: &naga::UniqueArena<Type>, inner: &TypeInner) -> Option<Vec<L
         _ => return None,
     })
 }
+
+/// Bound on the leaves listed for one type (a value of 64K scalars is already absurd).
+const MAX_LEAVES: usize = 1 << 16;
 
 fn ncomp_of(leaves: &Option<Vec<Leaf>>) -> u32 {
     leaves
