@@ -3,7 +3,8 @@
 //! The classic CUDA memory-optimisation experiments as WGSL compute shaders, run
 //! through one registry ([`experiments::REGISTRY`]): each case is verified against a
 //! CPU reference, then timed on the GPU clock, and reported as effective bandwidth
-//! in a results CSV ([`results`]).
+//! in a results CSV ([`results`]). [`sim`] executes the same WGSL on the CPU and
+//! traces every memory request for the memory-system model.
 
 pub mod error;
 pub mod experiments;
@@ -11,6 +12,7 @@ pub mod gpu;
 pub mod results;
 pub mod runner;
 pub mod shaders;
+pub mod sim;
 pub mod timing;
 
 pub use error::{Error, Result};

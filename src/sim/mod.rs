@@ -1,0 +1,17 @@
+//! The simulator baseline: explain a GPU measurement from the very WGSL kernel that was
+//! measured.
+//!
+//! [`exec`] interprets the kernel's naga IR on the CPU, one workgroup at a time with all
+//! its invocations in lock-step, and streams every memory request (one subgroup, one
+//! access, the byte address of each active lane) to a [`exec::TraceSink`]. The memory
+//! model that turns requests into sectors, bank conflicts and time consumes that stream.
+
+pub mod exec;
+
+pub use exec::{
+    Access, Binding, Kernel, Launch, NoTrace, Request, SimError, Space, Stats, Target, TraceSink,
+    run,
+};
+
+#[cfg(test)]
+mod tests;
