@@ -262,23 +262,42 @@ impl GpuContext {
                 limit,
             });
         }
+        let source = shaders::source(experiment.kernel)
+            .ok_or_else(|| Error::Gpu(format!("no shader shaders/{}.wgsl", experiment.kernel)))?;
+        let pipeline = Pipeline {
+            label: experiment.kernel,
+            source,
+            bindings: experiment.bindings,
+            overrides: &case.overrides,
+            checks,
+        };
+        self.assemble(&pipeline, prepared.buffers, case.workgroups)
+    }
+
+    /// Compiles a pipeline and creates its buffers: inputs uploaded, outputs poisoned.
+    fn assemble(
+        &self,
+        pipeline: &Pipeline,
+        buffers: Vec<BufferInit>,
+        workgroups: [u32; 3],
+    ) -> Result<(Kernel, Vec<Expected>)> {
         self.scoped(|| {
-            let pipeline = self.pipeline(experiment, case, checks)?;
-            let mut buffers = Vec::new();
+            let compiled = self.compile(pipeline);
+            let mut bound = Vec::new();
             let mut expected = Vec::new();
             let mut outputs = Vec::new();
-            for (binding, init) in prepared.buffers.into_iter().enumerate() {
-                let buffer = self.upload(experiment.kernel, binding, &init);
+            for (binding, init) in buffers.into_iter().enumerate() {
+                let buffer = self.upload(pipeline.label, binding, &init);
                 if let BufferInit::Output { expected: e } = init {
                     expected.push(e);
                     outputs.push(buffer.clone());
                 }
-                buffers.push(buffer);
+                bound.push(buffer);
             }
             // Flush the uploads now so their staging memory is freed before the run.
             let index = self.queue.submit([]);
             self.wait(index)?;
-            let entries: Vec<wgpu::BindGroupEntry> = buffers
+            let entries: Vec<wgpu::BindGroupEntry> = bound
                 .iter()
                 .enumerate()
                 .map(|(i, buffer)| wgpu::BindGroupEntry {
@@ -287,15 +306,15 @@ impl GpuContext {
                 })
                 .collect();
             let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some(experiment.kernel),
-                layout: &pipeline.get_bind_group_layout(0),
+                label: Some(pipeline.label),
+                layout: &compiled.get_bind_group_layout(0),
                 entries: &entries,
             });
             Ok((
                 Kernel {
-                    pipeline,
+                    pipeline: compiled,
                     bind_group,
-                    workgroups: case.workgroups,
+                    workgroups,
                     outputs,
                 },
                 expected,
@@ -303,19 +322,12 @@ impl GpuContext {
         })?
     }
 
-    fn pipeline(
-        &self,
-        experiment: &Experiment,
-        case: &Case,
-        checks: BoundsChecks,
-    ) -> Result<wgpu::ComputePipeline> {
-        let source = shaders::source(experiment.kernel)
-            .ok_or_else(|| Error::Gpu(format!("no shader shaders/{}.wgsl", experiment.kernel)))?;
+    fn compile(&self, pipeline: &Pipeline) -> wgpu::ComputePipeline {
         let descriptor = wgpu::ShaderModuleDescriptor {
-            label: Some(experiment.kernel),
-            source: wgpu::ShaderSource::Wgsl(source.into()),
+            label: Some(pipeline.label),
+            source: wgpu::ShaderSource::Wgsl(pipeline.source.into()),
         };
-        let module = match checks {
+        let module = match pipeline.checks {
             BoundsChecks::On => self.device.create_shader_module(descriptor),
             // SAFETY: every kernel is verified against its CPU reference with bounds
             // checks on; unchecked is an opt-in measurement setting, recorded in the CSV.
@@ -326,7 +338,7 @@ impl GpuContext {
                 )
             },
         };
-        let entries: Vec<wgpu::BindGroupLayoutEntry> = experiment
+        let entries: Vec<wgpu::BindGroupLayoutEntry> = pipeline
             .bindings
             .iter()
             .enumerate()
@@ -348,30 +360,29 @@ impl GpuContext {
         let layout = self
             .device
             .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some(experiment.kernel),
+                label: Some(pipeline.label),
                 entries: &entries,
             });
-        let pipeline_layout = self
+        let layout = self
             .device
             .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some(experiment.kernel),
+                label: Some(pipeline.label),
                 bind_group_layouts: &[Some(&layout)],
                 immediate_size: 0,
             });
-        Ok(self
-            .device
+        self.device
             .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(experiment.kernel),
-                layout: Some(&pipeline_layout),
+                label: Some(pipeline.label),
+                layout: Some(&layout),
                 module: &module,
                 entry_point: Some("main"),
                 compilation_options: wgpu::PipelineCompilationOptions {
-                    constants: &case.overrides,
+                    constants: pipeline.overrides,
                     // Timed kernels must not pay an injected zeroing loop.
                     zero_initialize_workgroup_memory: false,
                 },
                 cache: None,
-            }))
+            })
     }
 
     /// Creates one binding's buffer. Data goes through `write_buffer` in slices so
@@ -418,28 +429,77 @@ impl GpuContext {
     /// Runs the kernel once and checks every output against its reference.
     pub fn verify(&self, kernel: &Kernel, expected: Vec<Expected>) -> Result<()> {
         self.scoped(|| {
-            let mut encoder = self.device.create_command_encoder(&Default::default());
-            kernel.encode_pass(&mut encoder, None, 1);
-            self.submit_and_wait(encoder.finish())?;
+            self.dispatch_once(kernel)?;
             for (output, expected) in kernel.outputs.iter().zip(expected) {
-                // MAP_READ buffers may only be copy destinations: the output is copied
-                // into one that the host can map.
-                let readback = self.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("readback"),
-                    size: output.size(),
-                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                });
-                let mut encoder = self.device.create_command_encoder(&Default::default());
-                encoder.copy_buffer_to_buffer(output, 0, &readback, 0, None);
-                self.submit_and_wait(encoder.finish())?;
                 let len = expected.len_words();
-                self.read_mapped(&readback, |words| expected.check(&words[..len]))?
+                self.readback(output, |words| expected.check(&words[..len]))?
                     .map_err(Error::Verification)?;
             }
             Ok(())
         })?
     }
+
+    /// Runs an arbitrary WGSL kernel once: `inputs` bound read-only at bindings 0..k,
+    /// an output of `output_words` words at binding k, returned. For tests that hold
+    /// the simulator against the GPU.
+    pub fn run_wgsl(
+        &self,
+        source: &str,
+        inputs: &[&[u32]],
+        output_words: usize,
+        workgroups: [u32; 3],
+    ) -> Result<Vec<u32>> {
+        let mut buffers: Vec<BufferInit> = inputs
+            .iter()
+            .map(|i| BufferInit::Input(i.to_vec()))
+            .collect();
+        buffers.push(BufferInit::Output {
+            expected: Expected::Exact(vec![POISON; output_words]),
+        });
+        let bindings: Vec<Binding> = buffers.iter().map(BufferInit::binding).collect();
+        let pipeline = Pipeline {
+            label: "wgsl",
+            source,
+            bindings: &bindings,
+            overrides: &[],
+            checks: BoundsChecks::On,
+        };
+        let (kernel, _) = self.assemble(&pipeline, buffers, workgroups)?;
+        self.scoped(|| {
+            self.dispatch_once(&kernel)?;
+            self.readback(&kernel.outputs[0], |words| words[..output_words].to_vec())
+        })?
+    }
+
+    fn dispatch_once(&self, kernel: &Kernel) -> Result<()> {
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        kernel.encode_pass(&mut encoder, None, 1);
+        self.submit_and_wait(encoder.finish())
+    }
+
+    /// Copies `buffer` into one the host can map (MAP_READ buffers may only be copy
+    /// destinations) and hands its words to `read`.
+    fn readback<T>(&self, buffer: &wgpu::Buffer, read: impl FnOnce(&[u32]) -> T) -> Result<T> {
+        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback"),
+            size: buffer.size(),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, None);
+        self.submit_and_wait(encoder.finish())?;
+        self.read_mapped(&staging, read)
+    }
+}
+
+/// Everything a compute pipeline is built from.
+struct Pipeline<'a> {
+    label: &'a str,
+    source: &'a str,
+    bindings: &'a [Binding],
+    overrides: &'a [(&'a str, f64)],
+    checks: BoundsChecks,
 }
 
 /// A case ready to dispatch: pipeline, bound buffers and grid.

@@ -7,6 +7,7 @@
 //! model that turns requests into sectors, bank conflicts and time consumes that stream.
 
 pub mod exec;
+pub mod suite;
 
 pub use exec::{
     Access, Binding, Kernel, Launch, NoTrace, Request, SimError, Space, Stats, Target, TraceSink,

@@ -1,0 +1,102 @@
+//! The simulator against the suite: every case of the registry, on small inputs, runs
+//! in the interpreter and matches its CPU reference; and lock-step execution agrees
+//! with the GPU (lavapipe in CI) on a kernel that exchanges values across a barrier.
+
+use std::time::Duration;
+
+use membench::experiments::{REGISTRY, Sizing};
+use membench::gpu::GpuContext;
+use membench::sim::{self, Binding, Kernel, Launch, NoTrace};
+
+/// A tiny size, so the interpreter runs every workgroup of every case quickly.
+fn tiny() -> Sizing {
+    Sizing {
+        buffer_bytes: Some(64 << 10),
+        ..Sizing::nominal(true)
+    }
+}
+
+#[test]
+fn every_case_runs_in_the_interpreter_and_matches_its_reference() {
+    let mut ran = 0;
+    for experiment in REGISTRY {
+        for case in (experiment.cases)(&tiny()) {
+            if case.skip.is_some() {
+                continue;
+            }
+            if let Err(error) = sim::suite::execute(experiment, &case, 32) {
+                panic!("{}/{}: {error}", experiment.name(), case.param);
+            }
+            ran += 1;
+        }
+    }
+    assert!(ran > 0);
+}
+
+#[test]
+fn every_shader_is_run_by_some_case() {
+    for (kernel, _) in membench::shaders::SHADERS {
+        let runnable = REGISTRY
+            .iter()
+            .filter(|e| e.kernel == *kernel)
+            .any(|e| (e.cases)(&tiny()).iter().any(|c| c.skip.is_none()));
+        assert!(
+            runnable,
+            "shaders/{kernel}.wgsl is never run by the simulator test"
+        );
+    }
+}
+
+/// Reverses each workgroup's values through workgroup memory across a barrier.
+const EXCHANGE: &str = "
+@group(0) @binding(0) var<storage, read> src: array<u32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+var<workgroup> tile: array<u32, 64>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    tile[lid] = src[gid.x] * 3u + lid;
+    workgroupBarrier();
+    dst[gid.x] = tile[63u - lid] ^ tile[(lid + 1u) % 64u];
+}";
+
+#[test]
+fn lock_step_exchange_matches_the_gpu() {
+    let src: Vec<u32> = (0..256u32)
+        .map(|i| i.wrapping_mul(2_654_435_761) >> 7)
+        .collect();
+    let bytes: Vec<u8> = bytemuck::cast_slice(&src).to_vec();
+    let kernel = Kernel::load("exchange", EXCHANGE, &[]).unwrap();
+    let mut bindings = vec![
+        Binding {
+            group: 0,
+            binding: 0,
+            data: bytes.clone(),
+        },
+        Binding {
+            group: 0,
+            binding: 1,
+            data: vec![0; bytes.len()],
+        },
+    ];
+    sim::run(
+        &kernel,
+        &mut bindings,
+        &Launch::all([4, 1, 1], 32),
+        &mut NoTrace,
+    )
+    .unwrap();
+    let simulated: Vec<u32> = bytemuck::pod_collect_to_vec(&bindings[1].data);
+
+    let ctx = match GpuContext::new(None, Duration::from_secs(60)) {
+        Ok(ctx) => ctx,
+        Err(error) if std::env::var_os("CI").is_none() => {
+            eprintln!("GPU comparison skipped: {error}");
+            return;
+        }
+        Err(error) => panic!("CI needs an adapter (lavapipe): {error}"),
+    };
+    let gpu = ctx
+        .run_wgsl(EXCHANGE, &[&src], src.len(), [4, 1, 1])
+        .unwrap();
+    assert_eq!(simulated, gpu);
+}
