@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::error::{Error, Result};
-use crate::experiments::{Binding, BufferInit, Case, Expected, Experiment, POISON};
+use crate::experiments::{Binding, Buffer, Case, Expected, Experiment, POISON};
 use crate::shaders;
 
 /// Whether wgpu injects index clamping into the shaders (it does by default).
@@ -243,8 +243,7 @@ impl GpuContext {
         case: &Case,
         checks: BoundsChecks,
     ) -> Result<(Kernel, Vec<Expected>)> {
-        let prepared = (case.prepare)();
-        let signature: Vec<Binding> = prepared.buffers.iter().map(BufferInit::binding).collect();
+        let signature: Vec<Binding> = case.buffers.iter().map(Buffer::binding).collect();
         if signature != experiment.bindings {
             return Err(Error::Gpu(format!(
                 "{}: buffers {signature:?} do not match the declared bindings {:?}",
@@ -255,7 +254,7 @@ impl GpuContext {
             .limits
             .max_storage_buffer_binding_size
             .min(self.limits.max_buffer_size);
-        if let Some(buffer) = prepared.buffers.iter().find(|b| b.len_bytes() > limit) {
+        if let Some(buffer) = case.buffers.iter().find(|b| b.len_bytes() > limit) {
             return Err(Error::SizeLimit {
                 what: "a buffer",
                 requested: buffer.len_bytes(),
@@ -267,32 +266,58 @@ impl GpuContext {
         let pipeline = Pipeline {
             label: experiment.kernel,
             source,
-            bindings: experiment.bindings,
+            buffers: &case.buffers,
             overrides: &case.overrides,
             checks,
         };
-        self.assemble(&pipeline, prepared.buffers, case.workgroups)
+        let data = (case.data)();
+        let kernel = self.assemble(&pipeline, data.inputs, case.workgroups)?;
+        Ok((kernel, data.expected))
     }
 
-    /// Compiles a pipeline and creates its buffers: inputs uploaded, outputs poisoned.
+    /// Compiles a pipeline and creates its buffers: `inputs` uploaded (and dropped),
+    /// outputs poisoned.
     fn assemble(
         &self,
         pipeline: &Pipeline,
-        buffers: Vec<BufferInit>,
+        inputs: Vec<Vec<u32>>,
         workgroups: [u32; 3],
-    ) -> Result<(Kernel, Vec<Expected>)> {
+    ) -> Result<Kernel> {
+        let declared: Vec<usize> = pipeline
+            .buffers
+            .iter()
+            .filter(|b| matches!(b, Buffer::Input(_)))
+            .map(Buffer::words)
+            .collect();
+        let given: Vec<usize> = inputs.iter().map(Vec::len).collect();
+        if declared != given {
+            return Err(Error::Gpu(format!(
+                "{}: inputs of {given:?} words where {declared:?} are declared",
+                pipeline.label
+            )));
+        }
         self.scoped(|| {
             let compiled = self.compile(pipeline);
+            let mut inputs = inputs.into_iter();
             let mut bound = Vec::new();
-            let mut expected = Vec::new();
             let mut outputs = Vec::new();
-            for (binding, init) in buffers.into_iter().enumerate() {
-                let buffer = self.upload(pipeline.label, binding, &init);
-                if let BufferInit::Output { expected: e } = init {
-                    expected.push(e);
-                    outputs.push(buffer.clone());
-                }
-                bound.push(buffer);
+            for (binding, buffer) in pipeline.buffers.iter().enumerate() {
+                let label = format!("{}.{binding}", pipeline.label);
+                let created = match buffer {
+                    Buffer::Uniform(words) => {
+                        self.upload(&label, wgpu::BufferUsages::UNIFORM, words)
+                    }
+                    Buffer::Input(_) => {
+                        let words = inputs.next().unwrap_or_default();
+                        self.upload(&label, wgpu::BufferUsages::STORAGE, &words)
+                    }
+                    Buffer::Output(words) => {
+                        let output = self.poisoned(&label, *words);
+                        outputs.push(output.clone());
+                        output
+                    }
+                };
+                bound.push(created);
             }
             // Flush the uploads now so their staging memory is freed before the run.
             let index = self.queue.submit([]);
@@ -310,15 +335,12 @@ impl GpuContext {
                 layout: &compiled.get_bind_group_layout(0),
                 entries: &entries,
             });
-            Ok((
-                Kernel {
-                    pipeline: compiled,
-                    bind_group,
-                    workgroups,
-                    outputs,
-                },
-                expected,
-            ))
+            Ok(Kernel {
+                pipeline: compiled,
+                bind_group,
+                workgroups,
+                outputs,
+            })
         })?
     }
 
@@ -339,14 +361,14 @@ impl GpuContext {
             },
         };
         let entries: Vec<wgpu::BindGroupLayoutEntry> = pipeline
-            .bindings
+            .buffers
             .iter()
             .enumerate()
-            .map(|(i, binding)| wgpu::BindGroupLayoutEntry {
+            .map(|(i, buffer)| wgpu::BindGroupLayoutEntry {
                 binding: i as u32,
                 visibility: wgpu::ShaderStages::COMPUTE,
                 ty: wgpu::BindingType::Buffer {
-                    ty: match binding {
+                    ty: match buffer.binding() {
                         Binding::Uniform => wgpu::BufferBindingType::Uniform,
                         Binding::ReadOnly => wgpu::BufferBindingType::Storage { read_only: true },
                         Binding::ReadWrite => wgpu::BufferBindingType::Storage { read_only: false },
@@ -385,43 +407,42 @@ impl GpuContext {
             })
     }
 
-    /// Creates one binding's buffer. Data goes through `write_buffer` in slices so
-    /// that wgpu's staging copies stay small; outputs are filled with [`POISON`].
-    fn upload(&self, kernel: &str, binding: usize, init: &BufferInit) -> wgpu::Buffer {
-        const SLICE_WORDS: usize = 16 << 20;
-        let usage = match init {
-            BufferInit::Uniform(_) => wgpu::BufferUsages::UNIFORM,
-            BufferInit::Input(_) => wgpu::BufferUsages::STORAGE,
-            // COPY_SRC: outputs are copied to a mappable buffer for verification.
-            BufferInit::Output { .. } => wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        };
-        // Uniform bindings are read in 16-byte rows.
-        let size = init.len_bytes().next_multiple_of(16);
+    /// A buffer holding `words`. Data goes through `write_buffer` in slices so that
+    /// wgpu's staging copies stay small.
+    fn upload(&self, label: &str, usage: wgpu::BufferUsages, words: &[u32]) -> wgpu::Buffer {
         let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some(&format!("{kernel}.{binding}")),
-            size,
+            label: Some(label),
+            // Uniform bindings are read in 16-byte rows.
+            size: (4 * words.len() as u64).next_multiple_of(16),
             usage: usage | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        match init {
-            BufferInit::Uniform(words) | BufferInit::Input(words) => {
-                for (i, slice) in words.chunks(SLICE_WORDS).enumerate() {
-                    let offset = (i * SLICE_WORDS * 4) as u64;
-                    self.queue
-                        .write_buffer(&buffer, offset, bytemuck::cast_slice(slice));
-                }
-            }
-            BufferInit::Output { expected } => {
-                let poison = vec![POISON; expected.len_words().min(SLICE_WORDS)];
-                let mut offset = 0;
-                while offset < init.len_bytes() {
-                    let bytes = (init.len_bytes() - offset).min(4 * poison.len() as u64);
-                    let words = &poison[..(bytes / 4) as usize];
-                    self.queue
-                        .write_buffer(&buffer, offset, bytemuck::cast_slice(words));
-                    offset += bytes;
-                }
-            }
+        for (i, slice) in words.chunks(UPLOAD_SLICE_WORDS).enumerate() {
+            let offset = (i * UPLOAD_SLICE_WORDS * 4) as u64;
+            self.queue
+                .write_buffer(&buffer, offset, bytemuck::cast_slice(slice));
+        }
+        buffer
+    }
+
+    /// An output buffer of `words` filled with [`POISON`], copied from one slice.
+    fn poisoned(&self, label: &str, words: usize) -> wgpu::Buffer {
+        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: (4 * words as u64).next_multiple_of(16),
+            // COPY_SRC: outputs are copied to a mappable buffer for verification.
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let poison = vec![POISON; words.min(UPLOAD_SLICE_WORDS)];
+        let mut done = 0;
+        while done < words {
+            let slice = &poison[..(words - done).min(poison.len())];
+            self.queue
+                .write_buffer(&buffer, 4 * done as u64, bytemuck::cast_slice(slice));
+            done += slice.len();
         }
         buffer
     }
@@ -449,22 +470,17 @@ impl GpuContext {
         output_words: usize,
         workgroups: [u32; 3],
     ) -> Result<Vec<u32>> {
-        let mut buffers: Vec<BufferInit> = inputs
-            .iter()
-            .map(|i| BufferInit::Input(i.to_vec()))
-            .collect();
-        buffers.push(BufferInit::Output {
-            expected: Expected::Exact(vec![POISON; output_words]),
-        });
-        let bindings: Vec<Binding> = buffers.iter().map(BufferInit::binding).collect();
+        let mut buffers: Vec<Buffer> = inputs.iter().map(|i| Buffer::Input(i.len())).collect();
+        buffers.push(Buffer::Output(output_words));
         let pipeline = Pipeline {
             label: "wgsl",
             source,
-            bindings: &bindings,
+            buffers: &buffers,
             overrides: &[],
             checks: BoundsChecks::On,
         };
-        let (kernel, _) = self.assemble(&pipeline, buffers, workgroups)?;
+        let inputs = inputs.iter().map(|i| i.to_vec()).collect();
+        let kernel = self.assemble(&pipeline, inputs, workgroups)?;
         self.scoped(|| {
             self.dispatch_once(&kernel)?;
             self.readback(&kernel.outputs[0], |words| words[..output_words].to_vec())
@@ -493,11 +509,14 @@ impl GpuContext {
     }
 }
 
+/// Words per `write_buffer` call.
+const UPLOAD_SLICE_WORDS: usize = 16 << 20;
+
 /// Everything a compute pipeline is built from.
 struct Pipeline<'a> {
     label: &'a str,
     source: &'a str,
-    bindings: &'a [Binding],
+    buffers: &'a [Buffer],
     overrides: &'a [(&'a str, f64)],
     checks: BoundsChecks,
 }

@@ -45,6 +45,7 @@ pub fn sizing(ctx: &GpuContext, settings: &RunSettings) -> Result<Sizing> {
     Ok(Sizing {
         quick: settings.quick,
         buffer_bytes: settings.buffer_bytes,
+        software: ctx.info.device_type == wgpu::DeviceType::Cpu,
         max_binding_bytes,
         max_workgroup_invocations: limits.max_compute_invocations_per_workgroup,
         max_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension,

@@ -15,6 +15,12 @@ use crate::gpu::{GpuContext, Kernel};
 const SAMPLE_TARGET_NS: f64 = 2.0e6;
 /// The most dispatches one sample may hold.
 const MAX_DISPATCHES_PER_SAMPLE: u32 = 1024;
+/// Timed GPU work per case beyond which fewer samples are taken (never under
+/// [`MIN_SAMPLES`]): slow adapters still finish a run in reasonable time.
+const CASE_TARGET_NS: f64 = 2.0e9;
+pub const MIN_SAMPLES: u32 = 10;
+/// GPU work per submission: far inside the hang timeout even on software adapters.
+const SUBMISSION_TARGET_NS: f64 = 0.5e9;
 /// Untimed GPU work before the timed samples: long enough for the clocks to leave
 /// their idle state (GPUs driven through Vulkan ramp up under sustained load only).
 const WARMUP_NS: f64 = 200.0e6;
@@ -43,23 +49,27 @@ pub struct Timing {
     pub dispatches_per_sample: u32,
 }
 
-/// Warm up, pick the dispatches per sample, and take `samples` timed samples.
+/// Warm up, pick the dispatches per sample, and take `samples` timed samples (fewer,
+/// but at least [`MIN_SAMPLES`], where they would exceed [`CASE_TARGET_NS`]).
 pub fn time_kernel(ctx: &GpuContext, kernel: &Kernel, samples: u32) -> Result<Timing> {
     let timer = if ctx.has_timestamps() {
         Timer::Gpu
     } else {
         Timer::Wall
     };
-    let measure = |passes, dispatches, warmup| match timer {
-        Timer::Gpu => gpu_pass_times_ns(ctx, kernel, passes, dispatches, warmup),
+    let measure = |passes, dispatches, warmup, per_submission| match timer {
+        Timer::Gpu => gpu_pass_times_ns(ctx, kernel, passes, dispatches, warmup, per_submission),
         Timer::Wall => wall_pass_times_ns(ctx, kernel, passes, dispatches, warmup),
     };
-    let pilot = measure(3, 1, 1)?;
+    let pilot = measure(3, 1, 1, 3)?;
     let fastest = pilot.iter().copied().fold(f64::INFINITY, f64::min).max(1.0);
     let dispatches =
         ((SAMPLE_TARGET_NS / fastest).ceil() as u32).clamp(1, MAX_DISPATCHES_PER_SAMPLE);
-    let warmup = (WARMUP_NS / (fastest * f64::from(dispatches))).ceil() as u32;
-    let samples_ns = measure(samples, dispatches, warmup)?
+    let sample_ns = fastest * f64::from(dispatches);
+    let warmup = (WARMUP_NS / sample_ns).ceil() as u32;
+    let samples = samples.min(((CASE_TARGET_NS / sample_ns) as u32).max(MIN_SAMPLES));
+    let per_submission = (SUBMISSION_TARGET_NS / sample_ns) as u32;
+    let samples_ns = measure(samples, dispatches, warmup, per_submission)?
         .into_iter()
         .map(|ns| ns / f64::from(dispatches))
         .collect();
@@ -74,7 +84,7 @@ pub fn time_kernel(ctx: &GpuContext, kernel: &Kernel, samples: u32) -> Result<Ti
 /// choose their own iteration counts.
 pub fn time_dispatches(ctx: &GpuContext, kernel: &Kernel, dispatches: u32) -> Result<Duration> {
     let ns = if ctx.has_timestamps() {
-        gpu_pass_times_ns(ctx, kernel, 1, dispatches, 0)?
+        gpu_pass_times_ns(ctx, kernel, 1, dispatches, 0, 1)?
     } else {
         wall_pass_times_ns(ctx, kernel, 1, dispatches, 0)?
     };
@@ -84,17 +94,19 @@ pub fn time_dispatches(ctx: &GpuContext, kernel: &Kernel, dispatches: u32) -> Re
 }
 
 /// Durations of `passes` timed passes of `dispatches` each, after `warmup` untimed
-/// passes, all in one submission.
+/// passes, in submissions of at most `per_submission` timed passes (the warm-up goes
+/// with the first).
 fn gpu_pass_times_ns(
     ctx: &GpuContext,
     kernel: &Kernel,
     passes: u32,
     dispatches: u32,
     warmup: u32,
+    per_submission: u32,
 ) -> Result<Vec<f64>> {
     let mut times = Vec::with_capacity(passes as usize);
-    // A query set holds at most 4096 timestamps: long runs go in several submissions.
-    let per_submission = wgpu::QUERY_SET_MAX_QUERIES / 2;
+    // A query set holds at most 4096 timestamps.
+    let per_submission = per_submission.clamp(1, wgpu::QUERY_SET_MAX_QUERIES / 2);
     let mut warmup = warmup;
     let mut left = passes;
     while left > 0 {

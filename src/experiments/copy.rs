@@ -16,7 +16,8 @@ use std::sync::Arc;
 use bytemuck::{Pod, Zeroable};
 
 use super::{
-    Binding, BufferInit, Case, Expected, Experiment, Grid, POISON, Prepared, Sizing, f32_data,
+    Binding, Buffer, Case, CaseData, Expected, Experiment, Grid, POISON, Sizing, f32_data,
+    fill_parallel,
 };
 
 const BINDINGS: &[Binding] = &[Binding::Uniform, Binding::ReadOnly, Binding::ReadWrite];
@@ -106,103 +107,132 @@ fn buffer_words(sizing: &Sizing) -> usize {
     (sizing.stream_buffer_bytes() / 4) as usize
 }
 
-/// A copy case of `invocations` invocations that read and write `words` useful words.
-fn copy_case(
-    sizing: &Sizing,
+/// The data of every copy case: varied input, and an output that holds the input at
+/// `copied` word positions and poison everywhere else.
+type Data = Arc<dyn Fn() -> CaseData + Send + Sync>;
+
+fn copy_data(
+    words: usize,
+    seed: u64,
+    copied: impl Fn(usize) -> bool + Send + Sync + 'static,
+) -> Data {
+    Arc::new(move || {
+        let src = f32_data(words, seed);
+        let mut expected = vec![0; words];
+        fill_parallel(&mut expected, |i| if copied(i) { src[i] } else { POISON });
+        CaseData {
+            inputs: vec![src],
+            expected: vec![Expected::Exact(expected)],
+        }
+    })
+}
+
+/// A copy case: `invocations` invocations read and write `elements` useful words of
+/// a `words`-word buffer, with kernel parameters `params`.
+struct CopyCase<P> {
     param: String,
+    params: P,
     invocations: usize,
+    elements: usize,
     words: usize,
     workgroup: u32,
     grid: Grid,
-    prepare: Arc<dyn Fn() -> Prepared + Send + Sync>,
-) -> Case {
-    let mut skip = None;
-    if workgroup > sizing.max_workgroup_invocations {
-        skip = Some(format!(
-            "workgroup of {workgroup} exceeds the adapter's {} invocations",
-            sizing.max_workgroup_invocations
-        ));
-    }
-    let workgroups = grid
-        .workgroups(
-            (invocations as u64).div_ceil(u64::from(workgroup)),
-            sizing.max_workgroups_per_dimension,
-        )
-        .unwrap_or_else(|reason| {
-            skip.get_or_insert(reason);
-            [0, 1, 1]
-        });
-    Case {
-        param,
-        workgroup_size: [workgroup, 1, 1],
-        overrides: vec![("WORKGROUP_SIZE", f64::from(workgroup))],
-        workgroups,
-        elements: words as u64,
-        bytes: 2 * 4 * words as u64,
-        skip,
-        prepare,
+    data: Data,
+}
+
+impl<P: Pod> CopyCase<P> {
+    fn case(self, sizing: &Sizing) -> Case {
+        let workgroup = self.workgroup;
+        let mut skip = None;
+        if workgroup > sizing.max_workgroup_invocations {
+            skip = Some(format!(
+                "workgroup of {workgroup} exceeds the adapter's {} invocations",
+                sizing.max_workgroup_invocations
+            ));
+        }
+        let workgroups = self
+            .grid
+            .workgroups(
+                (self.invocations as u64).div_ceil(u64::from(workgroup)),
+                sizing.max_workgroups_per_dimension,
+            )
+            .unwrap_or_else(|reason| {
+                skip.get_or_insert(reason);
+                [0, 1, 1]
+            });
+        Case {
+            param: self.param,
+            workgroup_size: [workgroup, 1, 1],
+            overrides: vec![("WORKGROUP_SIZE", f64::from(workgroup))],
+            workgroups,
+            elements: self.elements as u64,
+            bytes: 2 * 4 * self.elements as u64,
+            skip,
+            buffers: vec![
+                Buffer::Uniform(bytemuck::cast_slice(&[self.params]).to_vec()),
+                Buffer::Input(self.words),
+                Buffer::Output(self.words),
+            ],
+            data: self.data,
+        }
     }
 }
 
 /// `dst[i + offset] = src[i + offset]` for `i < n` over a buffer of `words`.
-fn prepare_offset(words: usize, n: usize, offset: u32) -> Prepared {
-    let src = f32_data(words, 1);
-    let mut expected = vec![POISON; words];
-    let range = offset as usize..offset as usize + n;
-    expected[range.clone()].copy_from_slice(&src[range]);
-    let params = OffsetParams {
-        n: n as u32,
-        offset,
-    };
-    Prepared {
-        buffers: vec![
-            BufferInit::Uniform(bytemuck::cast_slice(&[params]).to_vec()),
-            BufferInit::Input(src),
-            BufferInit::Output {
-                expected: Expected::Exact(expected),
-            },
-        ],
+fn offset_case(
+    sizing: &Sizing,
+    param: String,
+    n: usize,
+    offset: u32,
+    workgroup: u32,
+    grid: Grid,
+) -> Case {
+    let words = buffer_words(sizing);
+    let window = offset as usize..offset as usize + n;
+    CopyCase {
+        param,
+        params: OffsetParams {
+            n: n as u32,
+            offset,
+        },
+        invocations: n,
+        elements: n,
+        words,
+        workgroup,
+        grid,
+        data: copy_data(words, 1, move |i| window.contains(&i)),
     }
+    .case(sizing)
 }
 
 fn offset_cases(sizing: &Sizing) -> Vec<Case> {
-    let words = buffer_words(sizing);
-    let n = words.saturating_sub(MAX_OFFSET as usize);
+    let n = buffer_words(sizing).saturating_sub(MAX_OFFSET as usize);
     (0..=MAX_OFFSET)
         .map(|offset| {
-            copy_case(
+            offset_case(
                 sizing,
                 format!("offset={offset}"),
                 n,
-                n,
+                offset,
                 DEFAULT_WORKGROUP,
                 DEFAULT_GRID,
-                Arc::new(move || prepare_offset(words, n, offset)),
             )
         })
         .collect()
 }
 
 fn launch_cases(sizing: &Sizing) -> Vec<Case> {
-    let words = buffer_words(sizing);
     // As many elements as a 1-D grid of 1024-wide workgroups can cover, so that 1-D
     // and 2-D can be compared at full size at least there.
-    let n = words
+    let n = buffer_words(sizing)
         .saturating_sub(MAX_OFFSET as usize)
         .min(1024 * sizing.max_workgroups_per_dimension as usize);
     [64, 128, 256, 512, 1024]
         .into_iter()
         .flat_map(|workgroup| [Grid::OneD, Grid::TwoD].map(|grid| (workgroup, grid)))
         .map(|(workgroup, grid)| {
-            copy_case(
-                sizing,
-                format!("wg={workgroup};grid={}", grid.label()),
-                n,
-                n,
-                workgroup,
-                grid,
-                Arc::new(move || prepare_offset(words, n, 0)),
-            )
+            let param = format!("wg={workgroup};grid={}", grid.label());
+            offset_case(sizing, param, n, 0, workgroup, grid)
         })
         .collect()
 }
@@ -212,34 +242,21 @@ fn stride_cases(sizing: &Sizing) -> Vec<Case> {
     (1..=MAX_STRIDE)
         .map(|stride| {
             let n = words / stride as usize;
-            copy_case(
-                sizing,
-                format!("stride={stride}"),
-                n,
-                n,
-                DEFAULT_WORKGROUP,
-                DEFAULT_GRID,
-                Arc::new(move || {
-                    let src = f32_data(words, 2);
-                    let mut expected = vec![POISON; words];
-                    for i in (0..n * stride as usize).step_by(stride as usize) {
-                        expected[i] = src[i];
-                    }
-                    let params = StrideParams {
-                        n: n as u32,
-                        stride,
-                    };
-                    Prepared {
-                        buffers: vec![
-                            BufferInit::Uniform(bytemuck::cast_slice(&[params]).to_vec()),
-                            BufferInit::Input(src),
-                            BufferInit::Output {
-                                expected: Expected::Exact(expected),
-                            },
-                        ],
-                    }
-                }),
-            )
+            let s = stride as usize;
+            CopyCase {
+                param: format!("stride={stride}"),
+                params: StrideParams {
+                    n: n as u32,
+                    stride,
+                },
+                invocations: n,
+                elements: n,
+                words,
+                workgroup: DEFAULT_WORKGROUP,
+                grid: DEFAULT_GRID,
+                data: copy_data(words, 2, move |i| i % s == 0 && i / s < n),
+            }
+            .case(sizing)
         })
         .collect()
 }
@@ -247,40 +264,25 @@ fn stride_cases(sizing: &Sizing) -> Vec<Case> {
 fn peak_cases(sizing: &Sizing) -> Vec<Case> {
     let words = buffer_words(sizing) / 4 * 4;
     let vec4s = words / 4;
-    let prepare: Arc<dyn Fn() -> Prepared + Send + Sync> = Arc::new(move || {
-        let src = f32_data(words, 3);
-        let expected = src.clone();
-        let params = PeakParams { n: vec4s as u32 };
-        Prepared {
-            buffers: vec![
-                BufferInit::Uniform(bytemuck::cast_slice(&[params]).to_vec()),
-                BufferInit::Input(src),
-                BufferInit::Output {
-                    expected: Expected::Exact(expected),
-                },
-            ],
-        }
-    });
-    vec![
-        copy_case(
-            sizing,
-            "launch=vec4".to_owned(),
-            vec4s,
-            words,
-            DEFAULT_WORKGROUP,
-            Grid::TwoD,
-            prepare.clone(),
-        ),
-        copy_case(
-            sizing,
-            "launch=gridstride".to_owned(),
-            grid_stride_invocations(vec4s),
-            words,
-            DEFAULT_WORKGROUP,
-            Grid::TwoD,
-            prepare,
-        ),
+    [
+        ("vec4", vec4s),
+        ("gridstride", grid_stride_invocations(vec4s)),
     ]
+    .into_iter()
+    .map(|(launch, invocations)| {
+        CopyCase {
+            param: format!("launch={launch}"),
+            params: PeakParams { n: vec4s as u32 },
+            invocations,
+            elements: words,
+            words,
+            workgroup: DEFAULT_WORKGROUP,
+            grid: Grid::TwoD,
+            data: copy_data(words, 3, |_| true),
+        }
+        .case(sizing)
+    })
+    .collect()
 }
 
 fn grid_stride_invocations(vec4s: usize) -> usize {
@@ -311,13 +313,14 @@ mod tests {
 
     #[test]
     fn offset_reference_writes_only_the_shifted_window() {
-        let prepared = prepare_offset(64, 32, 5);
-        let Some(BufferInit::Output {
-            expected: Expected::Exact(expected),
-        }) = prepared.buffers.get(2)
-        else {
-            panic!("offset copy has no output buffer");
+        let sizing = Sizing {
+            buffer_bytes: Some(256),
+            ..Sizing::nominal(true)
         };
+        let case = offset_case(&sizing, "offset=5".into(), 32, 5, 32, Grid::TwoD);
+        assert_eq!(case.buffers[2], Buffer::Output(64));
+        let data = (case.data)();
+        let Expected::Exact(expected) = &data.expected[0];
         assert!(expected[..5].iter().all(|&w| w == POISON));
         assert!(expected[5..37].iter().all(|&w| w != POISON));
         assert!(expected[37..].iter().all(|&w| w == POISON));

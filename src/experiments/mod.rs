@@ -2,8 +2,8 @@
 //!
 //! An [`Experiment`] is a kernel (a WGSL file in `shaders/`), its binding signature, the
 //! claim it tests and a function that expands it into [`Case`]s sized for a device. A
-//! case is cheap to list; its data ([`Prepared`]: inputs, poisoned outputs, the CPU
-//! reference) is built only when the case runs. The CLI, the benches and the tests all
+//! case is cheap to list and declares its buffers' sizes; its data ([`CaseData`]:
+//! inputs and the CPU reference) is built only when the case runs. The CLI, the benches and the tests all
 //! iterate [`REGISTRY`]; nothing lists experiments a second time.
 
 pub mod copy;
@@ -51,6 +51,8 @@ pub struct Sizing {
     pub quick: bool,
     /// Requested size of the main buffer of streaming experiments, in bytes.
     pub buffer_bytes: Option<u64>,
+    /// A software adapter (lavapipe): its timings only show that the suite runs.
+    pub software: bool,
     pub max_binding_bytes: u64,
     pub max_workgroup_invocations: u32,
     pub max_workgroups_per_dimension: u32,
@@ -60,6 +62,9 @@ impl Sizing {
     /// Default bytes per buffer for streaming (DRAM) experiments: far beyond any L2
     /// (50-60 MB on H100/H200) at full size, small with `--quick`.
     const FULL_BUFFER_BYTES: u64 = 256 << 20;
+    /// Software adapters run a scalar copy at about 1 GB/s on a few cores: a full run
+    /// at GPU sizes would take most of an hour.
+    const SOFTWARE_BUFFER_BYTES: u64 = 16 << 20;
     const QUICK_BUFFER_BYTES: u64 = 4 << 20;
 
     /// Nominal limits of a large GPU, for listing cases without a device.
@@ -67,6 +72,7 @@ impl Sizing {
         Sizing {
             quick,
             buffer_bytes: None,
+            software: false,
             max_binding_bytes: 2 << 30,
             max_workgroup_invocations: 1024,
             max_workgroups_per_dimension: 65535,
@@ -78,6 +84,8 @@ impl Sizing {
     pub fn stream_buffer_bytes(&self) -> u64 {
         let default = if self.quick {
             Self::QUICK_BUFFER_BYTES
+        } else if self.software {
+            Self::SOFTWARE_BUFFER_BYTES
         } else {
             Self::FULL_BUFFER_BYTES
         };
@@ -102,8 +110,10 @@ pub struct Case {
     pub bytes: u64,
     /// Why this case cannot run on this device, if it cannot.
     pub skip: Option<String>,
-    /// Builds the case's buffers and reference; called only when the case runs.
-    pub prepare: Arc<dyn Fn() -> Prepared + Send + Sync>,
+    /// The buffers in binding order.
+    pub buffers: Vec<Buffer>,
+    /// Builds the inputs and the reference outputs; called only when the case runs.
+    pub data: Arc<dyn Fn() -> CaseData + Send + Sync>,
 }
 
 impl Case {
@@ -118,39 +128,44 @@ impl Case {
     }
 }
 
-/// A case's buffers in binding order, with what each output must hold afterwards.
-pub struct Prepared {
-    pub buffers: Vec<BufferInit>,
-}
-
-/// Initial contents of one binding, in 32-bit words (every datum of the suite is a
-/// 4-byte f32, u32 or i32; uniform structs are whole words).
-pub enum BufferInit {
+/// One binding's buffer as a case declares it: a uniform's contents, or the size of
+/// an input or output in 32-bit words (every datum of the suite is a 4-byte f32, u32
+/// or i32; uniform structs are whole words).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Buffer {
     Uniform(Vec<u32>),
-    Input(Vec<u32>),
-    /// Written by the kernel: created poisoned, then checked against `expected`.
-    Output {
-        expected: Expected,
-    },
+    Input(usize),
+    /// Written by the kernel: created poisoned, then checked against the reference.
+    Output(usize),
 }
 
-impl BufferInit {
+impl Buffer {
     /// The binding kind this buffer fills.
     pub fn binding(&self) -> Binding {
         match self {
-            BufferInit::Uniform(_) => Binding::Uniform,
-            BufferInit::Input(_) => Binding::ReadOnly,
-            BufferInit::Output { .. } => Binding::ReadWrite,
+            Buffer::Uniform(_) => Binding::Uniform,
+            Buffer::Input(_) => Binding::ReadOnly,
+            Buffer::Output(_) => Binding::ReadWrite,
+        }
+    }
+
+    pub fn words(&self) -> usize {
+        match self {
+            Buffer::Uniform(words) => words.len(),
+            Buffer::Input(words) | Buffer::Output(words) => *words,
         }
     }
 
     pub fn len_bytes(&self) -> u64 {
-        let words = match self {
-            BufferInit::Uniform(data) | BufferInit::Input(data) => data.len(),
-            BufferInit::Output { expected } => expected.len_words(),
-        };
-        4 * words as u64
+        4 * self.words() as u64
     }
+}
+
+/// A case's data: its inputs in binding order, and what each output must hold after
+/// one dispatch, in binding order.
+pub struct CaseData {
+    pub inputs: Vec<Vec<u32>>,
+    pub expected: Vec<Expected>,
 }
 
 /// What an output buffer must hold after one dispatch.

@@ -1,7 +1,7 @@
 //! The suite's own cases on the simulator: the buffers a case gives the GPU, bound to
 //! the interpreter at the same bindings, so the simulated kernel is the measured one.
 
-use crate::experiments::{BufferInit, Case, Expected, Experiment, POISON, Prepared};
+use crate::experiments::{Buffer, Case, Experiment, POISON};
 use crate::shaders;
 use crate::sim::{Binding, Kernel, Launch, NoTrace, SimError, run};
 
@@ -14,34 +14,34 @@ pub fn load(experiment: &Experiment, case: &Case) -> Result<Kernel, SimError> {
     Kernel::load(experiment.kernel, source, &case.overrides)
 }
 
-/// Turns a case's buffers into interpreter bindings (outputs poisoned), and returns
-/// what each output must hold afterwards, by binding index.
-pub fn bindings(prepared: Prepared) -> (Vec<Binding>, Vec<(usize, Expected)>) {
-    let mut bindings = Vec::new();
-    let mut expected = Vec::new();
-    for (index, init) in prepared.buffers.into_iter().enumerate() {
-        let words = match init {
-            BufferInit::Uniform(words) | BufferInit::Input(words) => words,
-            BufferInit::Output { expected: e } => {
-                let poison = vec![POISON; e.len_words()];
-                expected.push((index, e));
-                poison
+/// Interpreter bindings for a case: uniforms as declared, inputs from `inputs` (in
+/// binding order), outputs poisoned.
+pub fn bindings(case: &Case, inputs: Vec<Vec<u32>>) -> Vec<Binding> {
+    let mut inputs = inputs.into_iter();
+    case.buffers
+        .iter()
+        .enumerate()
+        .map(|(index, buffer)| {
+            let words = match buffer {
+                Buffer::Uniform(words) => words.clone(),
+                Buffer::Input(_) => inputs.next().unwrap_or_default(),
+                Buffer::Output(words) => vec![POISON; *words],
+            };
+            Binding {
+                group: 0,
+                binding: index as u32,
+                data: bytemuck::cast_slice(&words).to_vec(),
             }
-        };
-        bindings.push(Binding {
-            group: 0,
-            binding: index as u32,
-            data: bytemuck::cast_slice(&words).to_vec(),
-        });
-    }
-    (bindings, expected)
+        })
+        .collect()
 }
 
 /// Runs every workgroup of one dispatch of the case in the interpreter and checks its
 /// outputs against the case's CPU reference, as the GPU path does.
 pub fn execute(experiment: &Experiment, case: &Case, subgroup_size: u32) -> Result<(), String> {
     let kernel = load(experiment, case).map_err(|e| e.to_string())?;
-    let (mut bindings, expected) = bindings((case.prepare)());
+    let data = (case.data)();
+    let mut bindings = bindings(case, data.inputs);
     run(
         &kernel,
         &mut bindings,
@@ -49,12 +49,13 @@ pub fn execute(experiment: &Experiment, case: &Case, subgroup_size: u32) -> Resu
         &mut NoTrace,
     )
     .map_err(|e| e.to_string())?;
-    for (index, expected) in expected {
-        let words: Vec<u32> = bindings[index]
-            .data
-            .chunks_exact(4)
-            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-            .collect();
+    let outputs = case
+        .buffers
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| matches!(b, Buffer::Output(_)));
+    for ((index, _), expected) in outputs.zip(data.expected) {
+        let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bindings[index].data);
         expected.check(&words)?;
     }
     Ok(())
