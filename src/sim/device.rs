@@ -1,0 +1,296 @@
+//! Device models: the handful of numbers the memory model ([`super::model`]) needs about
+//! a GPU, with presets for well-known devices and a model calibrated from a measurement.
+//!
+//! Every preset number names its source in a comment: the vendor's architecture
+//! whitepaper or datasheet where one publishes it, otherwise it is marked as an
+//! estimate and says how it was reached. Numbers NVIDIA does not publish (L2 bandwidth
+//! on Hopper, the L1 share of the unified L1/shared array the driver picks) are
+//! estimates; [`DeviceModel::calibrated`] replaces the one that matters most for
+//! streaming kernels, DRAM bandwidth, by a measurement.
+//!
+//! Rates are chip-wide: `shared_wavefronts_per_s` = SMs × 1 wavefront per clock × clock
+//! and `uniform_addresses_per_s` = SMs × 1 distinct constant-cache address per clock ×
+//! clock (the constant path broadcasts one address per clock and serialises distinct
+//! ones). GB means 10^9 bytes.
+
+/// What the memory model needs to know about one device.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DeviceModel {
+    /// Short preset name (`h100`, `lavapipe`, ...), lower case.
+    pub name: &'static str,
+    /// The product it describes.
+    pub description: &'static str,
+    /// Lanes per subgroup (warp / wavefront / SIMD width).
+    pub subgroup_size: u32,
+    /// DRAM/L2 access granule.
+    pub sector_bytes: u32,
+    /// Cache line (4 sectors on NVIDIA).
+    pub line_bytes: u32,
+    /// Shared-memory banks and the width of one bank.
+    pub banks: u32,
+    pub bank_bytes: u32,
+    /// L1 data cache per SM assumed available to a kernel (0 disables the L1).
+    pub l1_bytes: u64,
+    /// Whole-chip L2 (0 disables the L2: every sector access goes to DRAM).
+    pub l2_bytes: u64,
+    /// Streaming multiprocessors (compute units; CPU cores for lavapipe).
+    pub sms: u32,
+    /// Resident lanes per SM and resident workgroups per SM: together with the
+    /// workgroup size they give how many workgroups are in flight at once.
+    pub max_lanes_per_sm: u32,
+    pub max_workgroups_per_sm: u32,
+    pub dram_gbps: f64,
+    pub l2_gbps: f64,
+    /// Shared-memory wavefronts per second, whole chip.
+    pub shared_wavefronts_per_s: f64,
+    /// Distinct uniform/constant addresses served per second, whole chip.
+    pub uniform_addresses_per_s: f64,
+    pub clock_ghz: f64,
+    /// True when `dram_gbps` comes from a measurement ([`DeviceModel::calibrated`]).
+    pub calibrated: bool,
+}
+
+/// SMs × one per clock × clock, per second.
+const fn per_clock(sms: u32, clock_ghz: f64) -> f64 {
+    sms as f64 * clock_ghz * 1e9
+}
+
+/// NVIDIA H100 SXM5 80 GB. Source: "NVIDIA H100 Tensor Core GPU Architecture"
+/// whitepaper (2022) and the H100 datasheet.
+const H100: DeviceModel = DeviceModel {
+    name: "h100",
+    description: "NVIDIA H100 SXM5 80 GB",
+    subgroup_size: 32, // warp, all NVIDIA GPUs
+    sector_bytes: 32,  // whitepapers: 32-byte sectors, 128-byte lines
+    line_bytes: 128,
+    banks: 32, // CUDA C++ Programming Guide, compute capability 9.0: 32 banks of 4 bytes
+    bank_bytes: 4,
+    // Whitepaper: 256 KB combined L1/shared per SM (up to 228 KB shared). Estimate:
+    // the L1 share depends on the carveout the driver picks; half is assumed.
+    l1_bytes: 128 << 10,
+    l2_bytes: 50 << 20,        // whitepaper: 50 MB L2
+    sms: 132,                  // whitepaper: 132 SMs on H100 SXM5
+    max_lanes_per_sm: 2048,    // whitepaper: 64 warps per SM
+    max_workgroups_per_sm: 32, // whitepaper: 32 thread blocks per SM
+    dram_gbps: 3350.0,         // datasheet: HBM3 3.35 TB/s
+    // Estimate: NVIDIA does not publish Hopper L2 bandwidth; microbenchmarks report
+    // 5.5-7 TB/s, below A100's 5120 B/clk scaled to this clock (10 TB/s).
+    l2_gbps: 7000.0,
+    shared_wavefronts_per_s: per_clock(132, 1.98),
+    uniform_addresses_per_s: per_clock(132, 1.98),
+    clock_ghz: 1.98, // datasheet: max boost 1980 MHz (SXM5)
+    calibrated: false,
+};
+
+/// NVIDIA H200 SXM 141 GB: the H100's GH100 chip with HBM3e. Source: NVIDIA H200
+/// datasheet (2024); chip numbers as [`H100`].
+const H200: DeviceModel = DeviceModel {
+    name: "h200",
+    description: "NVIDIA H200 SXM 141 GB",
+    dram_gbps: 4800.0, // datasheet: HBM3e 4.8 TB/s
+    ..H100
+};
+
+/// NVIDIA A100 SXM4 40 GB. Source: "NVIDIA A100 Tensor Core GPU Architecture"
+/// whitepaper (2020). The 80 GB part has 2039 GB/s DRAM: calibrate.
+const A100: DeviceModel = DeviceModel {
+    name: "a100",
+    description: "NVIDIA A100 SXM4 40 GB",
+    // Whitepaper: 192 KB combined L1/shared per SM (up to 164 KB shared); estimate: half.
+    l1_bytes: 96 << 10,
+    l2_bytes: 40 << 20, // whitepaper: 40 MB L2
+    sms: 108,           // whitepaper: 108 SMs
+    max_lanes_per_sm: 2048,
+    max_workgroups_per_sm: 32,
+    dram_gbps: 1555.0, // whitepaper: 1555 GB/s HBM2
+    // Whitepaper: L2 read bandwidth 5120 bytes/clk × 1.41 GHz.
+    l2_gbps: 5120.0 * 1.41,
+    shared_wavefronts_per_s: per_clock(108, 1.41),
+    uniform_addresses_per_s: per_clock(108, 1.41),
+    clock_ghz: 1.41, // whitepaper: boost 1410 MHz
+    ..H100
+};
+
+/// NVIDIA Tesla V100 SXM2. Source: "NVIDIA Tesla V100 GPU Architecture" whitepaper
+/// (2017); L2 bytes/clk from the A100 whitepaper's comparison table.
+const V100: DeviceModel = DeviceModel {
+    name: "v100",
+    description: "NVIDIA Tesla V100 SXM2",
+    // Whitepaper: 128 KB combined L1/shared per SM (up to 96 KB shared); estimate: half.
+    l1_bytes: 64 << 10,
+    l2_bytes: 6 << 20, // whitepaper: 6144 KB L2
+    sms: 80,           // whitepaper: 80 SMs
+    max_lanes_per_sm: 2048,
+    max_workgroups_per_sm: 32,
+    dram_gbps: 900.0, // whitepaper: 900 GB/s HBM2
+    // A100 whitepaper: V100 L2 read bandwidth 2048 bytes/clk × 1.53 GHz.
+    l2_gbps: 2048.0 * 1.53,
+    shared_wavefronts_per_s: per_clock(80, 1.53),
+    uniform_addresses_per_s: per_clock(80, 1.53),
+    clock_ghz: 1.53, // whitepaper: boost 1530 MHz
+    ..H100
+};
+
+/// NVIDIA GeForce GTX 1050 Ti (GP107). Sources: the GeForce GTX 1050 Ti specification
+/// page (768 CUDA cores, 1392 MHz boost, 7 Gbps GDDR5 on 128 bits) and the
+/// "NVIDIA GeForce GTX 1080" (GP104) whitepaper for the Pascal SM.
+const GTX1050TI: DeviceModel = DeviceModel {
+    name: "gtx1050ti",
+    description: "NVIDIA GeForce GTX 1050 Ti",
+    // GP104 whitepaper: 48 KB L1/texture per SM, shared memory (96 KB) separate.
+    l1_bytes: 48 << 10,
+    // GP104 whitepaper: 256 KB L2 per 32-bit memory controller; GP107 has 4.
+    l2_bytes: 1 << 20,
+    sms: 6, // spec page: 768 CUDA cores / 128 per Pascal SM
+    max_lanes_per_sm: 2048,
+    max_workgroups_per_sm: 32,
+    dram_gbps: 112.0, // spec page: 7 Gbps × 128 bits / 8
+    // Estimate (NVIDIA does not publish Pascal L2 bandwidth): 64 B/clk per memory
+    // controller × 4 controllers × 1.392 GHz.
+    l2_gbps: 64.0 * 4.0 * 1.392,
+    shared_wavefronts_per_s: per_clock(6, 1.392),
+    uniform_addresses_per_s: per_clock(6, 1.392),
+    clock_ghz: 1.392, // spec page: boost 1392 MHz
+    ..H100
+};
+
+/// Mesa lavapipe (llvmpipe's Vulkan driver) on 2 cores of the CI machine's AMD EPYC.
+/// Rough: a CPU has no sectors, banks or constant cache, so the model's structure fits
+/// it loosely, and every rate below is an estimate; calibrate DRAM from a measurement.
+const LAVAPIPE: DeviceModel = DeviceModel {
+    name: "lavapipe",
+    description: "Mesa lavapipe (software Vulkan) on 2 CPU cores",
+    subgroup_size: 8, // llvmpipe: 8 lanes of 32 bits in a 256-bit AVX2 vector
+    sector_bytes: 32,
+    line_bytes: 64, // x86 cache line
+    banks: 32,      // no banks on a CPU: kept at 32 × 4 so the ways stay defined
+    bank_bytes: 4,
+    l1_bytes: 32 << 10,  // lscpu on the CI machine: 32 KiB L1d per core
+    l2_bytes: 32 << 20,  // lscpu: 32 MiB L3 (shared last level plays the L2's part)
+    sms: 2,              // 2 cores, one workgroup per core thread at a time
+    max_lanes_per_sm: 1, // llvmpipe runs one workgroup per thread: 1 resident
+    max_workgroups_per_sm: 1,
+    dram_gbps: 10.0, // estimate: 2 cores streaming through llvmpipe's generated code
+    l2_gbps: 50.0,   // estimate
+    // Estimate: one 8-lane vector access per core per clock.
+    shared_wavefronts_per_s: per_clock(2, 2.5),
+    uniform_addresses_per_s: per_clock(2, 2.5),
+    clock_ghz: 2.5, // estimate: lscpu gives no clock on the CI machine
+    calibrated: false,
+};
+
+/// The fallback when an adapter matches no preset: a generic mid-range discrete GPU
+/// with NVIDIA-like structure. Every number is an estimate; calibrate it.
+const GENERIC: DeviceModel = DeviceModel {
+    name: "generic",
+    description: "generic mid-range discrete GPU (estimate; calibrate)",
+    l1_bytes: 64 << 10,
+    l2_bytes: 4 << 20,
+    sms: 30,
+    max_lanes_per_sm: 2048,
+    max_workgroups_per_sm: 32,
+    dram_gbps: 400.0,
+    l2_gbps: 1200.0,
+    shared_wavefronts_per_s: per_clock(30, 1.5),
+    uniform_addresses_per_s: per_clock(30, 1.5),
+    clock_ghz: 1.5,
+    ..H100
+};
+
+static PRESETS: [DeviceModel; 7] = [H100, H200, A100, V100, GTX1050TI, LAVAPIPE, GENERIC];
+
+/// Every preset, `generic` last.
+pub fn presets() -> &'static [DeviceModel] {
+    &PRESETS
+}
+
+/// The preset called `name` (case-insensitive).
+pub fn preset(name: &str) -> Option<&'static DeviceModel> {
+    PRESETS.iter().find(|d| d.name.eq_ignore_ascii_case(name))
+}
+
+/// The preset for an adapter name as wgpu reports it ("NVIDIA H100 80GB HBM3",
+/// "llvmpipe (LLVM 15.0.7, 256 bits)"), by substring; `generic` when none matches.
+pub fn closest_preset(adapter_name: &str) -> &'static DeviceModel {
+    let a = adapter_name.to_ascii_lowercase();
+    let keys: [(&[&str], &DeviceModel); 6] = [
+        (&["h200"], &PRESETS[1]),
+        (&["h100"], &PRESETS[0]),
+        (&["a100"], &PRESETS[2]),
+        (&["v100"], &PRESETS[3]),
+        (&["1050 ti", "1050ti"], &PRESETS[4]),
+        (&["llvmpipe", "lavapipe"], &PRESETS[5]),
+    ];
+    keys.iter()
+        .find(|(subs, _)| subs.iter().any(|s| a.contains(s)))
+        .map_or(&PRESETS[6], |&(_, d)| d)
+}
+
+impl DeviceModel {
+    /// This model with DRAM bandwidth set from a measured copy/peak, in effective GB/s
+    /// counting read and write bytes (a peak copy is DRAM-bound, and its DRAM bytes are
+    /// its declared bytes). Everything else stays the preset's.
+    pub fn calibrated(&self, copy_peak_gbps: f64) -> DeviceModel {
+        DeviceModel {
+            dram_gbps: copy_peak_gbps,
+            calibrated: true,
+            ..*self
+        }
+    }
+
+    /// Workgroups resident on one SM for a workgroup of `lanes` invocations (at least
+    /// 1); shared-memory and register limits are not modelled.
+    pub fn workgroups_per_sm(&self, lanes: u32) -> u32 {
+        (self.max_lanes_per_sm / lanes.max(1)).clamp(1, self.max_workgroups_per_sm.max(1))
+    }
+
+    /// Workgroups in flight on the whole chip.
+    pub fn workgroups_in_flight(&self, lanes: u32) -> u64 {
+        u64::from(self.sms.max(1)) * u64::from(self.workgroups_per_sm(lanes))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_by_name_and_adapter() {
+        assert_eq!(presets().len(), 7);
+        assert_eq!(preset("H100").map(|d| d.name), Some("h100"));
+        assert_eq!(preset("GTX1050Ti").map(|d| d.name), Some("gtx1050ti"));
+        assert!(preset("b200").is_none());
+        for (adapter, want) in [
+            ("NVIDIA H200", "h200"),
+            ("NVIDIA H100 80GB HBM3", "h100"),
+            ("NVIDIA A100-SXM4-40GB", "a100"),
+            ("Tesla V100-SXM2-16GB", "v100"),
+            ("NVIDIA GeForce GTX 1050 Ti", "gtx1050ti"),
+            ("llvmpipe (LLVM 15.0.7, 256 bits)", "lavapipe"),
+            ("AMD Radeon RX 7900 XTX", "generic"),
+        ] {
+            assert_eq!(closest_preset(adapter).name, want, "{adapter}");
+        }
+    }
+
+    #[test]
+    fn calibration_replaces_dram_only() {
+        let h = preset("h100").copied().unwrap_or(GENERIC);
+        let c = h.calibrated(2900.0);
+        assert_eq!(c.dram_gbps, 2900.0);
+        assert!(c.calibrated);
+        assert_eq!(c.l2_bytes, h.l2_bytes);
+        assert_eq!(c.l2_gbps, h.l2_gbps);
+    }
+
+    #[test]
+    fn in_flight_workgroups() {
+        assert_eq!(H100.workgroups_per_sm(256), 8);
+        assert_eq!(H100.workgroups_per_sm(32), 32);
+        assert_eq!(H100.workgroups_per_sm(4096), 1);
+        assert_eq!(H100.workgroups_in_flight(256), 132 * 8);
+        assert_eq!(LAVAPIPE.workgroups_in_flight(256), 2);
+        // Shared-memory rates are SMs × clock.
+        assert!((H100.shared_wavefronts_per_s - 132.0 * 1.98e9).abs() < 1.0);
+    }
+}

@@ -1,0 +1,949 @@
+//! The memory model: turns the interpreter's request stream ([`super::exec`]) into
+//! sectors, cache traffic, bank conflicts and a predicted time, GPGPU-Sim style but
+//! small and parameterised by a [`DeviceModel`].
+//!
+//! Per request of one subgroup:
+//! - **Global (storage) memory.** Coalescing: the distinct `sector_bytes` sectors and
+//!   `line_bytes` lines the active lanes' bytes touch (a lane's access that straddles
+//!   a sector boundary counts both). Requests, sectors and lines are counted per
+//!   direction (reads, writes, atomics). The sectors then go through two caches:
+//!   - a per-SM **L1** for reads, `l1_bytes` per SM, sector-granular LRU; workgroups
+//!     are placed on SMs round-robin by linear workgroup id (`id % sms`). Writes and
+//!     atomics do not allocate in the L1 (write-through, no write-allocate) and
+//!     invalidate a copy it holds; atomics are performed at the L2.
+//!   - one chip-wide **L2**, `l2_bytes`, sector-granular LRU, write-back with
+//!     write-allocate. A read miss reads the sector from DRAM; a write miss does not
+//!     (no read-for-ownership): a written sector, even partly written, costs one full
+//!     `sector_bytes` DRAM write, once, when it is evicted dirty or at the end of the
+//!     run (the model assumes the byte mask merges partial writes, as NVIDIA's L2
+//!     does). An atomic miss reads the sector and dirties it. Every sector access that
+//!     reaches the L2 (read misses of the L1, writes, atomics) is L2 traffic.
+//!
+//!   Size 0 disables a cache (its accesses all miss; an L2 of size 0 sends every
+//!   written sector straight to DRAM).
+//! - **Workgroup (shared) memory.** `banks` banks of `bank_bytes`; a lane's access is
+//!   split into the `bank_bytes` words it covers (a `vec4<u32>` is 4 words in 4
+//!   consecutive banks), all lanes' words are pooled and deduplicated, and the request
+//!   needs `ways` = the largest number of distinct words in one bank wavefronts. The
+//!   same word for several lanes is a broadcast. So a conflict-free 16-byte-per-lane
+//!   request of 32 lanes takes 4 wavefronts (512 bytes at 128 per wavefront), as on
+//!   the hardware, and a conflicted one more.
+//! - **Uniform memory.** The distinct byte addresses of the request: the constant path
+//!   serves one address per clock and serialises distinct ones.
+//!
+//! **Interleaving.** The interpreter runs one workgroup after another, but a GPU runs
+//! `W` = SMs × resident workgroups per SM ([`DeviceModel::workgroups_in_flight`]) at
+//! once, and their requests meet in the L2. The model buffers the global requests of
+//! each aligned group of `W` consecutive workgroups (ids `kW..(k+1)W`) and replays them
+//! round-robin by request index (request 0 of every workgroup, then request 1, ...)
+//! before feeding the caches. Shared and uniform requests have no cache state and are
+//! counted as they arrive.
+//!
+//! **Time model.** A memory-bound kernel is as fast as its busiest memory path:
+//! `time = max(DRAM bytes / DRAM bandwidth, L2 sectors × sector_bytes / L2
+//! bandwidth, shared wavefronts / wavefront rate, uniform addresses / uniform rate)`;
+//! the largest term names the bound. Latency, occupancy, instruction issue and
+//! launch overhead are not modelled, so the prediction is an upper bound on speed.
+//! Predicted effective GB/s = the case's declared bytes / time.
+//!
+//! **Sampling.** [`predict`] runs every workgroup of a grid of at most `max_workgroups`;
+//! for a larger grid it runs a window of `max_workgroups` consecutive workgroups in
+//! the middle of the grid (start rounded down to a multiple of `W`, so the window's
+//! in-flight groups are the real ones), and scales the counts by total / simulated.
+//! The middle, not the start: the first and last workgroups are the atypical ones
+//! (bounds checks, partial tiles, grid edges), the middle is the steady state. Caches
+//! start cold at the window, which over-counts misses on data the workgroups before
+//! the window would have brought in (about one group in `max_workgroups / W`), and
+//! dirty sectors left at the end are written back. The bindings must be sized for the
+//! FULL grid, since the kernel indexes with the full grid's ids: that is the caller's
+//! business.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::ops::Range;
+
+use super::device::DeviceModel;
+use super::exec::{
+    Access, Binding, Kernel, Launch, Request, SimError, Space, Target, TraceSink, run,
+};
+
+/// Global-memory requests of one direction and what they touch.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Traffic {
+    pub requests: u64,
+    pub sectors: u64,
+    pub lines: u64,
+}
+
+/// Raw counts of the workgroups that ran (not scaled).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub reads: Traffic,
+    pub writes: Traffic,
+    pub atomics: Traffic,
+    /// Read sectors served by the L1.
+    pub l1_hit_sectors: u64,
+    /// Sector accesses reaching the L2, and those that hit.
+    pub l2_sectors: u64,
+    pub l2_hit_sectors: u64,
+    pub dram_read_bytes: u64,
+    pub dram_write_bytes: u64,
+    pub shared_requests: u64,
+    pub shared_wavefronts: u64,
+    pub uniform_requests: u64,
+    pub uniform_addresses: u64,
+}
+
+impl Counts {
+    /// Global requests of every direction.
+    pub fn global_requests(&self) -> u64 {
+        self.reads.requests + self.writes.requests + self.atomics.requests
+    }
+
+    /// Global sectors of every direction (before any cache).
+    pub fn global_sectors(&self) -> u64 {
+        self.reads.sectors + self.writes.sectors + self.atomics.sectors
+    }
+}
+
+/// Multiplicative hash for the caches' sector keys (std's SipHash costs more than the
+/// model around it).
+#[derive(Default)]
+struct MulHasher(u64);
+
+impl Hasher for MulHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+const NIL: u32 = u32::MAX;
+
+#[derive(Clone, Copy)]
+struct Node {
+    key: u64,
+    prev: u32,
+    next: u32,
+    dirty: bool,
+}
+
+/// A fully associative LRU cache of sectors, with a dirty bit each.
+struct Lru {
+    capacity: usize,
+    map: HashMap<u64, u32, BuildHasherDefault<MulHasher>>,
+    nodes: Vec<Node>,
+    free: Vec<u32>,
+    head: u32,
+    tail: u32,
+}
+
+impl Lru {
+    fn new(capacity: usize) -> Lru {
+        Lru {
+            capacity,
+            map: HashMap::default(),
+            nodes: Vec::new(),
+            free: Vec::new(),
+            head: NIL,
+            tail: NIL,
+        }
+    }
+
+    fn unlink(&mut self, i: u32) {
+        let Node { prev, next, .. } = self.nodes[i as usize];
+        match prev {
+            NIL => self.head = next,
+            p => self.nodes[p as usize].next = next,
+        }
+        match next {
+            NIL => self.tail = prev,
+            n => self.nodes[n as usize].prev = prev,
+        }
+    }
+
+    fn push_front(&mut self, i: u32) {
+        self.nodes[i as usize].prev = NIL;
+        self.nodes[i as usize].next = self.head;
+        match self.head {
+            NIL => self.tail = i,
+            h => self.nodes[h as usize].prev = i,
+        }
+        self.head = i;
+    }
+
+    /// Access `key`, marking it dirty if `dirty`; allocates on a miss. Returns whether
+    /// it hit, and the sector evicted to make room (with its dirty bit).
+    fn touch(&mut self, key: u64, dirty: bool) -> (bool, Option<(u64, bool)>) {
+        if let Some(&i) = self.map.get(&key) {
+            self.unlink(i);
+            self.push_front(i);
+            self.nodes[i as usize].dirty |= dirty;
+            return (true, None);
+        }
+        let node = Node {
+            key,
+            prev: NIL,
+            next: NIL,
+            dirty,
+        };
+        let i = match self.free.pop() {
+            Some(i) => {
+                self.nodes[i as usize] = node;
+                i
+            }
+            None => {
+                self.nodes.push(node);
+                (self.nodes.len() - 1) as u32
+            }
+        };
+        self.map.insert(key, i);
+        self.push_front(i);
+        if self.map.len() <= self.capacity {
+            return (false, None);
+        }
+        let t = self.tail;
+        let victim = self.nodes[t as usize];
+        self.unlink(t);
+        self.map.remove(&victim.key);
+        self.free.push(t);
+        (false, Some((victim.key, victim.dirty)))
+    }
+
+    fn remove(&mut self, key: u64) {
+        if let Some(i) = self.map.remove(&key) {
+            self.unlink(i);
+            self.free.push(i);
+        }
+    }
+
+    /// Count the dirty sectors and clean them (the end-of-run write-back).
+    fn write_back(&mut self) -> u64 {
+        let mut n = 0;
+        for &i in self.map.values() {
+            let node = &mut self.nodes[i as usize];
+            n += u64::from(node.dirty);
+            node.dirty = false;
+        }
+        n
+    }
+}
+
+/// The L1s and the L2, fed one sector at a time.
+struct Caches {
+    sector_bytes: u64,
+    l1: Vec<Lru>,
+    l2: Lru,
+}
+
+impl Caches {
+    fn access(&mut self, c: &mut Counts, sm: usize, access: Access, key: u64) {
+        if access == Access::Read {
+            if let Some(l1) = self.l1.get_mut(sm)
+                && l1.touch(key, false).0
+            {
+                c.l1_hit_sectors += 1;
+                return;
+            }
+        } else if let Some(l1) = self.l1.get_mut(sm) {
+            l1.remove(key);
+        }
+        c.l2_sectors += 1;
+        let write = access != Access::Read;
+        let (hit, evicted) = self.l2.touch(key, write);
+        if hit {
+            c.l2_hit_sectors += 1;
+        } else if access != Access::Write {
+            c.dram_read_bytes += self.sector_bytes;
+        }
+        if let Some((_, true)) = evicted {
+            c.dram_write_bytes += self.sector_bytes;
+        }
+    }
+}
+
+/// A buffered global request: its SM, direction and sectors (a range of `sectors`).
+#[derive(Clone, Copy)]
+struct Pending {
+    sm: u32,
+    access: Access,
+    sectors: (u32, u32),
+}
+
+/// The memory model as a [`TraceSink`]: feed it a run, then [`MemoryModel::finish`].
+pub struct MemoryModel {
+    sector_bytes: u64,
+    line_bytes: u64,
+    banks: u64,
+    bank_bytes: u64,
+    sms: u64,
+    num_workgroups: [u32; 3],
+    in_flight: u64,
+    counts: Counts,
+    caches: Caches,
+    /// (group, binding) of each buffer seen; its index tags sector keys.
+    buffers: Vec<(u32, u32)>,
+    /// The aligned group of in-flight workgroups being buffered, and per workgroup of
+    /// it (by id − group start) its requests in program order.
+    group: Option<u64>,
+    slots: Vec<Vec<Pending>>,
+    sectors: Vec<u64>,
+    scratch: Vec<u64>,
+    per_bank: Vec<u32>,
+}
+
+/// Buffer index in the top 16 bits of a sector key, sector number below.
+const BUFFER_SHIFT: u32 = 48;
+
+impl MemoryModel {
+    /// A model of `device` for a dispatch of `num_workgroups`, replaying `in_flight`
+    /// workgroups together (usually [`DeviceModel::workgroups_in_flight`]).
+    pub fn new(device: &DeviceModel, num_workgroups: [u32; 3], in_flight: u64) -> MemoryModel {
+        let sector_bytes = u64::from(device.sector_bytes.max(1));
+        let sectors_of = |bytes: u64| (bytes / sector_bytes) as usize;
+        let sms = u64::from(device.sms.max(1));
+        MemoryModel {
+            sector_bytes,
+            line_bytes: u64::from(device.line_bytes.max(1)),
+            banks: u64::from(device.banks.max(1)),
+            bank_bytes: u64::from(device.bank_bytes.max(1)),
+            sms,
+            num_workgroups,
+            in_flight: in_flight.max(1),
+            counts: Counts::default(),
+            caches: Caches {
+                sector_bytes,
+                l1: (0..sms)
+                    .map(|_| Lru::new(sectors_of(device.l1_bytes)))
+                    .collect(),
+                l2: Lru::new(sectors_of(device.l2_bytes)),
+            },
+            buffers: Vec::new(),
+            group: None,
+            slots: Vec::new(),
+            sectors: Vec::new(),
+            scratch: Vec::new(),
+            per_bank: vec![0; device.banks.max(1) as usize],
+        }
+    }
+
+    /// Replay what is buffered, write back the dirty sectors, and return the counts.
+    /// The model can go on taking requests afterwards (with its caches clean).
+    pub fn finish(&mut self) -> Counts {
+        self.flush();
+        self.counts.dram_write_bytes += self.caches.l2.write_back() * self.sector_bytes;
+        self.counts
+    }
+
+    /// Sort and deduplicate the `unit`-byte units the lanes' accesses cover into
+    /// `scratch`.
+    fn units(&mut self, req: &Request<'_>, unit: u64) {
+        let bytes = u64::from(req.bytes_per_lane.max(1));
+        self.scratch.clear();
+        for &a in req.addresses {
+            self.scratch.extend(a / unit..=(a + bytes - 1) / unit);
+        }
+        self.scratch.sort_unstable();
+        self.scratch.dedup();
+    }
+
+    fn global(&mut self, req: &Request<'_>) {
+        let [nx, ny, _] = self.num_workgroups.map(u64::from);
+        let [x, y, z] = req.workgroup.map(u64::from);
+        let id = x + nx * (y + ny * z);
+        let group = id / self.in_flight;
+        if self.group != Some(group) {
+            self.flush();
+            self.group = Some(group);
+        }
+        let buffer = match req.target {
+            Target::Binding { group, binding } => (group, binding),
+            Target::Workgroup { var } => (u32::MAX, var),
+        };
+        let tag = match self.buffers.iter().position(|&b| b == buffer) {
+            Some(i) => i as u64,
+            None => {
+                self.buffers.push(buffer);
+                (self.buffers.len() - 1) as u64
+            }
+        } << BUFFER_SHIFT;
+        self.units(req, self.sector_bytes);
+        let per_line = (self.line_bytes / self.sector_bytes).max(1);
+        let mut lines = 0;
+        let mut last_line = None;
+        for &s in &self.scratch {
+            if last_line != Some(s / per_line) {
+                lines += 1;
+                last_line = Some(s / per_line);
+            }
+        }
+        let traffic = match req.access {
+            Access::Read => &mut self.counts.reads,
+            Access::Write => &mut self.counts.writes,
+            Access::Atomic => &mut self.counts.atomics,
+        };
+        traffic.requests += 1;
+        traffic.sectors += self.scratch.len() as u64;
+        traffic.lines += lines;
+        let start = self.sectors.len() as u32;
+        self.sectors.extend(self.scratch.iter().map(|&s| tag | s));
+        let slot = (id % self.in_flight) as usize;
+        if self.slots.len() <= slot {
+            self.slots.resize_with(slot + 1, Vec::new);
+        }
+        self.slots[slot].push(Pending {
+            sm: (id % self.sms) as u32,
+            access: req.access,
+            sectors: (start, self.sectors.len() as u32),
+        });
+    }
+
+    /// Replay the buffered group round-robin by request index.
+    fn flush(&mut self) {
+        let longest = self.slots.iter().map(Vec::len).max().unwrap_or(0);
+        for i in 0..longest {
+            for slot in &self.slots {
+                if let Some(p) = slot.get(i) {
+                    for &key in &self.sectors[p.sectors.0 as usize..p.sectors.1 as usize] {
+                        self.caches
+                            .access(&mut self.counts, p.sm as usize, p.access, key);
+                    }
+                }
+            }
+        }
+        self.slots.iter_mut().for_each(Vec::clear);
+        self.sectors.clear();
+    }
+
+    fn shared(&mut self, req: &Request<'_>) {
+        self.units(req, self.bank_bytes);
+        self.per_bank.fill(0);
+        for &w in &self.scratch {
+            self.per_bank[(w % self.banks) as usize] += 1;
+        }
+        let ways = self.per_bank.iter().copied().max().unwrap_or(0).max(1);
+        self.counts.shared_requests += 1;
+        self.counts.shared_wavefronts += u64::from(ways);
+    }
+
+    fn uniform(&mut self, req: &Request<'_>) {
+        self.scratch.clear();
+        self.scratch.extend_from_slice(req.addresses);
+        self.scratch.sort_unstable();
+        self.scratch.dedup();
+        self.counts.uniform_requests += 1;
+        self.counts.uniform_addresses += self.scratch.len() as u64;
+    }
+}
+
+impl TraceSink for MemoryModel {
+    fn request(&mut self, req: &Request<'_>) {
+        match req.space {
+            Space::Storage => self.global(req),
+            Space::Workgroup => self.shared(req),
+            Space::Uniform => self.uniform(req),
+        }
+    }
+}
+
+/// The memory path that bounds the predicted time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    Dram,
+    L2,
+    Shared,
+    Uniform,
+    /// The kernel touches no modelled memory: time 0.
+    None,
+}
+
+/// A prediction for a whole dispatch (counts scaled to the full grid).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Prediction {
+    pub time_s: f64,
+    pub bound: Bound,
+    /// Declared bytes / time (0 when time is 0).
+    pub effective_gbps: f64,
+    pub dram_read_bytes: u64,
+    pub dram_write_bytes: u64,
+    /// Sector accesses reaching the L2.
+    pub l2_sectors: u64,
+    /// Global requests (reads, writes, atomics).
+    pub requests: u64,
+    /// Average distinct sectors per global request (0 with no global request).
+    pub sectors_per_request: f64,
+    pub shared_wavefronts: u64,
+    /// Average ways (wavefronts) per shared-memory request; None with none.
+    pub bank_ways: Option<f64>,
+    pub uniform_addresses: u64,
+    /// Average distinct addresses per uniform request; None with none.
+    pub uniform_addresses_per_request: Option<f64>,
+    pub simulated_workgroups: u64,
+    pub total_workgroups: u64,
+    /// The simulated window's raw counts, unscaled.
+    pub counts: Counts,
+}
+
+impl Prediction {
+    /// Scale `counts` by `total / simulated` workgroups and apply the time model.
+    pub fn from_counts(
+        counts: &Counts,
+        device: &DeviceModel,
+        declared_bytes: u64,
+        simulated_workgroups: u64,
+        total_workgroups: u64,
+    ) -> Prediction {
+        let scale = total_workgroups as f64 / simulated_workgroups.max(1) as f64;
+        let scaled = |n: u64| (n as f64 * scale).round() as u64;
+        let ratio = |a: u64, b: u64| (b > 0).then(|| a as f64 / b as f64);
+        let per_s = |n: u64, rate: f64| if rate > 0.0 { n as f64 / rate } else { 0.0 };
+        let dram_read_bytes = scaled(counts.dram_read_bytes);
+        let dram_write_bytes = scaled(counts.dram_write_bytes);
+        let l2_sectors = scaled(counts.l2_sectors);
+        let shared_wavefronts = scaled(counts.shared_wavefronts);
+        let uniform_addresses = scaled(counts.uniform_addresses);
+        let terms = [
+            (
+                Bound::Dram,
+                per_s(dram_read_bytes + dram_write_bytes, device.dram_gbps * 1e9),
+            ),
+            (
+                Bound::L2,
+                per_s(
+                    l2_sectors * u64::from(device.sector_bytes),
+                    device.l2_gbps * 1e9,
+                ),
+            ),
+            (
+                Bound::Shared,
+                per_s(shared_wavefronts, device.shared_wavefronts_per_s),
+            ),
+            (
+                Bound::Uniform,
+                per_s(uniform_addresses, device.uniform_addresses_per_s),
+            ),
+        ];
+        let (bound, time_s) =
+            terms.iter().fold(
+                (Bound::None, 0.0),
+                |best, &(b, t)| if t > best.1 { (b, t) } else { best },
+            );
+        Prediction {
+            time_s,
+            bound,
+            effective_gbps: if time_s > 0.0 {
+                declared_bytes as f64 / time_s / 1e9
+            } else {
+                0.0
+            },
+            dram_read_bytes,
+            dram_write_bytes,
+            l2_sectors,
+            requests: scaled(counts.global_requests()),
+            sectors_per_request: ratio(counts.global_sectors(), counts.global_requests())
+                .unwrap_or(0.0),
+            shared_wavefronts,
+            bank_ways: ratio(counts.shared_wavefronts, counts.shared_requests),
+            uniform_addresses,
+            uniform_addresses_per_request: ratio(counts.uniform_addresses, counts.uniform_requests),
+            simulated_workgroups,
+            total_workgroups,
+            counts: *counts,
+        }
+    }
+}
+
+/// The workgroups [`predict`] simulates: all of a grid of at most `max_workgroups`,
+/// else `max_workgroups` consecutive ones in the middle, the start rounded down to a
+/// multiple of `in_flight`.
+pub fn sample_window(total: u64, max_workgroups: u64, in_flight: u64) -> Range<u64> {
+    let max = max_workgroups.max(1);
+    if total <= max {
+        return 0..total;
+    }
+    let start = (total - max) / 2 / in_flight.max(1) * in_flight.max(1);
+    start..start + max
+}
+
+/// Predict a dispatch of `kernel` over `num_workgroups` on `device`: run (a window of
+/// at most `max_workgroups` of) the grid through the interpreter into a
+/// [`MemoryModel`] and apply the time model; `declared_bytes` is the case's bytes moved.
+/// `bindings` must be sized for the full grid (they are updated in place, as on the
+/// GPU).
+pub fn predict(
+    kernel: &Kernel,
+    bindings: &mut [Binding],
+    num_workgroups: [u32; 3],
+    device: &DeviceModel,
+    declared_bytes: u64,
+    max_workgroups: u64,
+) -> Result<Prediction, SimError> {
+    let total: u64 = num_workgroups.iter().map(|&n| u64::from(n)).product();
+    let lanes = kernel.workgroup_size().iter().product::<u32>();
+    let in_flight = device.workgroups_in_flight(lanes);
+    let window = sample_window(total, max_workgroups, in_flight);
+    let launch = Launch {
+        num_workgroups,
+        subgroup_size: device.subgroup_size,
+        workgroups: window.clone(),
+    };
+    let mut model = MemoryModel::new(device, num_workgroups, in_flight);
+    run(kernel, bindings, &launch, &mut model)?;
+    let counts = model.finish();
+    Ok(Prediction::from_counts(
+        &counts,
+        device,
+        declared_bytes,
+        window.end - window.start,
+        total,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::device::preset;
+    use super::*;
+
+    const COPY_OFFSET: &str = include_str!("../../shaders/copy_offset.wgsl");
+    const COPY_STRIDE: &str = include_str!("../../shaders/copy_stride.wgsl");
+    const COPY_PEAK: &str = include_str!("../../shaders/copy_peak.wgsl");
+
+    fn h100() -> DeviceModel {
+        *preset("h100").unwrap()
+    }
+
+    fn bind(binding: u32, data: Vec<u8>) -> Binding {
+        Binding {
+            group: 0,
+            binding,
+            data,
+        }
+    }
+
+    fn params(words: &[u32]) -> Vec<u8> {
+        let mut w = words.to_vec();
+        w.resize(4, 0);
+        w.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    /// Run every workgroup into a fresh model and return its counts.
+    fn counts(k: &Kernel, b: &mut [Binding], grid: [u32; 3], device: &DeviceModel) -> Counts {
+        let lanes = k.workgroup_size().iter().product();
+        let mut m = MemoryModel::new(device, grid, device.workgroups_in_flight(lanes));
+        run(k, b, &Launch::all(grid, device.subgroup_size), &mut m).unwrap();
+        m.finish()
+    }
+
+    /// copy_offset or copy_stride over `n` invocations, buffers of `len` f32.
+    fn copy_bindings(n: u32, param: u32, len: usize) -> Vec<Binding> {
+        vec![
+            bind(0, params(&[n, param])),
+            bind(1, vec![0; 4 * len]),
+            bind(2, vec![0; 4 * len]),
+        ]
+    }
+
+    fn per_request(t: Traffic) -> f64 {
+        t.sectors as f64 / t.requests as f64
+    }
+
+    #[test]
+    fn copy_offset_sectors_per_request() {
+        let k = Kernel::load("copy_offset", COPY_OFFSET, &[("WORKGROUP_SIZE", 256.0)]).unwrap();
+        let n = 256 * 4;
+        for offset in 0..=32u32 {
+            let mut b = copy_bindings(n, offset, (n + offset) as usize);
+            let c = counts(&k, &mut b, [4, 1, 1], &h100());
+            let want = if offset % 8 == 0 { 4.0 } else { 5.0 };
+            assert_eq!(c.reads.requests, 32, "offset {offset}");
+            assert_eq!(per_request(c.reads), want, "offset {offset}");
+            assert_eq!(per_request(c.writes), want, "offset {offset}");
+            // 4 lines when aligned to 128 bytes, else 2 per request.
+            let lines = if offset % 32 == 0 { 1.0 } else { 2.0 };
+            assert_eq!(c.reads.lines as f64 / 32.0, lines, "offset {offset}");
+        }
+    }
+
+    #[test]
+    fn copy_stride_sectors_per_request() {
+        let k = Kernel::load("copy_stride", COPY_STRIDE, &[("WORKGROUP_SIZE", 256.0)]).unwrap();
+        let n = 256 * 2;
+        for s in 1..=32u32 {
+            let mut b = copy_bindings(n, s, (n * s) as usize);
+            let c = counts(&k, &mut b, [2, 1, 1], &h100());
+            // 32 lanes span 128·s bytes from a 128·s-aligned start: every one of its 4·s
+            // sectors is touched while lanes are at most a sector apart (s ≤ 8), then
+            // each lane has its own.
+            let want = f64::from((4 * s).min(32));
+            assert_eq!(per_request(c.reads), want, "stride {s}");
+            assert_eq!(per_request(c.writes), want, "stride {s}");
+        }
+    }
+
+    #[test]
+    fn copy_peak_vec4_sectors_per_request() {
+        let k = Kernel::load("copy_peak", COPY_PEAK, &[("WORKGROUP_SIZE", 256.0)]).unwrap();
+        let n = 256 * 2;
+        let mut b = vec![
+            bind(0, params(&[n])),
+            bind(1, vec![0; 16 * n as usize]),
+            bind(2, vec![0; 16 * n as usize]),
+        ];
+        let c = counts(&k, &mut b, [2, 1, 1], &h100());
+        assert_eq!(per_request(c.reads), 16.0);
+        assert_eq!(per_request(c.writes), 16.0);
+        assert_eq!(c.reads.lines, 4 * c.reads.requests);
+    }
+
+    /// Ways per shared request of `wgsl` (one workgroup, only reads of workgroup memory).
+    fn ways(wgsl: &str, overrides: &[(&str, f64)]) -> f64 {
+        let k = Kernel::load("banks", wgsl, overrides).unwrap();
+        let mut b = vec![bind(0, vec![0; 4 * 1024])];
+        let c = counts(&k, &mut b, [1, 1, 1], &h100());
+        assert!(c.shared_requests > 0);
+        let p = Prediction::from_counts(&c, &h100(), 0, 1, 1);
+        assert_eq!(
+            p.bank_ways,
+            Some(c.shared_wavefronts as f64 / c.shared_requests as f64)
+        );
+        c.shared_wavefronts as f64 / c.shared_requests as f64
+    }
+
+    const TILE: &str = "
+        var<workgroup> tile: array<array<u32, WIDTH>, 32>;
+        @group(0) @binding(0) var<storage, read_write> out: array<u32>;
+        @compute @workgroup_size(32, 32)
+        fn main(@builtin(local_invocation_id) lid: vec3<u32>) {
+            out[lid.y * 32u + lid.x] = READ;
+        }";
+
+    fn tile(width: u32, read: &str) -> String {
+        TILE.replace("WIDTH", &width.to_string())
+            .replace("READ", read)
+    }
+
+    #[test]
+    fn bank_conflicts_of_a_tile() {
+        // A subgroup is one lid.y with lid.x = 0..31.
+        assert_eq!(ways(&tile(32, "tile[lid.y][lid.x]"), &[]), 1.0, "row");
+        assert_eq!(ways(&tile(32, "tile[lid.x][lid.y]"), &[]), 32.0, "column");
+        assert_eq!(
+            ways(&tile(33, "tile[lid.x][lid.y]"), &[]),
+            1.0,
+            "padded column"
+        );
+        assert_eq!(ways(&tile(32, "tile[0][0]"), &[]), 1.0, "broadcast");
+        assert_eq!(
+            ways(&tile(32, "tile[lid.x % 2u][0]"), &[]),
+            2.0,
+            "two words"
+        );
+    }
+
+    #[test]
+    fn bank_conflicts_of_a_stride() {
+        let wgsl = "
+            override S: u32 = 1;
+            var<workgroup> a: array<u32, 1024>;
+            @group(0) @binding(0) var<storage, read_write> out: array<u32>;
+            @compute @workgroup_size(32)
+            fn main(@builtin(local_invocation_index) l: u32) {
+                out[l] = a[(l * S) % 1024u];
+            }";
+        let gcd = |mut a: u32, mut b: u32| {
+            while b != 0 {
+                (a, b) = (b, a % b);
+            }
+            a
+        };
+        for s in 1..=32u32 {
+            let want = f64::from(gcd(s, 32));
+            assert_eq!(ways(wgsl, &[("S", f64::from(s))]), want, "stride {s}");
+        }
+    }
+
+    #[test]
+    fn vec4_shared_access_is_split_by_word() {
+        // 32 lanes × 16 contiguous bytes: every bank holds 4 distinct words.
+        let wgsl = "
+            var<workgroup> v: array<vec4<u32>, 64>;
+            @group(0) @binding(0) var<storage, read_write> out: array<u32>;
+            @compute @workgroup_size(32)
+            fn main(@builtin(local_invocation_index) l: u32) {
+                let x = v[l * STEP];
+                out[l] = x.x + x.w;
+            }";
+        assert_eq!(ways(&wgsl.replace("STEP", "1u"), &[]), 4.0);
+        // Stride of two vec4s: lanes l and l+4 share banks, 8 words a bank.
+        assert_eq!(ways(&wgsl.replace("STEP", "2u"), &[]), 8.0);
+    }
+
+    #[test]
+    fn uniform_distinct_addresses() {
+        let wgsl = "
+            @group(0) @binding(0) var<uniform> u: array<vec4<u32>, 8>;
+            @group(0) @binding(1) var<storage, read_write> out: array<u32>;
+            @compute @workgroup_size(32)
+            fn main(@builtin(local_invocation_index) l: u32) {
+                out[l] = u[INDEX].x;
+            }";
+        for (index, want) in [
+            ("0u", 1.0),
+            ("l % 8u", 8.0),
+            ("l % 3u", 3.0),
+            ("l / 16u", 2.0),
+        ] {
+            let k = Kernel::load("uniform", &wgsl.replace("INDEX", index), &[]).unwrap();
+            let mut b = vec![bind(0, vec![0; 128]), bind(1, vec![0; 128])];
+            let c = counts(&k, &mut b, [1, 1, 1], &h100());
+            let p = Prediction::from_counts(&c, &h100(), 0, 1, 1);
+            assert_eq!(c.uniform_requests, 1, "{index}");
+            assert_eq!(p.uniform_addresses_per_request, Some(want), "{index}");
+        }
+        // copy_offset: every lane reads params.n and params.offset, one address each.
+        let k = Kernel::load("copy_offset", COPY_OFFSET, &[("WORKGROUP_SIZE", 256.0)]).unwrap();
+        let mut b = copy_bindings(512, 3, 515);
+        let c = counts(&k, &mut b, [2, 1, 1], &h100());
+        assert!(c.uniform_requests >= 16);
+        assert_eq!(c.uniform_addresses, c.uniform_requests);
+    }
+
+    /// DRAM bytes of copy_offset over `n` invocations on `device`.
+    fn copy_offset_dram(device: &DeviceModel, n: u32, offset: u32) -> Counts {
+        let k = Kernel::load("copy_offset", COPY_OFFSET, &[("WORKGROUP_SIZE", 256.0)]).unwrap();
+        let mut b = copy_bindings(n, offset, (n + offset) as usize);
+        counts(&k, &mut b, [n / 256, 1, 1], device)
+    }
+
+    #[test]
+    fn misaligned_copy_dram_bytes_with_and_without_l2() {
+        // A small chip: 16 SMs × 4 workgroups of 256 in flight, 256 KB of L2 against
+        // 2 MB of buffers, so the L2 cannot hold the whole copy.
+        let small = DeviceModel {
+            sms: 16,
+            max_lanes_per_sm: 1024,
+            l1_bytes: 16 << 10,
+            l2_bytes: 256 << 10,
+            ..h100()
+        };
+        let n = 256 * 1024;
+        let bytes = u64::from(n) * 4;
+        let aligned = copy_offset_dram(&small, n, 0);
+        assert_eq!(aligned.dram_read_bytes, bytes);
+        assert_eq!(aligned.dram_write_bytes, bytes);
+        let shifted = copy_offset_dram(&small, n, 1);
+        let total = |c: &Counts| (c.dram_read_bytes + c.dram_write_bytes) as f64;
+        let ratio = total(&shifted) / total(&aligned);
+        assert!((1.0..1.03).contains(&ratio), "L2 on: {ratio}");
+        // The extra sector per request is still L2 traffic.
+        assert!(shifted.l2_sectors > aligned.l2_sectors);
+
+        let uncached = DeviceModel {
+            l1_bytes: 0,
+            l2_bytes: 0,
+            ..small
+        };
+        let aligned = copy_offset_dram(&uncached, n, 0);
+        let shifted = copy_offset_dram(&uncached, n, 1);
+        let reads = shifted.dram_read_bytes as f64 / aligned.dram_read_bytes as f64;
+        assert_eq!(reads, 1.25, "L2 off, reads");
+        assert_eq!(total(&shifted) / total(&aligned), 1.25, "L2 off, total");
+    }
+
+    #[test]
+    fn l1_serves_reads_within_a_workgroup() {
+        // Without an L2, the sector two neighbouring subgroups of a workgroup share is
+        // read once thanks to the L1; across workgroups (other SMs) it is read twice.
+        let device = DeviceModel {
+            l2_bytes: 0,
+            ..h100()
+        };
+        let c = copy_offset_dram(&device, 256 * 8, 1);
+        // 8 workgroups × 8 requests × 5 sectors, 7 of 8 shared sectors hit in L1.
+        assert_eq!(c.l1_hit_sectors, 8 * 7);
+        assert_eq!(c.dram_read_bytes, (8 * 8 * 5 - 8 * 7) * 32);
+    }
+
+    #[test]
+    fn peak_copy_predicts_the_calibrated_bandwidth() {
+        let k = Kernel::load("copy_peak", COPY_PEAK, &[("WORKGROUP_SIZE", 256.0)]).unwrap();
+        let x = 2500.0;
+        let device = h100().calibrated(x);
+        let workgroups = 2048u32;
+        let n = workgroups * 256;
+        let declared = 2 * 16 * u64::from(n);
+        let mut b = vec![
+            bind(0, params(&[n])),
+            bind(1, vec![0; 16 * n as usize]),
+            bind(2, vec![0; 16 * n as usize]),
+        ];
+        for max in [u64::MAX, 1000] {
+            let p = predict(&k, &mut b, [workgroups, 1, 1], &device, declared, max).unwrap();
+            assert_eq!(p.bound, Bound::Dram, "max {max}");
+            assert!((p.effective_gbps / x - 1.0).abs() < 0.02, "{p:?}");
+            assert_eq!(p.sectors_per_request, 16.0);
+            assert_eq!(p.total_workgroups, 2048);
+            assert_eq!(p.simulated_workgroups, u64::from(workgroups).min(max));
+        }
+    }
+
+    #[test]
+    fn sampling_window() {
+        assert_eq!(sample_window(100, 4096, 1056), 0..100);
+        assert_eq!(sample_window(10_000, 4096, 1056), 2112..6208);
+        assert_eq!(sample_window(10_000, 4096, 1), 2952..7048);
+        assert_eq!(sample_window(10, 0, 0), 4..5);
+    }
+
+    #[test]
+    fn lru_write_back() {
+        let mut l = Lru::new(2);
+        assert_eq!(l.touch(1, true), (false, None));
+        assert_eq!(l.touch(2, false), (false, None));
+        assert_eq!(l.touch(1, false), (true, None));
+        assert_eq!(l.touch(3, false), (false, Some((2, false))));
+        assert_eq!(l.touch(4, false), (false, Some((1, true))));
+        l.remove(3);
+        assert_eq!(l.write_back(), 0);
+        let mut off = Lru::new(0);
+        assert_eq!(off.touch(7, true), (false, Some((7, true))));
+    }
+
+    /// `cargo test --release --lib sim::model::tests::speed -- --ignored --nocapture`
+    #[test]
+    #[ignore = "timing; run in release"]
+    fn speed_of_a_million_invocation_prediction() {
+        let k = Kernel::load("copy_offset", COPY_OFFSET, &[("WORKGROUP_SIZE", 256.0)]).unwrap();
+        for (workgroups, max) in [(4096u32, 4096), (65536, 4096)] {
+            let n = workgroups * 256;
+            let mut b = copy_bindings(n, 1, n as usize + 1);
+            let t = std::time::Instant::now();
+            let p = predict(
+                &k,
+                &mut b,
+                [workgroups, 1, 1],
+                &h100(),
+                8 * u64::from(n),
+                max,
+            )
+            .unwrap();
+            let s = t.elapsed().as_secs_f64();
+            println!(
+                "{n} invocations, {} of {} workgroups simulated: {:.1} ms; {:.0} GB/s {:?}",
+                p.simulated_workgroups,
+                p.total_workgroups,
+                s * 1e3,
+                p.effective_gbps,
+                p.bound
+            );
+            assert!(s < 1.0, "{s} s");
+        }
+    }
+}
