@@ -1,4 +1,4 @@
-//! The membench command line: `devices`, `list`, `run`.
+//! The membench command line: `devices`, `list`, `run`, `simulate`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -12,6 +12,7 @@ use membench::experiments::{REGISTRY, Sizing};
 use membench::gpu::{self, BoundsChecks, GpuContext};
 use membench::results;
 use membench::runner::{self, Outcome, RunInfo, RunSettings};
+use membench::sim::device as sim_device;
 
 /// GPU memory benchmarks: the classic CUDA memory experiments in WGSL, verified
 /// against a CPU reference and timed on the GPU clock.
@@ -34,6 +35,21 @@ enum Command {
     },
     /// Verify and time the suite (or the filtered part of it) on one adapter.
     Run(RunArgs),
+    /// Predict every case from the simulator alone, for a device preset: no GPU needed.
+    Simulate(SimulateArgs),
+}
+
+#[derive(clap::Args)]
+struct SimulateArgs {
+    /// Device preset (h100, h200, a100, v100, gtx1050ti, lavapipe, generic).
+    #[arg(long, default_value = "h100")]
+    device: String,
+    /// Only cases whose id (family/variant/param) contains one of these.
+    #[arg(long, value_delimiter = ',')]
+    filter: Vec<String>,
+    /// Small working sets, as `run --quick`.
+    #[arg(long)]
+    quick: bool,
 }
 
 #[derive(clap::Args)]
@@ -84,6 +100,7 @@ fn run_cli(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Devices => devices(),
         Command::List { filter } => list(&filter),
         Command::Run(args) => run(args),
+        Command::Simulate(args) => simulate(args),
     }
 }
 
@@ -159,10 +176,7 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     );
 
     let info = RunInfo::new(&ctx, checks);
-    let progress = ProgressBar::new(cases.len() as u64).with_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed} {wide_msg}")
-            .context("progress bar template")?,
-    );
+    let progress = bar(cases.len())?;
     let mut rows = Vec::with_capacity(cases.len());
     let mut failed = 0;
     for (experiment, case) in &cases {
@@ -184,11 +198,28 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     progress.finish_and_clear();
 
+    // Predictions come after the measurements: the model is calibrated from this
+    // run's copy/peak (or the results file's).
+    let simulated = Instant::now();
+    let known: Vec<_> = rows.iter().chain(&old_rows).cloned().collect();
+    let model = runner::device_model(&ctx.info.name, &known);
+    eprintln!("membench: simulating with the {}", runner::describe_model(&model));
+    let progress = bar(cases.len())?;
+    let predictions = runner::predict_cases(&cases, &model, &|| progress.inc(1));
+    progress.finish_and_clear();
+    for (row, prediction) in rows.iter_mut().zip(&predictions) {
+        if let Some(prediction) = prediction {
+            runner::fill_prediction(row, prediction);
+        }
+    }
+    results::write(&out, &results::merge(old_rows, &rows))?;
+
     print!("{}", results::summary(&rows));
     println!(
-        "\n{} cases, {failed} failed, in {:.1} s; peak host memory {}; results in {}",
+        "\n{} cases, {failed} failed, in {:.1} s ({:.1} s of it simulating); peak host memory {}; results in {}",
         rows.len(),
         started.elapsed().as_secs_f64(),
+        simulated.elapsed().as_secs_f64(),
         peak_resident().unwrap_or_else(|| "unknown".to_owned()),
         out.display()
     );
@@ -197,6 +228,54 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+fn simulate(args: SimulateArgs) -> anyhow::Result<ExitCode> {
+    let Some(model) = sim_device::preset(&args.device) else {
+        let names: Vec<&str> = sim_device::presets().iter().map(|d| d.name).collect();
+        anyhow::bail!("unknown device preset {:?}; presets: {}", args.device, names.join(", "));
+    };
+    // Sized as for a large GPU (or --quick), without touching a device.
+    let cases = runner::select(&Sizing::nominal(args.quick), &args.filter)?;
+    eprintln!("membench: simulating {} cases on the {} preset ({})", cases.len(), model.name, model.description);
+    let progress = bar(cases.len())?;
+    let predictions = runner::predict_cases(&cases, model, &|| progress.inc(1));
+    progress.finish_and_clear();
+    let mut rows = Vec::with_capacity(cases.len());
+    for ((experiment, case), prediction) in cases.iter().zip(&predictions) {
+        let mut row = results::Row {
+            family: experiment.family.to_owned(),
+            variant: experiment.variant.to_owned(),
+            param: case.param.clone(),
+            elements: case.elements,
+            bytes: case.bytes,
+            workgroup: case.workgroup_label(),
+            device: model.name.to_owned(),
+            ..results::Row::default()
+        };
+        match (&case.skip, prediction) {
+            (Some(reason), _) => {
+                row.status = "skipped".to_owned();
+                row.note = reason.clone();
+            }
+            (None, prediction) => {
+                row.status = "simulated".to_owned();
+                if let Some(prediction) = prediction {
+                    runner::fill_prediction(&mut row, prediction);
+                }
+            }
+        }
+        rows.push(row);
+    }
+    print!("{}", results::summary(&rows));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn bar(len: usize) -> anyhow::Result<ProgressBar> {
+    Ok(ProgressBar::new(len as u64).with_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed} {wide_msg}")
+            .context("progress bar template")?,
+    ))
 }
 
 /// Peak resident set size of this process (Linux `VmHWM`).

@@ -165,38 +165,43 @@ pub fn write(path: &Path, rows: &[Row]) -> Result<()> {
     std::fs::rename(&temporary, path).map_err(io)
 }
 
-/// The readable table `membench run` ends with: bandwidth per case and its share of
-/// the fastest `copy/peak` among `rows`.
-pub fn summary(rows: &[Row]) -> String {
-    let peak = rows
-        .iter()
+/// The fastest measured `copy/peak` among `rows`: the practical ceiling.
+pub fn copy_peak_gbps(rows: &[Row]) -> Option<f64> {
+    rows.iter()
         .filter(|row| row.family == "copy" && row.variant == "peak")
         .filter_map(|row| row.gbps_median)
-        .fold(None, |best: Option<f64>, g| {
-            Some(best.map_or(g, |b| b.max(g)))
-        });
+        .reduce(f64::max)
+}
+
+/// The readable table `membench run` ends with: bandwidth per case, its share of the
+/// fastest `copy/peak` among `rows`, and the simulator's prediction beside it.
+pub fn summary(rows: &[Row]) -> String {
+    let peak = copy_peak_gbps(rows);
     let mut table = format!(
-        "{:<10} {:<10} {:<18} {:>10} {:>8} {:>7}  {}\n",
-        "family", "variant", "param", "GB/s", "% peak", "cv %", "status"
+        "{:<10} {:<10} {:<18} {:>10} {:>8} {:>7} {:>10} {:>9}  {}\n",
+        "family", "variant", "param", "GB/s", "% peak", "cv %", "sim GB/s", "meas/sim", "status"
     );
+    let number = |value: Option<f64>, digits: usize| {
+        value.map_or("-".to_owned(), |v| format!("{v:.digits$}"))
+    };
     for row in rows {
-        let gbps = row
+        let gbps = number(row.gbps_median, 1);
+        let share = number(row.gbps_median.zip(peak).map(|(g, p)| 100.0 * g / p), 1);
+        let cv = number(row.cv.map(|cv| 100.0 * cv), 2);
+        let sim = number(row.sim_gbps, 1);
+        let measured_over_predicted = row
             .gbps_median
-            .map_or("-".to_owned(), |g| format!("{g:.1}"));
-        let share = match (row.gbps_median, peak) {
-            (Some(g), Some(p)) => format!("{:.1}", 100.0 * g / p),
-            _ => "-".to_owned(),
-        };
-        let cv = row
-            .cv
-            .map_or("-".to_owned(), |cv| format!("{:.2}", 100.0 * cv));
+            .zip(row.sim_gbps)
+            .filter(|(_, s)| *s > 0.0)
+            .map(|(g, s)| g / s);
+        let ratio = number(measured_over_predicted, 2);
         let status = if row.note.is_empty() {
             row.status.clone()
         } else {
             format!("{}: {}", row.status, row.note)
         };
         table.push_str(&format!(
-            "{:<10} {:<10} {:<18} {gbps:>10} {share:>8} {cv:>7}  {status}\n",
+            "{:<10} {:<10} {:<18} {gbps:>10} {share:>8} {cv:>7} {sim:>10} {ratio:>9}  {status}\n",
             row.family, row.variant, row.param
         ));
     }

@@ -4,7 +4,9 @@
 use crate::error::{Error, Result};
 use crate::experiments::{Case, Experiment, REGISTRY, Sizing};
 use crate::gpu::{BoundsChecks, GpuContext};
-use crate::results::{Row, SCHEMA_VERSION};
+use crate::results::{self, Row, SCHEMA_VERSION};
+use crate::sim::device::{self as sim_device, DeviceModel};
+use crate::sim::model::Prediction;
 use crate::timing::{self, Stats, Timing};
 
 /// Settings of one run that change what is measured.
@@ -203,4 +205,78 @@ fn vendor_name(id: u32) -> String {
         _ => "",
     };
     format!("{name} {id:#06x}").trim().to_owned()
+}
+
+/// The model predictions are made with: the preset closest to the adapter, its DRAM
+/// bandwidth calibrated from the fastest `copy/peak` among `rows` (the suite's own
+/// practical ceiling) where there is one.
+pub fn device_model(adapter_name: &str, rows: &[Row]) -> DeviceModel {
+    let preset = sim_device::closest_preset(adapter_name);
+    match results::copy_peak_gbps(rows) {
+        Some(peak) => preset.calibrated(peak),
+        None => *preset,
+    }
+}
+
+/// `model`'s name, and what it was calibrated from.
+pub fn describe_model(model: &DeviceModel) -> String {
+    if model.calibrated {
+        format!("{} preset, DRAM calibrated to copy/peak {:.0} GB/s", model.name, model.dram_gbps)
+    } else {
+        format!("{} preset, DRAM {:.0} GB/s (no copy/peak to calibrate from)", model.name, model.dram_gbps)
+    }
+}
+
+/// Predicts every runnable case on `model`, on all cores; `None` for skipped cases.
+/// `done` is called after each case (for progress).
+pub fn predict_cases(
+    cases: &[(&'static Experiment, Case)],
+    model: &DeviceModel,
+    done: &(dyn Fn() + Sync),
+) -> Vec<Option<Result<Prediction, String>>> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut predictions: Vec<_> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|first| {
+                scope.spawn(move || {
+                    (first..cases.len())
+                        .step_by(threads)
+                        .map(|i| {
+                            let (experiment, case) = &cases[i];
+                            let prediction = case.skip.is_none().then(|| {
+                                crate::sim::suite::predict(experiment, case, model)
+                                    .map_err(|e| e.to_string())
+                            });
+                            done();
+                            (i, prediction)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|worker| worker.join().unwrap_or_default())
+            .collect()
+    });
+    predictions.sort_by_key(|(i, _)| *i);
+    predictions.into_iter().map(|(_, p)| p).collect()
+}
+
+/// Fills the `sim_*` columns of `row`; a case the simulator could not run keeps them
+/// empty and says why in `note`.
+pub fn fill_prediction(row: &mut Row, prediction: &Result<Prediction, String>) {
+    match prediction {
+        Ok(prediction) => {
+            row.sim_gbps = Some(prediction.effective_gbps);
+            row.sim_dram_bytes = Some(prediction.dram_read_bytes + prediction.dram_write_bytes);
+            row.sim_sectors_per_request =
+                (prediction.requests > 0).then_some(prediction.sectors_per_request);
+            row.sim_bank_ways = prediction.bank_ways;
+        }
+        Err(error) => {
+            let sep = if row.note.is_empty() { "" } else { "; " };
+            row.note = format!("{}{sep}simulator: {error}", row.note);
+        }
+    }
 }

@@ -1,8 +1,11 @@
 //! The suite's own cases on the simulator: the buffers a case gives the GPU, bound to
-//! the interpreter at the same bindings, so the simulated kernel is the measured one.
+//! the interpreter at the same bindings, so the simulated kernel is the measured one;
+//! executed in full against the CPU reference, or sampled for a prediction.
 
 use crate::experiments::{Buffer, Case, Experiment, POISON};
 use crate::shaders;
+use crate::sim::device::DeviceModel;
+use crate::sim::model::{self, Prediction};
 use crate::sim::{Binding, Kernel, Launch, NoTrace, SimError, run};
 
 /// Loads a case's kernel with its override constants.
@@ -59,4 +62,38 @@ pub fn execute(experiment: &Experiment, case: &Case, subgroup_size: u32) -> Resu
         expected.check(&words)?;
     }
     Ok(())
+}
+
+/// Workgroups the prediction of one case simulates at most: a few waves of a large
+/// GPU, so a whole suite adds seconds, not minutes, to a run.
+pub const PREDICT_WORKGROUPS: u64 = 1024;
+
+/// Predicts one dispatch of the case on `device` from a window of its workgroups.
+///
+/// Inputs and outputs are zero-filled buffers of their real sizes (the uniforms are
+/// the case's own): the suite's addresses depend on indices, never on data, so the
+/// trace is that of the real inputs, and pages the window never touches cost nothing.
+pub fn predict(experiment: &Experiment, case: &Case, device: &DeviceModel) -> Result<Prediction, SimError> {
+    let kernel = load(experiment, case)?;
+    let mut bindings: Vec<Binding> = case
+        .buffers
+        .iter()
+        .enumerate()
+        .map(|(index, buffer)| Binding {
+            group: 0,
+            binding: index as u32,
+            data: match buffer {
+                Buffer::Uniform(words) => bytemuck::cast_slice(words).to_vec(),
+                Buffer::Input(_) | Buffer::Output(_) => vec![0; buffer.len_bytes() as usize],
+            },
+        })
+        .collect();
+    model::predict(
+        &kernel,
+        &mut bindings,
+        case.workgroups,
+        device,
+        case.bytes,
+        PREDICT_WORKGROUPS,
+    )
 }
