@@ -895,6 +895,45 @@ mod tests {
     }
 
     #[test]
+    fn sampled_prediction_matches_the_full_run() {
+        let k = Kernel::load("copy_offset", COPY_OFFSET, &[("WORKGROUP_SIZE", 256.0)]).unwrap();
+        let device = DeviceModel {
+            sms: 16,
+            max_lanes_per_sm: 1024,
+            l2_bytes: 256 << 10,
+            ..h100()
+        };
+        let workgroups = 2048u32;
+        let n = workgroups * 256;
+        let run_with = |max| {
+            let mut b = copy_bindings(n, 1, n as usize + 1);
+            predict(
+                &k,
+                &mut b,
+                [workgroups, 1, 1],
+                &device,
+                8 * u64::from(n),
+                max,
+            )
+            .unwrap()
+        };
+        let full = run_with(u64::MAX);
+        let sampled = run_with(512);
+        assert_eq!(sampled.simulated_workgroups, 512);
+        let close = |a: u64, b: u64| (a as f64 / b as f64 - 1.0).abs() < 0.02;
+        assert!(
+            close(sampled.dram_read_bytes, full.dram_read_bytes),
+            "{sampled:?}"
+        );
+        assert!(
+            close(sampled.dram_write_bytes, full.dram_write_bytes),
+            "{sampled:?}"
+        );
+        assert!(close(sampled.l2_sectors, full.l2_sectors), "{sampled:?}");
+        assert!((sampled.time_s / full.time_s - 1.0).abs() < 0.02);
+    }
+
+    #[test]
     fn sampling_window() {
         assert_eq!(sample_window(100, 4096, 1056), 0..100);
         assert_eq!(sample_window(10_000, 4096, 1056), 2112..6208);
