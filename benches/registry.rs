@@ -1,7 +1,8 @@
 //! `cargo bench`: every case of the registry as a criterion benchmark, timed on the
 //! GPU clock (`iter_custom`), throughput in decimal bytes. Each case is verified
 //! before it is benchmarked; a case that fails is reported and not timed. The
-//! results CSV is written as by `membench run` (`MEMBENCH_OUT` to redirect it).
+//! results CSV, predictions included, is written as by `membench run`
+//! (`MEMBENCH_OUT` to redirect it).
 //!
 //! `cargo test --benches` runs every case once at quick size and writes nothing.
 
@@ -44,23 +45,24 @@ fn main() -> anyhow::Result<()> {
     let info = RunInfo::new(&ctx, BoundsChecks::On);
     let mut rows = Vec::new();
     let mut failed = 0;
-    for (experiment, case) in runner::select(&sizing, &filter)? {
-        let id = runner::case_id(experiment, &case);
+    let cases = runner::select(&sizing, &filter)?;
+    for (experiment, case) in &cases {
+        let id = runner::case_id(experiment, case);
         if let Some(reason) = &case.skip {
             eprintln!("skipped {id}: {reason}");
-            rows.push(info.row(experiment, &case, &Outcome::Skipped(reason.clone())));
+            rows.push(info.row(experiment, case, &Outcome::Skipped(reason.clone())));
             continue;
         }
         // Verify first: a case that computes the wrong thing gets no bandwidth.
         let kernel = match ctx
-            .build(experiment, &case, settings.checks)
+            .build(experiment, case, settings.checks)
             .and_then(|(kernel, expected)| ctx.verify(&kernel, expected).map(|()| kernel))
         {
             Ok(kernel) => kernel,
             Err(error) => {
                 failed += 1;
                 eprintln!("FAILED {id}: {error}");
-                rows.push(info.row(experiment, &case, &Outcome::Failed(error.to_string())));
+                rows.push(info.row(experiment, case, &Outcome::Failed(error.to_string())));
                 continue;
             }
         };
@@ -107,9 +109,21 @@ fn main() -> anyhow::Result<()> {
                     / measured.len().max(1) as u64) as u32,
             }),
         };
-        rows.push(info.row(experiment, &case, &outcome));
+        rows.push(info.row(experiment, case, &outcome));
     }
     criterion.final_summary();
+
+    // The simulator's prediction beside each measurement, as `membench run` does.
+    let model = runner::device_model(&ctx.info.name, &rows);
+    eprintln!("simulating with the {}", runner::describe_model(&model));
+    for (row, prediction) in rows
+        .iter_mut()
+        .zip(runner::predict_cases(&cases, &model, &|| {}))
+    {
+        if let Some(prediction) = prediction {
+            runner::fill_prediction(row, &prediction);
+        }
+    }
 
     let out = std::env::var_os("MEMBENCH_OUT").map(Into::into);
     if let Some(path) = out.or_else(|| {

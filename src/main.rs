@@ -203,7 +203,10 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let simulated = Instant::now();
     let known: Vec<_> = rows.iter().chain(&old_rows).cloned().collect();
     let model = runner::device_model(&ctx.info.name, &known);
-    eprintln!("membench: simulating with the {}", runner::describe_model(&model));
+    eprintln!(
+        "membench: simulating with the {}",
+        runner::describe_model(&model)
+    );
     let progress = bar(cases.len())?;
     let predictions = runner::predict_cases(&cases, &model, &|| progress.inc(1));
     progress.finish_and_clear();
@@ -233,11 +236,20 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
 fn simulate(args: SimulateArgs) -> anyhow::Result<ExitCode> {
     let Some(model) = sim_device::preset(&args.device) else {
         let names: Vec<&str> = sim_device::presets().iter().map(|d| d.name).collect();
-        anyhow::bail!("unknown device preset {:?}; presets: {}", args.device, names.join(", "));
+        anyhow::bail!(
+            "unknown device preset {:?}; presets: {}",
+            args.device,
+            names.join(", ")
+        );
     };
     // Sized as for a large GPU (or --quick), without touching a device.
     let cases = runner::select(&Sizing::nominal(args.quick), &args.filter)?;
-    eprintln!("membench: simulating {} cases on the {} preset ({})", cases.len(), model.name, model.description);
+    eprintln!(
+        "membench: simulating {} cases on the {} preset ({})",
+        cases.len(),
+        model.name,
+        model.description
+    );
     let progress = bar(cases.len())?;
     let predictions = runner::predict_cases(&cases, model, &|| progress.inc(1));
     progress.finish_and_clear();

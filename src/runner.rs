@@ -59,7 +59,16 @@ pub fn case_id(experiment: &Experiment, case: &Case) -> String {
     format!("{}/{}", experiment.name(), case.param)
 }
 
-/// Every case whose id contains one of `filters` (all cases for none). A filter that
+/// Whether case id `id` matches `filter`: a substring, or with a trailing `$` a suffix
+/// (`offset=1$` is offset 1 alone, not 10 to 19).
+fn matches(id: &str, filter: &str) -> bool {
+    match filter.strip_suffix('$') {
+        Some(suffix) => id.ends_with(suffix),
+        None => id.contains(filter),
+    }
+}
+
+/// Every case whose id matches one of `filters` (all cases for none). A filter that
 /// matches nothing is an error, not an empty run.
 pub fn select(sizing: &Sizing, filters: &[String]) -> Result<Vec<(&'static Experiment, Case)>> {
     let filters: Vec<&String> = filters.iter().filter(|f| !f.is_empty()).collect();
@@ -71,17 +80,15 @@ pub fn select(sizing: &Sizing, filters: &[String]) -> Result<Vec<(&'static Exper
                 .map(move |case| (experiment, case))
         })
         .collect();
-    if let Some(unmatched) = filters.iter().find(|filter| {
-        !all.iter()
-            .any(|(e, c)| case_id(e, c).contains(filter.as_str()))
-    }) {
+    if let Some(unmatched) = filters
+        .iter()
+        .find(|filter| !all.iter().any(|(e, c)| matches(&case_id(e, c), filter)))
+    {
         return Err(Error::NoMatch((*unmatched).clone()));
     }
     Ok(all
         .into_iter()
-        .filter(|(e, c)| {
-            filters.is_empty() || filters.iter().any(|f| case_id(e, c).contains(f.as_str()))
-        })
+        .filter(|(e, c)| filters.is_empty() || filters.iter().any(|f| matches(&case_id(e, c), f)))
         .collect())
 }
 
@@ -221,9 +228,15 @@ pub fn device_model(adapter_name: &str, rows: &[Row]) -> DeviceModel {
 /// `model`'s name, and what it was calibrated from.
 pub fn describe_model(model: &DeviceModel) -> String {
     if model.calibrated {
-        format!("{} preset, DRAM calibrated to copy/peak {:.0} GB/s", model.name, model.dram_gbps)
+        format!(
+            "{} preset, DRAM calibrated to copy/peak {:.0} GB/s",
+            model.name, model.dram_gbps
+        )
     } else {
-        format!("{} preset, DRAM {:.0} GB/s (no copy/peak to calibrate from)", model.name, model.dram_gbps)
+        format!(
+            "{} preset, DRAM {:.0} GB/s (no copy/peak to calibrate from)",
+            model.name, model.dram_gbps
+        )
     }
 }
 
@@ -278,5 +291,32 @@ pub fn fill_prediction(row: &mut Row, prediction: &Result<Prediction, String>) {
             let sep = if row.note.is_empty() { "" } else { "; " };
             row.note = format!("{}{sep}simulator: {error}", row.note);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filters_are_substrings_or_anchored_suffixes() {
+        let sizing = Sizing::nominal(true);
+        let ids = |filter: &str| -> Vec<String> {
+            select(&sizing, &[filter.to_owned()])
+                .unwrap()
+                .iter()
+                .map(|(e, c)| case_id(e, c))
+                .collect()
+        };
+        assert_eq!(ids("copy/offset/offset=1").len(), 11);
+        assert_eq!(ids("copy/offset/offset=1$"), ["copy/offset/offset=1"]);
+        assert!(matches!(
+            select(&sizing, &["nope".into()]),
+            Err(Error::NoMatch(_))
+        ));
+        assert_eq!(
+            select(&sizing, &[String::new()]).unwrap().len(),
+            select(&sizing, &[]).unwrap().len()
+        );
     }
 }

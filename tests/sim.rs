@@ -100,3 +100,59 @@ fn lock_step_exchange_matches_the_gpu() {
         .unwrap();
     assert_eq!(simulated, gpu);
 }
+
+#[test]
+fn predictions_of_the_copy_family_give_the_known_sector_counts() {
+    let h100 = *membench::sim::device::preset("h100").unwrap();
+    // Large enough that the grid's one partly empty subgroup hardly moves the mean.
+    let sizing = Sizing {
+        buffer_bytes: Some(256 << 10),
+        ..Sizing::nominal(true)
+    };
+    for experiment in REGISTRY
+        .iter()
+        .filter(|e| e.family == "copy" && e.variant != "launch")
+    {
+        for case in (experiment.cases)(&sizing) {
+            let expected = match (experiment.variant, case.param.split_once('=')) {
+                ("offset", Some((_, offset))) => {
+                    if offset.parse::<u32>().unwrap() % 8 == 0 {
+                        4.0
+                    } else {
+                        5.0
+                    }
+                }
+                ("stride", Some((_, stride))) => (4.0 * stride.parse::<f64>().unwrap()).min(32.0),
+                ("peak", _) => 16.0,
+                _ => continue,
+            };
+            let prediction = sim::suite::predict(experiment, &case, &h100).unwrap();
+            // Within 2 %: the grid's last subgroup may be partly empty.
+            assert!(
+                (prediction.sectors_per_request / expected - 1.0).abs() < 0.02,
+                "{}/{}: {} sectors per request, expected {expected}",
+                experiment.name(),
+                case.param,
+                prediction.sectors_per_request
+            );
+        }
+    }
+}
+
+#[test]
+fn a_calibrated_model_predicts_its_calibration_for_copy_peak() {
+    let model = membench::sim::device::preset("h200")
+        .unwrap()
+        .calibrated(3000.0);
+    let experiment = REGISTRY.iter().find(|e| e.name() == "copy/peak").unwrap();
+    for case in (experiment.cases)(&tiny()) {
+        let gbps = sim::suite::predict(experiment, &case, &model)
+            .unwrap()
+            .effective_gbps;
+        assert!(
+            (gbps / 3000.0 - 1.0).abs() < 0.02,
+            "{}: {gbps} GB/s",
+            case.param
+        );
+    }
+}

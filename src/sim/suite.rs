@@ -73,7 +73,11 @@ pub const PREDICT_WORKGROUPS: u64 = 1024;
 /// Inputs and outputs are zero-filled buffers of their real sizes (the uniforms are
 /// the case's own): the suite's addresses depend on indices, never on data, so the
 /// trace is that of the real inputs, and pages the window never touches cost nothing.
-pub fn predict(experiment: &Experiment, case: &Case, device: &DeviceModel) -> Result<Prediction, SimError> {
+pub fn predict(
+    experiment: &Experiment,
+    case: &Case,
+    device: &DeviceModel,
+) -> Result<Prediction, SimError> {
     let kernel = load(experiment, case)?;
     let mut bindings: Vec<Binding> = case
         .buffers
