@@ -240,14 +240,21 @@ pub fn describe_model(model: &DeviceModel) -> String {
     }
 }
 
-/// Predicts every runnable case on `model`, on all cores; `None` for skipped cases.
+/// Predictions run in parallel on at most this many threads: a sampled window of a
+/// strided or grid-stride case touches up to half of its buffers, and host memory must
+/// stay within about four times the largest buffer.
+const PREDICT_THREADS: usize = 4;
+
+/// Predicts every runnable case on `model`, in parallel; `None` for skipped cases.
 /// `done` is called after each case (for progress).
 pub fn predict_cases(
     cases: &[(&'static Experiment, Case)],
     model: &DeviceModel,
     done: &(dyn Fn() + Sync),
 ) -> Vec<Option<Result<Prediction, String>>> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(PREDICT_THREADS);
     let mut predictions: Vec<_> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|first| {
