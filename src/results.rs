@@ -36,6 +36,8 @@ pub struct Row {
     pub sim_dram_bytes: Option<u64>,
     pub sim_sectors_per_request: Option<f64>,
     pub sim_bank_ways: Option<f64>,
+    /// Measured over predicted bandwidth (`gbps_median / sim_gbps`).
+    pub measured_over_sim: Option<f64>,
     pub device: String,
     pub vendor: String,
     pub backend: String,
@@ -189,12 +191,7 @@ pub fn summary(rows: &[Row]) -> String {
         let share = number(row.gbps_median.zip(peak).map(|(g, p)| 100.0 * g / p), 1);
         let cv = number(row.cv.map(|cv| 100.0 * cv), 2);
         let sim = number(row.sim_gbps, 1);
-        let measured_over_predicted = row
-            .gbps_median
-            .zip(row.sim_gbps)
-            .filter(|(_, s)| *s > 0.0)
-            .map(|(g, s)| g / s);
-        let ratio = number(measured_over_predicted, 2);
+        let ratio = number(row.measured_over_sim, 2);
         let status = if row.note.is_empty() {
             row.status.clone()
         } else {

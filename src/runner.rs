@@ -293,6 +293,10 @@ pub fn fill_prediction(row: &mut Row, prediction: &Result<Prediction, String>) {
             row.sim_sectors_per_request =
                 (prediction.requests > 0).then_some(prediction.sectors_per_request);
             row.sim_bank_ways = prediction.bank_ways;
+            row.measured_over_sim = row
+                .gbps_median
+                .filter(|_| prediction.effective_gbps > 0.0)
+                .map(|g| g / prediction.effective_gbps);
         }
         Err(error) => {
             let sep = if row.note.is_empty() { "" } else { "; " };
