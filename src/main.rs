@@ -256,14 +256,8 @@ fn simulate(args: SimulateArgs) -> anyhow::Result<ExitCode> {
     let mut rows = Vec::with_capacity(cases.len());
     for ((experiment, case), prediction) in cases.iter().zip(&predictions) {
         let mut row = results::Row {
-            family: experiment.family.to_owned(),
-            variant: experiment.variant.to_owned(),
-            param: case.param.clone(),
-            elements: case.elements,
-            bytes: case.bytes,
-            workgroup: case.workgroup_label(),
             device: model.name.to_owned(),
-            ..results::Row::default()
+            ..runner::case_row(experiment, case)
         };
         match (&case.skip, prediction) {
             (Some(reason), _) => {

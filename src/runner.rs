@@ -152,23 +152,14 @@ impl RunInfo {
     /// The CSV row of one case.
     pub fn row(&self, experiment: &Experiment, case: &Case, outcome: &Outcome) -> Row {
         let mut row = Row {
-            family: experiment.family.to_owned(),
-            variant: experiment.variant.to_owned(),
-            param: case.param.clone(),
-            elements: case.elements,
-            bytes: case.bytes,
-            workgroup: case.workgroup_label(),
             device: self.device.clone(),
             vendor: self.vendor.clone(),
             backend: self.backend.clone(),
             driver: self.driver.clone(),
             subgroup_size: self.subgroup_size.clone(),
             bounds_checks: self.bounds_checks.label().to_owned(),
-            membench_version: env!("CARGO_PKG_VERSION").to_owned(),
-            schema_version: SCHEMA_VERSION,
-            git_commit: env!("MEMBENCH_GIT_COMMIT").to_owned(),
             timestamp_utc: self.timestamp_utc.clone(),
-            ..Row::default()
+            ..case_row(experiment, case)
         };
         match outcome {
             Outcome::Measured(timing) => {
@@ -196,6 +187,22 @@ impl RunInfo {
             }
         }
         row
+    }
+}
+
+/// A row with what the registry says of a case, and nothing measured.
+pub fn case_row(experiment: &Experiment, case: &Case) -> Row {
+    Row {
+        family: experiment.family.to_owned(),
+        variant: experiment.variant.to_owned(),
+        param: case.param.clone(),
+        elements: case.elements,
+        bytes: case.bytes,
+        workgroup: case.workgroup_label(),
+        membench_version: env!("CARGO_PKG_VERSION").to_owned(),
+        schema_version: SCHEMA_VERSION,
+        git_commit: env!("MEMBENCH_GIT_COMMIT").to_owned(),
+        ..Row::default()
     }
 }
 
