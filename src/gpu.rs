@@ -229,7 +229,9 @@ impl GpuContext {
         let view = buffer
             .get_mapped_range(..)
             .map_err(|error| Error::Map(error.to_string()))?;
-        let value = read(bytemuck::cast_slice(&view));
+        let words =
+            bytemuck::try_cast_slice(&view).map_err(|error| Error::Map(error.to_string()))?;
+        let value = read(words);
         drop(view);
         buffer.unmap();
         Ok(value)

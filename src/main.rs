@@ -199,9 +199,10 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     progress.finish_and_clear();
 
     // Predictions come after the measurements: the model is calibrated from this
-    // run's copy/peak (or the results file's).
+    // run's copy/peak (or from the results file's rows of the same device).
     let simulated = Instant::now();
-    let known: Vec<_> = rows.iter().chain(&old_rows).cloned().collect();
+    let same_device = old_rows.iter().filter(|row| row.device == ctx.info.name);
+    let known: Vec<_> = rows.iter().chain(same_device).cloned().collect();
     let model = runner::device_model(&ctx.info.name, &known);
     eprintln!(
         "membench: simulating with the {}",

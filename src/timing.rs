@@ -162,7 +162,7 @@ fn gpu_batch(
         encoder.copy_buffer_to_buffer(&resolved, 0, &readback, 0, None);
         ctx.submit_and_wait(encoder.finish())?;
         ctx.read_mapped(&readback, |words| {
-            bytemuck::cast_slice::<u32, u64>(words).to_vec()
+            bytemuck::pod_collect_to_vec::<u32, u64>(words)
         })
     })??;
     let period_ns = f64::from(ctx.queue.get_timestamp_period());
