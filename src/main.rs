@@ -13,6 +13,7 @@ use membench::gpu::{self, BoundsChecks, GpuContext};
 use membench::results;
 use membench::runner::{self, Outcome, RunInfo, RunSettings};
 use membench::sim::device as sim_device;
+use membench::timing;
 
 /// GPU memory benchmarks: the classic CUDA memory experiments in WGSL, verified
 /// against a CPU reference and timed on the GPU clock.
@@ -74,7 +75,7 @@ struct RunArgs {
     #[arg(long)]
     unchecked: bool,
     /// Timed samples per case.
-    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(10..=4096))]
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(i64::from(timing::MIN_SAMPLES)..=4096))]
     samples: u32,
     /// Bytes of the main buffer of the streaming experiments, in MiB (default 256,
     /// 4 with --quick, capped by the device).
