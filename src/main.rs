@@ -81,6 +81,10 @@ struct RunArgs {
     /// 4 with --quick, capped by the device).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     buffer_mib: Option<u64>,
+    /// Matrix size of the 2-D experiments (transpose), columns x rows, e.g. 4096x4096
+    /// or 1000x3000 (default 4096x4096 and 8192x8192 where the device allows).
+    #[arg(long, value_parser = parse_matrix)]
+    size: Option<(u32, u32)>,
     /// Seconds one submission may take before the device counts as hung.
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
     timeout_s: u64,
@@ -93,6 +97,21 @@ fn main() -> ExitCode {
             eprintln!("membench: {error:#}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// `NXxNY`, both at least 1.
+fn parse_matrix(text: &str) -> Result<(u32, u32), String> {
+    let dimension = |part: &str| {
+        part.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|&n| n > 0)
+            .ok_or_else(|| format!("`{part}` is not a positive whole number"))
+    };
+    match text.split_once(['x', 'X']) {
+        Some((nx, ny)) => Ok((dimension(nx)?, dimension(ny)?)),
+        None => Err(format!("`{text}` is not of the form NXxNY, e.g. 4096x4096")),
     }
 }
 
@@ -151,6 +170,7 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         checks,
         samples: args.samples,
         buffer_bytes: args.buffer_mib.map(|mib| mib << 20),
+        matrix: args.size,
     };
     let ctx = GpuContext::new(args.adapter.as_deref(), Duration::from_secs(args.timeout_s))?;
     let sizing = runner::sizing(&ctx, &settings)?;

@@ -18,6 +18,8 @@ pub struct RunSettings {
     pub samples: u32,
     /// Main buffer of the streaming experiments, if not the default.
     pub buffer_bytes: Option<u64>,
+    /// Matrix size (columns, rows) of the 2-D experiments, if not the default.
+    pub matrix: Option<(u32, u32)>,
 }
 
 impl Default for RunSettings {
@@ -27,6 +29,7 @@ impl Default for RunSettings {
             checks: BoundsChecks::On,
             samples: 30,
             buffer_bytes: None,
+            matrix: None,
         }
     }
 }
@@ -51,6 +54,13 @@ pub fn sizing(ctx: &GpuContext, settings: &RunSettings) -> Result<Sizing> {
         max_binding_bytes,
         max_workgroup_invocations: limits.max_compute_invocations_per_workgroup,
         max_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension,
+        max_workgroup_storage_bytes: limits.max_compute_workgroup_storage_size,
+        subgroup_sizes: ctx
+            .device
+            .features()
+            .contains(wgpu::Features::SUBGROUP)
+            .then_some((ctx.info.subgroup_min_size, ctx.info.subgroup_max_size)),
+        matrix: settings.matrix,
     })
 }
 

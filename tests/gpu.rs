@@ -62,7 +62,9 @@ fn a_wrong_reference_fails_verification() {
         .unwrap()
         .remove(0);
     let (kernel, mut expected) = ctx.build(experiment, &case, BoundsChecks::On).unwrap();
-    let Expected::Exact(words) = &mut expected[0];
+    let Expected::Exact(words) = &mut expected[0] else {
+        panic!("copy cases are checked exactly");
+    };
     words[100] ^= 1;
     let error = ctx.verify(&kernel, expected).unwrap_err();
     assert!(matches!(error, Error::Verification(_)), "{error}");

@@ -320,7 +320,9 @@ mod tests {
         let case = offset_case(&sizing, "offset=5".into(), 32, 5, 32, Grid::TwoD);
         assert_eq!(case.buffers[2], Buffer::Output(64));
         let data = (case.data)();
-        let Expected::Exact(expected) = &data.expected[0];
+        let Expected::Exact(expected) = &data.expected[0] else {
+            panic!("copy cases are checked exactly");
+        };
         assert!(expected[..5].iter().all(|&w| w == POISON));
         assert!(expected[5..37].iter().all(|&w| w != POISON));
         assert!(expected[37..].iter().all(|&w| w == POISON));

@@ -56,6 +56,13 @@ pub struct Sizing {
     pub max_binding_bytes: u64,
     pub max_workgroup_invocations: u32,
     pub max_workgroups_per_dimension: u32,
+    /// Bytes of `var<workgroup>` storage one workgroup may use.
+    pub max_workgroup_storage_bytes: u32,
+    /// The adapter's subgroup sizes (smallest, largest); `None` without
+    /// `Features::SUBGROUP`.
+    pub subgroup_sizes: Option<(u32, u32)>,
+    /// Requested matrix size (columns, rows) of the 2-D experiments (`--size`).
+    pub matrix: Option<(u32, u32)>,
 }
 
 impl Sizing {
@@ -76,6 +83,34 @@ impl Sizing {
             max_binding_bytes: 2 << 30,
             max_workgroup_invocations: 1024,
             max_workgroups_per_dimension: 65535,
+            max_workgroup_storage_bytes: 48 << 10,
+            subgroup_sizes: Some((32, 32)),
+            matrix: None,
+        }
+    }
+
+    /// Why a kernel that needs subgroup operations cannot run here, if it cannot.
+    pub fn subgroup_skip(&self) -> Option<String> {
+        self.subgroup_sizes
+            .is_none()
+            .then(|| "the adapter does not offer subgroup operations (Features::SUBGROUP)".into())
+    }
+
+    /// Why a workgroup of `invocations` using `storage_bytes` of workgroup memory
+    /// cannot run here, if it cannot.
+    pub fn workgroup_skip(&self, invocations: u32, storage_bytes: u32) -> Option<String> {
+        if invocations > self.max_workgroup_invocations {
+            Some(format!(
+                "workgroup of {invocations} exceeds the adapter's {} invocations",
+                self.max_workgroup_invocations
+            ))
+        } else if storage_bytes > self.max_workgroup_storage_bytes {
+            Some(format!(
+                "{storage_bytes} bytes of workgroup memory exceed the adapter's {}",
+                self.max_workgroup_storage_bytes
+            ))
+        } else {
+            None
         }
     }
 
@@ -168,36 +203,73 @@ pub struct CaseData {
     pub expected: Vec<Expected>,
 }
 
+/// A verification rule that only the output can complete (e.g. a result that depends
+/// on the subgroup size the driver chose): `Ok`, or a one-line account of the failure.
+pub type Rule = Box<dyn Fn(&[u32]) -> Result<(), String> + Send + Sync>;
+
 /// What an output buffer must hold after one dispatch.
 pub enum Expected {
     /// Bit for bit, poison included where the kernel must not write.
     Exact(Vec<u32>),
+    /// f32 values each within `tolerance` of the reference, relative to
+    /// max(1, |reference|): for kernels whose summation order differs from the CPU's.
+    Approx { values: Vec<f32>, tolerance: f32 },
+    /// `words` words that `rule` accepts.
+    Rule { words: usize, rule: Rule },
 }
 
 impl Expected {
     pub fn len_words(&self) -> usize {
         match self {
             Expected::Exact(words) => words.len(),
+            Expected::Approx { values, .. } => values.len(),
+            Expected::Rule { words, .. } => *words,
         }
     }
 
     /// `Ok` if `actual` is what was expected, else a one-line account of the first
     /// mismatch and how many 32-bit words differ.
     pub fn check(&self, actual: &[u32]) -> Result<(), String> {
+        if actual.len() != self.len_words() {
+            return Err(format!(
+                "output is {} words, expected {}",
+                actual.len(),
+                self.len_words()
+            ));
+        }
         match self {
             Expected::Exact(expected) => check_exact(expected, actual),
+            Expected::Approx { values, tolerance } => check_approx(values, *tolerance, actual),
+            Expected::Rule { rule, .. } => rule(actual),
         }
     }
 }
 
+fn check_approx(expected: &[f32], tolerance: f32, actual: &[u32]) -> Result<(), String> {
+    let far = |(e, a): (&f32, &u32)| {
+        let a = f32::from_bits(*a);
+        let within = (a - e).abs() <= tolerance * e.abs().max(1.0);
+        !within // a NaN is never within
+    };
+    let mut mismatches = expected
+        .iter()
+        .zip(actual)
+        .enumerate()
+        .filter(|&(_, pair)| far(pair));
+    let Some((word, (e, a))) = mismatches.next() else {
+        return Ok(());
+    };
+    let count = 1 + mismatches.count();
+    Err(format!(
+        "{count} of {} values beyond the tolerance {tolerance:e}; first at word {word}: \
+         expected {e}, got {}{}",
+        expected.len(),
+        f32::from_bits(*a),
+        if *a == POISON { " (never written)" } else { "" }
+    ))
+}
+
 fn check_exact(expected: &[u32], actual: &[u32]) -> Result<(), String> {
-    if expected.len() != actual.len() {
-        return Err(format!(
-            "output is {} words, expected {}",
-            actual.len(),
-            expected.len()
-        ));
-    }
     if expected == actual {
         return Ok(());
     }
@@ -343,5 +415,19 @@ mod tests {
             "{err}"
         );
         assert!(err.contains("never written"), "{err}");
+    }
+
+    #[test]
+    fn approx_check_is_relative_above_one_and_rejects_nan() {
+        let expected = Expected::Approx {
+            values: vec![0.5, 1000.0],
+            tolerance: 1e-3,
+        };
+        let bits = |a: f32, b: f32| [a.to_bits(), b.to_bits()];
+        assert!(expected.check(&bits(0.5009, 1000.9)).is_ok());
+        assert!(expected.check(&bits(0.502, 1000.0)).is_err());
+        assert!(expected.check(&bits(0.5, 1001.1)).is_err());
+        assert!(expected.check(&bits(f32::NAN, 1000.0)).is_err());
+        assert!(expected.check(&[0.5f32.to_bits()]).is_err());
     }
 }
