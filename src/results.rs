@@ -179,8 +179,19 @@ pub fn copy_peak_gbps(rows: &[Row]) -> Option<f64> {
 /// fastest `copy/peak` among `rows`, and the simulator's prediction beside it.
 pub fn summary(rows: &[Row]) -> String {
     let peak = copy_peak_gbps(rows);
+    // Name columns as wide as their longest entry, so long params stay aligned.
+    let width = |name: &str, field: fn(&Row) -> &str| {
+        rows.iter()
+            .map(|r| field(r).len())
+            .fold(name.len(), usize::max)
+    };
+    let (wf, wv, wp) = (
+        width("family", |r| &r.family),
+        width("variant", |r| &r.variant),
+        width("param", |r| &r.param),
+    );
     let mut table = format!(
-        "{:<10} {:<10} {:<18} {:>10} {:>8} {:>7} {:>10} {:>9}  {}\n",
+        "{:<wf$} {:<wv$} {:<wp$} {:>10} {:>8} {:>7} {:>10} {:>9}  {}\n",
         "family", "variant", "param", "GB/s", "% peak", "cv %", "sim GB/s", "meas/sim", "status"
     );
     let number = |value: Option<f64>, digits: usize| {
@@ -198,7 +209,7 @@ pub fn summary(rows: &[Row]) -> String {
             format!("{}: {}", row.status, row.note)
         };
         table.push_str(&format!(
-            "{:<10} {:<10} {:<18} {gbps:>10} {share:>8} {cv:>7} {sim:>10} {ratio:>9}  {status}\n",
+            "{:<wf$} {:<wv$} {:<wp$} {gbps:>10} {share:>8} {cv:>7} {sim:>10} {ratio:>9}  {status}\n",
             row.family, row.variant, row.param
         ));
     }

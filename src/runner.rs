@@ -47,6 +47,16 @@ pub fn sizing(ctx: &GpuContext, settings: &RunSettings) -> Result<Sizing> {
             limit: max_binding_bytes,
         });
     }
+    if let Some((nx, ny)) = settings.matrix {
+        let requested = 4 * u64::from(nx) * u64::from(ny);
+        if requested > max_binding_bytes {
+            return Err(Error::SizeLimit {
+                what: "--size",
+                requested,
+                limit: max_binding_bytes,
+            });
+        }
+    }
     Ok(Sizing {
         quick: settings.quick,
         buffer_bytes: settings.buffer_bytes,

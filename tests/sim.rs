@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use membench::experiments::{REGISTRY, Sizing};
 use membench::gpu::GpuContext;
+use membench::sim::model::Prediction;
 use membench::sim::{self, Binding, Kernel, Launch, NoTrace};
 
 /// A tiny size, so the interpreter runs every workgroup of every case quickly.
@@ -153,6 +154,50 @@ fn a_calibrated_model_predicts_its_calibration_for_copy_peak() {
             (gbps / 3000.0 - 1.0).abs() < 0.02,
             "{}: {gbps} GB/s",
             case.param
+        );
+    }
+}
+
+/// The prediction of the first case of `family/variant` at `sizing`.
+fn predicted(name: &str, sizing: &Sizing, device: &sim::device::DeviceModel) -> Option<Prediction> {
+    let experiment = REGISTRY.iter().find(|e| e.name() == name)?;
+    let case = (experiment.cases)(sizing).into_iter().next()?;
+    sim::suite::predict(experiment, &case, device).ok()
+}
+
+#[test]
+fn the_model_orders_the_transposes_as_cached_gpus_do() {
+    let sizing = Sizing {
+        matrix: Some((512, 512)),
+        ..Sizing::nominal(false)
+    };
+    for device in ["gtx1050ti", "h200"] {
+        let device = *membench::sim::device::preset(device).unwrap();
+        let predict =
+            |variant: &str| predicted(&format!("transpose/{variant}"), &sizing, &device).unwrap();
+        let gbps = |variant: &str| predict(variant).effective_gbps;
+        let (row, col) = (gbps("naive_row"), gbps("naive_col"));
+        assert!(
+            col > 1.2 * row,
+            "{}: naive_col {col} vs naive_row {row}",
+            device.name
+        );
+        assert!(gbps("smem_pad") >= gbps("smem"), "{}", device.name);
+        assert!(gbps("copy_row") > 1.2 * gbps("copy_col"), "{}", device.name);
+        // A 32 x 16 tile read by columns: 16 lanes on each of two banks (reads) plus
+        // conflict-free row writes; the padded tile is conflict-free throughout.
+        let ways = |variant: &str| predict(variant).bank_ways.unwrap_or(0.0);
+        assert!(
+            ways("smem") > 4.0,
+            "{}: smem {} ways",
+            device.name,
+            ways("smem")
+        );
+        assert!(
+            (ways("smem_pad") - 1.0).abs() < 0.01,
+            "{}: smem_pad {} ways",
+            device.name,
+            ways("smem_pad")
         );
     }
 }

@@ -7,11 +7,29 @@
 //! iterate [`REGISTRY`]; nothing lists experiments a second time.
 
 pub mod copy;
+pub mod transpose;
 
 use std::sync::Arc;
 
 /// Every experiment of the suite, in the order runs and reports show them.
-pub static REGISTRY: &[Experiment] = &[copy::OFFSET, copy::STRIDE, copy::PEAK, copy::LAUNCH];
+pub static REGISTRY: &[Experiment] = &[
+    copy::OFFSET,
+    copy::STRIDE,
+    copy::PEAK,
+    copy::LAUNCH,
+    transpose::COPY_ROW,
+    transpose::COPY_COL,
+    transpose::NAIVE_ROW,
+    transpose::NAIVE_COL,
+    transpose::NAIVE_ROW_UNROLL4,
+    transpose::NAIVE_COL_UNROLL4,
+    transpose::DIAGONAL_ROW,
+    transpose::DIAGONAL_COL,
+    transpose::SMEM,
+    transpose::SMEM_PAD,
+    transpose::SMEM_UNROLL_PAD,
+    transpose::SMEM_PAD_VEC4,
+];
 
 /// One experiment: one kernel and the cases it is measured at.
 pub struct Experiment {

@@ -1,0 +1,487 @@
+//! transpose — an nx × ny f32 matrix, the classic sequence of the CUDA texts.
+//!
+//! The row and column copies bound it from above and below; the naive transposes read
+//! rows and write columns or the reverse; unrolling puts four elements per invocation
+//! in flight; the diagonal remap spreads concurrent workgroups over DRAM partitions;
+//! the tile kernels stage a block in workgroup memory so that both the read and the
+//! write are coalesced, with and without padding against bank conflicts (one word per
+//! row for tiles 32 rows tall, `32 / rows` words for shorter ones: see [`pad_words`]).
+//! `naive_col` and `smem_pad` are also swept over workgroup shapes, and `smem_pad`
+//! over rows per invocation (several loads in flight, as fast native transposes do).
+//!
+//! Every case's param names the matrix (`size=NXxNY`) and the workgroup
+//! (`block=WxH`); `rows=R` appears where an invocation moves R tile rows.
+
+use std::sync::Arc;
+
+use bytemuck::{Pod, Zeroable};
+
+use super::{
+    Binding, Buffer, Case, CaseData, Expected, Experiment, Sizing, f32_data, fill_parallel,
+};
+
+const BINDINGS: &[Binding] = &[Binding::Uniform, Binding::ReadOnly, Binding::ReadWrite];
+
+/// The workgroup of every variant outside the sweeps.
+const DEFAULT_BLOCK: (u32, u32) = (32, 16);
+/// The block sweep of the texts: square, then thinner and wider blocks.
+const SWEEP_BLOCKS: [(u32, u32); 6] = [(32, 32), (32, 16), (32, 8), (64, 16), (64, 8), (128, 8)];
+/// Rows per invocation tried for `smem_pad`, on 32 × 8 workgroups (tiles 32 × 8R).
+const SWEEP_ROWS: [u32; 2] = [2, 4];
+/// The workgroup of `smem_pad_vec4` outside its sweep: 8 vec4s across a 32-wide tile,
+/// 32 rows, one vec4 in and out per invocation; the fastest on an H100 (0.93 of the
+/// vec4 copy at 8192², against 0.89 with 16 rows and 0.77 with 8).
+const VEC4_BLOCK: (u32, u32) = (8, 32);
+
+/// The classic size, and a larger one whose 256 MiB matrices leave every cache behind.
+const FULL_SIZES: [(u32, u32); 2] = [(4096, 4096), (8192, 8192)];
+/// Software adapters move about 1 GB/s: one small matrix shows that the suite runs.
+const SOFTWARE_SIZES: [(u32, u32); 1] = [(1024, 1024)];
+/// Neither square nor a multiple of any tile: every edge path is verified.
+/// (A multiple of 4, so the vec4 variant runs too.)
+const QUICK_SIZES: [(u32, u32); 1] = [(332, 200)];
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct Params {
+    nx: u32,
+    ny: u32,
+}
+
+/// How a variant maps invocations to elements.
+#[derive(Clone, Copy, Debug)]
+enum Method {
+    /// `transpose_naive`: one read and one write per element, no tile.
+    Direct {
+        read_rows: bool,
+        write_rows: bool,
+        unroll: u32,
+        diagonal: bool,
+    },
+    /// `transpose_tile`: through a tile of workgroup memory; `tiles_x` tiles side by
+    /// side per workgroup, rows padded or not (see [`pad_words`]).
+    Tile { tiles_x: u32, padded: bool },
+    /// `transpose_tile_vec4`: a padded 32 x 32 tile filled and drained with vec4s.
+    TileVec4,
+}
+
+impl Method {
+    const fn direct(read_rows: bool, write_rows: bool, unroll: u32, diagonal: bool) -> Method {
+        Method::Direct {
+            read_rows,
+            write_rows,
+            unroll,
+            diagonal,
+        }
+    }
+
+    /// What the output holds in terms of the input.
+    fn output(self) -> Output {
+        match self {
+            Method::Direct {
+                read_rows,
+                write_rows,
+                ..
+            } if read_rows == write_rows => Output::Copy,
+            Method::Direct {
+                read_rows: false, ..
+            } => Output::TransposeOfColumns,
+            Method::Direct { .. } | Method::Tile { .. } | Method::TileVec4 => {
+                Output::TransposeOfRows
+            }
+        }
+    }
+}
+
+/// The output of a variant, in terms of its input.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Output {
+    Copy,
+    /// The input is ny rows of nx: `out[ix*ny + iy] = in[iy*nx + ix]`.
+    TransposeOfRows,
+    /// The input is nx rows of ny (read by columns): `out[iy*nx + ix] = in[ix*ny + iy]`.
+    TransposeOfColumns,
+}
+
+const fn declare(
+    variant: &'static str,
+    kernel: &'static str,
+    claim: &'static str,
+    cases: fn(&Sizing) -> Vec<Case>,
+) -> Experiment {
+    Experiment {
+        family: "transpose",
+        variant,
+        kernel,
+        bindings: BINDINGS,
+        uniform_bytes: Some(size_of::<Params>() as u64),
+        claim,
+        cases,
+    }
+}
+
+const NAIVE: &str = "transpose_naive";
+const TILE: &str = "transpose_tile";
+const TILE_VEC4: &str = "transpose_tile_vec4";
+
+pub const COPY_ROW: Experiment = declare(
+    "copy_row",
+    NAIVE,
+    "the upper bound: rows read and rows written, both coalesced",
+    |s| cases(s, Method::direct(true, true, 1, false), Sweep::None),
+);
+pub const COPY_COL: Experiment = declare(
+    "copy_col",
+    NAIVE,
+    "the lower bound: columns read and columns written, neither coalesced",
+    |s| cases(s, Method::direct(false, false, 1, false), Sweep::None),
+);
+pub const NAIVE_ROW: Experiment = declare(
+    "naive_row",
+    NAIVE,
+    "reads rows, writes columns: slower than naive_col on GPUs whose caches absorb \
+     strided reads",
+    |s| cases(s, Method::direct(true, false, 1, false), Sweep::None),
+);
+pub const NAIVE_COL: Experiment = declare(
+    "naive_col",
+    NAIVE,
+    "reads columns, writes rows: beats naive_row on cached GPUs; thinner blocks \
+     (32x16, 32x8) beat 32x32",
+    |s| cases(s, Method::direct(false, true, 1, false), Sweep::Blocks),
+);
+pub const NAIVE_ROW_UNROLL4: Experiment = declare(
+    "naive_row_unroll4",
+    NAIVE,
+    "four elements per invocation put more loads in flight than naive_row",
+    |s| cases(s, Method::direct(true, false, 4, false), Sweep::None),
+);
+pub const NAIVE_COL_UNROLL4: Experiment = declare(
+    "naive_col_unroll4",
+    NAIVE,
+    "four elements per invocation put more loads in flight and can reach copy_row",
+    |s| cases(s, Method::direct(false, true, 4, false), Sweep::None),
+);
+pub const DIAGONAL_ROW: Experiment = declare(
+    "diagonal_row",
+    NAIVE,
+    "naive_row with workgroups visited along diagonals against DRAM partition \
+     camping; may not help on modern GPUs",
+    |s| cases(s, Method::direct(true, false, 1, true), Sweep::None),
+);
+pub const DIAGONAL_COL: Experiment = declare(
+    "diagonal_col",
+    NAIVE,
+    "naive_col with workgroups visited along diagonals against DRAM partition \
+     camping; may not help on modern GPUs",
+    |s| cases(s, Method::direct(false, true, 1, true), Sweep::None),
+);
+pub const SMEM: Experiment = declare(
+    "smem",
+    TILE,
+    "a tile in workgroup memory makes reads and writes coalesced: faster than naive, \
+     though the tile's column read conflicts on one bank",
+    |s| {
+        cases(
+            s,
+            Method::Tile {
+                tiles_x: 1,
+                padded: false,
+            },
+            Sweep::None,
+        )
+    },
+);
+pub const SMEM_PAD: Experiment = declare(
+    "smem_pad",
+    TILE,
+    "padding each tile row removes the bank conflicts: faster than smem; thinner \
+     blocks and several rows per invocation go faster still",
+    |s| {
+        cases(
+            s,
+            Method::Tile {
+                tiles_x: 1,
+                padded: true,
+            },
+            Sweep::BlocksAndRows,
+        )
+    },
+);
+pub const SMEM_UNROLL_PAD: Experiment = declare(
+    "smem_unroll_pad",
+    TILE,
+    "two padded tiles per workgroup put more loads in flight than smem_pad",
+    |s| {
+        cases(
+            s,
+            Method::Tile {
+                tiles_x: 2,
+                padded: true,
+            },
+            Sweep::None,
+        )
+    },
+);
+
+pub const SMEM_PAD_VEC4: Experiment = declare(
+    "smem_pad_vec4",
+    TILE_VEC4,
+    "beyond the classic texts: a padded tile moved in vec4s, 16-byte accesses and \
+     several in flight per invocation, approaches the vec4 copy",
+    |s| cases(s, Method::TileVec4, Sweep::Vec4Rows),
+);
+
+/// Which workgroup shapes a variant is measured at.
+#[derive(Clone, Copy, PartialEq)]
+enum Sweep {
+    /// The default block only.
+    None,
+    /// The default block at every size, and every sweep block at the largest size.
+    Blocks,
+    /// As `Blocks`, and several rows per invocation at the largest size.
+    BlocksAndRows,
+    /// Workgroups of 8 vec4 columns and 32 rows at every size; 16 and 8 rows (2 and 4
+    /// tile rows per invocation) at the largest size.
+    Vec4Rows,
+}
+
+/// The matrices a run measures: `--size`, or the defaults for the adapter.
+fn sizes(sizing: &Sizing) -> Vec<(u32, u32)> {
+    match sizing.matrix {
+        Some(size) => vec![size],
+        None if sizing.quick => QUICK_SIZES.to_vec(),
+        None if sizing.software => SOFTWARE_SIZES.to_vec(),
+        None => FULL_SIZES.to_vec(),
+    }
+}
+
+/// One launch shape: workgroup `block`, `rows` tile rows per invocation.
+#[derive(Clone, Copy)]
+struct Shape {
+    block: (u32, u32),
+    rows: u32,
+}
+
+fn cases(sizing: &Sizing, method: Method, sweep: Sweep) -> Vec<Case> {
+    let sizes = sizes(sizing);
+    let Some(&largest) = sizes.last() else {
+        return Vec::new();
+    };
+    let default = Shape {
+        block: if sweep == Sweep::Vec4Rows {
+            VEC4_BLOCK
+        } else {
+            DEFAULT_BLOCK
+        },
+        rows: 1,
+    };
+    let mut shapes: Vec<((u32, u32), Shape)> = sizes.iter().map(|&size| (size, default)).collect();
+    if sweep == Sweep::Vec4Rows {
+        let blocks = [(8, 16), (8, 8)];
+        shapes.extend(blocks.map(|block| (largest, Shape { block, rows: 1 })));
+    }
+    if matches!(sweep, Sweep::Blocks | Sweep::BlocksAndRows) {
+        let others = SWEEP_BLOCKS.into_iter().filter(|&b| b != DEFAULT_BLOCK);
+        shapes.extend(others.map(|block| (largest, Shape { block, rows: 1 })));
+    }
+    if sweep == Sweep::BlocksAndRows {
+        let block = (32, 8);
+        shapes.extend(SWEEP_ROWS.map(|rows| (largest, Shape { block, rows })));
+    }
+    shapes
+        .into_iter()
+        .map(|(size, shape)| case(sizing, method, size, shape))
+        .collect()
+}
+
+fn case(sizing: &Sizing, method: Method, (nx, ny): (u32, u32), shape: Shape) -> Case {
+    let (wg_x, wg_y) = shape.block;
+    let mut param = format!("size={nx}x{ny};block={wg_x}x{wg_y}");
+    if shape.rows > 1 {
+        param += &format!(";rows={}", shape.rows);
+    }
+    let mut overrides = vec![("WG_Y", f64::from(wg_y))];
+    let mut skip = None;
+    let (per_x, per_y, tile_bytes) = match method {
+        Method::Direct {
+            read_rows,
+            write_rows,
+            unroll,
+            diagonal,
+        } => {
+            overrides.extend([
+                ("WG_X", f64::from(wg_x)),
+                ("READ_ROWS", f64::from(u8::from(read_rows))),
+                ("WRITE_ROWS", f64::from(u8::from(write_rows))),
+                ("UNROLL", f64::from(unroll)),
+                ("DIAGONAL", f64::from(u8::from(diagonal))),
+            ]);
+            (wg_x * unroll, wg_y, 0)
+        }
+        Method::Tile { tiles_x, padded } => {
+            let (tile_x, tile_y) = (wg_x * tiles_x, wg_y * shape.rows);
+            let pad = if padded { pad_words(tile_y) } else { 0 };
+            let words = tile_y * (tile_x + pad);
+            overrides.extend([
+                ("WG_X", f64::from(wg_x)),
+                ("TILES_X", f64::from(tiles_x)),
+                ("ROWS", f64::from(shape.rows)),
+                ("PAD", f64::from(pad)),
+                ("TILE_WORDS", f64::from(words)),
+            ]);
+            (tile_x, tile_y, 4 * words)
+        }
+        Method::TileVec4 => {
+            if nx % 4 != 0 || ny % 4 != 0 {
+                skip = Some(format!(
+                    "vec4 rows need both sides a multiple of 4, not {nx}x{ny}"
+                ));
+            }
+            (32, 32, 4 * 32 * 33)
+        }
+    };
+    let elements = u64::from(nx) * u64::from(ny);
+    let words = elements as usize;
+    let workgroups = [nx.div_ceil(per_x), ny.div_ceil(per_y), 1];
+    let skip = skip
+        .or_else(|| sizing.workgroup_skip(wg_x * wg_y, tile_bytes))
+        .or_else(|| {
+            (4 * elements > sizing.max_binding_bytes).then(|| {
+                format!(
+                    "a {nx}x{ny} f32 matrix exceeds the adapter's {} MiB binding limit",
+                    sizing.max_binding_bytes >> 20
+                )
+            })
+        })
+        .or_else(|| {
+            let max = sizing.max_workgroups_per_dimension;
+            (workgroups[0] > max || workgroups[1] > max).then(|| {
+                format!(
+                    "a grid of {}x{} workgroups exceeds the limit of {max} per dimension",
+                    workgroups[0], workgroups[1]
+                )
+            })
+        });
+    let output = method.output();
+    Case {
+        param,
+        workgroup_size: [wg_x, wg_y, 1],
+        overrides,
+        workgroups,
+        elements,
+        bytes: 2 * 4 * elements,
+        skip,
+        buffers: vec![
+            Buffer::Uniform(bytemuck::cast_slice(&[Params { nx, ny }]).to_vec()),
+            Buffer::Input(words),
+            Buffer::Output(words),
+        ],
+        data: Arc::new(move || {
+            let src = f32_data(words, 4);
+            let expected = reference(&src, nx as usize, ny as usize, output);
+            CaseData {
+                inputs: vec![src],
+                expected: vec![Expected::Exact(expected)],
+            }
+        }),
+    }
+}
+
+/// Padding per tile row that makes the tile's column read conflict-free on 32 banks.
+///
+/// A subgroup of 32 reads `32 / tile_y` output rows of `tile_y` elements: lane
+/// (q, c) reads word `c * (tile_x + pad) + r + q`, on bank `(c * pad + r + q) % 32`
+/// for a tile_x that is a multiple of 32. One word suffices for tiles 32 or more rows
+/// tall; shorter tiles need `32 / tile_y` words (2 for the default 32 x 16).
+fn pad_words(tile_y: u32) -> u32 {
+    (32 / tile_y).max(1)
+}
+
+/// The CPU result of a variant on `src`.
+fn reference(src: &[u32], nx: usize, ny: usize, output: Output) -> Vec<u32> {
+    // Transposing an r x c matrix: out[j*r + i] = in[i*c + j].
+    let (r, c) = match output {
+        Output::Copy => return src.to_vec(),
+        Output::TransposeOfRows => (ny, nx),
+        Output::TransposeOfColumns => (nx, ny),
+    };
+    let mut out = vec![0; src.len()];
+    fill_parallel(&mut out, |k| src[(k % r) * c + k / r]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reference_transposes_a_small_non_square_matrix() {
+        // 3 columns, 2 rows: [[0 1 2] [3 4 5]].
+        let src: Vec<u32> = (0..6).collect();
+        assert_eq!(
+            reference(&src, 3, 2, Output::TransposeOfRows),
+            [0, 3, 1, 4, 2, 5]
+        );
+        // Read by columns, the same words are 3 rows of 2: [[0 1] [2 3] [4 5]].
+        assert_eq!(
+            reference(&src, 3, 2, Output::TransposeOfColumns),
+            [0, 2, 4, 1, 3, 5]
+        );
+        assert_eq!(reference(&src, 3, 2, Output::Copy), src);
+    }
+
+    #[test]
+    fn sweeps_cover_the_blocks_at_the_largest_size() {
+        let sizing = Sizing::nominal(false);
+        let params: Vec<String> = (NAIVE_COL.cases)(&sizing)
+            .into_iter()
+            .map(|c| c.param)
+            .collect();
+        assert_eq!(params.len(), FULL_SIZES.len() + SWEEP_BLOCKS.len() - 1);
+        for (w, h) in SWEEP_BLOCKS {
+            assert!(
+                params.contains(&format!("size=8192x8192;block={w}x{h}")),
+                "{params:?}"
+            );
+        }
+        let smem_pad = (SMEM_PAD.cases)(&sizing);
+        assert!(
+            smem_pad
+                .iter()
+                .any(|c| c.param == "size=8192x8192;block=32x8;rows=4")
+        );
+        assert_eq!((COPY_ROW.cases)(&sizing).len(), FULL_SIZES.len());
+    }
+
+    #[test]
+    fn what_the_adapter_cannot_run_is_skipped_with_the_reason() {
+        let mut sizing = Sizing::nominal(false);
+        sizing.max_binding_bytes = 128 << 20;
+        for case in (SMEM_PAD.cases)(&sizing) {
+            let reason = case.skip.unwrap_or_default();
+            if case.param.starts_with("size=8192x8192") {
+                assert!(reason.contains("binding limit"), "{}: {reason}", case.param);
+            } else {
+                assert!(reason.is_empty(), "{}: {reason}", case.param);
+            }
+        }
+        sizing.max_binding_bytes = 2 << 30;
+        sizing.max_workgroup_invocations = 256;
+        let big = (NAIVE_COL.cases)(&sizing)
+            .into_iter()
+            .find(|c| c.param.ends_with("block=32x32"))
+            .and_then(|c| c.skip);
+        assert!(big.is_some_and(|r| r.contains("1024 exceeds the adapter's 256")));
+    }
+
+    #[test]
+    fn tile_words_cover_the_padded_tile() {
+        let sizing = Sizing::nominal(false);
+        for case in (SMEM_UNROLL_PAD.cases)(&sizing) {
+            let get = |name| case.overrides.iter().find(|(n, _)| *n == name).map(|o| o.1);
+            // Two 32-wide tiles of 16 rows, each row padded by two words.
+            assert_eq!(get("TILE_WORDS"), Some(16.0 * 66.0));
+        }
+    }
+}
