@@ -3,8 +3,8 @@
 //!
 //! All wgpu calls of the suite live here and in [`crate::timing`].
 
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 use crate::experiments::{Binding, Buffer, Case, Expected, Experiment, POISON};
@@ -124,6 +124,9 @@ pub struct GpuContext {
     pub limits: wgpu::Limits,
     /// How long one submission may take before the device counts as hung.
     pub timeout: Duration,
+    /// When timed work last finished: a GPU busy a moment ago still runs at its
+    /// working clocks and needs only a short warm-up.
+    pub last_timed: Mutex<Option<Instant>>,
 }
 
 impl GpuContext {
@@ -155,6 +158,7 @@ impl GpuContext {
             queue,
             limits,
             timeout,
+            last_timed: Mutex::new(None),
         })
     }
 

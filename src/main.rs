@@ -62,8 +62,9 @@ struct RunArgs {
     /// Small working sets: a correctness run in seconds (CI, software adapters).
     #[arg(long)]
     quick: bool,
-    /// Adapter by index or name substring (see `membench devices`); default: the
-    /// best one, or WGPU_ADAPTER_NAME.
+    /// Adapter by index or name substring (see `membench devices`), or `all` for
+    /// every adapter in turn, each into its own results file; default: the best
+    /// one, or WGPU_ADAPTER_NAME.
     #[arg(long)]
     adapter: Option<String>,
     /// Results CSV; default results/<device>-<backend>.csv. Rows of cases not run
@@ -159,6 +160,72 @@ fn list(filters: &[String]) -> anyhow::Result<ExitCode> {
 }
 
 fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    if args.adapter.as_deref() != Some("all") {
+        let out = args.out.clone();
+        return run_on(&args, args.adapter.as_deref(), out);
+    }
+    if args.out.is_some() {
+        anyhow::bail!(
+            "--out names one file: with --adapter all each adapter writes its own default file"
+        );
+    }
+    let infos: Vec<wgpu::AdapterInfo> = gpu::adapters(&gpu::instance())
+        .iter()
+        .map(wgpu::Adapter::get_info)
+        .collect();
+    if infos.is_empty() {
+        anyhow::bail!(membench::Error::NoAdapter(String::new()));
+    }
+    let paths = adapter_paths(&infos, args.unchecked);
+    let mut code = ExitCode::SUCCESS;
+    for (index, (info, out)) in infos.iter().zip(paths).enumerate() {
+        eprintln!(
+            "membench: adapter {index} of {}: {}",
+            infos.len(),
+            gpu::describe(info)
+        );
+        // One adapter that cannot run must not cost the others their results.
+        match run_on(&args, Some(&index.to_string()), Some(out)) {
+            Ok(ExitCode::SUCCESS) => {}
+            Ok(failed) => code = failed,
+            Err(error) => {
+                eprintln!("membench: adapter {index} ({}): {error:#}", info.name);
+                code = ExitCode::FAILURE;
+            }
+        }
+    }
+    Ok(code)
+}
+
+/// The default results file of each adapter; adapters that would share one (two
+/// GPUs of the same model on the same backend) get their index appended.
+fn adapter_paths(infos: &[wgpu::AdapterInfo], unchecked: bool) -> Vec<PathBuf> {
+    let paths = infos
+        .iter()
+        .map(|info| results::default_path(&info.name, &format!("{:?}", info.backend), unchecked))
+        .collect();
+    distinct_paths(paths)
+}
+
+/// `paths`, with the index appended to the stem of every path that occurs twice.
+fn distinct_paths(paths: Vec<PathBuf>) -> Vec<PathBuf> {
+    paths
+        .iter()
+        .enumerate()
+        .map(|(index, path)| {
+            if paths.iter().filter(|p| *p == path).count() == 1 {
+                return path.clone();
+            }
+            let stem = path
+                .file_stem()
+                .map(|s| s.to_string_lossy())
+                .unwrap_or_default();
+            path.with_file_name(format!("{stem}-{index}.csv"))
+        })
+        .collect()
+}
+
+fn run_on(args: &RunArgs, adapter: Option<&str>, out: Option<PathBuf>) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let checks = if args.unchecked {
         BoundsChecks::Off
@@ -172,10 +239,10 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         buffer_bytes: args.buffer_mib.map(|mib| mib << 20),
         matrix: args.size,
     };
-    let ctx = GpuContext::new(args.adapter.as_deref(), Duration::from_secs(args.timeout_s))?;
+    let ctx = GpuContext::new(adapter, Duration::from_secs(args.timeout_s))?;
     let sizing = runner::sizing(&ctx, &settings)?;
     let cases = runner::select(&sizing, &args.filter)?;
-    let out = args.out.unwrap_or_else(|| {
+    let out = out.unwrap_or_else(|| {
         results::default_path(
             &ctx.info.name,
             &format!("{:?}", ctx.info.backend),
@@ -312,4 +379,41 @@ fn peak_resident() -> Option<String> {
     let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(format!("{} MiB", kib >> 10))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adapters_sharing_a_results_file_get_their_index() {
+        let paths = [
+            "results/gpu-vulkan.csv",
+            "results/gpu-gl.csv",
+            "results/gpu-vulkan.csv",
+        ]
+        .map(PathBuf::from)
+        .to_vec();
+        let names: Vec<String> = distinct_paths(paths)
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "results/gpu-vulkan-0.csv",
+                "results/gpu-gl.csv",
+                "results/gpu-vulkan-2.csv"
+            ]
+        );
+    }
+
+    #[test]
+    fn matrix_sizes_parse_and_bad_ones_say_why() {
+        assert_eq!(parse_matrix("1000x3000"), Ok((1000, 3000)));
+        assert_eq!(parse_matrix("64X32"), Ok((64, 32)));
+        assert!(parse_matrix("4096").unwrap_err().contains("NXxNY"));
+        assert!(parse_matrix("0x8").unwrap_err().contains("positive"));
+        assert!(parse_matrix("ax8").unwrap_err().contains("`a`"));
+    }
 }
