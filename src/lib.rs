@@ -4,11 +4,14 @@
 //! through one registry ([`experiments::REGISTRY`]): each case is verified against a
 //! CPU reference, then timed on the GPU clock, and reported as effective bandwidth
 //! in a results CSV ([`results`]). [`sim`] executes the same WGSL on the CPU and
-//! traces every memory request for the memory-system model.
+//! traces every memory request for the memory-system model. [`compare`] and [`report`]
+//! put several devices' CSVs side by side: tables, charts and the claims checklist.
 
+pub mod compare;
 pub mod error;
 pub mod experiments;
 pub mod gpu;
+pub mod report;
 pub mod results;
 pub mod runner;
 pub mod shaders;

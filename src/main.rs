@@ -1,4 +1,4 @@
-//! The membench command line: `devices`, `list`, `run`, `simulate`.
+//! The membench command line: `devices`, `list`, `run`, `simulate`, `compare`, `report`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -8,8 +8,10 @@ use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use membench::compare;
 use membench::experiments::{REGISTRY, Sizing};
 use membench::gpu::{self, BoundsChecks, GpuContext};
+use membench::report;
 use membench::results;
 use membench::runner::{self, Outcome, RunInfo, RunSettings};
 use membench::sim::device as sim_device;
@@ -38,6 +40,29 @@ enum Command {
     Run(RunArgs),
     /// Predict every case from the simulator alone, for a device preset: no GPU needed.
     Simulate(SimulateArgs),
+    /// Results CSVs of several devices side by side: GB/s per device, ratios to the
+    /// first, predictions.
+    Compare(CompareArgs),
+    /// A static HTML report (charts as SVG, the claims checklist) of results CSVs.
+    Report(ReportArgs),
+}
+
+#[derive(clap::Args)]
+struct CompareArgs {
+    /// Results CSVs, one per device; ratios are to the first.
+    #[arg(required = true, num_args = 2..)]
+    csv: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value = "table")]
+    format: compare::Format,
+}
+
+#[derive(clap::Args)]
+struct ReportArgs {
+    /// Results CSVs, one per device; default: every results/*.csv.
+    csv: Vec<PathBuf>,
+    /// Directory for index.html and the charts' SVG files.
+    #[arg(long, default_value = "results/report")]
+    out: PathBuf,
 }
 
 #[derive(clap::Args)]
@@ -122,6 +147,12 @@ fn run_cli(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::List { filter } => list(&filter),
         Command::Run(args) => run(args),
         Command::Simulate(args) => simulate(args),
+        Command::Compare(args) => {
+            let devices = compare::load(&args.csv)?;
+            print!("{}", compare::render(&devices, args.format)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Report(args) => report(args),
     }
 }
 
@@ -363,6 +394,25 @@ fn simulate(args: SimulateArgs) -> anyhow::Result<ExitCode> {
         rows.push(row);
     }
     print!("{}", results::summary(&rows));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
+    let inputs = if args.csv.is_empty() {
+        report::default_inputs(std::path::Path::new("results"))?
+    } else {
+        args.csv
+    };
+    let devices = compare::load(&inputs)?;
+    // Built in full before anything is written: bad input leaves the directory as it was.
+    let built = report::build(&devices)?;
+    report::write(&built, &args.out)?;
+    eprintln!(
+        "membench: report of {} device(s) with {} charts in {}",
+        devices.len(),
+        built.charts.len(),
+        args.out.join("index.html").display()
+    );
     Ok(ExitCode::SUCCESS)
 }
 

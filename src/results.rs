@@ -61,6 +61,31 @@ impl Row {
             self.param.clone(),
         )
     }
+
+    /// The floating-point columns with their names, for checks that apply to all.
+    pub fn numbers(&self) -> [(&'static str, Option<f64>); 10] {
+        [
+            ("time_us_median", self.time_us_median),
+            ("time_us_min", self.time_us_min),
+            ("time_us_max", self.time_us_max),
+            ("cv", self.cv),
+            ("gbps_median", self.gbps_median),
+            ("gbps_best", self.gbps_best),
+            ("sim_gbps", self.sim_gbps),
+            ("sim_sectors_per_request", self.sim_sectors_per_request),
+            ("sim_bank_ways", self.sim_bank_ways),
+            ("measured_over_sim", self.measured_over_sim),
+        ]
+    }
+}
+
+/// The value of `key` in a case's `param` (`key=value` pairs joined by `;`).
+pub fn param_value<'a>(param: &'a str, key: &str) -> Option<&'a str> {
+    param
+        .split(';')
+        .filter_map(|pair| pair.split_once('='))
+        .find(|(k, _)| k.trim() == key)
+        .map(|(_, value)| value.trim())
 }
 
 /// `results/<device-slug>.csv`, e.g. `nvidia-h100-80gb-hbm3-vulkan`.
@@ -85,46 +110,230 @@ pub fn slug(text: &str) -> String {
     slug.trim_end_matches('-').to_owned()
 }
 
-/// Reads a results CSV, naming the file, line and field of the first bad value.
+/// Statuses a row may have.
+const STATUSES: [&str; 3] = ["ok", "failed", "skipped"];
+
+/// Reads a results CSV, naming the file, line and column of the first bad value.
 pub fn read(path: &Path) -> Result<Vec<Row>> {
+    Ok(read_with_lines(path)?
+        .into_iter()
+        .map(|(_, row)| row)
+        .collect())
+}
+
+/// [`read`], each row with the line it starts on, for errors about rows that are
+/// well-formed alone but not together.
+pub fn read_with_lines(path: &Path) -> Result<Vec<(u64, Row)>> {
+    let bytes = std::fs::read(path).map_err(|source| Error::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    parse_with_lines(path, &bytes)
+}
+
+/// Parses the bytes of a results CSV; `path` only names the file in errors. Any input,
+/// however malformed, gives rows or an error, never a panic.
+///
+/// Besides the types of the columns it checks what the rest of membench relies on: the
+/// header has every column of this schema and no other, rows are of this schema version,
+/// the status is known, an `ok` row has a bandwidth, numbers are finite and not
+/// negative, and no case appears twice.
+pub fn parse(path: &Path, bytes: &[u8]) -> Result<Vec<Row>> {
+    Ok(parse_with_lines(path, bytes)?
+        .into_iter()
+        .map(|(_, row)| row)
+        .collect())
+}
+
+/// [`parse`], each row with the line it starts on.
+pub fn parse_with_lines(path: &Path, bytes: &[u8]) -> Result<Vec<(u64, Row)>> {
     let error = |message: String| Error::Results {
         path: path.to_owned(),
         message,
     };
-    let mut reader = csv::Reader::from_path(path).map_err(|e| error(e.to_string()))?;
+    let mut reader = csv::ReaderBuilder::new().from_reader(bytes);
+    let header = reader
+        .headers()
+        .map_err(|e| error(csv_message(&e, None)))?
+        .clone();
+    let columns = columns()?;
+    if let Some(problem) = header_problem(&header, &columns) {
+        // A file of another schema version fails here first: say so, not only which
+        // column differs.
+        return Err(error(match other_schema_version(&mut reader, &header) {
+            Some((line, version)) => format!(
+                "line {line}: schema version {version} where this membench reads \
+                 {SCHEMA_VERSION} (line 1: {problem})"
+            ),
+            None => format!("line 1: {problem}"),
+        }));
+    }
+
     let mut rows = Vec::new();
-    for record in reader.deserialize::<Row>() {
-        let row = record.map_err(|e| {
-            let line = e
-                .position()
-                .map_or(String::new(), |p| format!("line {}: ", p.line()));
-            error(format!("{line}{}", e.kind_message()))
+    let mut first_line: HashMap<(String, String, String), u64> = HashMap::new();
+    let mut record = csv::StringRecord::new();
+    loop {
+        match reader.read_record(&mut record) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => return Err(error(csv_message(&e, Some(&header)))),
+        }
+        let line = record.position().map_or(0, csv::Position::line);
+        let at = |column: &str| {
+            let index = header.iter().position(|name| name == column).unwrap_or(0);
+            format!("line {line}, column {} (`{column}`)", index + 1)
+        };
+        let row: Row = record.deserialize(Some(&header)).map_err(|e| {
+            error(match e.kind() {
+                csv::ErrorKind::Deserialize { err, .. } => match err.field() {
+                    Some(index) => {
+                        let index = usize::try_from(index).unwrap_or(usize::MAX);
+                        let value = record.get(index).unwrap_or_default();
+                        let column = header.get(index).unwrap_or_default();
+                        format!("{}: {} in `{value}`", at(column), err.kind())
+                    }
+                    None => format!("line {line}: {}", err.kind()),
+                },
+                _ => format!("line {line}: {e}"),
+            })
         })?;
         if row.schema_version != SCHEMA_VERSION {
             return Err(error(format!(
-                "schema version {} where this membench writes {SCHEMA_VERSION}",
+                "{}: schema version {} where this membench reads {SCHEMA_VERSION}",
+                at("schema_version"),
                 row.schema_version
             )));
         }
-        rows.push(row);
+        for (column, text) in [("family", &row.family), ("variant", &row.variant)] {
+            if text.is_empty() {
+                return Err(error(format!("{}: empty", at(column))));
+            }
+        }
+        if !STATUSES.contains(&row.status.as_str()) {
+            return Err(error(format!(
+                "{}: `{}` is none of {}",
+                at("status"),
+                row.status,
+                STATUSES.join(", ")
+            )));
+        }
+        if row.status == "ok" && row.gbps_median.is_none() {
+            return Err(error(format!(
+                "{}: empty on an `ok` row",
+                at("gbps_median")
+            )));
+        }
+        for (column, value) in row.numbers() {
+            if let Some(value) = value.filter(|v| !v.is_finite() || *v < 0.0) {
+                return Err(error(format!(
+                    "{}: {value} is not a finite number of at least 0",
+                    at(column)
+                )));
+            }
+        }
+        if let Some(earlier) = first_line.insert(row.key(), line) {
+            return Err(error(format!(
+                "line {line}: the case {}/{}/{} again (first on line {earlier})",
+                row.family, row.variant, row.param
+            )));
+        }
+        rows.push((line, row));
     }
     Ok(rows)
 }
 
-trait KindMessage {
-    fn kind_message(&self) -> String;
+/// The columns of this schema, in the order `write` puts them: the header of a
+/// serialized row, so that the struct is the one place that lists them.
+pub fn columns() -> Result<Vec<String>> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    let failed = |message: String| Error::Results {
+        path: PathBuf::from("<schema>"),
+        message,
+    };
+    writer
+        .serialize(Row::default())
+        .map_err(|e| failed(e.to_string()))?;
+    let bytes = writer
+        .into_inner()
+        .map_err(|e| failed(e.error().to_string()))?;
+    let mut reader = csv::Reader::from_reader(bytes.as_slice());
+    let header = reader.headers().map_err(|e| failed(e.to_string()))?;
+    Ok(header.iter().map(str::to_owned).collect())
 }
 
-impl KindMessage for csv::Error {
-    /// The error without csv's own position prefix, which `read` reports as a line.
-    fn kind_message(&self) -> String {
-        match self.kind() {
-            csv::ErrorKind::Deserialize { err, .. } => match err.field() {
-                Some(field) => format!("field {}: {}", field + 1, err.kind()),
-                None => err.kind().to_string(),
-            },
-            _ => self.to_string(),
+/// What is wrong with a header line, if anything: a column missing, unknown or twice.
+fn header_problem(header: &csv::StringRecord, columns: &[String]) -> Option<String> {
+    if header.iter().all(str::is_empty) {
+        return Some(format!(
+            "no header; a results CSV starts with the {} column names `{},…`",
+            columns.len(),
+            columns
+                .iter()
+                .take(3)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(",")
+        ));
+    }
+    for (index, name) in header.iter().enumerate() {
+        if header.iter().take(index).any(|earlier| earlier == name) {
+            return Some(format!("column {} (`{name}`) appears twice", index + 1));
         }
+        if !columns.iter().any(|column| column == name) {
+            return Some(format!(
+                "column {} (`{name}`) is not a column of schema version {SCHEMA_VERSION}",
+                index + 1
+            ));
+        }
+    }
+    let missing: Vec<&str> = columns
+        .iter()
+        .filter(|column| !header.iter().any(|name| name == column.as_str()))
+        .map(String::as_str)
+        .collect();
+    (!missing.is_empty()).then(|| format!("missing column(s) `{}`", missing.join("`, `")))
+}
+
+/// The line and value of the first row's `schema_version`, where it is a version other
+/// than this one.
+fn other_schema_version(
+    reader: &mut csv::Reader<&[u8]>,
+    header: &csv::StringRecord,
+) -> Option<(u64, u32)> {
+    let index = header.iter().position(|name| name == "schema_version")?;
+    let mut record = csv::StringRecord::new();
+    reader.read_record(&mut record).ok()?;
+    let version: u32 = record.get(index)?.trim().parse().ok()?;
+    let line = record.position()?.line();
+    (version != SCHEMA_VERSION).then_some((line, version))
+}
+
+/// A csv reading error as `line L[, column C (`name`)]: what`, without csv's own
+/// position prefix.
+fn csv_message(e: &csv::Error, header: Option<&csv::StringRecord>) -> String {
+    let line = |position: Option<&csv::Position>| {
+        position.map_or(String::new(), |p| format!("line {}: ", p.line()))
+    };
+    match e.kind() {
+        csv::ErrorKind::UnequalLengths {
+            pos,
+            expected_len,
+            len,
+        } => format!(
+            "{}{len} fields where the header has {expected_len}",
+            line(pos.as_ref())
+        ),
+        csv::ErrorKind::Utf8 { pos, err } => {
+            let column = err.field() + 1;
+            let name = header
+                .and_then(|h| h.get(err.field()))
+                .map_or(String::new(), |name| format!(" (`{name}`)"));
+            match pos {
+                Some(p) => format!("line {}, column {column}{name}: not UTF-8", p.line()),
+                None => format!("column {column}{name}: not UTF-8"),
+            }
+        }
+        _ => e.to_string(),
     }
 }
 
@@ -296,7 +505,11 @@ mod tests {
             .replace(",2.5,", ",fast,");
         std::fs::write(&path, text).unwrap();
         let message = read(&path).unwrap_err().to_string();
-        assert!(message.contains("bad.csv: line 2: field 16"), "{message}");
+        assert!(
+            message.contains("bad.csv: line 2, column 16 (`gbps_median`)")
+                && message.contains("`fast`"),
+            "{message}"
+        );
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

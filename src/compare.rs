@@ -1,0 +1,483 @@
+//! `membench compare`: the results CSVs of several devices side by side.
+//!
+//! Rows are joined on (family, variant, param). A case one file lacks stays in the
+//! table as `missing`; a case a device failed or skipped shows its status. Bandwidth
+//! ratios are to the first file's device, predictions stand beside each device's
+//! measurement.
+
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::experiments::REGISTRY;
+use crate::results::{self, Row};
+
+/// One results file: one device's rows.
+#[derive(Clone, Debug)]
+pub struct DeviceResults {
+    pub path: PathBuf,
+    /// The device as the table names it: adapter, backend, and the bounds checks where
+    /// they were off (`NVIDIA H200 (vulkan, unchecked)`); the file name is added where
+    /// two files would otherwise have the same label.
+    pub label: String,
+    pub rows: Vec<Row>,
+}
+
+impl DeviceResults {
+    /// Reads one file; it must hold rows of exactly one device, backend and bounds
+    /// checks setting.
+    pub fn read(path: &Path) -> Result<Self> {
+        let error = |message: String| Error::Results {
+            path: path.to_owned(),
+            message,
+        };
+        let rows = results::read_with_lines(path)?;
+        let Some((first_line, first)) = rows.first() else {
+            return Err(error("no rows: nothing to compare".to_owned()));
+        };
+        let identity = |row: &Row| {
+            (
+                row.device.clone(),
+                row.backend.clone(),
+                row.bounds_checks.clone(),
+            )
+        };
+        if let Some((line, other)) = rows
+            .iter()
+            .find(|(_, row)| identity(row) != identity(first))
+        {
+            return Err(error(format!(
+                "line {line}: rows of a second device ({}); one file holds one device, \
+                 backend and bounds-checks setting ({} on line {first_line})",
+                device_label(other),
+                device_label(first)
+            )));
+        }
+        let label = device_label(first);
+        Ok(DeviceResults {
+            path: path.to_owned(),
+            label,
+            rows: rows.into_iter().map(|(_, row)| row).collect(),
+        })
+    }
+
+    /// Any row: every row of a file has the same device metadata.
+    pub fn metadata(&self) -> Option<&Row> {
+        self.rows.first()
+    }
+}
+
+/// `device (backend[, unchecked])`.
+fn device_label(row: &Row) -> String {
+    let checks = if row.bounds_checks == "off" {
+        ", unchecked"
+    } else {
+        ""
+    };
+    format!("{} ({}{checks})", row.device, row.backend)
+}
+
+/// Reads every file, stopping at the first bad one, and makes the labels unique.
+pub fn load(paths: &[PathBuf]) -> Result<Vec<DeviceResults>> {
+    let mut devices = paths
+        .iter()
+        .map(|path| DeviceResults::read(path))
+        .collect::<Result<Vec<_>>>()?;
+    let labels: Vec<String> = devices.iter().map(|d| d.label.clone()).collect();
+    for (index, device) in devices.iter_mut().enumerate() {
+        if labels
+            .iter()
+            .filter(|label| **label == labels[index])
+            .count()
+            > 1
+        {
+            let name = device
+                .path
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy();
+            device.label = format!("{} [{}: {name}]", labels[index], index + 1);
+        }
+    }
+    Ok(devices)
+}
+
+/// One case across devices.
+#[derive(Clone, Debug)]
+pub struct Line<'a> {
+    pub family: &'a str,
+    pub variant: &'a str,
+    pub param: &'a str,
+    /// One per device, in file order; `None` where the file has no row for the case.
+    pub cells: Vec<Option<&'a Row>>,
+}
+
+impl Line<'_> {
+    /// The device's measured GB/s, where it measured the case.
+    pub fn gbps(&self, device: usize) -> Option<f64> {
+        self.cells.get(device)?.as_ref()?.gbps_median
+    }
+
+    /// The device's predicted GB/s.
+    pub fn sim_gbps(&self, device: usize) -> Option<f64> {
+        self.cells.get(device)?.as_ref()?.sim_gbps
+    }
+
+    /// The device's GB/s over the first device's.
+    pub fn ratio(&self, device: usize) -> Option<f64> {
+        let first = self.gbps(0).filter(|&gbps| gbps > 0.0)?;
+        Some(self.gbps(device)? / first)
+    }
+
+    /// `ok`, `failed`, `skipped`, or `missing` where the file has no row.
+    pub fn status(&self, device: usize) -> &str {
+        match self.cells.get(device) {
+            Some(Some(row)) => &row.status,
+            _ => "missing",
+        }
+    }
+
+    /// The measured GB/s as the tables print it, or the status where there is none.
+    fn gbps_text(&self, device: usize) -> String {
+        self.gbps(device).map_or_else(
+            || self.status(device).to_owned(),
+            |gbps| format!("{gbps:.1}"),
+        )
+    }
+}
+
+/// Every case of every device, joined on (family, variant, param), in case order.
+pub fn join(devices: &[DeviceResults]) -> Vec<Line<'_>> {
+    let mut lines: BTreeMap<CaseKey<'_>, Vec<Option<&Row>>> = BTreeMap::new();
+    for (index, device) in devices.iter().enumerate() {
+        for row in &device.rows {
+            let cells = lines
+                .entry(CaseKey(&row.family, &row.variant, &row.param))
+                .or_insert_with(|| vec![None; devices.len()]);
+            cells[index] = Some(row);
+        }
+    }
+    lines
+        .into_iter()
+        .map(|(CaseKey(family, variant, param), cells)| Line {
+            family,
+            variant,
+            param,
+            cells,
+        })
+        .collect()
+}
+
+/// A case's key, ordered as `membench list` shows cases: experiments in registry order
+/// (unknown ones after, by name), params in natural order (`offset=2` before
+/// `offset=10`).
+#[derive(PartialEq, Eq)]
+struct CaseKey<'a>(&'a str, &'a str, &'a str);
+
+impl Ord for CaseKey<'_> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        experiment_order(self.0, self.1)
+            .cmp(&experiment_order(other.0, other.1))
+            .then_with(|| natural_cmp(self.2, other.2))
+            .then_with(|| self.2.cmp(other.2))
+    }
+}
+
+impl PartialOrd for CaseKey<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// Sorts experiments: the registry's families in registry order, then the rest by name.
+pub fn experiment_order<'a>(family: &'a str, variant: &'a str) -> (usize, usize, &'a str, &'a str) {
+    let family_index = REGISTRY
+        .iter()
+        .position(|e| e.family == family)
+        .unwrap_or(usize::MAX);
+    let variant_index = REGISTRY
+        .iter()
+        .position(|e| e.family == family && e.variant == variant)
+        .unwrap_or(usize::MAX);
+    (family_index, variant_index, family, variant)
+}
+
+/// Compares text with runs of digits taken as numbers: `stride=2` < `stride=10`.
+pub fn natural_cmp(a: &str, b: &str) -> Ordering {
+    let (mut a, mut b) = (a, b);
+    loop {
+        match (a.chars().next(), b.chars().next()) {
+            (None, None) => return Ordering::Equal,
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(x), Some(y)) if x.is_ascii_digit() && y.is_ascii_digit() => {
+                let (digits_a, rest_a) = split_digits(a);
+                let (digits_b, rest_b) = split_digits(b);
+                let (trimmed_a, trimmed_b) = (
+                    digits_a.trim_start_matches('0'),
+                    digits_b.trim_start_matches('0'),
+                );
+                let order = trimmed_a
+                    .len()
+                    .cmp(&trimmed_b.len())
+                    .then_with(|| trimmed_a.cmp(trimmed_b));
+                if order != Ordering::Equal {
+                    return order;
+                }
+                (a, b) = (rest_a, rest_b);
+            }
+            (Some(x), Some(y)) => {
+                if x != y {
+                    return x.cmp(&y);
+                }
+                (a, b) = (&a[x.len_utf8()..], &b[y.len_utf8()..]);
+            }
+        }
+    }
+}
+
+fn split_digits(text: &str) -> (&str, &str) {
+    let end = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    text.split_at(end)
+}
+
+/// How `membench compare` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Aligned columns for a terminal, devices numbered in a legend above.
+    Table,
+    Csv,
+    Markdown,
+}
+
+/// The comparison in `format`.
+pub fn render(devices: &[DeviceResults], format: Format) -> Result<String> {
+    let lines = join(devices);
+    match format {
+        Format::Table => Ok(table(devices, &lines)),
+        Format::Markdown => Ok(markdown(devices, &lines)),
+        Format::Csv => csv_text(devices, &lines),
+    }
+}
+
+fn number(value: Option<f64>, digits: usize) -> String {
+    value.map_or_else(String::new, |v| format!("{v:.digits$}"))
+}
+
+/// One device's columns: measured, ratio to the first (not for the first), predicted.
+fn device_cells(line: &Line<'_>, device: usize) -> Vec<String> {
+    let mut cells = vec![line.gbps_text(device)];
+    if device > 0 {
+        cells.push(number(line.ratio(device), 3));
+    }
+    cells.push(number(line.sim_gbps(device), 1));
+    cells
+}
+
+fn table(devices: &[DeviceResults], lines: &[Line<'_>]) -> String {
+    let mut out = String::from(
+        "devices (GB/s measured, [n]/[1] = ratio to device 1, sim = predicted GB/s):\n",
+    );
+    for (index, device) in devices.iter().enumerate() {
+        let about = device.metadata().map_or(String::new(), |row| {
+            format!(
+                "driver {}, subgroup {}, commit {}",
+                row.driver, row.subgroup_size, row.git_commit
+            )
+        });
+        out.push_str(&format!(
+            "  [{}] {}  {}  ({about})\n",
+            index + 1,
+            device.label,
+            device.path.display()
+        ));
+    }
+    out.push('\n');
+    let mut header = vec![
+        "family".to_owned(),
+        "variant".to_owned(),
+        "param".to_owned(),
+    ];
+    for index in 0..devices.len() {
+        let n = index + 1;
+        header.push(format!("GB/s [{n}]"));
+        if index > 0 {
+            header.push(format!("[{n}]/[1]"));
+        }
+        header.push(format!("sim [{n}]"));
+    }
+    let body: Vec<Vec<String>> = lines
+        .iter()
+        .map(|line| {
+            let mut cells = vec![
+                line.family.to_owned(),
+                line.variant.to_owned(),
+                line.param.to_owned(),
+            ];
+            for index in 0..devices.len() {
+                cells.extend(device_cells(line, index));
+            }
+            cells
+        })
+        .collect();
+    let widths: Vec<usize> = (0..header.len())
+        .map(|column| {
+            std::iter::once(&header)
+                .chain(&body)
+                .map(|cells| cells[column].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for cells in std::iter::once(&header).chain(&body) {
+        let mut text = String::new();
+        for (column, cell) in cells.iter().enumerate() {
+            let pad = " ".repeat(widths[column] - cell.chars().count());
+            // Case names to the left, numbers to the right.
+            if column < 3 {
+                text.push_str(&format!("{cell}{pad}  "));
+            } else {
+                text.push_str(&format!("{pad}{cell}  "));
+            }
+        }
+        out.push_str(text.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn markdown(devices: &[DeviceResults], lines: &[Line<'_>]) -> String {
+    let mut out = String::new();
+    for device in devices {
+        out.push_str(&format!(
+            "- **{}**: `{}`\n",
+            device.label,
+            device.path.display()
+        ));
+    }
+    out.push('\n');
+    let first = devices.first().map_or("", |d| d.label.as_str());
+    let mut header = vec!["family", "variant", "param"]
+        .into_iter()
+        .map(str::to_owned)
+        .collect::<Vec<_>>();
+    let mut align = vec!["---"; 3];
+    for (index, device) in devices.iter().enumerate() {
+        header.push(format!("{} GB/s", device.label));
+        if index > 0 {
+            header.push(format!("÷ {first}"));
+        }
+        header.push(format!("{} predicted GB/s", device.label));
+    }
+    align.resize(header.len(), "---:");
+    let escape = |cell: &str| cell.replace('|', "\\|");
+    let row = |cells: &[String]| {
+        let cells: Vec<String> = cells.iter().map(|c| escape(c)).collect();
+        format!("| {} |\n", cells.join(" | "))
+    };
+    out.push_str(&row(&header));
+    out.push_str(&format!("| {} |\n", align.join(" | ")));
+    for line in lines {
+        let mut cells = vec![
+            line.family.to_owned(),
+            line.variant.to_owned(),
+            format!("`{}`", line.param),
+        ];
+        for index in 0..devices.len() {
+            cells.extend(device_cells(line, index));
+        }
+        out.push_str(&row(&cells));
+    }
+    out
+}
+
+fn csv_text(devices: &[DeviceResults], lines: &[Line<'_>]) -> Result<String> {
+    let failed = |message: String| Error::Results {
+        path: PathBuf::from("<stdout>"),
+        message,
+    };
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    let mut header = vec![
+        "family".to_owned(),
+        "variant".to_owned(),
+        "param".to_owned(),
+    ];
+    for (index, device) in devices.iter().enumerate() {
+        header.push(format!("{} status", device.label));
+        header.push(format!("{} gbps", device.label));
+        if index > 0 {
+            header.push(format!("{} ratio", device.label));
+        }
+        header.push(format!("{} sim_gbps", device.label));
+    }
+    writer
+        .write_record(&header)
+        .map_err(|e| failed(e.to_string()))?;
+    for line in lines {
+        let mut cells = vec![
+            line.family.to_owned(),
+            line.variant.to_owned(),
+            line.param.to_owned(),
+        ];
+        for index in 0..devices.len() {
+            cells.push(line.status(index).to_owned());
+            // Full precision: a CSV is read by programs.
+            cells.push(line.gbps(index).map_or_else(String::new, |v| v.to_string()));
+            if index > 0 {
+                cells.push(
+                    line.ratio(index)
+                        .map_or_else(String::new, |v| v.to_string()),
+                );
+            }
+            cells.push(
+                line.sim_gbps(index)
+                    .map_or_else(String::new, |v| v.to_string()),
+            );
+        }
+        writer
+            .write_record(&cells)
+            .map_err(|e| failed(e.to_string()))?;
+    }
+    let bytes = writer
+        .into_inner()
+        .map_err(|e| failed(e.error().to_string()))?;
+    String::from_utf8(bytes).map_err(|e| failed(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn natural_order_reads_numbers() {
+        let mut params = vec![
+            "offset=10",
+            "offset=2",
+            "offset=1",
+            "size=8192x8192",
+            "size=4096x4096",
+        ];
+        params.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(
+            params,
+            [
+                "offset=1",
+                "offset=2",
+                "offset=10",
+                "size=4096x4096",
+                "size=8192x8192"
+            ]
+        );
+        assert_eq!(natural_cmp("wg=064", "wg=64"), Ordering::Equal);
+        assert_eq!(natural_cmp("a", "ab"), Ordering::Less);
+    }
+
+    #[test]
+    fn registry_families_come_first() {
+        assert!(experiment_order("copy", "offset") < experiment_order("copy", "stride"));
+        assert!(experiment_order("copy", "launch") < experiment_order("aaa", "x"));
+    }
+}

@@ -1,0 +1,576 @@
+//! `membench compare` and `membench report` on the fixture CSVs of two made-up
+//! devices, their answers to bad input, and the results reader under malformed input.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use membench::compare::{self, DeviceResults, Format};
+use membench::report;
+use membench::results::{self, Row};
+use proptest::prelude::*;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+fn fixtures() -> membench::Result<Vec<DeviceResults>> {
+    compare::load(&[fixture("gpu-a.csv"), fixture("gpu-b.csv")])
+}
+
+/// A fresh empty directory under the system's temporary one.
+fn scratch(name: &str) -> std::io::Result<PathBuf> {
+    let dir = std::env::temp_dir().join(format!("membench-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
+
+/// Runs the binary; whether it succeeded, stdout and stderr.
+fn membench(args: &[&str]) -> std::io::Result<(bool, String, String)> {
+    let output = Command::new(env!("CARGO_BIN_EXE_membench"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()?;
+    Ok((
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    ))
+}
+
+#[test]
+fn devices_are_named_from_the_metadata() {
+    let devices = fixtures().unwrap();
+    assert_eq!(devices[0].label, "Fixture GPU A (vulkan)");
+    assert_eq!(devices[1].label, "Fixture GPU B (metal)");
+}
+
+#[test]
+fn compare_gives_the_ratios_to_the_first_device() {
+    let devices = fixtures().unwrap();
+    let lines = compare::join(&devices);
+    let line = |family: &str, variant: &str, param: &str| {
+        lines
+            .iter()
+            .find(|l| l.family == family && l.variant == variant && l.param == param)
+            .unwrap_or_else(|| panic!("{family}/{variant}/{param} missing"))
+    };
+    // Fixture values: A 1000 and B 500 GB/s at offset 0; stride 2 A 500, B 400.
+    let offset = line("copy", "offset", "offset=0");
+    assert_eq!(offset.gbps(0), Some(1000.0));
+    assert_eq!(offset.ratio(1), Some(0.5));
+    assert_eq!(offset.ratio(0), Some(1.0));
+    assert_eq!(offset.sim_gbps(1), Some(600.0));
+    assert_eq!(line("copy", "stride", "stride=2").ratio(1), Some(0.8));
+    // Only A ran the 8192x8192 transpose: kept, B missing.
+    let only_a = line("transpose", "naive_row", "size=8192x8192");
+    assert_eq!(only_a.status(1), "missing");
+    assert_eq!(only_a.ratio(1), None);
+    // B failed a case A measured.
+    let failed = line("reduce", "subgroup_add", "n=16777216");
+    assert_eq!((failed.status(0), failed.status(1)), ("ok", "failed"));
+    // Every row of either file is in the join once.
+    let rows: usize = devices.iter().map(|d| d.rows.len()).sum();
+    let cells: usize = lines.iter().map(|l| l.cells.iter().flatten().count()).sum();
+    assert_eq!(cells, rows);
+}
+
+#[test]
+fn compare_orders_params_naturally() {
+    let devices = fixtures().unwrap();
+    let strides: Vec<&str> = compare::join(&devices)
+        .into_iter()
+        .filter(|l| l.family == "copy" && l.variant == "stride")
+        .map(|l| l.param)
+        .collect();
+    assert_eq!(
+        strides,
+        [
+            "stride=1",
+            "stride=2",
+            "stride=3",
+            "stride=4",
+            "stride=8",
+            "stride=16",
+            "stride=32"
+        ]
+    );
+}
+
+#[test]
+fn compare_formats_show_ratios_and_missing_rows() {
+    let devices = fixtures().unwrap();
+    let table = compare::render(&devices, Format::Table).unwrap();
+    let offset = table
+        .lines()
+        .find(|l| l.starts_with("copy") && l.contains("offset=0 "))
+        .unwrap();
+    assert!(
+        offset.contains("1000.0") && offset.contains("500.0") && offset.contains("0.500"),
+        "{offset}"
+    );
+    assert!(table.contains("[2] Fixture GPU B (metal)"), "{table}");
+    let transpose = table
+        .lines()
+        .find(|l| l.contains("naive_row") && l.contains("size=8192x8192"))
+        .unwrap();
+    assert!(transpose.contains("missing"), "{transpose}");
+
+    let markdown = compare::render(&devices, Format::Markdown).unwrap();
+    assert!(
+        markdown
+            .contains("| copy | offset | `offset=0` | 1000.0 | 1200.0 | 500.0 | 0.500 | 600.0 |"),
+        "{markdown}"
+    );
+
+    let csv = compare::render(&devices, Format::Csv).unwrap();
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let header = reader.headers().unwrap().clone();
+    let ratio = header
+        .iter()
+        .position(|h| h == "Fixture GPU B (metal) ratio")
+        .unwrap();
+    let record = reader
+        .records()
+        .map(Result::unwrap)
+        .find(|r| &r[2] == "stride=2")
+        .unwrap();
+    assert_eq!(record[ratio].parse::<f64>().unwrap(), 0.8);
+}
+
+#[test]
+fn compare_command_prints_the_table() {
+    let (ok, stdout, stderr) = membench(&[
+        "compare",
+        "tests/fixtures/gpu-a.csv",
+        "tests/fixtures/gpu-b.csv",
+        "--format",
+        "markdown",
+    ])
+    .unwrap();
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains("| 0.500 |"), "{stdout}");
+}
+
+#[test]
+fn compare_needs_two_files() {
+    let (ok, _, stderr) = membench(&["compare", "tests/fixtures/gpu-a.csv"]).unwrap();
+    assert!(!ok);
+    assert!(stderr.contains("2 values required"), "{stderr}");
+}
+
+#[test]
+fn report_has_a_chart_for_every_family_and_no_scripts() {
+    let devices = fixtures().unwrap();
+    let built = report::build(&devices).unwrap();
+    let mut families: Vec<&str> = devices
+        .iter()
+        .flat_map(|d| d.rows.iter().map(|r| r.family.as_str()))
+        .collect();
+    families.sort_unstable();
+    families.dedup();
+    assert_eq!(families.len(), 9, "{families:?}");
+    for family in &families {
+        assert!(
+            built.charts.iter().any(|c| c.family == *family),
+            "no chart for {family}"
+        );
+        assert!(built.html.contains(&format!("id=\"family-{family}\"")));
+    }
+    // The charts the issue names.
+    for file in [
+        "copy-offset.svg",
+        "copy-stride.svg",
+        "bank-stride.svg",
+        "transpose-size-4096x4096.svg",
+        "reduce-n-16777216.svg",
+        "transfer-size-fixture-gpu-a-vulkan.svg",
+    ] {
+        assert!(
+            built.charts.iter().any(|c| c.file == file),
+            "{file} missing"
+        );
+    }
+    // Every chart is inline, and the page loads nothing.
+    assert_eq!(built.html.matches("<svg").count(), built.charts.len());
+    assert!(!built.html.contains("<script"));
+    for attribute in ["src=\"http", "href=\"http", "url(http", "@import"] {
+        assert!(!built.html.contains(attribute), "{attribute}");
+    }
+    // Every claim of the catalogue is in the checklist.
+    for claim in report::claims::CLAIMS {
+        assert!(built.html.contains(&format!("id=\"claim-{}\"", claim.id)));
+    }
+    // One line per device, dashed predictions, on the offset chart.
+    let offset = built
+        .charts
+        .iter()
+        .find(|c| c.file == "copy-offset.svg")
+        .unwrap();
+    assert!(offset.svg.contains("Fixture GPU A (vulkan), predicted"));
+    assert!(offset.svg.contains("Fixture GPU B (metal)"));
+}
+
+#[test]
+fn report_checklist_decides_the_fixtures() {
+    let built = report::build(&fixtures().unwrap()).unwrap();
+    let row = |id: &str| {
+        let start = built.html.find(&format!("id=\"claim-{id}\"")).unwrap();
+        let end = start + built.html[start..].find("</tr>").unwrap();
+        built.html[start..end].to_owned()
+    };
+    // A: offset 1 at 0.90 of offset 0; B: at 0.98.
+    let offset = row("copy-offset-misaligned");
+    let a = offset.find("✓ reproduced").unwrap();
+    let b = offset.find("✗ not reproduced").unwrap();
+    assert!(a < b, "{offset}");
+    // B has no constant family.
+    assert!(row("constant-serialises").contains("– not measured"));
+}
+
+#[test]
+fn report_command_writes_the_page_and_charts() {
+    let dir = scratch("report-out").unwrap();
+    let out = dir.join("report");
+    let (ok, _, stderr) = membench(&[
+        "report",
+        "tests/fixtures/gpu-a.csv",
+        "tests/fixtures/gpu-b.csv",
+        "--out",
+        out.to_str().unwrap(),
+    ])
+    .unwrap();
+    assert!(ok, "{stderr}");
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    let svgs: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "svg"))
+        .collect();
+    assert_eq!(svgs.len(), html.matches("<svg").count());
+    for svg in &svgs {
+        let text = std::fs::read_to_string(svg).unwrap();
+        assert!(text.starts_with("<svg") && text.trim_end().ends_with("</svg>"));
+        let link = format!("href=\"{}\"", svg.file_name().unwrap().to_string_lossy());
+        assert!(html.contains(&link), "{link}");
+    }
+
+    // A second report of one device removes the charts that are no longer drawn.
+    std::fs::write(out.join("notes.txt"), "kept").unwrap();
+    let (ok, _, stderr) = membench(&[
+        "report",
+        "tests/fixtures/gpu-a.csv",
+        "--out",
+        out.to_str().unwrap(),
+    ])
+    .unwrap();
+    assert!(ok, "{stderr}");
+    assert!(!out.join("transfer-size-fixture-gpu-b-metal.svg").exists());
+    assert!(out.join("transfer-size-fixture-gpu-a-vulkan.svg").exists());
+    assert!(out.join("notes.txt").exists());
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// The fixture with one edit, written to a scratch file.
+fn edited(dir: &Path, name: &str, edit: impl Fn(&str) -> String) -> std::io::Result<String> {
+    let text = std::fs::read_to_string(fixture("gpu-a.csv"))?;
+    let path = dir.join(name);
+    std::fs::write(&path, edit(&text))?;
+    Ok(path.to_string_lossy().into_owned())
+}
+
+/// `membench report` (and `compare`) on the fixture of B and `bad`: fails with one
+/// line containing every one of `expected`, and writes nothing.
+fn assert_refused(dir: &Path, bad: &str, expected: &[&str]) -> std::io::Result<()> {
+    let stem = Path::new(bad)
+        .file_stem()
+        .unwrap_or_default()
+        .to_string_lossy();
+    let out = dir
+        .join(format!("out-{stem}"))
+        .to_string_lossy()
+        .into_owned();
+    let (ok, _, stderr) = membench(&["report", "tests/fixtures/gpu-b.csv", bad, "--out", &out])?;
+    assert!(!ok, "accepted {bad}");
+    for part in expected {
+        assert!(stderr.contains(part), "{part:?} not in {stderr}");
+    }
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(!Path::new(&out).exists(), "wrote {out}");
+    let (ok, _, compare_stderr) = membench(&["compare", "tests/fixtures/gpu-b.csv", bad])?;
+    assert!(!ok);
+    assert_eq!(compare_stderr, stderr);
+    Ok(())
+}
+
+#[test]
+fn bad_input_is_refused_with_file_line_and_column() {
+    let dir = scratch("bad-input").unwrap();
+    let missing = dir.join("absent.csv").to_string_lossy().into_owned();
+    assert_refused(&dir, &missing, &["absent.csv", "No such file"]).unwrap();
+
+    let renamed = edited(&dir, "renamed.csv", |t| {
+        t.replacen("gbps_median", "gbps", 1)
+    })
+    .unwrap();
+    assert_refused(
+        &dir,
+        &renamed,
+        &["renamed.csv: line 1", "column 16 (`gbps`)", "not a column"],
+    )
+    .unwrap();
+
+    let dropped = edited(&dir, "dropped.csv", |t| {
+        t.lines()
+            .map(|line| {
+                let mut fields: Vec<&str> = line.split(',').collect();
+                fields.remove(4);
+                fields.join(",")
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    })
+    .unwrap();
+    assert_refused(
+        &dir,
+        &dropped,
+        &["dropped.csv: line 1", "missing", "`elements`"],
+    )
+    .unwrap();
+
+    let word = edited(&dir, "word.csv", |t| t.replacen(",1000.0,", ",fast,", 1)).unwrap();
+    assert_refused(
+        &dir,
+        &word,
+        &["word.csv: line 2, column 16 (`gbps_median`)", "`fast`"],
+    )
+    .unwrap();
+
+    let short = edited(&dir, "short.csv", |t| {
+        let mut lines: Vec<String> = t.lines().map(str::to_owned).collect();
+        lines[3] = lines[3].rsplitn(3, ',').nth(2).unwrap().to_owned();
+        lines.join("\n")
+    })
+    .unwrap();
+    assert_refused(&dir, &short, &["short.csv: line 4", "31 fields", "33"]).unwrap();
+
+    let mixed = edited(&dir, "mixed.csv", |t| {
+        let mut lines: Vec<String> = t.lines().map(str::to_owned).collect();
+        lines[5] = lines[5].replace(",0.1.0,1,", ",0.1.0,2,");
+        lines.join("\n")
+    })
+    .unwrap();
+    assert_refused(
+        &dir,
+        &mixed,
+        &[
+            "mixed.csv: line 6, column 30 (`schema_version`)",
+            "schema version 2",
+        ],
+    )
+    .unwrap();
+
+    let negative = edited(&dir, "negative.csv", |t| {
+        t.replacen(",1000.0,", ",-1000.0,", 1)
+    })
+    .unwrap();
+    assert_refused(&dir, &negative, &["line 2, column 16 (`gbps_median`)"]).unwrap();
+
+    let unknown = edited(&dir, "status.csv", |t| t.replacen(",ok,", ",measured,", 1)).unwrap();
+    assert_refused(
+        &dir,
+        &unknown,
+        &["line 2, column 4 (`status`)", "`measured`"],
+    )
+    .unwrap();
+
+    let twice = edited(&dir, "twice.csv", |t| {
+        let second = t.lines().nth(1).unwrap();
+        format!("{t}{second}\n")
+    })
+    .unwrap();
+    assert_refused(&dir, &twice, &["twice.csv: line 134", "first on line 2"]).unwrap();
+
+    let empty = edited(&dir, "empty.csv", |_| String::new()).unwrap();
+    assert_refused(&dir, &empty, &["empty.csv: line 1: no header"]).unwrap();
+
+    let header_only = edited(&dir, "header.csv", |t| t.lines().next().unwrap().to_owned()).unwrap();
+    assert_refused(&dir, &header_only, &["header.csv: no rows"]).unwrap();
+
+    let two_devices = edited(&dir, "two.csv", |t| {
+        let mut lines: Vec<String> = t.lines().map(str::to_owned).collect();
+        lines[7] = lines[7].replace("Fixture GPU A", "Fixture GPU C");
+        lines.join("\n")
+    })
+    .unwrap();
+    assert_refused(&dir, &two_devices, &["two.csv: line 8", "Fixture GPU C"]).unwrap();
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_file_of_another_schema_says_so() {
+    let text = std::fs::read_to_string(fixture("gpu-a.csv"))
+        .unwrap()
+        .replace(",0.1.0,1,", ",0.9.0,2,")
+        .replacen("sim_bank_ways,", "sim_bank_conflicts,", 1);
+    let error = results::parse(Path::new("future.csv"), text.as_bytes())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.starts_with("future.csv: line 2: schema version 2 where this membench reads 1"),
+        "{error}"
+    );
+}
+
+#[test]
+fn report_defaults_to_every_results_csv() {
+    let (ok, _, stderr) = membench(&["report", "--out", "/dev/null/report"]).unwrap();
+    // Writing under /dev/null fails, after the committed results were read.
+    assert!(!ok);
+    assert!(stderr.contains("/dev/null/report"), "{stderr}");
+    let inputs =
+        report::default_inputs(&Path::new(env!("CARGO_MANIFEST_DIR")).join("results")).unwrap();
+    assert!(!inputs.is_empty());
+    assert!(
+        inputs
+            .iter()
+            .all(|p| p.extension().is_some_and(|e| e == "csv"))
+    );
+}
+
+/// The fixture's bytes, to mutate.
+fn fixture_bytes() -> std::io::Result<Vec<u8>> {
+    std::fs::read(fixture("gpu-b.csv"))
+}
+
+/// One edit of a byte string: overwrite, insert, delete or truncate at a position
+/// taken modulo the length.
+#[derive(Clone, Debug)]
+enum Edit {
+    Overwrite(usize, u8),
+    Insert(usize, u8),
+    Delete(usize),
+    Truncate(usize),
+}
+
+fn edit_strategy() -> impl Strategy<Value = Edit> {
+    // Bytes that matter to CSV and numbers are drawn more often than the rest.
+    let byte = prop_oneof![
+        3 => any::<u8>(),
+        2 => prop::sample::select(b",\"\n\r;=.-eE0123456789 ".to_vec()),
+    ];
+    prop_oneof![
+        4 => (any::<usize>(), byte.clone()).prop_map(|(at, b)| Edit::Overwrite(at, b)),
+        2 => (any::<usize>(), byte).prop_map(|(at, b)| Edit::Insert(at, b)),
+        2 => any::<usize>().prop_map(Edit::Delete),
+        1 => any::<usize>().prop_map(Edit::Truncate),
+    ]
+}
+
+fn apply(bytes: &mut Vec<u8>, edit: &Edit) {
+    let len = bytes.len().max(1);
+    match *edit {
+        Edit::Overwrite(at, b) if !bytes.is_empty() => bytes[at % len] = b,
+        Edit::Insert(at, b) => bytes.insert(at % (bytes.len() + 1), b),
+        Edit::Delete(at) if !bytes.is_empty() => {
+            bytes.remove(at % len);
+        }
+        Edit::Truncate(at) => bytes.truncate(at % (bytes.len() + 1)),
+        _ => {}
+    }
+}
+
+/// Whatever the bytes, the reader answers rows or an error naming the file; where it
+/// answers rows, comparing and reporting them works too.
+fn read_anything(bytes: &[u8]) -> Result<(), TestCaseError> {
+    let path = Path::new("fuzzed.csv");
+    match results::parse_with_lines(path, bytes) {
+        Err(error) => {
+            let message = error.to_string();
+            prop_assert!(message.starts_with("fuzzed.csv: "), "{}", message);
+        }
+        Ok(rows) => {
+            for (line, row) in &rows {
+                prop_assert!(*line >= 2);
+                prop_assert_eq!(row.schema_version, results::SCHEMA_VERSION);
+            }
+            let rows: Vec<Row> = rows.into_iter().map(|(_, row)| row).collect();
+            if rows.is_empty() {
+                return Ok(());
+            }
+            let device = DeviceResults {
+                path: path.to_owned(),
+                label: "fuzzed".to_owned(),
+                rows,
+            };
+            let first = fixtures().map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let devices = [first[0].clone(), device];
+            for format in [Format::Table, Format::Csv, Format::Markdown] {
+                prop_assert!(compare::render(&devices, format).is_ok());
+            }
+            prop_assert!(report::build(&devices).is_ok());
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    #[test]
+    fn mutated_fixture_never_panics(edits in prop::collection::vec(edit_strategy(), 1..8)) {
+        let mut bytes = fixture_bytes().unwrap();
+        for edit in &edits {
+            apply(&mut bytes, edit);
+        }
+        read_anything(&bytes)?;
+    }
+
+    #[test]
+    fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..600)) {
+        read_anything(&bytes)?;
+    }
+
+    #[test]
+    fn any_field_replaced_never_panics(
+        line in 1usize..40,
+        field in 0usize..33,
+        value in "[ -~]{0,12}|NaN|inf|-0|1e309|1e300|9e307|5e-324|18446744073709551616|",
+    ) {
+        let text = String::from_utf8(fixture_bytes().unwrap()).unwrap();
+        let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        let mut fields: Vec<String> = lines[line].split(',').map(str::to_owned).collect();
+        fields[field] = value;
+        lines[line] = fields.join(",");
+        read_anything(lines.join("\n").as_bytes())?;
+    }
+
+    #[test]
+    fn written_rows_read_back_equal(
+        param in "[ -~]{1,16}",
+        note in "\\PC{0,24}",
+        gbps in 0.0f64..1e6,
+        device in "[a-zA-Z0-9 ,\"()]{1,20}",
+    ) {
+        let row = Row {
+            family: "copy".into(),
+            variant: "offset".into(),
+            param,
+            status: "ok".into(),
+            verified: true,
+            gbps_median: Some(gbps),
+            device,
+            note,
+            schema_version: results::SCHEMA_VERSION,
+            ..Row::default()
+        };
+        let dir = std::env::temp_dir().join(format!("membench-roundtrip-{}", std::process::id()));
+        let path = dir.join("row.csv");
+        results::write(&path, std::slice::from_ref(&row)).unwrap();
+        let read = results::read(&path);
+        std::fs::remove_dir_all(&dir).unwrap();
+        prop_assert_eq!(read.unwrap(), vec![row]);
+    }
+}
