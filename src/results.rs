@@ -384,23 +384,26 @@ pub fn copy_peak_gbps(rows: &[Row]) -> Option<f64> {
         .reduce(f64::max)
 }
 
+/// Families whose bytes are on-chip traffic (workgroup memory, the constant and L1
+/// caches), not DRAM: their GB/s is on-chip throughput, which a share of `copy/peak`
+/// does not describe.
+pub const ON_CHIP_FAMILIES: &[&str] = &["bank", "constant"];
+
 /// The readable table `membench run` ends with: bandwidth per case, its share of the
-/// fastest `copy/peak` among `rows`, and the simulator's prediction beside it.
+/// fastest `copy/peak` among `rows` (`on-chip` for the on-chip families), and the
+/// simulator's prediction beside it.
 pub fn summary(rows: &[Row]) -> String {
     let peak = copy_peak_gbps(rows);
-    // Name columns as wide as their longest entry, so long params stay aligned.
-    let width = |name: &str, field: fn(&Row) -> &str| {
+    let width = |column: fn(&Row) -> &str, least: usize| {
         rows.iter()
-            .map(|r| field(r).len())
-            .fold(name.len(), usize::max)
+            .map(|row| column(row).len())
+            .fold(least, usize::max)
     };
-    let (wf, wv, wp) = (
-        width("family", |r| &r.family),
-        width("variant", |r| &r.variant),
-        width("param", |r| &r.param),
-    );
+    let family = width(|row| &row.family, 10);
+    let variant = width(|row| &row.variant, 10);
+    let param = width(|row| &row.param, 18);
     let mut table = format!(
-        "{:<wf$} {:<wv$} {:<wp$} {:>10} {:>8} {:>7} {:>10} {:>9}  {}\n",
+        "{:<family$} {:<variant$} {:<param$} {:>10} {:>8} {:>7} {:>10} {:>9}  {}\n",
         "family", "variant", "param", "GB/s", "% peak", "cv %", "sim GB/s", "meas/sim", "status"
     );
     let number = |value: Option<f64>, digits: usize| {
@@ -408,7 +411,11 @@ pub fn summary(rows: &[Row]) -> String {
     };
     for row in rows {
         let gbps = number(row.gbps_median, 1);
-        let share = number(row.gbps_median.zip(peak).map(|(g, p)| 100.0 * g / p), 1);
+        let share = if ON_CHIP_FAMILIES.contains(&row.family.as_str()) {
+            "on-chip".to_owned()
+        } else {
+            number(row.gbps_median.zip(peak).map(|(g, p)| 100.0 * g / p), 1)
+        };
         let cv = number(row.cv.map(|cv| 100.0 * cv), 2);
         let sim = number(row.sim_gbps, 1);
         let ratio = number(row.measured_over_sim, 2);
@@ -418,7 +425,7 @@ pub fn summary(rows: &[Row]) -> String {
             format!("{}: {}", row.status, row.note)
         };
         table.push_str(&format!(
-            "{:<wf$} {:<wv$} {:<wp$} {gbps:>10} {share:>8} {cv:>7} {sim:>10} {ratio:>9}  {status}\n",
+            "{:<family$} {:<variant$} {:<param$} {gbps:>10} {share:>8} {cv:>7} {sim:>10} {ratio:>9}  {status}\n",
             row.family, row.variant, row.param
         ));
     }
@@ -467,6 +474,20 @@ mod tests {
             line.contains(" 150.0 ") && line.contains(" 75.0 "),
             "{line}"
         );
+    }
+
+    #[test]
+    fn summary_labels_on_chip_throughput_and_fits_long_names() {
+        let bank = Row {
+            family: "bank".into(),
+            ..row("row_col_override_pad", "r=1024", 30000.0)
+        };
+        let rows = [row("peak", "launch=vec4", 200.0), bank];
+        let table = summary(&rows);
+        let line = table.lines().find(|l| l.starts_with("bank")).unwrap();
+        assert!(line.contains(" 30000.0  on-chip "), "{line}");
+        let header = table.lines().next().unwrap();
+        assert_eq!(header.find("param"), line.find("r=1024"), "{table}");
     }
 
     #[test]

@@ -6,7 +6,11 @@
 //! inputs and the CPU reference) is built only when the case runs. The CLI, the benches and the tests all
 //! iterate [`REGISTRY`]; nothing lists experiments a second time.
 
+pub mod bank;
+pub mod constant;
 pub mod copy;
+pub mod localmem;
+pub mod stencil;
 pub mod transpose;
 
 use std::sync::Arc;
@@ -29,6 +33,24 @@ pub static REGISTRY: &[Experiment] = &[
     transpose::SMEM_PAD,
     transpose::SMEM_UNROLL_PAD,
     transpose::SMEM_PAD_VEC4,
+    bank::ROW_ROW,
+    bank::COL_COL,
+    bank::ROW_COL,
+    bank::ROW_COL_OVERRIDE,
+    bank::ROW_COL_PAD,
+    bank::ROW_COL_OVERRIDE_PAD,
+    bank::RECT_ROW_ROW,
+    bank::RECT_ROW_COL,
+    bank::RECT_ROW_COL_PAD,
+    bank::STRIDE,
+    constant::UNIFORM,
+    constant::STORAGE,
+    stencil::UNIFORM_COEF,
+    stencil::STORAGE_COEF,
+    stencil::CONST_COEF,
+    stencil::GLOBAL_DIRECT,
+    localmem::REGISTER_ARRAY,
+    localmem::DYNAMIC_INDEX,
 ];
 
 /// One experiment: one kernel and the cases it is measured at.

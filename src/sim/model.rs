@@ -41,8 +41,12 @@
 //!
 //! **Time model.** A memory-bound kernel is as fast as its busiest memory path:
 //! `time = max(DRAM bytes / DRAM bandwidth, L2 sectors × sector_bytes / L2
-//! bandwidth, shared wavefronts / wavefront rate, uniform addresses / uniform rate)`;
-//! the largest term names the bound. Latency, occupancy, instruction issue and
+//! bandwidth, L1 wavefronts / wavefront rate, shared wavefronts / wavefront rate,
+//! uniform addresses / uniform rate)`; the largest term names the bound. A global
+//! request takes one L1 wavefront per distinct line it touches, at the workgroup-memory
+//! wavefront rate: on Volta and later the L1 and workgroup memory are one SRAM array
+//! with one 128-byte data path per SM. The L1 term matters only for kernels that hit
+//! the L1 far more often than they miss it (a small table read over and over). Latency, occupancy, instruction issue and
 //! launch overhead are not modelled, so the prediction is an upper bound on speed.
 //! Predicted effective GB/s = the case's declared bytes / time.
 //!
@@ -54,7 +58,11 @@
 //! (bounds checks, partial tiles, grid edges), the middle is the steady state. Caches
 //! start cold at the window, which over-counts misses on data the workgroups before
 //! the window would have brought in (about one group in `max_workgroups / W`), and
-//! dirty sectors left at the end are written back. The bindings must be sized for the
+//! dirty sectors left at the end are written back. [`predict_sampled`] also bounds the
+//! interpreter's work: after the window's first workgroup it runs only as many more as
+//! fit in a budget of lane-operations, so that a kernel whose workgroups each loop
+//! thousands of times (the on-chip experiments) is sampled on a few workgroups rather
+//! than simulated for minutes; such kernels do the same work in every workgroup. The bindings must be sized for the
 //! FULL grid, since the kernel indexes with the full grid's ids: that is the caller's
 //! business.
 
@@ -103,6 +111,11 @@ impl Counts {
     /// Global sectors of every direction (before any cache).
     pub fn global_sectors(&self) -> u64 {
         self.reads.sectors + self.writes.sectors + self.atomics.sectors
+    }
+
+    /// Global lines of every direction: the L1 wavefronts of the global requests.
+    pub fn global_lines(&self) -> u64 {
+        self.reads.lines + self.writes.lines + self.atomics.lines
     }
 }
 
@@ -458,6 +471,7 @@ impl TraceSink for MemoryModel {
 pub enum Bound {
     Dram,
     L2,
+    L1,
     Shared,
     Uniform,
     /// The kernel touches no modelled memory: time 0.
@@ -519,6 +533,13 @@ impl Prediction {
                 per_s(
                     l2_sectors * u64::from(device.sector_bytes),
                     device.l2_gbps * 1e9,
+                ),
+            ),
+            (
+                Bound::L1,
+                per_s(
+                    scaled(counts.global_lines()),
+                    device.shared_wavefronts_per_s,
                 ),
             ),
             (
@@ -585,23 +606,50 @@ pub fn predict(
     declared_bytes: u64,
     max_workgroups: u64,
 ) -> Result<Prediction, SimError> {
+    predict_sampled(
+        kernel,
+        bindings,
+        num_workgroups,
+        device,
+        declared_bytes,
+        max_workgroups,
+        u64::MAX,
+    )
+}
+
+/// [`predict`], running the window's workgroups only while the interpreter's
+/// lane-operations stay within `max_lane_ops`: the first workgroup always runs, and its
+/// cost sets how many of the window's others follow.
+pub fn predict_sampled(
+    kernel: &Kernel,
+    bindings: &mut [Binding],
+    num_workgroups: [u32; 3],
+    device: &DeviceModel,
+    declared_bytes: u64,
+    max_workgroups: u64,
+    max_lane_ops: u64,
+) -> Result<Prediction, SimError> {
     let total: u64 = num_workgroups.iter().map(|&n| u64::from(n)).product();
     let lanes = kernel.workgroup_size().iter().product::<u32>();
     let in_flight = device.workgroups_in_flight(lanes);
     let window = sample_window(total, max_workgroups, in_flight);
-    let launch = Launch {
+    let mut launch = Launch {
         num_workgroups,
         subgroup_size: device.subgroup_size,
-        workgroups: window.clone(),
+        workgroups: window.start..window.end.min(window.start + 1),
     };
     let mut model = MemoryModel::new(device, num_workgroups, in_flight);
+    let first = run(kernel, bindings, &launch, &mut model)?;
+    let affordable = (max_lane_ops / first.lane_ops.max(1)).max(1);
+    let end = window.end.min(window.start.saturating_add(affordable));
+    launch.workgroups = launch.workgroups.end..end;
     run(kernel, bindings, &launch, &mut model)?;
     let counts = model.finish();
     Ok(Prediction::from_counts(
         &counts,
         device,
         declared_bytes,
-        window.end - window.start,
+        end - window.start,
         total,
     ))
 }
@@ -931,6 +979,91 @@ mod tests {
         );
         assert!(close(sampled.l2_sectors, full.l2_sectors), "{sampled:?}");
         assert!((sampled.time_s / full.time_s - 1.0).abs() < 0.02);
+    }
+
+    #[test]
+    fn lane_op_budget_samples_fewer_workgroups_of_a_uniform_kernel() {
+        // Every workgroup loops over workgroup memory the same way: a few of them
+        // predict what all of them do.
+        let wgsl = "
+            var<workgroup> a: array<u32, 64>;
+            @group(0) @binding(0) var<storage, read_write> out: array<u32>;
+            @compute @workgroup_size(64)
+            fn main(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) w: vec3<u32>) {
+                a[l] = l;
+                workgroupBarrier();
+                var acc = 0u;
+                for (var k = 0u; k < 64u; k++) {
+                    acc += a[(l * 2u + k) % 64u];
+                }
+                out[w.x * 64u + l] = acc;
+            }";
+        let k = Kernel::load("loop", wgsl, &[]).unwrap();
+        let workgroups = 64u32;
+        let run_with = |max_lane_ops| {
+            let mut b = vec![bind(0, vec![0; 4 * 64 * workgroups as usize])];
+            predict_sampled(
+                &k,
+                &mut b,
+                [workgroups, 1, 1],
+                &h100(),
+                1 << 20,
+                u64::MAX,
+                max_lane_ops,
+            )
+            .unwrap()
+        };
+        let full = run_with(u64::MAX);
+        assert_eq!(full.simulated_workgroups, 64);
+        let one = run_with(1);
+        assert_eq!(one.simulated_workgroups, 1, "the first always runs");
+        let first_cost = {
+            let mut b = vec![bind(0, vec![0; 4 * 64 * workgroups as usize])];
+            let launch = Launch {
+                num_workgroups: [workgroups, 1, 1],
+                subgroup_size: 32,
+                workgroups: 0..1,
+            };
+            run(&k, &mut b, &launch, &mut |_: &Request<'_>| {})
+                .unwrap()
+                .lane_ops
+        };
+        let some = run_with(5 * first_cost + 1);
+        assert_eq!(some.simulated_workgroups, 5);
+        for sampled in [one, some] {
+            assert_eq!(sampled.bank_ways, full.bank_ways);
+            assert_eq!(sampled.shared_wavefronts, full.shared_wavefronts);
+            assert_eq!(sampled.time_s, full.time_s);
+        }
+    }
+
+    #[test]
+    fn a_small_table_read_over_and_over_is_bound_by_the_l1() {
+        // Every lane reads element k (broadcast) or lane + k (32 consecutive words: one
+        // line when k is a multiple of 32, else two) of a 1 KiB table, 64 times: all
+        // but the first reads hit the L1.
+        let wgsl = "
+            @group(0) @binding(0) var<storage, read> table: array<u32>;
+            @group(0) @binding(1) var<storage, read_write> out: array<u32>;
+            @compute @workgroup_size(64)
+            fn main(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) w: vec3<u32>) {
+                var acc = 0u;
+                for (var k = 0u; k < 64u; k++) {
+                    acc += table[(OFFSET + k) % 256u];
+                }
+                out[w.x * 64u + l] = acc;
+            }";
+        for (offset, lines_per_read) in [("0u", 1.0), ("l", 2.0 - 2.0 / 64.0)] {
+            let k = Kernel::load("table", &wgsl.replace("OFFSET", offset), &[]).unwrap();
+            let mut b = vec![bind(0, vec![0; 1024]), bind(1, vec![0; 4 * 64 * 264])];
+            let c = counts(&k, &mut b, [264, 1, 1], &h100());
+            let p = Prediction::from_counts(&c, &h100(), 1, 264, 264);
+            assert_eq!(p.bound, Bound::L1, "{offset}");
+            // 2 subgroups × 64 reads and 1 write (one line) per workgroup.
+            let lines = 264.0 * 2.0 * (64.0 * lines_per_read + 1.0);
+            assert_eq!(c.global_lines() as f64, lines, "{offset}");
+            assert_eq!(p.time_s, lines / h100().shared_wavefronts_per_s, "{offset}");
+        }
     }
 
     #[test]

@@ -68,7 +68,13 @@ pub fn execute(experiment: &Experiment, case: &Case, subgroup_size: u32) -> Resu
 /// GPU, so a whole suite adds seconds, not minutes, to a run.
 pub const PREDICT_WORKGROUPS: u64 = 1024;
 
-/// Predicts one dispatch of the case on `device` from a window of its workgroups.
+/// Interpreter lane-operations one prediction may spend (about a second in a release
+/// build): only kernels whose workgroups loop at length (the on-chip experiments, whose
+/// workgroups all do the same) reach it and are sampled on fewer workgroups.
+pub const PREDICT_LANE_OPS: u64 = 1 << 27;
+
+/// Predicts one dispatch of the case on `device` from a window of its workgroups
+/// (bounded by [`PREDICT_WORKGROUPS`] and [`PREDICT_LANE_OPS`]).
 ///
 /// Inputs and outputs are zero-filled buffers of their real sizes (the uniforms are
 /// the case's own): the suite's addresses depend on indices, never on data, so the
@@ -92,12 +98,13 @@ pub fn predict(
             },
         })
         .collect();
-    model::predict(
+    model::predict_sampled(
         &kernel,
         &mut bindings,
         case.workgroups,
         device,
         case.bytes,
         PREDICT_WORKGROUPS,
+        PREDICT_LANE_OPS,
     )
 }

@@ -1,0 +1,170 @@
+//! localmem — private arrays: registers or local memory.
+//!
+//! Reproduces the local-memory experiment of the CUDA texts (the CUDA C++ Programming
+//! Guide, "Local Memory": arrays indexed with quantities the compiler cannot determine
+//! are placed in local memory, which lives in DRAM behind the caches): a running mean
+//! with a window of W = 32 kept in a private array. `register_array` indexes the window
+//! only with loop constants (slot j of an unrolled window loop), which a compiler keeps
+//! in registers; `dynamic_index` computes the slot at run time as `(j + n) % W`. The
+//! texts expect the dynamic index to be slower wherever the compiler cannot keep the
+//! array in registers.
+//!
+//! The n f32 are `n / 256` series of 256 elements, interleaved (element j of series t
+//! at `j * series + t`), one invocation per series: every step of a subgroup reads and
+//! writes 32 consecutive words, so both variants make the same ideal global traffic
+//! and differ only in where the window lives. A series starts with an all-zero window,
+//! so its first 31 means count the missing elements as 0. Bytes are n reads and n
+//! writes.
+
+use std::sync::Arc;
+
+use bytemuck::{Pod, Zeroable};
+
+use super::{
+    Binding, Buffer, Case, CaseData, Expected, Experiment, Grid, Sizing, f32_data, fill_parallel,
+};
+
+/// Window of the running mean (the shaders' `W`).
+const WINDOW: usize = 32;
+/// Elements of one series: 8 windows.
+const SERIES_LENGTH: usize = 256;
+const WORKGROUP: u32 = 256;
+
+/// Allowed error, relative to max(1, |reference|). The kernels do the CPU twin's f32
+/// operations in the same order (a subtraction, an addition and an exact multiply by
+/// 1/32 per step, nothing to contract into an FMA), so a conforming driver matches it
+/// bit for bit; 1e-6 (about 8 ulp of a mean near 1.5) only absorbs a driver that
+/// reassociates, and no wrong window: one wrong element moves a mean by |x − y| / 32.
+const TOLERANCE: f32 = 1e-6;
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct Params {
+    n: u32,
+    series: u32,
+}
+
+const BINDINGS: &[Binding] = &[Binding::Uniform, Binding::ReadOnly, Binding::ReadWrite];
+
+pub const REGISTER_ARRAY: Experiment = Experiment {
+    family: "localmem",
+    variant: "register_array",
+    kernel: "localmem_register_array",
+    bindings: BINDINGS,
+    uniform_bytes: Some(size_of::<Params>() as u64),
+    claim: "a private window indexed by loop constants stays in registers: the running \
+            mean runs at streaming bandwidth",
+    cases,
+};
+
+pub const DYNAMIC_INDEX: Experiment = Experiment {
+    family: "localmem",
+    variant: "dynamic_index",
+    kernel: "localmem_dynamic_index",
+    bindings: BINDINGS,
+    uniform_bytes: Some(size_of::<Params>() as u64),
+    claim: "a window indexed at run time ((j + n) % W) may live in local memory: slower \
+            than register_array where the compiler cannot keep it in registers",
+    cases,
+};
+
+fn cases(sizing: &Sizing) -> Vec<Case> {
+    let series = (sizing.stream_buffer_bytes() / 4) as usize / SERIES_LENGTH;
+    let n = series * SERIES_LENGTH;
+    let mut skip = sizing.workgroup_skip(WORKGROUP, 0);
+    let workgroups = Grid::OneD
+        .workgroups(
+            (series as u64).div_ceil(u64::from(WORKGROUP)),
+            sizing.max_workgroups_per_dimension,
+        )
+        .unwrap_or_else(|reason| {
+            skip.get_or_insert(reason);
+            [0, 1, 1]
+        });
+    let params = Params {
+        n: n as u32,
+        series: series as u32,
+    };
+    vec![Case {
+        param: format!("n={n}"),
+        workgroup_size: [WORKGROUP, 1, 1],
+        overrides: vec![("WORKGROUP_SIZE", f64::from(WORKGROUP))],
+        workgroups,
+        elements: n as u64,
+        bytes: 8 * n as u64,
+        skip,
+        buffers: vec![
+            Buffer::Uniform(bytemuck::cast_slice(&[params]).to_vec()),
+            Buffer::Input(n),
+            Buffer::Output(n),
+        ],
+        data: Arc::new(move || {
+            let src = f32_data(n, 41);
+            let expected = Expected::Approx {
+                values: reference(&src, series),
+                tolerance: TOLERANCE,
+            };
+            CaseData {
+                inputs: vec![src],
+                expected: vec![expected],
+            }
+        }),
+    }]
+}
+
+/// The running means of `series` interleaved series, each computed as the kernels do:
+/// a ring of the last [`WINDOW`] values (zero at first), `sum += x − oldest`, mean =
+/// `sum × (1 / W)`.
+fn reference(src: &[u32], series: usize) -> Vec<f32> {
+    let length = src.len() / series.max(1);
+    let mut by_series = vec![Vec::new(); series];
+    fill_parallel(&mut by_series, |t| {
+        let mut window = [0f32; WINDOW];
+        let mut sum = 0f32;
+        (0..length)
+            .map(|j| {
+                let x = f32::from_bits(src[j * series + t]);
+                sum += x - window[j % WINDOW];
+                window[j % WINDOW] = x;
+                sum * (1.0 / WINDOW as f32)
+            })
+            .collect::<Vec<f32>>()
+    });
+    let mut out = vec![0f32; src.len()];
+    fill_parallel(&mut out, |at| by_series[at % series][at / series]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reference_is_the_mean_of_the_last_32_of_each_series() {
+        let series = 3;
+        let src = f32_data(series * SERIES_LENGTH, 5);
+        let out = reference(&src, series);
+        let value = |j: usize, t: usize| f64::from(f32::from_bits(src[j * series + t]));
+        for t in 0..series {
+            for j in [0, 1, 30, 31, 32, 100, SERIES_LENGTH - 1] {
+                let first = j.saturating_sub(WINDOW - 1);
+                let mean = (first..=j).map(|i| value(i, t)).sum::<f64>() / WINDOW as f64;
+                let got = f64::from(out[j * series + t]);
+                assert!(
+                    (got - mean).abs() < 1e-5,
+                    "series {t} step {j}: {got} vs {mean}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn full_size_is_a_grid_of_series() {
+        let [case] = &cases(&Sizing::nominal(false))[..] else {
+            panic!("one case");
+        };
+        assert_eq!(case.param, "n=67108864");
+        assert_eq!(case.workgroups, [1024, 1, 1]);
+        assert_eq!(case.bytes, 8 << 26);
+    }
+}

@@ -1,0 +1,260 @@
+//! stencil — a 1-D stencil of radius 4 and where its coefficients live.
+//!
+//! Reproduces the 1-D stencil of "Professional CUDA C Programming" (chapter 5,
+//! `stencil_1d` with constant memory and `stencil_1d_read_only`): the 8th-order central
+//! difference `out[i] = Σ_{k=1..4} c[k]·(in[i+k] − in[i−k])` over n = 2^26 f32. Neighbours
+//! outside the array read as 0 at both ends. Three variants stage the workgroup's inputs
+//! and a 4-element halo on each side in workgroup memory and differ only in where the
+//! coefficients live: a uniform buffer (constant memory), a read-only storage buffer
+//! (the read-only cache), compile-time constants. `global_direct` reads all 8
+//! neighbours straight from storage with the compile-time coefficients, so that beside
+//! `const_coef` it isolates the tile. The texts expect broadcast coefficients to belong
+//! in constant memory and the tile to remove redundant global reads; on cached GPUs the
+//! L1 catches most of the re-reads, so the tile may gain little. Bytes are n reads and
+//! n writes.
+
+use std::sync::Arc;
+
+use bytemuck::{Pod, Zeroable};
+
+use super::copy::{DEFAULT_GRID, DEFAULT_WORKGROUP};
+use super::{Binding, Buffer, Case, CaseData, Expected, Experiment, Sizing, f32_data};
+
+const RADIUS: usize = 4;
+
+/// c[1..=4]: the 8th-order central-difference coefficients of a first derivative, as
+/// the CUDA texts' stencil uses them.
+const COEFFICIENTS: [f32; RADIUS] = [4.0 / 5.0, -1.0 / 5.0, 4.0 / 105.0, -1.0 / 280.0];
+
+/// Allowed error, relative to max(1, |reference|). The inputs lie in [1, 2), so each
+/// difference is exact (Sterbenz; and x − 0 at the ends) and below 2 in magnitude; the
+/// 4 products and 4 sums each round once by at most 2^-24 of a value below 2.1 in
+/// magnitude, in whatever order or FMA contraction the driver picks: under 8 × 2.1 ×
+/// 2^-24 ≈ 1e-6 against the exact (f64) reference. 4e-6 leaves a margin and still
+/// sees a wrong or missing neighbour, which moves a result by at least about
+/// |c[4]| × |in[j] − in[j']| (1e-3 for typical inputs) or, at a halo, by |c[k]| × 1.
+const TOLERANCE: f32 = 4e-6;
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct Params {
+    n: u32,
+}
+
+/// `stencil_uniform_coef`'s uniform: `n`, then the coefficients as a vec4 on the next
+/// 16-byte row.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct UniformParams {
+    n: u32,
+    _align: [u32; 3],
+    c: [f32; RADIUS],
+}
+
+/// Where a variant's coefficients come from, and whether it stages a tile.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Variant {
+    UniformCoef,
+    StorageCoef,
+    ConstCoef,
+    GlobalDirect,
+}
+
+const PLAIN: &[Binding] = &[Binding::Uniform, Binding::ReadOnly, Binding::ReadWrite];
+
+pub const UNIFORM_COEF: Experiment = Experiment {
+    family: "stencil",
+    variant: "uniform_coef",
+    kernel: "stencil_uniform_coef",
+    bindings: PLAIN,
+    uniform_bytes: Some(size_of::<UniformParams>() as u64),
+    claim: "coefficients every lane reads at once belong in constant memory (a uniform \
+            buffer): broadcast at register speed",
+    cases: |sizing| cases(sizing, Variant::UniformCoef),
+};
+
+pub const STORAGE_COEF: Experiment = Experiment {
+    family: "stencil",
+    variant: "storage_coef",
+    kernel: "stencil_storage_coef",
+    bindings: &[
+        Binding::Uniform,
+        Binding::ReadOnly,
+        Binding::ReadOnly,
+        Binding::ReadWrite,
+    ],
+    uniform_bytes: Some(size_of::<Params>() as u64),
+    claim: "coefficients through the read-only (L1) path: about as fast as constant \
+            memory for a broadcast; the stencil stays DRAM-bound",
+    cases: |sizing| cases(sizing, Variant::StorageCoef),
+};
+
+pub const CONST_COEF: Experiment = Experiment {
+    family: "stencil",
+    variant: "const_coef",
+    kernel: "stencil_const_coef",
+    bindings: PLAIN,
+    uniform_bytes: Some(size_of::<Params>() as u64),
+    claim: "coefficients compiled into the code: no load at all, the bound for the \
+            other coefficient placements",
+    cases: |sizing| cases(sizing, Variant::ConstCoef),
+};
+
+pub const GLOBAL_DIRECT: Experiment = Experiment {
+    family: "stencil",
+    variant: "global_direct",
+    kernel: "stencil_global_direct",
+    bindings: PLAIN,
+    uniform_bytes: Some(size_of::<Params>() as u64),
+    claim: "without the tile every input is read 9 times from storage: slower than \
+            const_coef where the caches do not absorb the re-reads",
+    cases: |sizing| cases(sizing, Variant::GlobalDirect),
+};
+
+fn cases(sizing: &Sizing, variant: Variant) -> Vec<Case> {
+    vec![case(sizing, variant)]
+}
+
+fn case(sizing: &Sizing, variant: Variant) -> Case {
+    let n = (sizing.stream_buffer_bytes() / 4) as usize;
+    let workgroup = DEFAULT_WORKGROUP;
+    let tile_bytes = match variant {
+        Variant::GlobalDirect => 0,
+        _ => 4 * (workgroup + 2 * RADIUS as u32),
+    };
+    let mut skip = sizing.workgroup_skip(workgroup, tile_bytes);
+    let workgroups = DEFAULT_GRID
+        .workgroups(
+            (n as u64).div_ceil(u64::from(workgroup)),
+            sizing.max_workgroups_per_dimension,
+        )
+        .unwrap_or_else(|reason| {
+            skip.get_or_insert(reason);
+            [0, 1, 1]
+        });
+    let params = Params { n: n as u32 };
+    let coefficient_words: Vec<u32> = COEFFICIENTS.iter().map(|c| c.to_bits()).collect();
+    let mut buffers = match variant {
+        Variant::UniformCoef => vec![Buffer::Uniform(
+            bytemuck::cast_slice(&[UniformParams {
+                n: params.n,
+                _align: [0; 3],
+                c: COEFFICIENTS,
+            }])
+            .to_vec(),
+        )],
+        Variant::StorageCoef => vec![
+            Buffer::Uniform(bytemuck::cast_slice(&[params]).to_vec()),
+            Buffer::Input(RADIUS),
+        ],
+        Variant::ConstCoef | Variant::GlobalDirect => {
+            vec![Buffer::Uniform(bytemuck::cast_slice(&[params]).to_vec())]
+        }
+    };
+    buffers.extend([Buffer::Input(n), Buffer::Output(n)]);
+    let mut overrides = vec![("WORKGROUP_SIZE", f64::from(workgroup))];
+    if matches!(variant, Variant::ConstCoef | Variant::GlobalDirect) {
+        overrides.extend(
+            ["C1", "C2", "C3", "C4"]
+                .into_iter()
+                .zip(COEFFICIENTS.map(f64::from)),
+        );
+    }
+    Case {
+        param: format!("n={n}"),
+        workgroup_size: [workgroup, 1, 1],
+        overrides,
+        workgroups,
+        elements: n as u64,
+        bytes: 8 * n as u64,
+        skip,
+        buffers,
+        data: Arc::new(move || {
+            let src = f32_data(n, 31);
+            let expected = Expected::Approx {
+                values: reference(&src),
+                tolerance: TOLERANCE,
+            };
+            let inputs = match variant {
+                Variant::StorageCoef => vec![coefficient_words.clone(), src],
+                _ => vec![src],
+            };
+            CaseData {
+                inputs,
+                expected: vec![expected],
+            }
+        }),
+    }
+}
+
+/// The stencil in f64 over f32 inputs (as bits), neighbours outside the array 0.
+fn reference(src: &[u32]) -> Vec<f32> {
+    let x = |j: Option<usize>| -> f64 {
+        j.and_then(|j| src.get(j))
+            .map_or(0.0, |&bits| f64::from(f32::from_bits(bits)))
+    };
+    let mut out = vec![0f32; src.len()];
+    super::fill_parallel(&mut out, |i| {
+        let sum: f64 = (1..=RADIUS)
+            .map(|k| f64::from(COEFFICIENTS[k - 1]) * (x(Some(i + k)) - x(i.checked_sub(k))))
+            .sum();
+        sum as f32
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reference_reads_zero_beyond_both_ends() {
+        let one = 1f32.to_bits();
+        let src = vec![one; 16];
+        let out = reference(&src);
+        // Inside, equal neighbours cancel; at the ends the missing side counts as 0.
+        assert!(out[4..12].iter().all(|&v| v == 0.0));
+        let c = |k: usize| f64::from(COEFFICIENTS[k - 1]);
+        let close = |got: f32, want: f64| (f64::from(got) - want).abs() < 1e-7;
+        assert!(close(out[0], c(1) + c(2) + c(3) + c(4)), "{}", out[0]);
+        assert!(close(out[1], c(2) + c(3) + c(4)), "{}", out[1]);
+        assert!(close(out[15], -(c(1) + c(2) + c(3) + c(4))), "{}", out[15]);
+        assert!(close(out[12], -c(4)), "{}", out[12]);
+    }
+
+    #[test]
+    fn full_size_is_two_to_the_26_over_a_two_d_grid() {
+        let sizing = Sizing::nominal(false);
+        for experiment in [UNIFORM_COEF, STORAGE_COEF, CONST_COEF, GLOBAL_DIRECT] {
+            let [case] = &(experiment.cases)(&sizing)[..] else {
+                panic!("one case");
+            };
+            assert_eq!(case.param, "n=67108864");
+            assert_eq!(case.bytes, 8 << 26);
+            assert!(case.skip.is_none());
+            let [x, y, _] = case.workgroups;
+            assert!(u64::from(x) * u64::from(y) * 512 >= 1 << 26);
+            let signature: Vec<Binding> = case.buffers.iter().map(Buffer::binding).collect();
+            assert_eq!(signature, experiment.bindings, "{}", experiment.name());
+        }
+    }
+
+    #[test]
+    fn partial_workgroups_and_the_two_d_overhang_verify_in_the_interpreter() {
+        // 5000 elements: the tenth workgroup of 512 is partial; at most 4 workgroups per
+        // dimension makes a 4 x 3 grid with two workgroups past the end.
+        let sizing = Sizing {
+            buffer_bytes: Some(4 * 5000),
+            max_workgroups_per_dimension: 4,
+            ..Sizing::nominal(true)
+        };
+        for experiment in [UNIFORM_COEF, STORAGE_COEF, CONST_COEF, GLOBAL_DIRECT] {
+            let [case] = &(experiment.cases)(&sizing)[..] else {
+                panic!("one case");
+            };
+            assert_eq!(case.workgroups, [4, 3, 1]);
+            let result = crate::sim::suite::execute(&experiment, case, 32);
+            assert_eq!(result, Ok(()), "{}", experiment.name());
+        }
+    }
+}
