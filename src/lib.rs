@@ -2,8 +2,9 @@
 //!
 //! The classic CUDA memory-optimisation experiments as WGSL compute shaders, run
 //! through one registry ([`experiments::REGISTRY`]): each case is verified against a
-//! CPU reference, then timed on the GPU clock, and reported as effective bandwidth
-//! in a results CSV ([`results`]). [`sim`] executes the same WGSL on the CPU and
+//! CPU reference, then timed on the GPU clock (host↔device transfers on the host
+//! clock, [`transfer`]), and reported as effective bandwidth in a results CSV
+//! ([`results`]). [`sim`] executes the same WGSL on the CPU and
 //! traces every memory request for the memory-system model.
 
 pub mod error;
@@ -14,5 +15,6 @@ pub mod runner;
 pub mod shaders;
 pub mod sim;
 pub mod timing;
+pub mod transfer;
 
 pub use error::{Error, Result};
