@@ -4,6 +4,9 @@
 //! results CSV, predictions included, is written as by `membench run`
 //! (`MEMBENCH_OUT` to redirect it).
 //!
+//! Transfers (host clock) are verified and timed by the suite's own loop, as
+//! `membench run` does, not by criterion.
+//!
 //! `cargo test --benches` runs every case once at quick size and writes nothing.
 
 use std::cell::RefCell;
@@ -12,6 +15,7 @@ use std::time::Duration;
 use anyhow::Context as _;
 use criterion::{BenchmarkId, Criterion, Throughput};
 
+use membench::experiments::Measure;
 use membench::gpu::{BoundsChecks, GpuContext};
 use membench::results;
 use membench::runner::{self, Outcome, RunInfo, RunSettings};
@@ -51,6 +55,18 @@ fn main() -> anyhow::Result<()> {
         if let Some(reason) = &case.skip {
             eprintln!("skipped {id}: {reason}");
             rows.push(info.row(experiment, case, &Outcome::Skipped(reason.clone())));
+            continue;
+        }
+        // Transfers run on the host clock from call to usable data, which criterion's
+        // per-iteration loop cannot express: they are verified and timed as
+        // `membench run` does, outside criterion.
+        if let Measure::Transfer(_) = experiment.measure {
+            let outcome = runner::run_case(&ctx, experiment, case, &settings);
+            if let Outcome::Failed(error) = &outcome {
+                failed += 1;
+                eprintln!("FAILED {id}: {error}");
+            }
+            rows.push(info.row(experiment, case, &outcome));
             continue;
         }
         // Verify first: a case that computes the wrong thing gets no bandwidth.
@@ -107,6 +123,7 @@ fn main() -> anyhow::Result<()> {
                 },
                 dispatches_per_sample: (measured.iter().map(|&(_, n)| n).sum::<u64>()
                     / measured.len().max(1) as u64) as u32,
+                note: String::new(),
             }),
         };
         rows.push(info.row(experiment, case, &outcome));

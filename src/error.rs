@@ -26,6 +26,8 @@ pub enum Error {
         requested: u64,
         limit: u64,
     },
+    #[error("malformed case: {0}")]
+    Case(String),
     #[error("no experiment matches {0:?}; `membench list` shows the registry")]
     NoMatch(String),
     #[error("{}: {message}", path.display())]

@@ -112,7 +112,12 @@ pub fn subgroup_label(adapter: &wgpu::Adapter) -> String {
 
 /// The optional features the suite uses, where the adapter offers them.
 fn wanted_features(adapter: &wgpu::Adapter) -> wgpu::Features {
-    adapter.features() & (wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::SUBGROUP)
+    adapter.features()
+        & (wgpu::Features::TIMESTAMP_QUERY
+            | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
+            | wgpu::Features::SUBGROUP
+            // Storage the host maps directly: one of the transfer paths.
+            | wgpu::Features::MAPPABLE_PRIMARY_BUFFERS)
 }
 
 /// Device, queue and what the CSV records about them; built once, passed by reference.
@@ -196,7 +201,15 @@ impl GpuContext {
         self.wait(index)
     }
 
-    fn wait(&self, index: wgpu::SubmissionIndex) -> Result<()> {
+    /// Timestamps may be written between commands of an encoder, not only around passes.
+    pub fn has_encoder_timestamps(&self) -> bool {
+        self.device
+            .features()
+            .contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
+    }
+
+    /// Waits for submission `index` to finish, with the timeout.
+    pub fn wait(&self, index: wgpu::SubmissionIndex) -> Result<()> {
         self.device
             .poll(wgpu::PollType::Wait {
                 submission_index: Some(index),
@@ -209,27 +222,45 @@ impl GpuContext {
             })
     }
 
-    /// Maps `buffer` for reading, waits for it, and hands its words to `read`.
-    pub fn read_mapped<T>(
+    /// Maps every one of `buffers` whole in `mode` and waits until all are mapped (or
+    /// one fails): the GPU must first finish what it does with them.
+    pub fn map_all<'a>(
         &self,
-        buffer: &wgpu::Buffer,
-        read: impl FnOnce(&[u32]) -> T,
-    ) -> Result<T> {
+        buffers: impl IntoIterator<Item = &'a wgpu::Buffer>,
+        mode: wgpu::MapMode,
+    ) -> Result<()> {
         let (sender, receiver) = std::sync::mpsc::channel();
-        buffer.map_async(wgpu::MapMode::Read, .., move |result| {
-            // The receiver outlives the poll below; a failed send cannot happen.
-            let _ = sender.send(result);
-        });
+        let mut pending = 0;
+        for buffer in buffers {
+            let sender = sender.clone();
+            buffer.map_async(mode, .., move |result| {
+                // The receiver outlives the poll below; a failed send cannot happen.
+                let _ = sender.send(result);
+            });
+            pending += 1;
+        }
         self.device
             .poll(wgpu::PollType::Wait {
                 submission_index: None,
                 timeout: Some(self.timeout),
             })
             .map_err(|_| Error::Timeout(self.timeout))?;
-        receiver
-            .recv_timeout(self.timeout)
-            .map_err(|_| Error::Timeout(self.timeout))?
-            .map_err(|error| Error::Map(error.to_string()))?;
+        for _ in 0..pending {
+            receiver
+                .recv_timeout(self.timeout)
+                .map_err(|_| Error::Timeout(self.timeout))?
+                .map_err(|error| Error::Map(error.to_string()))?;
+        }
+        Ok(())
+    }
+
+    /// Maps `buffer` for reading, waits for it, and hands its words to `read`.
+    pub fn read_mapped<T>(
+        &self,
+        buffer: &wgpu::Buffer,
+        read: impl FnOnce(&[u32]) -> T,
+    ) -> Result<T> {
+        self.map_all([buffer], wgpu::MapMode::Read)?;
         let view = buffer
             .get_mapped_range(..)
             .map_err(|error| Error::Map(error.to_string()))?;
@@ -249,13 +280,7 @@ impl GpuContext {
         case: &Case,
         checks: BoundsChecks,
     ) -> Result<(Kernel, Vec<Expected>)> {
-        let signature: Vec<Binding> = case.buffers.iter().map(Buffer::binding).collect();
-        if signature != experiment.bindings {
-            return Err(Error::Gpu(format!(
-                "{}: buffers {signature:?} do not match the declared bindings {:?}",
-                experiment.kernel, experiment.bindings
-            )));
-        }
+        let pipeline = describe_pipeline(experiment, case, checks)?;
         let limit = self
             .limits
             .max_storage_buffer_binding_size
@@ -267,18 +292,21 @@ impl GpuContext {
                 limit,
             });
         }
-        let source = shaders::source(experiment.kernel)
-            .ok_or_else(|| Error::Gpu(format!("no shader shaders/{}.wgsl", experiment.kernel)))?;
-        let pipeline = Pipeline {
-            label: experiment.kernel,
-            source,
-            buffers: &case.buffers,
-            overrides: &case.overrides,
-            checks,
-        };
         let data = (case.data)();
         let kernel = self.assemble(&pipeline, data.inputs, case.workgroups)?;
         Ok((kernel, data.expected))
+    }
+
+    /// The compute pipeline of a case's kernel with its overrides, for callers that
+    /// bind buffers of their own (sub-ranges, as the transfer overlap does).
+    pub fn case_pipeline(
+        &self,
+        experiment: &Experiment,
+        case: &Case,
+        checks: BoundsChecks,
+    ) -> Result<wgpu::ComputePipeline> {
+        let pipeline = describe_pipeline(experiment, case, checks)?;
+        self.scoped(|| self.compile(&pipeline))
     }
 
     /// Compiles a pipeline and creates its buffers: `inputs` uploaded (and dropped),
@@ -501,7 +529,7 @@ impl GpuContext {
 
     /// Copies `buffer` into one the host can map (MAP_READ buffers may only be copy
     /// destinations) and hands its words to `read`.
-    fn readback<T>(&self, buffer: &wgpu::Buffer, read: impl FnOnce(&[u32]) -> T) -> Result<T> {
+    pub fn readback<T>(&self, buffer: &wgpu::Buffer, read: impl FnOnce(&[u32]) -> T) -> Result<T> {
         let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("readback"),
             size: buffer.size(),
@@ -513,6 +541,34 @@ impl GpuContext {
         self.submit_and_wait(encoder.finish())?;
         self.read_mapped(&staging, read)
     }
+}
+
+/// What a case's kernel is built from: its declared bindings checked against the
+/// case's buffers, and its shader.
+fn describe_pipeline<'a>(
+    experiment: &Experiment,
+    case: &'a Case,
+    checks: BoundsChecks,
+) -> Result<Pipeline<'a>> {
+    let kernel = experiment
+        .kernel
+        .ok_or_else(|| Error::Gpu(format!("{} runs no kernel", experiment.name())))?;
+    let signature: Vec<Binding> = case.buffers.iter().map(Buffer::binding).collect();
+    if signature != experiment.bindings {
+        return Err(Error::Gpu(format!(
+            "{kernel}: buffers {signature:?} do not match the declared bindings {:?}",
+            experiment.bindings
+        )));
+    }
+    let source = shaders::source(kernel)
+        .ok_or_else(|| Error::Gpu(format!("no shader shaders/{kernel}.wgsl")))?;
+    Ok(Pipeline {
+        label: kernel,
+        source,
+        buffers: &case.buffers,
+        overrides: &case.overrides,
+        checks,
+    })
 }
 
 /// Words per `write_buffer` call.
@@ -536,6 +592,20 @@ pub struct Kernel {
 }
 
 impl Kernel {
+    /// A kernel over buffers its caller owns (and checks).
+    pub fn new(
+        pipeline: wgpu::ComputePipeline,
+        bind_group: wgpu::BindGroup,
+        workgroups: [u32; 3],
+    ) -> Self {
+        Kernel {
+            pipeline,
+            bind_group,
+            workgroups,
+            outputs: Vec::new(),
+        }
+    }
+
     /// One compute pass of `dispatches` back-to-back dispatches, optionally with
     /// timestamps at its beginning and end.
     pub fn encode_pass(
@@ -571,7 +641,8 @@ pub fn adapter_report(index: usize, adapter: &wgpu::Adapter) -> String {
     };
     let subgroup = subgroup_label(adapter);
     format!(
-        "{index}: {}\n   backend {:?}, type {:?}, driver {} {}\n   subgroup size {}, timestamps {}, subgroups {}\n   \
+        "{index}: {}\n   backend {:?}, type {:?}, driver {} {}\n   subgroup size {}, timestamps {} (inside encoders {}), \
+         subgroups {}, mappable storage {}\n   \
          max storage binding {} MiB, max buffer {} MiB, workgroup invocations {}, workgroup storage {} KiB, \
          workgroups per dimension {}",
         info.name,
@@ -581,7 +652,9 @@ pub fn adapter_report(index: usize, adapter: &wgpu::Adapter) -> String {
         info.driver_info,
         if subgroup.is_empty() { "-" } else { &subgroup },
         yes_no(wgpu::Features::TIMESTAMP_QUERY),
+        yes_no(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS),
         yes_no(wgpu::Features::SUBGROUP),
+        yes_no(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS),
         limits.max_storage_buffer_binding_size >> 20,
         limits.max_buffer_size >> 20,
         limits.max_compute_invocations_per_workgroup,

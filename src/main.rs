@@ -9,7 +9,7 @@ use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use membench::compare;
-use membench::experiments::{REGISTRY, Sizing};
+use membench::experiments::{Measure, REGISTRY, Sizing};
 use membench::gpu::{self, BoundsChecks, GpuContext};
 use membench::report;
 use membench::results;
@@ -179,11 +179,14 @@ fn list(filters: &[String]) -> anyhow::Result<ExitCode> {
         if params.is_empty() {
             continue;
         }
-        println!(
-            "{}  (shaders/{}.wgsl)",
-            experiment.name(),
-            experiment.kernel
-        );
+        let runs = match (experiment.kernel, experiment.measure) {
+            (Some(kernel), Measure::Kernel) => format!("shaders/{kernel}.wgsl"),
+            (Some(kernel), Measure::Transfer(_)) => {
+                format!("host transfers and shaders/{kernel}.wgsl")
+            }
+            (None, _) => "host transfers, no kernel".to_owned(),
+        };
+        println!("{}  ({runs})", experiment.name());
         println!("  claim: {}", experiment.claim);
         println!("  cases: {}", params.join(" "));
     }
@@ -384,11 +387,13 @@ fn simulate(args: SimulateArgs) -> anyhow::Result<ExitCode> {
                 row.status = "skipped".to_owned();
                 row.note = reason.clone();
             }
-            (None, prediction) => {
+            (None, Some(prediction)) => {
                 row.status = "simulated".to_owned();
-                if let Some(prediction) = prediction {
-                    runner::fill_prediction(&mut row, prediction);
-                }
+                runner::fill_prediction(&mut row, prediction);
+            }
+            (None, None) => {
+                row.status = "not simulated".to_owned();
+                row.note = "a host-device transfer: measured only".to_owned();
             }
         }
         rows.push(row);

@@ -2,7 +2,7 @@
 //! through build → verify → time, so that one failing case never sinks the run.
 
 use crate::error::{Error, Result};
-use crate::experiments::{Case, Experiment, REGISTRY, Sizing};
+use crate::experiments::{Case, Experiment, Measure, REGISTRY, Sizing};
 use crate::gpu::{BoundsChecks, GpuContext};
 use crate::results::{self, Row, SCHEMA_VERSION};
 use crate::sim::device::{self as sim_device, DeviceModel};
@@ -65,6 +65,10 @@ pub fn sizing(ctx: &GpuContext, settings: &RunSettings) -> Result<Sizing> {
         max_workgroup_invocations: limits.max_compute_invocations_per_workgroup,
         max_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension,
         max_workgroup_storage_bytes: limits.max_compute_workgroup_storage_size,
+        mappable_storage: ctx
+            .device
+            .features()
+            .contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS),
         subgroup_sizes: ctx
             .device
             .features()
@@ -119,7 +123,8 @@ pub enum Outcome {
     Failed(String),
 }
 
-/// Build, verify, then time one case; errors become a failed outcome.
+/// Build, verify, then time one case (a kernel here, a transfer in
+/// [`crate::transfer`]); errors become a failed outcome.
 pub fn run_case(
     ctx: &GpuContext,
     experiment: &Experiment,
@@ -130,9 +135,16 @@ pub fn run_case(
         return Outcome::Skipped(reason.clone());
     }
     let measure = || -> Result<Timing> {
-        let (kernel, expected) = ctx.build(experiment, case, settings.checks)?;
-        ctx.verify(&kernel, expected)?;
-        timing::time_kernel(ctx, &kernel, settings.samples)
+        match experiment.measure {
+            Measure::Kernel => {
+                let (kernel, expected) = ctx.build(experiment, case, settings.checks)?;
+                ctx.verify(&kernel, expected)?;
+                timing::time_kernel(ctx, &kernel, settings.samples)
+            }
+            Measure::Transfer(path) => {
+                crate::transfer::measure(ctx, experiment, case, path, settings)
+            }
+        }
     };
     match measure() {
         Ok(timing) => Outcome::Measured(timing),
@@ -188,6 +200,7 @@ impl RunInfo {
                 row.timer = timing.timer.label().to_owned();
                 row.samples = timing.samples_ns.len() as u32;
                 row.dispatches_per_sample = timing.dispatches_per_sample;
+                row.note = timing.note.clone();
                 if let Some(stats) = Stats::of(&timing.samples_ns) {
                     row.time_us_median = Some(stats.median / 1e3);
                     row.time_us_min = Some(stats.min / 1e3);
@@ -218,7 +231,10 @@ pub fn case_row(experiment: &Experiment, case: &Case) -> Row {
         param: case.param.clone(),
         elements: case.elements,
         bytes: case.bytes,
-        workgroup: case.workgroup_label(),
+        // A pure transfer runs no kernel, so has no workgroup.
+        workgroup: experiment
+            .kernel
+            .map_or_else(String::new, |_| case.workgroup_label()),
         membench_version: env!("CARGO_PKG_VERSION").to_owned(),
         schema_version: SCHEMA_VERSION,
         git_commit: env!("MEMBENCH_GIT_COMMIT").to_owned(),
@@ -272,7 +288,8 @@ pub fn describe_model(model: &DeviceModel) -> String {
 /// stay within about four times the largest buffer.
 const PREDICT_THREADS: usize = 4;
 
-/// Predicts every runnable case on `model`, in parallel; `None` for skipped cases.
+/// Predicts every runnable case on `model`, in parallel; `None` for skipped cases
+/// and transfers (the model is of the device's memory, not of the bus or the host).
 /// `done` is called after each case (for progress).
 pub fn predict_cases(
     cases: &[(&'static Experiment, Case)],
@@ -290,7 +307,9 @@ pub fn predict_cases(
                         .step_by(threads)
                         .map(|i| {
                             let (experiment, case) = &cases[i];
-                            let prediction = case.skip.is_none().then(|| {
+                            let simulated =
+                                case.skip.is_none() && experiment.measure == Measure::Kernel;
+                            let prediction = simulated.then(|| {
                                 crate::sim::suite::predict(experiment, case, model)
                                     .map_err(|e| e.to_string())
                             });

@@ -34,6 +34,8 @@ const WARM_GAP: Duration = Duration::from_secs(1);
 pub enum Timer {
     Gpu,
     Wall,
+    /// Host clock from the call to the moment the data is usable (transfers).
+    Host,
 }
 
 impl Timer {
@@ -41,16 +43,20 @@ impl Timer {
         match self {
             Timer::Gpu => "gpu",
             Timer::Wall => "wall",
+            Timer::Host => "host",
         }
     }
 }
 
-/// The timed samples of one case, in nanoseconds per dispatch.
+/// The timed samples of one case, in nanoseconds per dispatch (or per transfer).
 #[derive(Clone, Debug)]
 pub struct Timing {
     pub samples_ns: Vec<f64>,
     pub timer: Timer,
+    /// Dispatches (or transfers) in one sample.
     pub dispatches_per_sample: u32,
+    /// What a reader of the row must know about this measurement, if anything.
+    pub note: String,
 }
 
 /// Warm up, pick the dispatches per sample, and take `samples` timed samples (fewer,
@@ -61,9 +67,12 @@ pub fn time_kernel(ctx: &GpuContext, kernel: &Kernel, samples: u32) -> Result<Ti
     } else {
         Timer::Wall
     };
-    let measure = |passes, dispatches, warmup, per_submission| match timer {
-        Timer::Gpu => gpu_pass_times_ns(ctx, kernel, passes, dispatches, warmup, per_submission),
-        Timer::Wall => wall_pass_times_ns(ctx, kernel, passes, dispatches, warmup),
+    let measure = |passes, dispatches, warmup, per_submission| {
+        if timer == Timer::Gpu {
+            gpu_pass_times_ns(ctx, kernel, passes, dispatches, warmup, per_submission)
+        } else {
+            wall_pass_times_ns(ctx, kernel, passes, dispatches, warmup)
+        }
     };
     let pilot = measure(3, 1, 1, 3)?;
     let fastest = pilot.iter().copied().fold(f64::INFINITY, f64::min).max(1.0);
@@ -91,6 +100,7 @@ pub fn time_kernel(ctx: &GpuContext, kernel: &Kernel, samples: u32) -> Result<Ti
         samples_ns,
         timer,
         dispatches_per_sample: dispatches,
+        note: String::new(),
     })
 }
 

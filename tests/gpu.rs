@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use membench::Error;
-use membench::experiments::{Expected, REGISTRY};
+use membench::experiments::{Expected, Measure, REGISTRY};
 use membench::gpu::{BoundsChecks, GpuContext};
 use membench::runner::{self, Outcome, RunSettings};
 
@@ -37,7 +37,8 @@ fn every_case_verifies_at_quick_size() {
     let mut verified = 0;
     for checks in [BoundsChecks::On, BoundsChecks::Off] {
         for (experiment, case) in runner::select(&sizing, &[]).unwrap() {
-            if case.skip.is_some() {
+            // Transfers verify what arrives in their own test below.
+            if case.skip.is_some() || experiment.measure != Measure::Kernel {
                 continue;
             }
             let id = runner::case_id(experiment, &case);
@@ -50,6 +51,81 @@ fn every_case_verifies_at_quick_size() {
         }
     }
     assert!(verified > 0, "no case ran");
+}
+
+#[test]
+fn every_transfer_case_verifies_and_times_at_quick_size() {
+    let Some(ctx) = context().unwrap() else {
+        return;
+    };
+    let settings = RunSettings {
+        samples: 10,
+        ..quick()
+    };
+    let sizing = runner::sizing(&ctx, &settings).unwrap();
+    let mut measured = 0;
+    for (experiment, case) in runner::select(&sizing, &["transfer/".to_owned()]).unwrap() {
+        let id = runner::case_id(experiment, &case);
+        assert!(matches!(experiment.measure, Measure::Transfer(_)), "{id}");
+        match runner::run_case(&ctx, experiment, &case, &settings) {
+            Outcome::Measured(timing) => {
+                assert!(timing.samples_ns.len() >= 10, "{id}");
+                assert!(timing.samples_ns.iter().all(|&ns| ns > 0.0), "{id}");
+                let row = runner::RunInfo::new(&ctx, BoundsChecks::On).row(
+                    experiment,
+                    &case,
+                    &Outcome::Measured(timing),
+                );
+                assert!(row.verified && row.gbps_median.unwrap_or(0.0) > 0.0, "{id}");
+                assert!(matches!(row.timer.as_str(), "host" | "gpu"), "{id}");
+                if experiment.variant.starts_with("overlap") {
+                    assert!(row.note.contains("hidden"), "{id}: {}", row.note);
+                }
+                measured += 1;
+            }
+            Outcome::Skipped(reason) => {
+                assert!(experiment.variant == "upload_mappable", "{id}: {reason}");
+                assert!(
+                    reason.contains("MAPPABLE_PRIMARY_BUFFERS"),
+                    "{id}: {reason}"
+                );
+            }
+            Outcome::Failed(reason) => panic!("{id}: {reason}"),
+        }
+    }
+    assert!(measured > 0, "no transfer case ran");
+}
+
+#[test]
+fn a_transfer_that_delivers_other_bytes_fails() {
+    let Some(ctx) = context().unwrap() else {
+        return;
+    };
+    let sizing = runner::sizing(&ctx, &quick()).unwrap();
+    for filter in [
+        "transfer/upload_staging_pooled/size=4194304;chunks=1024",
+        "transfer/readback/size=65536;chunks=1",
+        "transfer/overlap_interleaved/size=4194304;chunks=4",
+    ] {
+        let (experiment, mut case) = runner::select(&sizing, &[filter.to_owned()])
+            .unwrap()
+            .remove(0);
+        let data = case.data.clone();
+        case.data = std::sync::Arc::new(move || {
+            let mut data = data();
+            let Expected::Exact(words) = &mut data.expected[0] else {
+                panic!("transfers are checked exactly");
+            };
+            words[100] ^= 1;
+            data
+        });
+        match runner::run_case(&ctx, experiment, &case, &quick()) {
+            Outcome::Failed(reason) => {
+                assert!(reason.contains("first at word 100"), "{filter}: {reason}")
+            }
+            _ => panic!("{filter}: a wrong transfer was not reported as failed"),
+        }
+    }
 }
 
 #[test]

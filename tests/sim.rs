@@ -20,7 +20,8 @@ fn tiny() -> Sizing {
 #[test]
 fn every_case_runs_in_the_interpreter_and_matches_its_reference() {
     let mut ran = 0;
-    for experiment in REGISTRY {
+    // Pure transfers run no kernel; the overlap's kernel runs over its whole buffer.
+    for experiment in REGISTRY.iter().filter(|e| e.kernel.is_some()) {
         for case in (experiment.cases)(&tiny()) {
             if case.skip.is_some() {
                 continue;
@@ -39,7 +40,7 @@ fn every_shader_is_run_by_some_case() {
     for (kernel, _) in membench::shaders::SHADERS {
         let runnable = REGISTRY
             .iter()
-            .filter(|e| e.kernel == *kernel)
+            .filter(|e| e.kernel == Some(*kernel))
             .any(|e| (e.cases)(&tiny()).iter().any(|c| c.skip.is_none()));
         assert!(
             runnable,

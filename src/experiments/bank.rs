@@ -22,7 +22,8 @@ use std::sync::Arc;
 use bytemuck::{Pod, Zeroable};
 
 use super::{
-    Binding, Buffer, Case, CaseData, Expected, Experiment, Grid, Sizing, f32_data, fill_parallel,
+    Binding, Buffer, Case, CaseData, Expected, Experiment, Grid, Measure, Sizing, f32_data,
+    fill_parallel,
 };
 
 const BINDINGS: &[Binding] = &[Binding::Uniform, Binding::ReadOnly, Binding::ReadWrite];
@@ -214,7 +215,8 @@ macro_rules! tile_experiment {
         Experiment {
             family: "bank",
             variant: $variant,
-            kernel: $kernel,
+            kernel: Some($kernel),
+            measure: Measure::Kernel,
             bindings: BINDINGS,
             uniform_bytes: Some(size_of::<TileParams>() as u64),
             claim: $claim,
@@ -293,7 +295,8 @@ pub const RECT_ROW_COL_PAD: Experiment = tile_experiment!(
 pub const STRIDE: Experiment = Experiment {
     family: "bank",
     variant: "stride",
-    kernel: "bank_stride",
+    kernel: Some("bank_stride"),
+    measure: Measure::Kernel,
     bindings: BINDINGS,
     uniform_bytes: Some(size_of::<StrideParams>() as u64),
     claim: "lane l reads word l*s of a 1024-word tile: gcd(s, 32)-way conflicts, so time \

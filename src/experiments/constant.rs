@@ -20,7 +20,9 @@ use std::sync::Arc;
 use bytemuck::{Pod, Zeroable};
 
 use super::bank::{MIX, fold_periodic, on_chip_size};
-use super::{Binding, Buffer, Case, CaseData, Expected, Experiment, Grid, Sizing, f32_data};
+use super::{
+    Binding, Buffer, Case, CaseData, Expected, Experiment, Grid, Measure, Sizing, f32_data,
+};
 
 /// Words of the table: small enough for any constant cache (1 KiB), and a power of two
 /// so that `index_mask` wraps the walk.
@@ -47,7 +49,8 @@ struct UniformParams {
 pub const UNIFORM: Experiment = Experiment {
     family: "constant",
     variant: "uniform",
-    kernel: "constant_uniform",
+    kernel: Some("constant_uniform"),
+    measure: Measure::Kernel,
     bindings: &[Binding::Uniform, Binding::ReadWrite],
     uniform_bytes: Some(size_of::<UniformParams>() as u64),
     claim: "the constant path serves one address per request at register speed \
@@ -59,7 +62,8 @@ pub const UNIFORM: Experiment = Experiment {
 pub const STORAGE: Experiment = Experiment {
     family: "constant",
     variant: "storage",
-    kernel: "constant_storage",
+    kernel: Some("constant_storage"),
+    measure: Measure::Kernel,
     bindings: &[Binding::Uniform, Binding::ReadOnly, Binding::ReadWrite],
     uniform_bytes: Some(size_of::<Params>() as u64),
     claim: "the read-only storage path coalesces divergent reads of consecutive words \

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use bytemuck::{Pod, Zeroable};
 
 use super::{
-    Binding, Buffer, Case, CaseData, Expected, Experiment, Grid, POISON, Sizing, f32_data,
+    Binding, Buffer, Case, CaseData, Expected, Experiment, Grid, Measure, POISON, Sizing, f32_data,
     fill_parallel,
 };
 
@@ -61,45 +61,49 @@ struct PeakParams {
 pub const OFFSET: Experiment = Experiment {
     family: "copy",
     variant: "offset",
-    kernel: "copy_offset",
+    kernel: Some("copy_offset"),
     bindings: BINDINGS,
     uniform_bytes: Some(size_of::<OffsetParams>() as u64),
     claim: "offset 0 or a multiple of 8 words needs 4 sectors per 32-lane request, any \
             other 5: about 4/5 of the aligned bandwidth, softened by cached neighbours",
     cases: offset_cases,
+    measure: Measure::Kernel,
 };
 
 pub const STRIDE: Experiment = Experiment {
     family: "copy",
     variant: "stride",
-    kernel: "copy_stride",
+    kernel: Some("copy_stride"),
     bindings: BINDINGS,
     uniform_bytes: Some(size_of::<StrideParams>() as u64),
     claim: "stride 2 halves load/store efficiency; it falls as 1/s until every lane \
             needs its own sector (1/8 for 4-byte words)",
     cases: stride_cases,
+    measure: Measure::Kernel,
 };
 
 pub const PEAK: Experiment = Experiment {
     family: "copy",
     variant: "peak",
-    kernel: "copy_peak",
+    kernel: Some("copy_peak"),
     bindings: BINDINGS,
     uniform_bytes: Some(size_of::<PeakParams>() as u64),
     claim: "a wide vec4 copy is the practical bandwidth ceiling; one vec4 per invocation \
             and a grid-stride loop are both tried",
     cases: peak_cases,
+    measure: Measure::Kernel,
 };
 
 pub const LAUNCH: Experiment = Experiment {
     family: "copy",
     variant: "launch",
-    kernel: "copy_offset",
+    kernel: Some("copy_offset"),
     bindings: BINDINGS,
     uniform_bytes: Some(size_of::<OffsetParams>() as u64),
     claim: "the host-side launch of copy/offset at offset 0 (workgroup size, 1-D or 2-D \
             grid) should not change the bandwidth much; the fastest is the default",
     cases: launch_cases,
+    measure: Measure::Kernel,
 };
 
 /// Words in the main buffer of every copy case.

@@ -21,7 +21,8 @@ use std::sync::Arc;
 use bytemuck::{Pod, Zeroable};
 
 use super::{
-    Binding, Buffer, Case, CaseData, Expected, Experiment, Grid, Sizing, f32_data, fill_parallel,
+    Binding, Buffer, Case, CaseData, Expected, Experiment, Grid, Measure, Sizing, f32_data,
+    fill_parallel,
 };
 
 /// Window of the running mean (the shaders' `W`).
@@ -49,7 +50,8 @@ const BINDINGS: &[Binding] = &[Binding::Uniform, Binding::ReadOnly, Binding::Rea
 pub const REGISTER_ARRAY: Experiment = Experiment {
     family: "localmem",
     variant: "register_array",
-    kernel: "localmem_register_array",
+    kernel: Some("localmem_register_array"),
+    measure: Measure::Kernel,
     bindings: BINDINGS,
     uniform_bytes: Some(size_of::<Params>() as u64),
     claim: "a private window indexed by loop constants stays in registers: the running \
@@ -60,7 +62,8 @@ pub const REGISTER_ARRAY: Experiment = Experiment {
 pub const DYNAMIC_INDEX: Experiment = Experiment {
     family: "localmem",
     variant: "dynamic_index",
-    kernel: "localmem_dynamic_index",
+    kernel: Some("localmem_dynamic_index"),
+    measure: Measure::Kernel,
     bindings: BINDINGS,
     uniform_bytes: Some(size_of::<Params>() as u64),
     claim: "a window indexed at run time ((j + n) % W) may live in local memory: slower \

@@ -1,7 +1,9 @@
 //! The one registry of experiments, and the vocabulary every family declares itself in.
 //!
 //! An [`Experiment`] is a kernel (a WGSL file in `shaders/`), its binding signature, the
-//! claim it tests and a function that expands it into [`Case`]s sized for a device. A
+//! claim it tests, how it is measured ([`Measure`]: a kernel on the GPU clock, or a
+//! host↔device transfer on the host clock) and a function that expands it into
+//! [`Case`]s sized for a device. A
 //! case is cheap to list and declares its buffers' sizes; its data ([`CaseData`]:
 //! inputs and the CPU reference) is built only when the case runs. The CLI, the benches and the tests all
 //! iterate [`REGISTRY`]; nothing lists experiments a second time.
@@ -11,6 +13,7 @@ pub mod constant;
 pub mod copy;
 pub mod localmem;
 pub mod stencil;
+pub mod transfer;
 pub mod transpose;
 
 use std::sync::Arc;
@@ -51,14 +54,23 @@ pub static REGISTRY: &[Experiment] = &[
     stencil::GLOBAL_DIRECT,
     localmem::REGISTER_ARRAY,
     localmem::DYNAMIC_INDEX,
+    transfer::UPLOAD_WRITE_BUFFER,
+    transfer::UPLOAD_STAGING,
+    transfer::UPLOAD_STAGING_POOLED,
+    transfer::UPLOAD_MAPPABLE,
+    transfer::READBACK,
+    transfer::DEVICE_COPY,
+    transfer::OVERLAP_SERIAL,
+    transfer::OVERLAP_INTERLEAVED,
 ];
 
-/// One experiment: one kernel and the cases it is measured at.
+/// One experiment: one kernel (or a transfer) and the cases it is measured at.
 pub struct Experiment {
     pub family: &'static str,
     pub variant: &'static str,
-    /// Shader file stem in `shaders/`; also the pipeline label.
-    pub kernel: &'static str,
+    /// Shader file stem in `shaders/`; also the pipeline label. `None` for a pure
+    /// transfer, which runs no kernel (and so is neither reflected nor simulated).
+    pub kernel: Option<&'static str>,
     /// Binding signature, in `@binding(i)` order (all in `@group(0)`).
     pub bindings: &'static [Binding],
     /// Size in bytes of the uniform struct at the kernel's uniform binding, if any.
@@ -67,6 +79,48 @@ pub struct Experiment {
     pub claim: &'static str,
     /// Expands the experiment into cases sized for a device.
     pub cases: fn(&Sizing) -> Vec<Case>,
+    /// What is timed, and on which clock.
+    pub measure: Measure,
+}
+
+/// How an experiment is measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Measure {
+    /// Build the kernel, verify one dispatch, time dispatches on the GPU clock
+    /// ([`crate::timing`]).
+    Kernel,
+    /// Move bytes between host and device (or within the device) along a path, verify
+    /// what arrived, and time it from the call to the moment the data is usable
+    /// ([`crate::transfer`]).
+    Transfer(TransferPath),
+}
+
+/// The ways bytes travel between host and device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TransferPath {
+    /// `queue.write_buffer` into a storage buffer.
+    WriteBuffer,
+    /// A staging buffer created mapped, filled, unmapped and copied; `pooled`: one kept
+    /// and mapped again after each use instead of a fresh one per transfer.
+    Staging { pooled: bool },
+    /// Storage the host maps and fills directly (`MAP_WRITE | STORAGE`, which needs
+    /// `Features::MAPPABLE_PRIMARY_BUFFERS`).
+    MappableStorage,
+    /// A copy into a mapped staging buffer, mapped and read by the host.
+    Readback,
+    /// `copy_buffer_to_buffer` between two storage buffers.
+    DeviceCopy,
+    /// Chunks each uploaded and then processed by the experiment's kernel.
+    Overlap(Schedule),
+}
+
+/// The order of a chunked upload-and-process workload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Schedule {
+    /// Every chunk uploaded, then every chunk processed.
+    Serial,
+    /// Chunk by chunk: upload, then process, each chunk in its own submission.
+    Interleaved,
 }
 
 impl Experiment {
@@ -98,6 +152,8 @@ pub struct Sizing {
     pub max_workgroups_per_dimension: u32,
     /// Bytes of `var<workgroup>` storage one workgroup may use.
     pub max_workgroup_storage_bytes: u32,
+    /// Storage buffers the host may map (`Features::MAPPABLE_PRIMARY_BUFFERS`).
+    pub mappable_storage: bool,
     /// The adapter's subgroup sizes (smallest, largest); `None` without
     /// `Features::SUBGROUP`.
     pub subgroup_sizes: Option<(u32, u32)>,
@@ -124,6 +180,7 @@ impl Sizing {
             max_workgroup_invocations: 1024,
             max_workgroups_per_dimension: 65535,
             max_workgroup_storage_bytes: 48 << 10,
+            mappable_storage: true,
             subgroup_sizes: Some((32, 32)),
             matrix: None,
         }

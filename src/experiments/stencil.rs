@@ -18,7 +18,7 @@ use std::sync::Arc;
 use bytemuck::{Pod, Zeroable};
 
 use super::copy::{DEFAULT_GRID, DEFAULT_WORKGROUP};
-use super::{Binding, Buffer, Case, CaseData, Expected, Experiment, Sizing, f32_data};
+use super::{Binding, Buffer, Case, CaseData, Expected, Experiment, Measure, Sizing, f32_data};
 
 const RADIUS: usize = 4;
 
@@ -65,7 +65,8 @@ const PLAIN: &[Binding] = &[Binding::Uniform, Binding::ReadOnly, Binding::ReadWr
 pub const UNIFORM_COEF: Experiment = Experiment {
     family: "stencil",
     variant: "uniform_coef",
-    kernel: "stencil_uniform_coef",
+    kernel: Some("stencil_uniform_coef"),
+    measure: Measure::Kernel,
     bindings: PLAIN,
     uniform_bytes: Some(size_of::<UniformParams>() as u64),
     claim: "coefficients every lane reads at once belong in constant memory (a uniform \
@@ -76,7 +77,8 @@ pub const UNIFORM_COEF: Experiment = Experiment {
 pub const STORAGE_COEF: Experiment = Experiment {
     family: "stencil",
     variant: "storage_coef",
-    kernel: "stencil_storage_coef",
+    kernel: Some("stencil_storage_coef"),
+    measure: Measure::Kernel,
     bindings: &[
         Binding::Uniform,
         Binding::ReadOnly,
@@ -92,7 +94,8 @@ pub const STORAGE_COEF: Experiment = Experiment {
 pub const CONST_COEF: Experiment = Experiment {
     family: "stencil",
     variant: "const_coef",
-    kernel: "stencil_const_coef",
+    kernel: Some("stencil_const_coef"),
+    measure: Measure::Kernel,
     bindings: PLAIN,
     uniform_bytes: Some(size_of::<Params>() as u64),
     claim: "coefficients compiled into the code: no load at all, the bound for the \
@@ -103,7 +106,8 @@ pub const CONST_COEF: Experiment = Experiment {
 pub const GLOBAL_DIRECT: Experiment = Experiment {
     family: "stencil",
     variant: "global_direct",
-    kernel: "stencil_global_direct",
+    kernel: Some("stencil_global_direct"),
+    measure: Measure::Kernel,
     bindings: PLAIN,
     uniform_bytes: Some(size_of::<Params>() as u64),
     claim: "without the tile every input is read 9 times from storage: slower than \

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use bytemuck::{Pod, Zeroable};
 
 use super::{
-    Binding, Buffer, Case, CaseData, Expected, Experiment, Sizing, f32_data, fill_parallel,
+    Binding, Buffer, Case, CaseData, Expected, Experiment, Measure, Sizing, f32_data, fill_parallel,
 };
 
 const BINDINGS: &[Binding] = &[Binding::Uniform, Binding::ReadOnly, Binding::ReadWrite];
@@ -112,11 +112,12 @@ const fn declare(
     Experiment {
         family: "transpose",
         variant,
-        kernel,
+        kernel: Some(kernel),
         bindings: BINDINGS,
         uniform_bytes: Some(size_of::<Params>() as u64),
         claim,
         cases,
+        measure: Measure::Kernel,
     }
 }
 

@@ -10,11 +10,16 @@ use crate::sim::{Binding, Kernel, Launch, NoTrace, SimError, run};
 
 /// Loads a case's kernel with its override constants.
 pub fn load(experiment: &Experiment, case: &Case) -> Result<Kernel, SimError> {
-    let source = shaders::source(experiment.kernel).ok_or_else(|| SimError::Runtime {
-        shader: experiment.kernel.to_owned(),
-        detail: format!("no shaders/{}.wgsl", experiment.kernel),
-    })?;
-    Kernel::load(experiment.kernel, source, &case.overrides)
+    let missing = |detail: String| SimError::Runtime {
+        shader: experiment.name(),
+        detail,
+    };
+    let kernel = experiment
+        .kernel
+        .ok_or_else(|| missing("a pure transfer runs no kernel".to_owned()))?;
+    let source =
+        shaders::source(kernel).ok_or_else(|| missing(format!("no shaders/{kernel}.wgsl")))?;
+    Kernel::load(kernel, source, &case.overrides)
 }
 
 /// Interpreter bindings for a case: uniforms as declared, inputs from `inputs` (in

@@ -1,0 +1,444 @@
+//! transfer — host ↔ device: upload and readback paths, batching, copy/compute overlap.
+//!
+//! The WebGPU counterparts of the classic CUDA transfer experiments: the
+//! `bandwidthTest` sweep of pageable vs pinned uploads (here `queue.write_buffer`, a
+//! mapped staging buffer, and storage the host maps directly), many small copies vs one
+//! large one, and chunked copies overlapped with kernels on streams. The texts expect
+//! bandwidth to grow with size until a fixed per-transfer cost is amortised (tens of
+//! KiB to a few MiB), few large transfers to beat many small ones by a wide margin, and
+//! overlap to hide up to the smaller of the transfer and compute times. WebGPU has one
+//! queue per device, so overlap here can only come from the host preparing chunk i+1
+//! while the GPU processes chunk i, or from the driver overlapping work of one queue.
+//!
+//! Transfers are timed on the host clock from the call to the moment the data is
+//! usable (see [`crate::transfer`] for what each time includes); the device-to-device
+//! copy on the GPU clock where timestamps inside encoders exist.
+
+use std::sync::Arc;
+
+use super::{
+    Binding, Buffer, Case, CaseData, Expected, Experiment, Grid, Measure, Schedule, Sizing,
+    TransferPath, f32_data, fill_parallel,
+};
+
+/// Smallest transfer of the size sweep; each next size is [`SIZE_STEP`] times larger.
+const SWEEP_MIN_BYTES: u64 = 4 << 10;
+const SIZE_STEP: u64 = 4;
+/// Largest transfer of a full run, of a `--quick` run and on software adapters.
+const FULL_MAX_BYTES: u64 = 1 << 30;
+const QUICK_MAX_BYTES: u64 = 4 << 20;
+const SOFTWARE_MAX_BYTES: u64 = 64 << 20;
+/// Batching: the same bytes as one transfer or as many small ones.
+const BATCH_BYTES: u64 = 4 << 20;
+const BATCH_CHUNKS: u32 = 1024;
+/// Overlap: at most this much data in total (transfers dominate; the working set need
+/// not exceed any cache), in these numbers of chunks.
+const OVERLAP_MAX_BYTES: u64 = 64 << 20;
+const OVERLAP_CHUNKS: [u32; 2] = [4, 16];
+/// A chunk is bound as a sub-range of a storage buffer, whose offset must be a multiple
+/// of `min_storage_buffer_offset_alignment` (256 at most in WebGPU).
+const CHUNK_ALIGN_BYTES: u64 = 256;
+/// Workgroup size and arithmetic rounds per element of `transfer_work`.
+const WORK_WORKGROUP: u32 = 256;
+const WORK_ROUNDS: u32 = 8;
+
+pub const UPLOAD_WRITE_BUFFER: Experiment = declare(
+    "upload_write_buffer",
+    TransferPath::WriteBuffer,
+    "bandwidth grows with size until the per-call cost is amortised; wgpu copies the \
+     data into its own staging memory first, like a pageable cudaMemcpy",
+);
+pub const UPLOAD_STAGING: Experiment = declare(
+    "upload_staging",
+    TransferPath::Staging { pooled: false },
+    "a staging buffer created mapped per transfer: the host writes straight into \
+     memory the GPU copies from, as with pinned memory, but pays an allocation each time",
+);
+pub const UPLOAD_STAGING_POOLED: Experiment = declare(
+    "upload_staging_pooled",
+    TransferPath::Staging { pooled: true },
+    "reusing a staging buffer (mapped again after each use) removes the allocation: \
+     faster than a fresh one, most of all for small transfers",
+);
+pub const UPLOAD_MAPPABLE: Experiment = declare(
+    "upload_mappable",
+    TransferPath::MappableStorage,
+    "storage the host maps needs no copy: on unified memory the fastest path; on a \
+     discrete GPU it lives in host-visible memory the kernels then read over the bus",
+);
+pub const READBACK: Experiment = declare(
+    "readback",
+    TransferPath::Readback,
+    "a readback pays a copy, a map and a round trip to the host: slower than an upload \
+     of the same size, with a larger fixed cost",
+);
+pub const DEVICE_COPY: Experiment = declare(
+    "device_copy",
+    TransferPath::DeviceCopy,
+    "copy_buffer_to_buffer within the device runs near DRAM bandwidth (read + write) \
+     once large, one to two orders above any host transfer",
+);
+pub const OVERLAP_SERIAL: Experiment = declare(
+    "overlap_serial",
+    TransferPath::Overlap(Schedule::Serial),
+    "all uploads, then all kernels: the time is the sum of both",
+);
+pub const OVERLAP_INTERLEAVED: Experiment = declare(
+    "overlap_interleaved",
+    TransferPath::Overlap(Schedule::Interleaved),
+    "upload and process chunk by chunk: with one queue, only the host's preparation of \
+     the next chunk overlaps the GPU's work on the last; the note says how much of the \
+     upload time was hidden",
+);
+
+const WORK_BINDINGS: &[Binding] = &[Binding::ReadOnly, Binding::ReadWrite];
+
+/// A transfer experiment: the overlap runs `transfer_work` on its chunks, the other
+/// paths run no kernel.
+const fn declare(variant: &'static str, path: TransferPath, claim: &'static str) -> Experiment {
+    let cases: fn(&Sizing) -> Vec<Case> = match path {
+        TransferPath::WriteBuffer | TransferPath::Staging { .. } | TransferPath::Readback => {
+            sweep_cases
+        }
+        TransferPath::DeviceCopy => device_copy_cases,
+        TransferPath::MappableStorage => mappable_cases,
+        TransferPath::Overlap(_) => overlap_cases,
+    };
+    let (kernel, bindings): (_, &[Binding]) = match path {
+        TransferPath::Overlap(_) => (Some("transfer_work"), WORK_BINDINGS),
+        _ => (None, &[]),
+    };
+    Experiment {
+        family: "transfer",
+        variant,
+        kernel,
+        bindings,
+        uniform_bytes: None,
+        claim,
+        cases,
+        measure: Measure::Transfer(path),
+    }
+}
+
+/// What one transfer case moves: `bytes` in total, as `chunks` transfers of equal size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    pub bytes: u64,
+    pub chunks: u32,
+}
+
+impl Shape {
+    /// The case's `param`: `size=<bytes>;chunks=<n>`.
+    pub fn param(self) -> String {
+        format!("size={};chunks={}", self.bytes, self.chunks)
+    }
+
+    /// The shape a `param` written by [`Shape::param`] describes.
+    pub fn parse(param: &str) -> Result<Shape, String> {
+        let value = |key: &str| -> Result<u64, String> {
+            param
+                .split(';')
+                .find_map(|pair| pair.strip_prefix(key)?.strip_prefix('='))
+                .ok_or_else(|| format!("`{param}` has no `{key}=`"))?
+                .parse()
+                .map_err(|_| format!("`{param}`: {key} is not a whole number"))
+        };
+        let bytes = value("size")?;
+        let chunks =
+            u32::try_from(value("chunks")?).map_err(|_| format!("`{param}`: too many chunks"))?;
+        if chunks == 0 || bytes == 0 || bytes % (4 * u64::from(chunks)) != 0 {
+            return Err(format!(
+                "`{param}`: {bytes} bytes do not split into {chunks} chunks of whole words"
+            ));
+        }
+        Ok(Shape { bytes, chunks })
+    }
+
+    pub fn chunk_bytes(self) -> u64 {
+        self.bytes / u64::from(self.chunks)
+    }
+}
+
+/// The largest transfer of the size sweep before device limits: `--buffer-mib` if
+/// given, else by the kind of run.
+fn sweep_max_bytes(sizing: &Sizing) -> u64 {
+    sizing.buffer_bytes.unwrap_or(if sizing.quick {
+        QUICK_MAX_BYTES
+    } else if sizing.software {
+        SOFTWARE_MAX_BYTES
+    } else {
+        FULL_MAX_BYTES
+    })
+}
+
+/// Why a buffer of `bytes` cannot be made on this device, if it cannot.
+fn size_skip(sizing: &Sizing, bytes: u64) -> Option<String> {
+    (bytes > sizing.max_binding_bytes).then(|| {
+        format!(
+            "{bytes} bytes exceed the device's largest buffer binding of {} bytes",
+            sizing.max_binding_bytes
+        )
+    })
+}
+
+/// The size sweep (one transfer each) and the batching pair's many-chunk side (its
+/// one-chunk side is the sweep's 4 MiB case).
+fn shapes(sizing: &Sizing) -> Vec<Shape> {
+    let max = sweep_max_bytes(sizing);
+    let mut shapes: Vec<Shape> =
+        std::iter::successors(Some(SWEEP_MIN_BYTES), |b| Some(b * SIZE_STEP))
+            .take_while(|&bytes| bytes <= max)
+            .map(|bytes| Shape { bytes, chunks: 1 })
+            .collect();
+    shapes.push(Shape {
+        bytes: BATCH_BYTES,
+        chunks: BATCH_CHUNKS,
+    });
+    shapes
+}
+
+/// Varied data the size of `shape`, and the same bytes as what must arrive.
+fn transfer_case(sizing: &Sizing, shape: Shape, bytes_moved: u64) -> Case {
+    let words = (shape.bytes / 4) as usize;
+    Case {
+        param: shape.param(),
+        workgroup_size: [1, 1, 1],
+        overrides: Vec::new(),
+        workgroups: [1, 1, 1],
+        elements: words as u64,
+        bytes: bytes_moved,
+        skip: size_skip(sizing, shape.bytes),
+        buffers: vec![Buffer::Input(words)],
+        data: Arc::new(move || {
+            let data = f32_data(words, shape.bytes ^ u64::from(shape.chunks));
+            CaseData {
+                expected: vec![Expected::Exact(data.clone())],
+                inputs: vec![data],
+            }
+        }),
+    }
+}
+
+fn sweep_cases(sizing: &Sizing) -> Vec<Case> {
+    shapes(sizing)
+        .into_iter()
+        .map(|shape| transfer_case(sizing, shape, shape.bytes))
+        .collect()
+}
+
+fn device_copy_cases(sizing: &Sizing) -> Vec<Case> {
+    shapes(sizing)
+        .into_iter()
+        .map(|shape| transfer_case(sizing, shape, device_copy_bytes(shape)))
+        .collect()
+}
+
+/// Why storage cannot be mapped by the host here, if it cannot.
+pub fn mappable_skip(sizing: &Sizing) -> Option<String> {
+    (!sizing.mappable_storage).then(|| {
+        "the adapter does not offer storage the host can map \
+         (Features::MAPPABLE_PRIMARY_BUFFERS)"
+            .to_owned()
+    })
+}
+
+fn mappable_cases(sizing: &Sizing) -> Vec<Case> {
+    let mut cases = sweep_cases(sizing);
+    if let Some(reason) = mappable_skip(sizing) {
+        for case in &mut cases {
+            case.skip.get_or_insert_with(|| reason.clone());
+        }
+    }
+    cases
+}
+
+/// Device-to-device copies read and write every byte.
+pub fn device_copy_bytes(shape: Shape) -> u64 {
+    2 * shape.bytes
+}
+
+/// What `transfer_work` makes of one word: `rounds` rounds of a multiply-add and a
+/// shift-xor, exactly as the shader computes them (u32 arithmetic wraps).
+pub fn work(x: u32, rounds: u32) -> u32 {
+    (0..rounds).fold(x, |x, _| {
+        let x = x.wrapping_mul(747_796_405).wrapping_add(2_891_336_453);
+        x ^ (x >> 13)
+    })
+}
+
+/// Total bytes of the overlap workload: the streaming size, at most
+/// [`OVERLAP_MAX_BYTES`], a whole number of aligned chunks for every chunk count.
+fn overlap_bytes(sizing: &Sizing) -> u64 {
+    let unit = CHUNK_ALIGN_BYTES * u64::from(OVERLAP_CHUNKS[OVERLAP_CHUNKS.len() - 1]);
+    sizing.stream_buffer_bytes().min(OVERLAP_MAX_BYTES) / unit * unit
+}
+
+fn overlap_cases(sizing: &Sizing) -> Vec<Case> {
+    let bytes = overlap_bytes(sizing);
+    let words = (bytes / 4) as usize;
+    OVERLAP_CHUNKS
+        .iter()
+        .map(|&chunks| {
+            let shape = Shape { bytes, chunks };
+            let mut skip = sizing
+                .workgroup_skip(WORK_WORKGROUP, 0)
+                .or_else(|| size_skip(sizing, bytes));
+            if bytes == 0 {
+                skip.get_or_insert_with(|| "the overlap workload has no whole chunk".into());
+            }
+            // The whole buffer as one dispatch: how the simulator test runs the kernel.
+            let workgroups = Grid::TwoD
+                .workgroups(
+                    (words as u64).div_ceil(u64::from(WORK_WORKGROUP)),
+                    sizing.max_workgroups_per_dimension,
+                )
+                .unwrap_or_else(|reason| {
+                    skip.get_or_insert(reason);
+                    [0, 1, 1]
+                });
+            Case {
+                param: shape.param(),
+                workgroup_size: [WORK_WORKGROUP, 1, 1],
+                overrides: vec![
+                    ("WORKGROUP_SIZE", f64::from(WORK_WORKGROUP)),
+                    ("ROUNDS", f64::from(WORK_ROUNDS)),
+                ],
+                workgroups,
+                elements: words as u64,
+                bytes,
+                skip,
+                buffers: vec![Buffer::Input(words), Buffer::Output(words)],
+                data: Arc::new(move || {
+                    let src = f32_data(words, u64::from(chunks));
+                    let mut expected = vec![0; words];
+                    fill_parallel(&mut expected, |i| work(src[i], WORK_ROUNDS));
+                    CaseData {
+                        inputs: vec![src],
+                        expected: vec![Expected::Exact(expected)],
+                    }
+                }),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(experiment: &Experiment, sizing: &Sizing) -> Vec<String> {
+        (experiment.cases)(sizing)
+            .into_iter()
+            .map(|c| c.param)
+            .collect()
+    }
+
+    #[test]
+    fn full_sweep_is_ten_sizes_from_4_kib_to_1_gib_plus_the_batch() {
+        let shapes = shapes(&Sizing::nominal(false));
+        assert_eq!(shapes.len(), 11);
+        assert_eq!(
+            shapes[0],
+            Shape {
+                bytes: 4096,
+                chunks: 1
+            }
+        );
+        assert_eq!(
+            shapes[9],
+            Shape {
+                bytes: 1 << 30,
+                chunks: 1
+            }
+        );
+        assert!(
+            shapes
+                .windows(2)
+                .take(9)
+                .all(|w| w[1].bytes == 4 * w[0].bytes)
+        );
+        // The batching pair: the same bytes in one transfer and in 1024 of 4 KiB.
+        let batch = shapes[10];
+        assert_eq!(batch.chunk_bytes(), 4096);
+        assert!(shapes.contains(&Shape {
+            bytes: batch.bytes,
+            chunks: 1
+        }));
+    }
+
+    #[test]
+    fn quick_and_software_runs_stop_early_and_device_limits_skip() {
+        let quick = shapes(&Sizing::nominal(true));
+        assert_eq!(quick.iter().map(|s| s.bytes).max(), Some(QUICK_MAX_BYTES));
+        let software = Sizing {
+            software: true,
+            max_binding_bytes: 32 << 20,
+            ..Sizing::nominal(false)
+        };
+        let cases = (UPLOAD_WRITE_BUFFER.cases)(&software);
+        let largest = cases.iter().map(|c| c.elements * 4).max();
+        assert_eq!(largest, Some(SOFTWARE_MAX_BYTES));
+        for case in &cases {
+            let beyond = case.elements * 4 > 32 << 20;
+            assert_eq!(case.skip.is_some(), beyond, "{}", case.param);
+        }
+        let reason = size_skip(&software, 64 << 20).unwrap_or_default();
+        assert!(reason.contains("largest buffer binding"), "{reason}");
+    }
+
+    #[test]
+    fn mappable_storage_is_skipped_with_the_reason_where_not_offered() {
+        let without = Sizing {
+            mappable_storage: false,
+            ..Sizing::nominal(true)
+        };
+        let cases = (UPLOAD_MAPPABLE.cases)(&without);
+        assert!(!cases.is_empty());
+        for case in cases {
+            let reason = case.skip.unwrap_or_default();
+            assert!(reason.contains("MAPPABLE_PRIMARY_BUFFERS"), "{reason}");
+        }
+        let with = (UPLOAD_MAPPABLE.cases)(&Sizing::nominal(true));
+        assert!(with.iter().all(|c| c.skip.is_none()));
+    }
+
+    #[test]
+    fn params_round_trip_and_bad_ones_are_refused() {
+        for param in params(&UPLOAD_STAGING, &Sizing::nominal(false)) {
+            assert_eq!(Shape::parse(&param).map(Shape::param), Ok(param));
+        }
+        for bad in [
+            "size=4096",
+            "chunks=2",
+            "size=x;chunks=1",
+            "size=4096;chunks=0",
+            "size=6;chunks=1",
+        ] {
+            assert!(Shape::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn device_copy_counts_read_and_write() {
+        let cases = (DEVICE_COPY.cases)(&Sizing::nominal(true));
+        assert!(cases.iter().all(|c| c.bytes == 2 * 4 * c.elements));
+        let uploads = (UPLOAD_WRITE_BUFFER.cases)(&Sizing::nominal(true));
+        assert!(uploads.iter().all(|c| c.bytes == 4 * c.elements));
+    }
+
+    #[test]
+    fn overlap_chunks_are_aligned_and_the_reference_is_the_shader_mix() {
+        for sizing in [Sizing::nominal(false), Sizing::nominal(true)] {
+            for case in (OVERLAP_INTERLEAVED.cases)(&sizing) {
+                let shape = Shape::parse(&case.param).unwrap();
+                assert!(shape.bytes <= OVERLAP_MAX_BYTES && shape.bytes > 0);
+                assert_eq!(shape.chunk_bytes() % CHUNK_ALIGN_BYTES, 0);
+                assert!(case.skip.is_none());
+            }
+        }
+        assert_eq!(work(7, 0), 7);
+        let once = 7u32.wrapping_mul(747_796_405).wrapping_add(2_891_336_453);
+        assert_eq!(work(7, 1), once ^ (once >> 13));
+        assert_ne!(work(7, WORK_ROUNDS), work(8, WORK_ROUNDS));
+    }
+}

@@ -1,0 +1,724 @@
+//! Host ↔ device transfers on the device: the buffers, mappings, clocks and checks of
+//! the `transfer` family ([`crate::experiments::transfer`] declares its cases).
+//!
+//! A transfer of `size` bytes in `chunks` pieces is timed on the host clock from its
+//! first call to the moment the data is usable, which is what a user waits for:
+//!
+//! - `write_buffer`: `queue.write_buffer` per chunk (wgpu copies the bytes into staging
+//!   memory of its own inside the call), the submission that carries them to the
+//!   destination, and the wait for it.
+//! - staging: per chunk a buffer created mapped (`MAP_WRITE | COPY_SRC`, so the host
+//!   writes the memory the GPU copies from), the bytes written, unmap, a copy command;
+//!   one submission and the wait. The fresh buffers are dropped after the clock stops.
+//! - staging, pooled: the same with buffers kept from the last transfer and already
+//!   mapped again: the remapping happens between transfers, off the clock, as a pool
+//!   (wgpu's `StagingBelt`) does it while the host is busy elsewhere.
+//! - mappable storage: map each chunk's storage buffer (the GPU is idle, so the map
+//!   waits for wgpu alone), write the bytes, unmap: then the data is in the storage
+//!   kernels bind. No copy, no submission; remapping is on the clock, since the GPU
+//!   owns the buffer between uploads.
+//! - readback: per chunk a copy into a pooled `MAP_READ` staging buffer, the
+//!   submission, the map of every staging buffer (which waits for the copies), the
+//!   bytes copied into host memory, unmap.
+//! - device copy: `copy_buffer_to_buffer` per chunk between two timestamps written in
+//!   the encoder (GPU clock); without `Features::TIMESTAMP_QUERY_INSIDE_ENCODERS`,
+//!   encoding, submission and wait on the host clock.
+//! - overlap: the whole workload (every chunk uploaded by `write_buffer` and processed
+//!   by the kernel) until the last submission finished; see [`overlap`].
+//!
+//! Every path is verified before it is timed: the destination is cleared (the data
+//! never holds a zero word), one transfer runs, and what arrived is compared with what
+//! was sent, bit for bit.
+
+use std::num::NonZeroU64;
+use std::time::Instant;
+
+use crate::error::{Error, Result};
+use crate::experiments::transfer::Shape;
+use crate::experiments::{Case, Expected, Experiment, Grid, Schedule, TransferPath};
+use crate::gpu::{GpuContext, Kernel};
+use crate::runner::RunSettings;
+use crate::timing::{MIN_SAMPLES, Stats, Timer, Timing};
+
+/// Shortest sample: small transfers are repeated until a sample lasts this long.
+const SAMPLE_TARGET_NS: f64 = 1.0e6;
+/// The most transfers (or workloads) one sample repeats.
+const MAX_REPEATS: u32 = 1024;
+/// Timed work per case beyond which fewer samples are taken (never under
+/// [`MIN_SAMPLES`]): a 1 GiB transfer takes tens of milliseconds.
+const CASE_TARGET_NS: f64 = 0.5e9;
+/// Untimed transfers first (allocations, first maps, clocks), for at least this long.
+const WARMUP_NS: f64 = 20.0e6;
+const MAX_WARMUP_TRANSFERS: u32 = 1000;
+/// The most dispatches of the overlap kernel per chunk.
+const MAX_KERNEL_REPEATS: u32 = 256;
+
+/// Verifies and times one transfer case along `path`.
+pub fn measure(
+    ctx: &GpuContext,
+    experiment: &Experiment,
+    case: &Case,
+    path: TransferPath,
+    settings: &RunSettings,
+) -> Result<Timing> {
+    let shape = Shape::parse(&case.param).map_err(Error::Case)?;
+    let data = (case.data)();
+    let (Some(sent), Some(expected)) = (data.inputs.first(), data.expected.first()) else {
+        return Err(Error::Case(format!(
+            "{}/{} declares no data",
+            experiment.name(),
+            case.param
+        )));
+    };
+    let transfer = Transfer {
+        ctx,
+        shape,
+        sent,
+        expected,
+        samples: settings.samples,
+    };
+    ctx.scoped(|| match path {
+        TransferPath::WriteBuffer => transfer.write_buffer(),
+        TransferPath::Staging { pooled: false } => transfer.staging(),
+        TransferPath::Staging { pooled: true } => transfer.staging_pooled(),
+        TransferPath::MappableStorage => transfer.mappable_storage(),
+        TransferPath::Readback => transfer.readback(),
+        TransferPath::DeviceCopy => transfer.device_copy(),
+        TransferPath::Overlap(schedule) => {
+            let pipeline = ctx.case_pipeline(experiment, case, settings.checks)?;
+            overlap(&transfer, pipeline, case.workgroup_size[0], schedule)
+        }
+    })?
+}
+
+/// One case's transfer: what to send and what must arrive.
+struct Transfer<'a> {
+    ctx: &'a GpuContext,
+    shape: Shape,
+    sent: &'a [u32],
+    expected: &'a Expected,
+    samples: u32,
+}
+
+impl Transfer<'_> {
+    /// Each chunk of the data with its byte offset.
+    fn pieces(&self) -> impl Iterator<Item = (u64, &[u8])> {
+        let chunk_bytes = self.shape.chunk_bytes();
+        bytemuck::cast_slice::<u32, u8>(self.sent)
+            .chunks(chunk_bytes as usize)
+            .enumerate()
+            .map(move |(i, piece)| (i as u64 * chunk_bytes, piece))
+    }
+
+    fn buffer(&self, label: &str, bytes: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
+        self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: bytes,
+            usage,
+            mapped_at_creation: usage.contains(wgpu::BufferUsages::MAP_WRITE),
+        })
+    }
+
+    /// A storage buffer of the whole size, as kernels would bind it; clearable and
+    /// readable for verification.
+    fn storage(&self, label: &str) -> wgpu::Buffer {
+        self.buffer(
+            label,
+            self.shape.bytes,
+            wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_DST
+                | wgpu::BufferUsages::COPY_SRC,
+        )
+    }
+
+    /// One buffer per chunk with `usage`, created mapped where it is for writing.
+    fn per_chunk(&self, label: &str, usage: wgpu::BufferUsages) -> Vec<wgpu::Buffer> {
+        (0..self.shape.chunks)
+            .map(|_| self.buffer(label, self.shape.chunk_bytes(), usage))
+            .collect()
+    }
+
+    /// A storage buffer holding the data, uploaded off the clock.
+    fn filled_storage(&self, label: &str) -> Result<wgpu::Buffer> {
+        let buffer = self.storage(label);
+        self.ctx
+            .queue
+            .write_buffer(&buffer, 0, bytemuck::cast_slice(self.sent));
+        self.ctx.wait(self.ctx.queue.submit([]))?;
+        Ok(buffer)
+    }
+
+    /// Zeroes `buffers` (the data never holds a zero word), so nothing stale passes.
+    fn clear(&self, buffers: &[&wgpu::Buffer]) -> Result<()> {
+        let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
+        for buffer in buffers {
+            encoder.clear_buffer(buffer, 0, None);
+        }
+        self.ctx.submit_and_wait(encoder.finish())
+    }
+
+    /// Checks that `buffers`, one after the other, hold what was sent.
+    fn check(&self, buffers: &[&wgpu::Buffer]) -> Result<()> {
+        let checked = |words: &[u32]| self.expected.check(words);
+        let outcome = match buffers {
+            [single] => self.ctx.readback(single, checked)?,
+            _ => {
+                // Many chunks: gathered into one buffer, read back once.
+                let total = buffers.iter().map(|b| b.size()).sum();
+                let gathered = self.buffer(
+                    "transfer.check",
+                    total,
+                    wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+                );
+                let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
+                let mut offset = 0;
+                for buffer in buffers {
+                    encoder.copy_buffer_to_buffer(buffer, 0, &gathered, offset, None);
+                    offset += buffer.size();
+                }
+                self.ctx.submit_and_wait(encoder.finish())?;
+                self.ctx.readback(&gathered, checked)?
+            }
+        };
+        outcome.map_err(Error::Verification)
+    }
+
+    fn check_words(&self, words: &[u32]) -> Result<()> {
+        self.expected.check(words).map_err(Error::Verification)
+    }
+
+    /// Warm-up, then samples of `transfer(repeats)`, which makes `repeats` transfers
+    /// and returns the nanoseconds that count; `repeats` is chosen from the warm-up so
+    /// that a sample lasts at least [`SAMPLE_TARGET_NS`].
+    fn sample(&self, timer: Timer, mut transfer: impl FnMut(u32) -> Result<f64>) -> Result<Timing> {
+        let (fastest, _) = warm_up(|| transfer(1))?;
+        let repeats = repeats_for(fastest);
+        let count = sample_count(self.samples, fastest * f64::from(repeats));
+        let samples_ns = (0..count)
+            .map(|_| Ok(transfer(repeats)? / f64::from(repeats)))
+            .collect::<Result<_>>()?;
+        Ok(Timing {
+            samples_ns,
+            timer,
+            dispatches_per_sample: repeats * self.shape.chunks,
+            note: String::new(),
+        })
+    }
+
+    fn write_buffer(&self) -> Result<Timing> {
+        let dst = self.storage("transfer.dst");
+        let upload = || {
+            for (offset, piece) in self.pieces() {
+                self.ctx.queue.write_buffer(&dst, offset, piece);
+            }
+            self.ctx.wait(self.ctx.queue.submit([]))
+        };
+        self.clear(&[&dst])?;
+        upload()?;
+        self.check(&[&dst])?;
+        self.sample(Timer::Host, |repeats| {
+            let start = Instant::now();
+            for _ in 0..repeats {
+                upload()?;
+            }
+            Ok(elapsed_ns(start))
+        })
+    }
+
+    /// Writes each chunk into its mapped staging buffer, unmaps it and encodes its
+    /// copy into `dst`.
+    fn fill_and_copy(
+        &self,
+        stagings: &[wgpu::Buffer],
+        dst: &wgpu::Buffer,
+        encoder: &mut wgpu::CommandEncoder,
+    ) -> Result<()> {
+        for (staging, (offset, piece)) in stagings.iter().zip(self.pieces()) {
+            staging
+                .get_mapped_range_mut(..)
+                .map_err(|e| Error::Map(e.to_string()))?
+                .copy_from_slice(piece);
+            staging.unmap();
+            encoder.copy_buffer_to_buffer(staging, 0, dst, offset, None);
+        }
+        Ok(())
+    }
+
+    /// MAP_WRITE staging buffers may only be copy sources.
+    const STAGING: wgpu::BufferUsages =
+        wgpu::BufferUsages::MAP_WRITE.union(wgpu::BufferUsages::COPY_SRC);
+
+    fn staging(&self) -> Result<Timing> {
+        let dst = self.storage("transfer.dst");
+        // Returns the staging buffers, so that they are dropped after the clock stops.
+        let upload = || -> Result<Vec<wgpu::Buffer>> {
+            let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
+            let stagings = self.per_chunk("transfer.staging", Self::STAGING);
+            self.fill_and_copy(&stagings, &dst, &mut encoder)?;
+            self.ctx.submit_and_wait(encoder.finish())?;
+            Ok(stagings)
+        };
+        self.clear(&[&dst])?;
+        upload()?;
+        self.check(&[&dst])?;
+        self.sample(Timer::Host, |repeats| {
+            let mut ns = 0.0;
+            for _ in 0..repeats {
+                let start = Instant::now();
+                let used = upload()?;
+                ns += elapsed_ns(start);
+                drop(used);
+            }
+            Ok(ns)
+        })
+    }
+
+    fn staging_pooled(&self) -> Result<Timing> {
+        let dst = self.storage("transfer.dst");
+        let pool = self.per_chunk("transfer.staging", Self::STAGING);
+        let upload = || {
+            let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
+            self.fill_and_copy(&pool, &dst, &mut encoder)?;
+            self.ctx.submit_and_wait(encoder.finish())
+        };
+        // The pool's buffers are mapped again once the GPU is done with them.
+        let remap = || self.ctx.map_all(&pool, wgpu::MapMode::Write);
+        self.clear(&[&dst])?;
+        upload()?;
+        remap()?;
+        self.check(&[&dst])?;
+        self.sample(Timer::Host, |repeats| {
+            let mut ns = 0.0;
+            for _ in 0..repeats {
+                let start = Instant::now();
+                upload()?;
+                ns += elapsed_ns(start);
+                remap()?;
+            }
+            Ok(ns)
+        })
+    }
+
+    fn mappable_storage(&self) -> Result<Timing> {
+        let usage = wgpu::BufferUsages::MAP_WRITE
+            | wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::COPY_SRC;
+        let dsts: Vec<wgpu::Buffer> = (0..self.shape.chunks)
+            .map(|_| {
+                self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("transfer.mappable"),
+                    size: self.shape.chunk_bytes(),
+                    usage,
+                    mapped_at_creation: false,
+                })
+            })
+            .collect();
+        let upload = || -> Result<()> {
+            self.ctx.map_all(&dsts, wgpu::MapMode::Write)?;
+            for (dst, (_, piece)) in dsts.iter().zip(self.pieces()) {
+                dst.get_mapped_range_mut(..)
+                    .map_err(|e| Error::Map(e.to_string()))?
+                    .copy_from_slice(piece);
+                dst.unmap();
+            }
+            Ok(())
+        };
+        let all: Vec<&wgpu::Buffer> = dsts.iter().collect();
+        self.clear(&all)?;
+        upload()?;
+        self.check(&all)?;
+        self.sample(Timer::Host, |repeats| {
+            let start = Instant::now();
+            for _ in 0..repeats {
+                upload()?;
+            }
+            Ok(elapsed_ns(start))
+        })
+    }
+
+    fn readback(&self) -> Result<Timing> {
+        let src = self.filled_storage("transfer.src")?;
+        let pool = self.per_chunk(
+            "transfer.readback",
+            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        );
+        let mut host = vec![0u32; self.sent.len()];
+        let chunk_bytes = self.shape.chunk_bytes() as usize;
+        let read = |host: &mut [u32]| -> Result<()> {
+            let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
+            for (i, staging) in pool.iter().enumerate() {
+                let offset = i as u64 * self.shape.chunk_bytes();
+                encoder.copy_buffer_to_buffer(&src, offset, staging, 0, staging.size());
+            }
+            self.ctx.queue.submit([encoder.finish()]);
+            // Each map waits for the copy into its buffer.
+            self.ctx.map_all(&pool, wgpu::MapMode::Read)?;
+            let host_bytes = bytemuck::cast_slice_mut::<u32, u8>(host);
+            for (staging, piece) in pool.iter().zip(host_bytes.chunks_mut(chunk_bytes)) {
+                let view = staging
+                    .get_mapped_range(..)
+                    .map_err(|e| Error::Map(e.to_string()))?;
+                piece.copy_from_slice(&view);
+                drop(view);
+                staging.unmap();
+            }
+            Ok(())
+        };
+        read(&mut host)?;
+        self.check_words(&host)?;
+        self.sample(Timer::Host, |repeats| {
+            let start = Instant::now();
+            for _ in 0..repeats {
+                read(&mut host)?;
+            }
+            Ok(elapsed_ns(start))
+        })
+    }
+
+    fn device_copy(&self) -> Result<Timing> {
+        let src = self.filled_storage("transfer.src")?;
+        let dst = self.storage("transfer.dst");
+        let encode_copy = |encoder: &mut wgpu::CommandEncoder| {
+            for (offset, piece) in self.pieces() {
+                encoder.copy_buffer_to_buffer(&src, offset, &dst, offset, piece.len() as u64);
+            }
+        };
+        self.clear(&[&dst])?;
+        let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
+        encode_copy(&mut encoder);
+        self.ctx.submit_and_wait(encoder.finish())?;
+        self.check(&[&dst])?;
+        if !self.ctx.has_encoder_timestamps() {
+            let mut timing = self.sample(Timer::Host, |repeats| {
+                let start = Instant::now();
+                let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
+                for _ in 0..repeats {
+                    encode_copy(&mut encoder);
+                }
+                self.ctx.submit_and_wait(encoder.finish())?;
+                Ok(elapsed_ns(start))
+            })?;
+            timing.note = "no timestamps inside encoders: host clock around encoding, \
+                           submission and wait"
+                .to_owned();
+            return Ok(timing);
+        }
+        let timestamps = EncoderTimestamps::new(self.ctx);
+        self.sample(Timer::Gpu, |repeats| {
+            timestamps.time(self.ctx, |encoder| {
+                for _ in 0..repeats {
+                    encode_copy(encoder);
+                }
+            })
+        })
+    }
+}
+
+/// A pair of timestamps written between commands of an encoder, and the buffers
+/// that bring them to the host.
+struct EncoderTimestamps {
+    query_set: wgpu::QuerySet,
+    resolved: wgpu::Buffer,
+    readback: wgpu::Buffer,
+}
+
+impl EncoderTimestamps {
+    fn new(ctx: &GpuContext) -> Self {
+        let buffer = |label, usage| {
+            ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: 16,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        EncoderTimestamps {
+            query_set: ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("transfer.timestamps"),
+                ty: wgpu::QueryType::Timestamp,
+                count: 2,
+            }),
+            // Queries resolve into a GPU buffer, which is copied into a mappable one.
+            resolved: buffer(
+                "transfer.timestamps.resolved",
+                wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            ),
+            readback: buffer(
+                "transfer.timestamps.readback",
+                wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            ),
+        }
+    }
+
+    /// GPU nanoseconds of the commands `encode` records.
+    fn time(
+        &self,
+        ctx: &GpuContext,
+        encode: impl FnOnce(&mut wgpu::CommandEncoder),
+    ) -> Result<f64> {
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        encoder.write_timestamp(&self.query_set, 0);
+        encode(&mut encoder);
+        encoder.write_timestamp(&self.query_set, 1);
+        encoder.resolve_query_set(&self.query_set, 0..2, &self.resolved, 0);
+        encoder.copy_buffer_to_buffer(&self.resolved, 0, &self.readback, 0, None);
+        ctx.submit_and_wait(encoder.finish())?;
+        let ticks = ctx.read_mapped(&self.readback, |words| {
+            bytemuck::pod_collect_to_vec::<u32, u64>(words)
+        })?;
+        let ns =
+            ticks[1].wrapping_sub(ticks[0]) as f64 * f64::from(ctx.queue.get_timestamp_period());
+        if ns <= 0.0 {
+            return Err(Error::Gpu("a timestamp pair did not advance".to_owned()));
+        }
+        Ok(ns)
+    }
+}
+
+/// The parts of the overlap workload timed on their own and together.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// Every chunk uploaded, no kernel.
+    Uploads,
+    /// Every chunk processed, no upload.
+    Kernels,
+    /// A schedule of both.
+    Both(Schedule),
+}
+
+const PHASES: [Phase; 4] = [
+    Phase::Uploads,
+    Phase::Kernels,
+    Phase::Both(Schedule::Serial),
+    Phase::Both(Schedule::Interleaved),
+];
+
+/// K chunks, each uploaded with `write_buffer` and processed by the kernel (bound to
+/// the chunk's sub-range of one input and one output buffer).
+///
+/// The kernel runs `d` times per chunk (it is idempotent), `d` chosen so that the
+/// kernels alone take about as long as the uploads alone: then overlap could hide up
+/// to all of the upload time. Serial: every `write_buffer`, then one submission of
+/// every kernel (wgpu runs a submission's buffer writes before its commands).
+/// Interleaved: per chunk its `write_buffer` and a submission of its kernels, so the
+/// host copies chunk i+1 into wgpu's staging memory while the GPU processes chunk i;
+/// wgpu has one queue per device (one Vulkan queue, one Metal command queue, one DX12
+/// direct queue), so the GPU's own copy and compute engines overlap only where the
+/// driver overlaps work of that one queue. Both schedules are verified; the four
+/// phases are sampled in turn, so drift affects them alike; the row's samples are the
+/// case's schedule, and the note gives every median and the fraction of the upload
+/// time that interleaving hid: (serial − interleaved) / uploads alone.
+fn overlap(
+    transfer: &Transfer,
+    pipeline: wgpu::ComputePipeline,
+    workgroup_size: u32,
+    schedule: Schedule,
+) -> Result<Timing> {
+    let ctx = transfer.ctx;
+    let chunk_bytes = transfer.shape.chunk_bytes();
+    let input = transfer.storage("overlap.input");
+    let output = transfer.storage("overlap.output");
+    let workgroups = Grid::TwoD
+        .workgroups(
+            (chunk_bytes / 4).div_ceil(u64::from(workgroup_size)),
+            ctx.limits.max_compute_workgroups_per_dimension,
+        )
+        .map_err(Error::Case)?;
+    let layout = pipeline.get_bind_group_layout(0);
+    let kernels: Vec<Kernel> = (0..u64::from(transfer.shape.chunks))
+        .map(|i| {
+            let chunk = |binding, buffer| wgpu::BindGroupEntry {
+                binding,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer,
+                    offset: i * chunk_bytes,
+                    size: NonZeroU64::new(chunk_bytes),
+                }),
+            };
+            let bind_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("overlap.chunk"),
+                layout: &layout,
+                entries: &[chunk(0, &input), chunk(1, &output)],
+            });
+            Kernel::new(pipeline.clone(), bind_group, workgroups)
+        })
+        .collect();
+    let queue = &ctx.queue;
+    let upload_all = || {
+        for (offset, piece) in transfer.pieces() {
+            queue.write_buffer(&input, offset, piece);
+        }
+    };
+    // Every chunk's kernel, `repeats` dispatches each, in one submission.
+    let process_all = |repeats| {
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        for kernel in &kernels {
+            kernel.encode_pass(&mut encoder, None, repeats);
+        }
+        ctx.submit_and_wait(encoder.finish())
+    };
+    // Host nanoseconds of one run of `phase` with `repeats` dispatches per chunk.
+    let run = |phase: Phase, repeats: u32| -> Result<f64> {
+        let start = Instant::now();
+        match phase {
+            Phase::Uploads => {
+                upload_all();
+                ctx.wait(queue.submit([]))?;
+            }
+            Phase::Kernels => process_all(repeats)?,
+            Phase::Both(Schedule::Serial) => {
+                upload_all();
+                process_all(repeats)?;
+            }
+            Phase::Both(Schedule::Interleaved) => {
+                let mut last = None;
+                for (kernel, (offset, piece)) in kernels.iter().zip(transfer.pieces()) {
+                    queue.write_buffer(&input, offset, piece);
+                    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+                    kernel.encode_pass(&mut encoder, None, repeats);
+                    last = Some(queue.submit([encoder.finish()]));
+                }
+                if let Some(last) = last {
+                    ctx.wait(last)?;
+                }
+            }
+        }
+        Ok(elapsed_ns(start))
+    };
+
+    // Kernel repeats per chunk: kernels alone about as long as uploads alone.
+    let (uploads_ns, _) = warm_up(|| run(Phase::Uploads, 1))?;
+    let (kernel_ns, _) = warm_up(|| run(Phase::Kernels, 1))?;
+    let kernel_repeats = ((uploads_ns / kernel_ns).round() as u32).clamp(1, MAX_KERNEL_REPEATS);
+
+    for phase in [
+        Phase::Both(Schedule::Serial),
+        Phase::Both(Schedule::Interleaved),
+    ] {
+        transfer.clear(&[&input, &output])?;
+        run(phase, kernel_repeats)?;
+        transfer.check(&[&output])?;
+    }
+
+    let mut fastest = [0.0; PHASES.len()];
+    for (slot, phase) in fastest.iter_mut().zip(PHASES) {
+        *slot = warm_up(|| run(phase, kernel_repeats))?.0;
+    }
+    let shortest = fastest.iter().copied().fold(f64::INFINITY, f64::min);
+    let repeats = repeats_for(shortest);
+    let count = sample_count(
+        transfer.samples,
+        fastest.iter().sum::<f64>() * f64::from(repeats),
+    );
+    let mut samples: [Vec<f64>; PHASES.len()] = Default::default();
+    for _ in 0..count {
+        for (phase_samples, phase) in samples.iter_mut().zip(PHASES) {
+            let mut ns = 0.0;
+            for _ in 0..repeats {
+                ns += run(phase, kernel_repeats)?;
+            }
+            phase_samples.push(ns / f64::from(repeats));
+        }
+    }
+    let median_us = |phase: Phase| {
+        let index = PHASES.iter().position(|&p| p == phase).unwrap_or(0);
+        Stats::of(&samples[index]).map_or(0.0, |s| s.median / 1e3)
+    };
+    let uploads = median_us(Phase::Uploads);
+    let serial = median_us(Phase::Both(Schedule::Serial));
+    let interleaved = median_us(Phase::Both(Schedule::Interleaved));
+    let note = format!(
+        "kernel x{kernel_repeats} per chunk; medians: uploads alone {uploads:.1} us, kernels \
+         alone {:.1} us, serial {serial:.1} us, interleaved {interleaved:.1} us; hidden: {:.0} % \
+         of the upload time",
+        median_us(Phase::Kernels),
+        hidden_percent(uploads, serial, interleaved)
+    );
+    let index = PHASES
+        .iter()
+        .position(|&p| p == Phase::Both(schedule))
+        .unwrap_or(0);
+    Ok(Timing {
+        samples_ns: std::mem::take(&mut samples[index]),
+        timer: Timer::Host,
+        dispatches_per_sample: repeats * transfer.shape.chunks,
+        note,
+    })
+}
+
+/// The share of the upload time that interleaving hid: what it saved over the serial
+/// schedule, over what the uploads take alone (negative where it cost time).
+fn hidden_percent(uploads: f64, serial: f64, interleaved: f64) -> f64 {
+    if uploads > 0.0 {
+        100.0 * (serial - interleaved) / uploads
+    } else {
+        0.0
+    }
+}
+
+/// Runs `once` for at least [`WARMUP_NS`] (at least once, at most
+/// [`MAX_WARMUP_TRANSFERS`] times); returns its fastest time and the runs made.
+fn warm_up(mut once: impl FnMut() -> Result<f64>) -> Result<(f64, u32)> {
+    let (mut spent, mut fastest, mut runs) = (0.0, f64::INFINITY, 0);
+    while runs < MAX_WARMUP_TRANSFERS && (runs == 0 || spent < WARMUP_NS) {
+        let ns = once()?;
+        spent += ns;
+        fastest = fastest.min(ns);
+        runs += 1;
+    }
+    Ok((fastest.max(1.0), runs))
+}
+
+/// Transfers per sample so that a sample of transfers of `fastest_ns` lasts at least
+/// [`SAMPLE_TARGET_NS`].
+fn repeats_for(fastest_ns: f64) -> u32 {
+    ((SAMPLE_TARGET_NS / fastest_ns).ceil() as u32).clamp(1, MAX_REPEATS)
+}
+
+/// `requested` samples, fewer (never under [`MIN_SAMPLES`]) where samples of
+/// `sample_ns` would add up to more than [`CASE_TARGET_NS`].
+fn sample_count(requested: u32, sample_ns: f64) -> u32 {
+    requested.min(((CASE_TARGET_NS / sample_ns) as u32).max(MIN_SAMPLES))
+}
+
+fn elapsed_ns(start: Instant) -> f64 {
+    start.elapsed().as_nanos() as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_transfers_are_repeated_to_a_millisecond_and_big_ones_are_not() {
+        assert_eq!(repeats_for(10_000.0), 100);
+        assert_eq!(repeats_for(5.0e6), 1);
+        assert_eq!(repeats_for(1.0), MAX_REPEATS);
+    }
+
+    #[test]
+    fn slow_cases_take_fewer_samples_but_never_under_the_minimum() {
+        assert_eq!(sample_count(30, 1.0e6), 30);
+        assert_eq!(sample_count(30, 100.0e6), MIN_SAMPLES);
+        assert_eq!(sample_count(30, 25.0e6), 20);
+    }
+
+    #[test]
+    fn warm_up_runs_long_enough_and_reports_the_fastest() {
+        let mut times = [30.0e6, 5.0e6, 8.0e6].into_iter().cycle();
+        let (fastest, runs) = warm_up(|| Ok(times.next().unwrap_or(1.0))).unwrap();
+        assert_eq!((fastest, runs), (30.0e6, 1));
+        let mut times = [3.0e6, 2.0e6].into_iter().cycle();
+        let (fastest, runs) = warm_up(|| Ok(times.next().unwrap_or(1.0))).unwrap();
+        assert_eq!((fastest, runs), (2.0e6, 8));
+        assert!(warm_up(|| Err(Error::Gpu("lost".into()))).is_err());
+    }
+
+    #[test]
+    fn hidden_share_is_of_the_upload_time() {
+        assert_eq!(hidden_percent(100.0, 300.0, 250.0), 50.0);
+        assert_eq!(hidden_percent(100.0, 300.0, 320.0), -20.0);
+        assert_eq!(hidden_percent(0.0, 1.0, 1.0), 0.0);
+    }
+}
