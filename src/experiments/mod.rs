@@ -7,11 +7,35 @@
 //! iterate [`REGISTRY`]; nothing lists experiments a second time.
 
 pub mod copy;
+pub mod reduce;
+pub mod subgroup;
 
 use std::sync::Arc;
 
 /// Every experiment of the suite, in the order runs and reports show them.
-pub static REGISTRY: &[Experiment] = &[copy::OFFSET, copy::STRIDE, copy::PEAK, copy::LAUNCH];
+pub static REGISTRY: &[Experiment] = &[
+    copy::OFFSET,
+    copy::STRIDE,
+    copy::PEAK,
+    copy::LAUNCH,
+    reduce::NEIGHBORED,
+    reduce::NEIGHBORED_LESS,
+    reduce::INTERLEAVED,
+    reduce::UNROLL2,
+    reduce::UNROLL4,
+    reduce::UNROLL8,
+    reduce::UNROLL8_LASTWARP,
+    reduce::SMEM,
+    reduce::SMEM_OVERRIDE,
+    reduce::SMEM_UNROLL4,
+    reduce::SUBGROUP_SHUFFLE,
+    reduce::SUBGROUP_ADD,
+    subgroup::BROADCAST,
+    subgroup::SHUFFLE_UP,
+    subgroup::SHUFFLE_DOWN,
+    subgroup::SHUFFLE_XOR,
+    subgroup::SWAP,
+];
 
 /// One experiment: one kernel and the cases it is measured at.
 pub struct Experiment {
