@@ -12,7 +12,9 @@ pub mod bank;
 pub mod constant;
 pub mod copy;
 pub mod localmem;
+pub mod reduce;
 pub mod stencil;
+pub mod subgroup;
 pub mod transfer;
 pub mod transpose;
 
@@ -36,6 +38,23 @@ pub static REGISTRY: &[Experiment] = &[
     transpose::SMEM_PAD,
     transpose::SMEM_UNROLL_PAD,
     transpose::SMEM_PAD_VEC4,
+    reduce::NEIGHBORED,
+    reduce::NEIGHBORED_LESS,
+    reduce::INTERLEAVED,
+    reduce::UNROLL2,
+    reduce::UNROLL4,
+    reduce::UNROLL8,
+    reduce::UNROLL8_LASTWARP,
+    reduce::SMEM,
+    reduce::SMEM_OVERRIDE,
+    reduce::SMEM_UNROLL4,
+    reduce::SUBGROUP_SHUFFLE,
+    reduce::SUBGROUP_ADD,
+    subgroup::BROADCAST,
+    subgroup::SHUFFLE_UP,
+    subgroup::SHUFFLE_DOWN,
+    subgroup::SHUFFLE_XOR,
+    subgroup::SWAP,
     bank::ROW_ROW,
     bank::COL_COL,
     bank::ROW_COL,
