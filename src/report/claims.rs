@@ -750,14 +750,15 @@ pub static CLAIMS: &[Claim] = &[
         id: "constant-serialises",
         family: "constant",
         claim: "the constant (uniform) path serialises on distinct addresses within a request",
-        rule: "uniform_divergent runs at 0.5 × uniform_broadcast or slower",
+        rule: "uniform read=divergent runs at 0.5 × uniform read=broadcast or slower",
         kind: Kind::Bandwidth,
         decide: |cases| {
-            at_each(cases, "constant/uniform_broadcast", |param| {
+            at_each(cases, "constant/uniform", |param| {
+                let divergent = divergent_of(param)?;
                 let (value, detail) = ratio(
                     cases,
-                    ("constant/uniform_divergent", param),
-                    ("constant/uniform_broadcast", param),
+                    ("constant/uniform", &divergent),
+                    ("constant/uniform", param),
                 )?;
                 Ok(at_most(value, 0.5, detail))
             })
@@ -767,14 +768,15 @@ pub static CLAIMS: &[Claim] = &[
         id: "constant-broadcast",
         family: "constant",
         claim: "when all lanes read the same address the constant path is as fast as can be",
-        rule: "uniform_broadcast runs at 0.97 × storage_broadcast or faster",
+        rule: "uniform read=broadcast runs at 0.97 × storage read=broadcast or faster",
         kind: Kind::Bandwidth,
         decide: |cases| {
-            at_each(cases, "constant/uniform_broadcast", |param| {
+            at_each(cases, "constant/uniform", |param| {
+                divergent_of(param)?;
                 let (value, detail) = ratio(
                     cases,
-                    ("constant/uniform_broadcast", param),
-                    ("constant/storage_broadcast", param),
+                    ("constant/uniform", param),
+                    ("constant/storage", param),
                 )?;
                 Ok(at_least(value, 0.97, detail))
             })
@@ -979,7 +981,7 @@ pub static CLAIMS: &[Claim] = &[
         decide: |cases| {
             let mut variants: Vec<&str> = cases
                 .family("transfer")
-                .filter(|row| row.param.split(';').count() == 1)
+                .filter(|row| param_value(&row.param, "chunks") == Some("1"))
                 .filter(|row| param_value(&row.param, "size").is_some())
                 .map(|row| row.variant.as_str())
                 .collect();
@@ -992,7 +994,7 @@ pub static CLAIMS: &[Claim] = &[
                     let size = |p: &str| {
                         param_value(p, "size")
                             .and_then(|s| s.parse::<f64>().ok())
-                            .filter(|_| p.split(';').count() == 1)
+                            .filter(|_| param_value(p, "chunks") == Some("1"))
                     };
                     let measured: Vec<(f64, &str)> = cases
                         .params(&id)
@@ -1018,22 +1020,25 @@ pub static CLAIMS: &[Claim] = &[
         id: "transfer-batching",
         family: "transfer",
         claim: "one upload of 4 MiB beats 1024 uploads of 4 KiB",
-        rule: "batch_large runs at 2 × batch_small or faster",
+        rule: "for every upload or readback path, size=4194304;chunks=1 runs at 2 × \
+               size=4194304;chunks=1024 or faster",
         kind: Kind::Bandwidth,
         decide: |cases| {
-            at_each(cases, "transfer/batch_large", |param| {
-                let small = cases
-                    .params("transfer/batch_small")
-                    .first()
-                    .copied()
-                    .ok_or("no transfer/batch_small")?;
-                let (value, detail) = ratio(
-                    cases,
-                    ("transfer/batch_large", param),
-                    ("transfer/batch_small", small),
-                )?;
-                Ok(at_least(value, 2.0, detail))
-            })
+            let mut variants: Vec<&str> = cases
+                .family("transfer")
+                .filter(|row| row.param == BATCHED)
+                .map(|row| row.variant.as_str())
+                .collect();
+            variants.dedup();
+            let parts: Vec<Outcome> = variants
+                .into_iter()
+                .map(|variant| {
+                    let id = format!("transfer/{variant}");
+                    let (value, detail) = ratio(cases, (&id, ONE_UPLOAD), (&id, BATCHED))?;
+                    Ok(at_least(value, 2.0, detail))
+                })
+                .collect();
+            any_measured_all(parts, "no transfer path measured batched")
         },
     },
     Claim {
@@ -1041,20 +1046,32 @@ pub static CLAIMS: &[Claim] = &[
         family: "transfer",
         claim: "chunked uploads overlapped with compute hide transfer time where the API and \
                 hardware allow it (wgpu has one queue)",
-        rule: "overlap runs at 1.10 × serial or faster",
+        rule: "overlap_interleaved runs at 1.10 × overlap_serial or faster",
         kind: Kind::Bandwidth,
         decide: |cases| {
-            at_each(cases, "transfer/overlap", |param| {
+            at_each(cases, "transfer/overlap_interleaved", |param| {
                 let (value, detail) = ratio(
                     cases,
-                    ("transfer/overlap", param),
-                    ("transfer/serial", param),
+                    ("transfer/overlap_interleaved", param),
+                    ("transfer/overlap_serial", param),
                 )?;
                 Ok(at_least(value, 1.10, detail))
             })
         },
     },
 ];
+
+/// The batching pair of every transfer path: one 4 MiB transfer, and 1024 of 4 KiB.
+const ONE_UPLOAD: &str = "size=4194304;chunks=1";
+const BATCHED: &str = "size=4194304;chunks=1024";
+
+/// The divergent twin of a `read=broadcast` constant case.
+fn divergent_of(param: &str) -> Result<String, String> {
+    match param_value(param, "read") {
+        Some("broadcast") => Ok(param.replace("read=broadcast", "read=divergent")),
+        _ => Err(format!("{param} is not a broadcast case")),
+    }
+}
 
 /// `better` runs at `factor` × `worse` or faster at every reduction size.
 fn reduce_faster(cases: &Cases<'_>, better: &str, worse: &str, factor: f64) -> Outcome {
@@ -1353,8 +1370,8 @@ mod tests {
             id: "constant-serialises",
             rows: |x| {
                 vec![
-                    row("constant/uniform_broadcast", "n=64", 100.0),
-                    row("constant/uniform_divergent", "n=64", 100.0 * x),
+                    row("constant/uniform", "read=broadcast;r=64", 100.0),
+                    row("constant/uniform", "read=divergent;r=64", 100.0 * x),
                 ]
             },
             sides: &[(0.49, true), (0.51, false)],
@@ -1363,8 +1380,8 @@ mod tests {
             id: "constant-broadcast",
             rows: |x| {
                 vec![
-                    row("constant/storage_broadcast", "n=64", 100.0),
-                    row("constant/uniform_broadcast", "n=64", 100.0 * x),
+                    row("constant/storage", "read=broadcast;r=64", 100.0),
+                    row("constant/uniform", "read=broadcast;r=64", 100.0 * x),
                 ]
             },
             sides: &[(0.96, false), (0.98, true)],
@@ -1479,9 +1496,9 @@ mod tests {
             id: "transfer-large",
             rows: |x| {
                 vec![
-                    row("transfer/write_buffer", "size=4096", 1.0),
-                    row("transfer/write_buffer", "size=65536", 2.0),
-                    row("transfer/write_buffer", "size=1048576", x),
+                    row("transfer/upload_write_buffer", "size=4096;chunks=1", 1.0),
+                    row("transfer/upload_write_buffer", "size=65536;chunks=1", 2.0),
+                    row("transfer/upload_write_buffer", "size=1048576;chunks=1", x),
                 ]
             },
             sides: &[(3.9, false), (4.1, true)],
@@ -1490,8 +1507,8 @@ mod tests {
             id: "transfer-batching",
             rows: |x| {
                 vec![
-                    row("transfer/batch_small", "uploads=1024;size=4096", 1.0),
-                    row("transfer/batch_large", "uploads=1;size=4194304", x),
+                    row("transfer/readback", "size=4194304;chunks=1024", 1.0),
+                    row("transfer/readback", "size=4194304;chunks=1", x),
                 ]
             },
             sides: &[(1.9, false), (2.1, true)],
@@ -1500,8 +1517,12 @@ mod tests {
             id: "transfer-overlap",
             rows: |x| {
                 vec![
-                    row("transfer/serial", "size=67108864", 100.0),
-                    row("transfer/overlap", "size=67108864", 100.0 * x),
+                    row("transfer/overlap_serial", "size=67108864;chunks=4", 100.0),
+                    row(
+                        "transfer/overlap_interleaved",
+                        "size=67108864;chunks=4",
+                        100.0 * x,
+                    ),
                 ]
             },
             sides: &[(1.09, false), (1.11, true)],
