@@ -294,7 +294,10 @@ mod tests {
 
     #[test]
     fn the_broadcast_shader_reads_the_same_source_lane() {
-        let source = BROADCAST.kernel.and_then(crate::shaders::source).unwrap_or_default();
+        let source = BROADCAST
+            .kernel
+            .and_then(crate::shaders::source)
+            .unwrap_or_default();
         let module = naga::front::wgsl::parse_str(source).unwrap_or_default();
         let lane = module
             .constants
