@@ -23,7 +23,7 @@ use bytemuck::{Pod, Zeroable};
 
 use super::{
     Binding, Buffer, Case, CaseData, Expected, Experiment, Grid, Measure, Sizing, f32_data,
-    fill_parallel,
+    fill_parallel, words,
 };
 
 const BINDINGS: &[Binding] = &[Binding::Uniform, Binding::ReadOnly, Binding::ReadWrite];
@@ -173,13 +173,12 @@ impl Pattern {
     fn uniform(self, r: u32) -> Vec<u32> {
         let shift_mask = BANKS - 1;
         match self {
-            Pattern::Tile(_) => bytemuck::cast_slice(&[TileParams { r, shift_mask }]).to_vec(),
-            Pattern::Stride(stride) => bytemuck::cast_slice(&[StrideParams {
+            Pattern::Tile(_) => words(TileParams { r, shift_mask }),
+            Pattern::Stride(stride) => words(StrideParams {
                 r,
                 shift_mask,
                 stride,
-            }])
-            .to_vec(),
+            }),
         }
     }
 }

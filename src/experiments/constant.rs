@@ -113,13 +113,10 @@ fn case(sizing: &Sizing, path: Path, divergent: bool) -> Case {
                 table: [0; TABLE_WORDS as usize],
             };
             uniform.table.copy_from_slice(&table);
-            vec![
-                Buffer::Uniform(bytemuck::cast_slice(&[uniform]).to_vec()),
-                Buffer::Output(words),
-            ]
+            vec![Buffer::uniform(uniform), Buffer::Output(words)]
         }
         Path::Storage => vec![
-            Buffer::Uniform(bytemuck::cast_slice(&[params]).to_vec()),
+            Buffer::uniform(params),
             Buffer::Input(TABLE_WORDS as usize),
             Buffer::Output(words),
         ],

@@ -173,7 +173,7 @@ impl<P: Pod> CopyCase<P> {
             bytes: 2 * 4 * self.elements as u64,
             skip,
             buffers: vec![
-                Buffer::Uniform(bytemuck::cast_slice(&[self.params]).to_vec()),
+                Buffer::uniform(self.params),
                 Buffer::Input(self.words),
                 Buffer::Output(self.words),
             ],

@@ -96,11 +96,7 @@ fn cases(sizing: &Sizing) -> Vec<Case> {
         elements: n as u64,
         bytes: 8 * n as u64,
         skip,
-        buffers: vec![
-            Buffer::Uniform(bytemuck::cast_slice(&[params]).to_vec()),
-            Buffer::Input(n),
-            Buffer::Output(n),
-        ],
+        buffers: vec![Buffer::uniform(params), Buffer::Input(n), Buffer::Output(n)],
         data: Arc::new(move || {
             let src = f32_data(n, 41);
             let expected = Expected::Approx {

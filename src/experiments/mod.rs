@@ -300,6 +300,11 @@ impl Buffer {
         }
     }
 
+    /// A uniform buffer holding `params` (a `#[repr(C)]` struct of whole words).
+    pub fn uniform<P: bytemuck::Pod>(params: P) -> Buffer {
+        Buffer::Uniform(words(params))
+    }
+
     pub fn words(&self) -> usize {
         match self {
             Buffer::Uniform(words) => words.len(),
@@ -454,15 +459,25 @@ impl Grid {
 /// so no two neighbours are equal and no value is zero, NaN or the poison word.
 pub fn f32_data(len: usize, seed: u64) -> Vec<u32> {
     let mut data = vec![0u32; len];
+    // 23 random mantissa bits under the exponent of 1.0.
     fill_parallel(&mut data, |i| {
-        let mut x = (i as u64) ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        x ^= x >> 31;
-        // 23 random mantissa bits under the exponent of 1.0.
-        0x3F80_0000 | (x as u32 & 0x007F_FFFF)
+        0x3F80_0000 | (mix(i, seed) as u32 & 0x007F_FFFF)
     });
     data
+}
+
+/// A 64-bit hash of an index and a seed (splitmix64's finaliser): the one source of
+/// varied input data in the suite.
+pub fn mix(i: usize, seed: u64) -> u64 {
+    let mut x = (i as u64) ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+/// The 32-bit words of a `#[repr(C)]` parameter struct, as a uniform buffer holds them.
+pub fn words<P: bytemuck::Pod>(params: P) -> Vec<u32> {
+    bytemuck::cast_slice(&[params]).to_vec()
 }
 
 /// Fills `out[i] = value(i)` on all cores: inputs of a GiB are made in a blink.

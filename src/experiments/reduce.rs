@@ -32,6 +32,7 @@ use bytemuck::{Pod, Zeroable};
 
 use super::{
     Binding, Buffer, Case, CaseData, Expected, Experiment, Grid, Measure, Sizing, fill_parallel,
+    mix, words,
 };
 
 /// In-place global trees: the uniform, the input, the partials, the scratch copy.
@@ -384,7 +385,7 @@ fn case(sizing: &Sizing, variant: &Variant, n: u64, workgroup: u32, param: Strin
                 workgroup: workgroup as usize,
                 invocations: (groups * w) as usize,
             };
-            (groups, words_of(params), layout, Grid::OneD)
+            (groups, words(params), layout, Grid::OneD)
         }
         Kind::Global { .. } | Kind::Tile { .. } => {
             let blocks = n / granule;
@@ -394,7 +395,7 @@ fn case(sizing: &Sizing, variant: &Variant, n: u64, workgroup: u32, param: Strin
             let layout = Layout::Blocks {
                 elements: granule as usize,
             };
-            (blocks, words_of(params), layout, Grid::TwoD)
+            (blocks, words(params), layout, Grid::TwoD)
         }
     };
     let workgroups = grid
@@ -425,18 +426,11 @@ fn case(sizing: &Sizing, variant: &Variant, n: u64, workgroup: u32, param: Strin
     }
 }
 
-fn words_of<P: Pod>(params: P) -> Vec<u32> {
-    bytemuck::cast_slice(&[params]).to_vec()
-}
-
 /// Varied, non-zero i32 in 1..=4, so that dropping or repeating any element changes a
 /// sum, and 2^28 of them (at most 2^30) cannot overflow: two bits of a 64-bit mix of
 /// the index.
 fn element(i: usize) -> i32 {
-    let mut x = (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    x ^= x >> 31;
-    x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    1 + (x >> 62) as i32
+    1 + (mix(i, 5) >> 62) as i32
 }
 
 /// The input, and what the partials (and the scratch buffer of an in-place tree) must

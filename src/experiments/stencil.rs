@@ -139,20 +139,14 @@ fn case(sizing: &Sizing, variant: Variant) -> Case {
     let params = Params { n: n as u32 };
     let coefficient_words: Vec<u32> = COEFFICIENTS.iter().map(|c| c.to_bits()).collect();
     let mut buffers = match variant {
-        Variant::UniformCoef => vec![Buffer::Uniform(
-            bytemuck::cast_slice(&[UniformParams {
-                n: params.n,
-                _align: [0; 3],
-                c: COEFFICIENTS,
-            }])
-            .to_vec(),
-        )],
-        Variant::StorageCoef => vec![
-            Buffer::Uniform(bytemuck::cast_slice(&[params]).to_vec()),
-            Buffer::Input(RADIUS),
-        ],
+        Variant::UniformCoef => vec![Buffer::uniform(UniformParams {
+            n: params.n,
+            _align: [0; 3],
+            c: COEFFICIENTS,
+        })],
+        Variant::StorageCoef => vec![Buffer::uniform(params), Buffer::Input(RADIUS)],
         Variant::ConstCoef | Variant::GlobalDirect => {
-            vec![Buffer::Uniform(bytemuck::cast_slice(&[params]).to_vec())]
+            vec![Buffer::uniform(params)]
         }
     };
     buffers.extend([Buffer::Input(n), Buffer::Output(n)]);

@@ -24,7 +24,7 @@ use std::sync::Arc;
 use bytemuck::{Pod, Zeroable};
 
 use super::{
-    Binding, Buffer, Case, CaseData, Expected, Experiment, Grid, Measure, Sizing, f32_data,
+    Binding, Buffer, Case, CaseData, Expected, Experiment, Grid, Measure, Sizing, f32_data, words,
 };
 
 const BINDINGS: &[Binding] = &[Binding::Uniform, Binding::ReadOnly, Binding::ReadWrite];
@@ -197,13 +197,12 @@ fn cases(sizing: &Sizing, op: Op) -> Vec<Case> {
             [0, 1, 1]
         });
     let uniform = match op {
-        Op::Swap => bytemuck::cast_slice(&[SwapParams {
+        Op::Swap => words(SwapParams {
             rounds: ROUNDS,
             first: SWAP_FIRST,
             second: SWAP_SECOND,
-        }])
-        .to_vec(),
-        _ => bytemuck::cast_slice(&[Params { rounds: ROUNDS }]).to_vec(),
+        }),
+        _ => words(Params { rounds: ROUNDS }),
     };
     let overrides = vec![("WORKGROUP_SIZE", f64::from(WORKGROUP))];
     let sizes = sizing.subgroup_sizes.unwrap_or((1, 128));

@@ -374,7 +374,7 @@ fn case(sizing: &Sizing, method: Method, (nx, ny): (u32, u32), shape: Shape) -> 
         bytes: 2 * 4 * elements,
         skip,
         buffers: vec![
-            Buffer::Uniform(bytemuck::cast_slice(&[Params { nx, ny }]).to_vec()),
+            Buffer::uniform(Params { nx, ny }),
             Buffer::Input(words),
             Buffer::Output(words),
         ],
