@@ -30,6 +30,8 @@ pub enum Error {
     Case(String),
     #[error("no experiment matches {0:?}; `membench list` shows the registry")]
     NoMatch(String),
+    #[error("internal error: {0}")]
+    Internal(String),
     #[error("{}: {message}", path.display())]
     Results { path: PathBuf, message: String },
     #[error("{}: {source}", path.display())]

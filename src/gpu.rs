@@ -3,11 +3,11 @@
 //!
 //! All wgpu calls of the suite live here and in [`crate::timing`].
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
-use crate::experiments::{Binding, Buffer, Case, Expected, Experiment, POISON};
+use crate::experiments::{Binding, Buffer, Case, CaseData, Expected, Experiment, POISON};
 use crate::shaders;
 
 /// Whether wgpu injects index clamping into the shaders (it does by default).
@@ -132,7 +132,80 @@ pub struct GpuContext {
     /// When timed work last finished: a GPU busy a moment ago still runs at its
     /// working clocks and needs only a short warm-up.
     pub last_timed: Mutex<Option<Instant>>,
+    /// Buffers every case's setup and verification reuse, made on first use.
+    staging: Staging,
 }
+
+/// Host-visible buffers kept for the whole run: allocating a fresh one of hundreds of
+/// MiB costs more than filling it, and poison is cheaper copied on the device.
+#[derive(Default)]
+struct Staging {
+    /// Host writes, the device copies from (`MAP_WRITE | COPY_SRC`).
+    upload: OnceLock<wgpu::Buffer>,
+    /// The device copies into, the host reads (`MAP_READ | COPY_DST`).
+    readback: OnceLock<wgpu::Buffer>,
+    /// [`POISON`] words, copied over outputs before they are verified.
+    poison: OnceLock<wgpu::Buffer>,
+    timestamps: OnceLock<Timestamps>,
+}
+
+/// A query set of the most timestamps one submission may write, and the buffers that
+/// bring them to the host.
+pub struct Timestamps {
+    pub query_set: wgpu::QuerySet,
+    resolved: wgpu::Buffer,
+    readback: wgpu::Buffer,
+}
+
+impl Timestamps {
+    fn new(device: &wgpu::Device) -> Self {
+        let bytes = 8 * u64::from(wgpu::QUERY_SET_MAX_QUERIES);
+        let buffer = |label, usage| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: bytes,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        Timestamps {
+            query_set: device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("timestamps"),
+                ty: wgpu::QueryType::Timestamp,
+                count: wgpu::QUERY_SET_MAX_QUERIES,
+            }),
+            // Queries resolve into a GPU buffer, which is copied into a mappable one.
+            resolved: buffer(
+                "timestamps.resolved",
+                wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            ),
+            readback: buffer(
+                "timestamps.readback",
+                wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            ),
+        }
+    }
+
+    /// Submits `encoder`, which wrote the first `queries` timestamps, and returns them
+    /// in ticks.
+    pub fn read(
+        &self,
+        ctx: &GpuContext,
+        mut encoder: wgpu::CommandEncoder,
+        queries: u32,
+    ) -> Result<Vec<u64>> {
+        let bytes = 8 * u64::from(queries);
+        encoder.resolve_query_set(&self.query_set, 0..queries, &self.resolved, 0);
+        encoder.copy_buffer_to_buffer(&self.resolved, 0, &self.readback, 0, bytes);
+        ctx.submit_and_wait(encoder.finish())?;
+        ctx.read_mapped(&self.readback, bytes, |words| {
+            bytemuck::pod_collect_to_vec::<u32, u64>(words)
+        })
+    }
+}
+
+/// Bytes of each staging buffer: outputs and inputs go through in pieces of this size.
+const STAGING_BYTES: u64 = 64 << 20;
 
 impl GpuContext {
     pub fn new(selector: Option<&str>, timeout: Duration) -> Result<Self> {
@@ -164,6 +237,7 @@ impl GpuContext {
             limits,
             timeout,
             last_timed: Mutex::new(None),
+            staging: Staging::default(),
         })
     }
 
@@ -254,15 +328,17 @@ impl GpuContext {
         Ok(())
     }
 
-    /// Maps `buffer` for reading, waits for it, and hands its words to `read`.
+    /// Maps `buffer` for reading, waits for it, and hands the words of its first
+    /// `bytes` to `read`.
     pub fn read_mapped<T>(
         &self,
         buffer: &wgpu::Buffer,
+        bytes: u64,
         read: impl FnOnce(&[u32]) -> T,
     ) -> Result<T> {
         self.map_all([buffer], wgpu::MapMode::Read)?;
         let view = buffer
-            .get_mapped_range(..)
+            .get_mapped_range(..bytes)
             .map_err(|error| Error::Map(error.to_string()))?;
         let words =
             bytemuck::try_cast_slice(&view).map_err(|error| Error::Map(error.to_string()))?;
@@ -280,6 +356,17 @@ impl GpuContext {
         case: &Case,
         checks: BoundsChecks,
     ) -> Result<(Kernel, Vec<Expected>)> {
+        self.build_with(experiment, case, checks, || Ok((case.data)()))
+    }
+
+    /// [`GpuContext::build`] with the case's inputs and references from `data`.
+    pub fn build_with(
+        &self,
+        experiment: &Experiment,
+        case: &Case,
+        checks: BoundsChecks,
+        data: impl FnOnce() -> Result<CaseData>,
+    ) -> Result<(Kernel, Vec<Expected>)> {
         let pipeline = describe_pipeline(experiment, case, checks)?;
         let limit = self
             .limits
@@ -292,7 +379,7 @@ impl GpuContext {
                 limit,
             });
         }
-        let data = (case.data)();
+        let data = data()?;
         let kernel = self.assemble(&pipeline, data.inputs, case.workgroups)?;
         Ok((kernel, data.expected))
     }
@@ -339,23 +426,20 @@ impl GpuContext {
                 let label = format!("{}.{binding}", pipeline.label);
                 let created = match buffer {
                     Buffer::Uniform(words) => {
-                        self.upload(&label, wgpu::BufferUsages::UNIFORM, words)
+                        self.upload(&label, wgpu::BufferUsages::UNIFORM, words)?
                     }
                     Buffer::Input(_) => {
                         let words = inputs.next().unwrap_or_default();
-                        self.upload(&label, wgpu::BufferUsages::STORAGE, &words)
+                        self.upload(&label, wgpu::BufferUsages::STORAGE, &words)?
                     }
                     Buffer::Output(words) => {
-                        let output = self.poisoned(&label, *words);
+                        let output = self.poisoned(&label, *words)?;
                         outputs.push(output.clone());
                         output
                     }
                 };
                 bound.push(created);
             }
-            // Flush the uploads now so their staging memory is freed before the run.
-            let index = self.queue.submit([]);
-            self.wait(index)?;
             let entries: Vec<wgpu::BindGroupEntry> = bound
                 .iter()
                 .enumerate()
@@ -441,9 +525,38 @@ impl GpuContext {
             })
     }
 
-    /// A buffer holding `words`. Data goes through `write_buffer` in slices so that
-    /// wgpu's staging copies stay small.
-    fn upload(&self, label: &str, usage: wgpu::BufferUsages, words: &[u32]) -> wgpu::Buffer {
+    /// The timestamp queries every timed batch reuses.
+    pub fn timestamps(&self) -> &Timestamps {
+        self.staging
+            .timestamps
+            .get_or_init(|| Timestamps::new(&self.device))
+    }
+
+    /// A staging buffer of the context (made on first use) with `usage`.
+    fn staging_buffer<'a>(
+        &self,
+        slot: &'a OnceLock<wgpu::Buffer>,
+        label: &str,
+        usage: wgpu::BufferUsages,
+    ) -> &'a wgpu::Buffer {
+        slot.get_or_init(|| {
+            self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: STAGING_BYTES.min(self.limits.max_buffer_size),
+                usage,
+                mapped_at_creation: false,
+            })
+        })
+    }
+
+    /// A buffer holding `words`, copied in through the upload staging buffer piece
+    /// by piece.
+    pub fn upload(
+        &self,
+        label: &str,
+        usage: wgpu::BufferUsages,
+        words: &[u32],
+    ) -> Result<wgpu::Buffer> {
         let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
             // Uniform bindings are read in 16-byte rows.
@@ -451,44 +564,102 @@ impl GpuContext {
             usage: usage | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        for (i, slice) in words.chunks(UPLOAD_SLICE_WORDS).enumerate() {
-            let offset = (i * UPLOAD_SLICE_WORDS * 4) as u64;
-            self.queue
-                .write_buffer(&buffer, offset, bytemuck::cast_slice(slice));
+        let staging = self.staging_buffer(
+            &self.staging.upload,
+            "staging.upload",
+            wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
+        );
+        let bytes: &[u8] = bytemuck::cast_slice(words);
+        for (i, piece) in bytes.chunks(staging.size() as usize).enumerate() {
+            self.map_all([staging], wgpu::MapMode::Write)?;
+            write_parallel(staging, piece)?;
+            staging.unmap();
+            let mut encoder = self.device.create_command_encoder(&Default::default());
+            let offset = i as u64 * staging.size();
+            encoder.copy_buffer_to_buffer(staging, 0, &buffer, offset, piece.len() as u64);
+            self.submit_and_wait(encoder.finish())?;
         }
-        buffer
+        Ok(buffer)
     }
 
-    /// An output buffer of `words` filled with [`POISON`], copied from one slice.
-    fn poisoned(&self, label: &str, words: usize) -> wgpu::Buffer {
+    /// An output buffer of `words` filled with [`POISON`] by copies on the device.
+    fn poisoned(&self, label: &str, words: usize) -> Result<wgpu::Buffer> {
+        let size = (4 * words as u64).next_multiple_of(16);
         let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
-            size: (4 * words as u64).next_multiple_of(16),
+            size,
             // COPY_SRC: outputs are copied to a mappable buffer for verification.
             usage: wgpu::BufferUsages::STORAGE
                 | wgpu::BufferUsages::COPY_SRC
                 | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let poison = vec![POISON; words.min(UPLOAD_SLICE_WORDS)];
-        let mut done = 0;
-        while done < words {
-            let slice = &poison[..(words - done).min(poison.len())];
-            self.queue
-                .write_buffer(&buffer, 4 * done as u64, bytemuck::cast_slice(slice));
-            done += slice.len();
+        let poison = match self.staging.poison.get() {
+            Some(poison) => poison,
+            None => {
+                let words = (STAGING_BYTES.min(self.limits.max_buffer_size) / 4) as usize;
+                let poison = self.upload(
+                    "staging.poison",
+                    wgpu::BufferUsages::COPY_SRC,
+                    &vec![POISON; words],
+                )?;
+                self.staging.poison.get_or_init(|| poison)
+            }
+        };
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        let mut offset = 0;
+        while offset < size {
+            let piece = (size - offset).min(poison.size());
+            encoder.copy_buffer_to_buffer(poison, 0, &buffer, offset, piece);
+            offset += piece;
         }
-        buffer
+        self.queue.submit([encoder.finish()]);
+        Ok(buffer)
+    }
+
+    /// Copies the first `bytes` of `buffer` to the host through the readback staging
+    /// buffer and hands them to `visit` piece by piece, in order.
+    pub fn read_pieces(
+        &self,
+        buffer: &wgpu::Buffer,
+        bytes: u64,
+        mut visit: impl FnMut(&[u32]),
+    ) -> Result<()> {
+        let staging = self.staging_buffer(
+            &self.staging.readback,
+            "staging.readback",
+            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        );
+        let mut offset = 0;
+        while offset < bytes {
+            let piece = (bytes - offset).min(staging.size());
+            let mut encoder = self.device.create_command_encoder(&Default::default());
+            encoder.copy_buffer_to_buffer(buffer, offset, staging, 0, piece);
+            self.submit_and_wait(encoder.finish())?;
+            self.read_mapped(staging, piece, &mut visit)?;
+            offset += piece;
+        }
+        Ok(())
+    }
+
+    /// Whether `buffers`, one after the other, hold what `expected` says.
+    pub fn check_output(&self, buffers: &[&wgpu::Buffer], expected: &Expected) -> Result<()> {
+        let mut checker = expected.checker();
+        let mut left = 4 * expected.len_words() as u64;
+        for buffer in buffers {
+            let bytes = left.min(buffer.size());
+            self.read_pieces(buffer, bytes, |piece| checker.feed(piece))?;
+            left -= bytes;
+        }
+        checker.finish().map_err(Error::Verification)
     }
 
     /// Runs the kernel once and checks every output against its reference.
     pub fn verify(&self, kernel: &Kernel, expected: Vec<Expected>) -> Result<()> {
         self.scoped(|| {
             self.dispatch_once(kernel)?;
-            for (output, expected) in kernel.outputs.iter().zip(expected) {
-                let len = expected.len_words();
-                self.readback(output, |words| expected.check(&words[..len]))?
-                    .map_err(Error::Verification)?;
+            for (output, expected) in kernel.outputs.iter().zip(&expected) {
+                self.check_output(&[output], expected)?;
             }
             Ok(())
         })?
@@ -517,7 +688,11 @@ impl GpuContext {
         let kernel = self.assemble(&pipeline, inputs, workgroups)?;
         self.scoped(|| {
             self.dispatch_once(&kernel)?;
-            self.readback(&kernel.outputs[0], |words| words[..output_words].to_vec())
+            let mut words = Vec::with_capacity(output_words);
+            self.read_pieces(&kernel.outputs[0], 4 * output_words as u64, |piece| {
+                words.extend_from_slice(piece);
+            })?;
+            Ok(words)
         })?
     }
 
@@ -526,21 +701,34 @@ impl GpuContext {
         kernel.encode_pass(&mut encoder, None, 1);
         self.submit_and_wait(encoder.finish())
     }
+}
 
-    /// Copies `buffer` into one the host can map (MAP_READ buffers may only be copy
-    /// destinations) and hands its words to `read`.
-    pub fn readback<T>(&self, buffer: &wgpu::Buffer, read: impl FnOnce(&[u32]) -> T) -> Result<T> {
-        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("readback"),
-            size: buffer.size(),
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let mut encoder = self.device.create_command_encoder(&Default::default());
-        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, None);
-        self.submit_and_wait(encoder.finish())?;
-        self.read_mapped(&staging, read)
-    }
+/// Writes `bytes` at the start of the mapped `staging` buffer, on all cores: a copy
+/// of tens of MiB is bound by one core's memory bandwidth.
+fn write_parallel(staging: &wgpu::Buffer, bytes: &[u8]) -> Result<()> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // Mapped ranges start at multiples of 8 bytes.
+    let part = bytes
+        .len()
+        .div_ceil(threads)
+        .max(1 << 20)
+        .next_multiple_of(8);
+    let views = (0..bytes.len())
+        .step_by(part)
+        .map(|start| {
+            let end = (start + part).min(bytes.len());
+            staging
+                .get_mapped_range_mut(start as u64..end as u64)
+                .map(|view| (view, &bytes[start..end]))
+                .map_err(|error| Error::Map(error.to_string()))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    std::thread::scope(|scope| {
+        for (mut view, part) in views {
+            scope.spawn(move || view.copy_from_slice(part));
+        }
+    });
+    Ok(())
 }
 
 /// What a case's kernel is built from: its declared bindings checked against the
@@ -570,9 +758,6 @@ fn describe_pipeline<'a>(
         checks,
     })
 }
-
-/// Words per `write_buffer` call.
-const UPLOAD_SLICE_WORDS: usize = 16 << 20;
 
 /// Everything a compute pipeline is built from.
 struct Pipeline<'a> {

@@ -6,14 +6,14 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
 use membench::compare;
 use membench::experiments::{Measure, REGISTRY, Sizing};
 use membench::gpu::{self, BoundsChecks, GpuContext};
 use membench::report;
 use membench::results;
-use membench::runner::{self, Outcome, RunInfo, RunSettings};
+use membench::runner::{self, Background, Outcome, Predicted, RunInfo, RunSettings};
 use membench::sim::device as sim_device;
 use membench::timing;
 
@@ -298,42 +298,104 @@ fn run_on(args: &RunArgs, adapter: Option<&str>, out: Option<PathBuf>) -> anyhow
     );
 
     let info = RunInfo::new(&ctx, checks);
-    let progress = bar(cases.len())?;
+    let bars = MultiProgress::new();
+    let progress = bars.add(bar(cases.len())?);
     let mut rows = Vec::with_capacity(cases.len());
     let mut failed = 0;
-    for (experiment, case) in &cases {
-        let id = runner::case_id(experiment, case);
-        progress.set_message(id.clone());
-        let outcome = runner::run_case(&ctx, experiment, case, &settings);
-        match &outcome {
-            Outcome::Failed(reason) => {
-                failed += 1;
-                progress.println(format!("FAILED {id}: {reason}"));
+    // CPU work runs beside the measurements, on cores the GPU's clock does not need:
+    // the predictions, once the model is calibrated from this run's last copy/peak (or
+    // the results file's rows of the same device), and the next case's inputs and
+    // references. Not on a software adapter, whose kernels run on those cores, and
+    // never beside a host-clock transfer.
+    let same_device: Vec<_> = old_rows
+        .iter()
+        .filter(|row| row.device == ctx.info.name)
+        .cloned()
+        .collect();
+    let model_of = |rows: &[results::Row]| {
+        let known: Vec<_> = rows.iter().chain(&same_device).cloned().collect();
+        runner::device_model(&ctx.info.name, &known)
+    };
+    let calibrated_after = cases
+        .iter()
+        .rposition(|(experiment, _)| experiment.name() == "copy/peak");
+    let beside = !sizing.software;
+    let simulation_bar = || -> anyhow::Result<ProgressBar> {
+        let progress = bars.add(bar(cases.len())?);
+        progress.set_message("simulating");
+        Ok(progress)
+    };
+    let predicted = std::thread::scope(|scope| -> anyhow::Result<_> {
+        let mut background = Background::Waiting;
+        let mut simulating = None;
+        let mut next_data = None;
+        for (index, (experiment, case)) in cases.iter().enumerate() {
+            let gpu_clock = experiment.measure == Measure::Kernel;
+            if !gpu_clock {
+                background = background.finished()?;
             }
-            Outcome::Skipped(reason) => progress.println(format!("skipped {id}: {reason}")),
-            Outcome::Measured(_) => {}
+            let data: Option<std::thread::ScopedJoinHandle<_>> = next_data.take();
+            // The next case's inputs and references are made while this one is measured.
+            if beside && gpu_clock {
+                next_data = cases
+                    .get(index + 1)
+                    .filter(|(_, next)| next.skip.is_none())
+                    .map(|(_, next)| scope.spawn(|| (next.data)()));
+            }
+            let data = || match data {
+                Some(thread) => thread
+                    .join()
+                    .map_err(|_| membench::Error::Internal("a case's data panicked".to_owned())),
+                None => Ok((case.data)()),
+            };
+            let id = runner::case_id(experiment, case);
+            progress.set_message(id.clone());
+            let outcome = runner::run_case_with(&ctx, experiment, case, &settings, data);
+            match &outcome {
+                Outcome::Failed(reason) => {
+                    failed += 1;
+                    progress.println(format!("FAILED {id}: {reason}"));
+                }
+                Outcome::Skipped(reason) => progress.println(format!("skipped {id}: {reason}")),
+                Outcome::Measured(_) => {}
+            }
+            rows.push(info.row(experiment, case, &outcome));
+            // Written after every case: an interrupted run keeps what it measured.
+            results::write(&out, &results::merge(old_rows.clone(), &rows))?;
+            progress.inc(1);
+            let calibrated = calibrated_after.is_none_or(|last| index >= last);
+            if beside && calibrated && matches!(background, Background::Waiting) {
+                let simulation = simulation_bar()?;
+                simulating = Some(simulation.clone());
+                let done = move || simulation.inc(1);
+                background = Background::start(scope, &cases, model_of(&rows), done);
+            }
         }
-        rows.push(info.row(experiment, case, &outcome));
-        // Written after every case: an interrupted run keeps what it measured.
-        results::write(&out, &results::merge(old_rows.clone(), &rows))?;
-        progress.inc(1);
-    }
-    progress.finish_and_clear();
-
-    // Predictions come after the measurements: the model is calibrated from this
-    // run's copy/peak (or from the results file's rows of the same device).
-    let simulated = Instant::now();
-    let same_device = old_rows.iter().filter(|row| row.device == ctx.info.name);
-    let known: Vec<_> = rows.iter().chain(same_device).cloned().collect();
-    let model = runner::device_model(&ctx.info.name, &known);
+        progress.finish_and_clear();
+        let predicted = match background.finished()? {
+            Background::Made(predicted) => predicted,
+            _ => {
+                let simulation = simulation_bar()?;
+                simulating = Some(simulation.clone());
+                Predicted::make(&cases, model_of(&rows), &|| simulation.inc(1))
+            }
+        };
+        if let Some(simulation) = simulating {
+            simulation.finish_and_clear();
+        }
+        Ok(predicted)
+    })?;
     eprintln!(
-        "membench: simulating with the {}",
-        runner::describe_model(&model)
+        "membench: simulated in {:.1} s{} with the {}",
+        predicted.seconds,
+        if beside {
+            ", beside the measurements"
+        } else {
+            ""
+        },
+        runner::describe_model(&predicted.model)
     );
-    let progress = bar(cases.len())?;
-    let predictions = runner::predict_cases(&cases, &model, &|| progress.inc(1));
-    progress.finish_and_clear();
-    for (row, prediction) in rows.iter_mut().zip(&predictions) {
+    for (row, prediction) in rows.iter_mut().zip(&predicted.predictions) {
         if let Some(prediction) = prediction {
             runner::fill_prediction(row, prediction);
         }
@@ -342,10 +404,9 @@ fn run_on(args: &RunArgs, adapter: Option<&str>, out: Option<PathBuf>) -> anyhow
 
     print!("{}", results::summary(&rows));
     println!(
-        "\n{} cases, {failed} failed, in {:.1} s ({:.1} s of it simulating); peak host memory {}; results in {}",
+        "\n{} cases, {failed} failed, in {:.1} s; peak host memory {}; results in {}",
         rows.len(),
         started.elapsed().as_secs_f64(),
-        simulated.elapsed().as_secs_f64(),
         peak_resident().unwrap_or_else(|| "unknown".to_owned()),
         out.display()
     );

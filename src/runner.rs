@@ -2,7 +2,7 @@
 //! through build → verify → time, so that one failing case never sinks the run.
 
 use crate::error::{Error, Result};
-use crate::experiments::{Case, Experiment, Measure, REGISTRY, Sizing};
+use crate::experiments::{Case, CaseData, Experiment, Measure, REGISTRY, Sizing};
 use crate::gpu::{BoundsChecks, GpuContext};
 use crate::results::{self, Row, SCHEMA_VERSION};
 use crate::sim::device::{self as sim_device, DeviceModel};
@@ -131,18 +131,31 @@ pub fn run_case(
     case: &Case,
     settings: &RunSettings,
 ) -> Outcome {
+    run_case_with(ctx, experiment, case, settings, || Ok((case.data)()))
+}
+
+/// [`run_case`] with the case's inputs and references from `data` (made elsewhere,
+/// e.g. while the previous case was measured); `data` is not called for a skipped
+/// case.
+pub fn run_case_with(
+    ctx: &GpuContext,
+    experiment: &Experiment,
+    case: &Case,
+    settings: &RunSettings,
+    data: impl FnOnce() -> Result<CaseData>,
+) -> Outcome {
     if let Some(reason) = &case.skip {
         return Outcome::Skipped(reason.clone());
     }
     let measure = || -> Result<Timing> {
         match experiment.measure {
             Measure::Kernel => {
-                let (kernel, expected) = ctx.build(experiment, case, settings.checks)?;
+                let (kernel, expected) = ctx.build_with(experiment, case, settings.checks, data)?;
                 ctx.verify(&kernel, expected)?;
                 timing::time_kernel(ctx, &kernel, settings.samples)
             }
             Measure::Transfer(path) => {
-                crate::transfer::measure(ctx, experiment, case, path, settings)
+                crate::transfer::measure(ctx, experiment, case, path, settings, data()?)
             }
         }
     };
@@ -327,6 +340,61 @@ pub fn predict_cases(
     });
     predictions.sort_by_key(|(i, _)| *i);
     predictions.into_iter().map(|(_, p)| p).collect()
+}
+
+/// A run's predictions, the model they were made with, and how long they took.
+pub struct Predicted {
+    pub model: DeviceModel,
+    pub predictions: Vec<Option<Result<Prediction, String>>>,
+    pub seconds: f64,
+}
+
+impl Predicted {
+    /// Predicts `cases` on `model` here and now.
+    pub fn make(
+        cases: &[(&'static Experiment, Case)],
+        model: DeviceModel,
+        done: &(dyn Fn() + Sync),
+    ) -> Self {
+        let started = std::time::Instant::now();
+        let predictions = predict_cases(cases, &model, done);
+        Predicted {
+            model,
+            predictions,
+            seconds: started.elapsed().as_secs_f64(),
+        }
+    }
+}
+
+/// Predictions made on a thread of their own while the GPU measures.
+pub enum Background<'scope> {
+    /// Not started (the model is not calibrated yet).
+    Waiting,
+    Running(std::thread::ScopedJoinHandle<'scope, Predicted>),
+    Made(Predicted),
+}
+
+impl<'scope> Background<'scope> {
+    /// Starts predicting `cases` on `model` in `scope`.
+    pub fn start(
+        scope: &'scope std::thread::Scope<'scope, '_>,
+        cases: &'scope [(&'static Experiment, Case)],
+        model: DeviceModel,
+        done: impl Fn() + Send + Sync + 'scope,
+    ) -> Self {
+        Background::Running(scope.spawn(move || Predicted::make(cases, model, &done)))
+    }
+
+    /// Waits for predictions under way to be made; `Waiting` stays as it is.
+    pub fn finished(self) -> Result<Self> {
+        match self {
+            Background::Running(thread) => thread
+                .join()
+                .map(Background::Made)
+                .map_err(|_| Error::Internal("the simulator's thread panicked".to_owned())),
+            other => Ok(other),
+        }
+    }
 }
 
 /// Fills the `sim_*` columns of `row`; a case the simulator could not run keeps them

@@ -150,54 +150,36 @@ fn gpu_batch(
     warmup: u32,
 ) -> Result<Vec<f64>> {
     let queries = 2 * passes;
-    let bytes = u64::from(queries) * 8;
+    let timestamps = ctx.timestamps();
     let ticks = ctx.scoped(|| -> Result<Vec<u64>> {
-        let query_set = ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
-            label: Some("timestamps"),
-            ty: wgpu::QueryType::Timestamp,
-            count: queries,
-        });
-        // Queries resolve into a GPU buffer, which is copied into a mappable one.
-        let resolved = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("timestamps.resolved"),
-            size: bytes,
-            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        let readback = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("timestamps.readback"),
-            size: bytes,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
         for _ in 0..warmup {
             kernel.encode_pass(&mut encoder, None, dispatches);
         }
         for pass in 0..passes {
             let writes = wgpu::ComputePassTimestampWrites {
-                query_set: &query_set,
+                query_set: &timestamps.query_set,
                 beginning_of_pass_write_index: Some(2 * pass),
                 end_of_pass_write_index: Some(2 * pass + 1),
             };
             kernel.encode_pass(&mut encoder, Some(writes), dispatches);
         }
-        encoder.resolve_query_set(&query_set, 0..queries, &resolved, 0);
-        encoder.copy_buffer_to_buffer(&resolved, 0, &readback, 0, None);
-        ctx.submit_and_wait(encoder.finish())?;
-        ctx.read_mapped(&readback, |words| {
-            bytemuck::pod_collect_to_vec::<u32, u64>(words)
-        })
+        timestamps.read(ctx, encoder, queries)
     })??;
-    let period_ns = f64::from(ctx.queue.get_timestamp_period());
-    let times: Vec<f64> = ticks
+    ticks
         .chunks_exact(2)
-        .map(|pair| pair[1].wrapping_sub(pair[0]) as f64 * period_ns)
-        .collect();
-    if times.iter().any(|&t| t <= 0.0) {
-        return Err(Error::Gpu("a timestamp pair did not advance".to_owned()));
+        .map(|pair| gpu_ns(ctx, pair[0], pair[1]))
+        .collect()
+}
+
+/// Nanoseconds between two timestamps, in ticks; an error unless time advanced.
+pub fn gpu_ns(ctx: &GpuContext, begin: u64, end: u64) -> Result<f64> {
+    let ns = end.wrapping_sub(begin) as f64 * f64::from(ctx.queue.get_timestamp_period());
+    if ns > 0.0 {
+        Ok(ns)
+    } else {
+        Err(Error::Gpu("a timestamp pair did not advance".to_owned()))
     }
-    Ok(times)
 }
 
 /// Wall-clock fallback: submit and wait per pass, so the time includes submission.

@@ -35,10 +35,10 @@ use std::time::Instant;
 
 use crate::error::{Error, Result};
 use crate::experiments::transfer::Shape;
-use crate::experiments::{Case, Expected, Experiment, Grid, Schedule, TransferPath};
+use crate::experiments::{Case, CaseData, Expected, Experiment, Grid, Schedule, TransferPath};
 use crate::gpu::{GpuContext, Kernel};
 use crate::runner::RunSettings;
-use crate::timing::{MIN_SAMPLES, Stats, Timer, Timing};
+use crate::timing::{MIN_SAMPLES, Stats, Timer, Timing, gpu_ns};
 
 /// Shortest sample: small transfers are repeated until a sample lasts this long.
 const SAMPLE_TARGET_NS: f64 = 1.0e6;
@@ -60,9 +60,9 @@ pub fn measure(
     case: &Case,
     path: TransferPath,
     settings: &RunSettings,
+    data: CaseData,
 ) -> Result<Timing> {
     let shape = Shape::parse(&case.param).map_err(Error::Case)?;
-    let data = (case.data)();
     let (Some(sent), Some(expected)) = (data.inputs.first(), data.expected.first()) else {
         return Err(Error::Case(format!(
             "{}/{} declares no data",
@@ -140,12 +140,11 @@ impl Transfer<'_> {
 
     /// A storage buffer holding the data, uploaded off the clock.
     fn filled_storage(&self, label: &str) -> Result<wgpu::Buffer> {
-        let buffer = self.storage(label);
-        self.ctx
-            .queue
-            .write_buffer(&buffer, 0, bytemuck::cast_slice(self.sent));
-        self.ctx.wait(self.ctx.queue.submit([]))?;
-        Ok(buffer)
+        self.ctx.upload(
+            label,
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            self.sent,
+        )
     }
 
     /// Zeroes `buffers` (the data never holds a zero word), so nothing stale passes.
@@ -159,28 +158,7 @@ impl Transfer<'_> {
 
     /// Checks that `buffers`, one after the other, hold what was sent.
     fn check(&self, buffers: &[&wgpu::Buffer]) -> Result<()> {
-        let checked = |words: &[u32]| self.expected.check(words);
-        let outcome = match buffers {
-            [single] => self.ctx.readback(single, checked)?,
-            _ => {
-                // Many chunks: gathered into one buffer, read back once.
-                let total = buffers.iter().map(|b| b.size()).sum();
-                let gathered = self.buffer(
-                    "transfer.check",
-                    total,
-                    wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-                );
-                let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
-                let mut offset = 0;
-                for buffer in buffers {
-                    encoder.copy_buffer_to_buffer(buffer, 0, &gathered, offset, None);
-                    offset += buffer.size();
-                }
-                self.ctx.submit_and_wait(encoder.finish())?;
-                self.ctx.readback(&gathered, checked)?
-            }
-        };
-        outcome.map_err(Error::Verification)
+        self.ctx.check_output(buffers, self.expected)
     }
 
     fn check_words(&self, words: &[u32]) -> Result<()> {
@@ -404,75 +382,17 @@ impl Transfer<'_> {
                 .to_owned();
             return Ok(timing);
         }
-        let timestamps = EncoderTimestamps::new(self.ctx);
+        let timestamps = self.ctx.timestamps();
         self.sample(Timer::Gpu, |repeats| {
-            timestamps.time(self.ctx, |encoder| {
-                for _ in 0..repeats {
-                    encode_copy(encoder);
-                }
-            })
+            let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
+            encoder.write_timestamp(&timestamps.query_set, 0);
+            for _ in 0..repeats {
+                encode_copy(&mut encoder);
+            }
+            encoder.write_timestamp(&timestamps.query_set, 1);
+            let ticks = timestamps.read(self.ctx, encoder, 2)?;
+            gpu_ns(self.ctx, ticks[0], ticks[1])
         })
-    }
-}
-
-/// A pair of timestamps written between commands of an encoder, and the buffers
-/// that bring them to the host.
-struct EncoderTimestamps {
-    query_set: wgpu::QuerySet,
-    resolved: wgpu::Buffer,
-    readback: wgpu::Buffer,
-}
-
-impl EncoderTimestamps {
-    fn new(ctx: &GpuContext) -> Self {
-        let buffer = |label, usage| {
-            ctx.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size: 16,
-                usage,
-                mapped_at_creation: false,
-            })
-        };
-        EncoderTimestamps {
-            query_set: ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
-                label: Some("transfer.timestamps"),
-                ty: wgpu::QueryType::Timestamp,
-                count: 2,
-            }),
-            // Queries resolve into a GPU buffer, which is copied into a mappable one.
-            resolved: buffer(
-                "transfer.timestamps.resolved",
-                wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-            ),
-            readback: buffer(
-                "transfer.timestamps.readback",
-                wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            ),
-        }
-    }
-
-    /// GPU nanoseconds of the commands `encode` records.
-    fn time(
-        &self,
-        ctx: &GpuContext,
-        encode: impl FnOnce(&mut wgpu::CommandEncoder),
-    ) -> Result<f64> {
-        let mut encoder = ctx.device.create_command_encoder(&Default::default());
-        encoder.write_timestamp(&self.query_set, 0);
-        encode(&mut encoder);
-        encoder.write_timestamp(&self.query_set, 1);
-        encoder.resolve_query_set(&self.query_set, 0..2, &self.resolved, 0);
-        encoder.copy_buffer_to_buffer(&self.resolved, 0, &self.readback, 0, None);
-        ctx.submit_and_wait(encoder.finish())?;
-        let ticks = ctx.read_mapped(&self.readback, |words| {
-            bytemuck::pod_collect_to_vec::<u32, u64>(words)
-        })?;
-        let ns =
-            ticks[1].wrapping_sub(ticks[0]) as f64 * f64::from(ctx.queue.get_timestamp_period());
-        if ns <= 0.0 {
-            return Err(Error::Gpu("a timestamp pair did not advance".to_owned()));
-        }
-        Ok(ns)
     }
 }
 

@@ -351,63 +351,139 @@ impl Expected {
     /// `Ok` if `actual` is what was expected, else a one-line account of the first
     /// mismatch and how many 32-bit words differ.
     pub fn check(&self, actual: &[u32]) -> Result<(), String> {
-        if actual.len() != self.len_words() {
+        let mut checker = self.checker();
+        checker.feed(actual);
+        checker.finish()
+    }
+
+    /// A check of an output that arrives in pieces, in order (read back through a
+    /// staging buffer smaller than the output).
+    pub fn checker(&self) -> Checker<'_> {
+        Checker {
+            expected: self,
+            seen: 0,
+            gathered: Vec::new(),
+            differing: 0,
+            first: None,
+        }
+    }
+}
+
+/// [`Expected::check`] of an output fed piece by piece: references are compared
+/// piece by piece; a [`Rule`], which needs the whole output, gets it gathered.
+pub struct Checker<'a> {
+    expected: &'a Expected,
+    /// Words fed so far.
+    seen: usize,
+    gathered: Vec<u32>,
+    /// Words that differ from the reference so far, and an account of the first.
+    differing: usize,
+    first: Option<String>,
+}
+
+impl Checker<'_> {
+    /// The next `piece` of the output.
+    pub fn feed(&mut self, piece: &[u32]) {
+        let offset = self.seen;
+        self.seen += piece.len();
+        let in_reference = |len| offset.min(len)..self.seen.min(len);
+        match self.expected {
+            Expected::Exact(expected) => {
+                let expected = &expected[in_reference(expected.len())];
+                self.count(
+                    offset,
+                    expected,
+                    piece,
+                    |e, a| e != a,
+                    |e, a| format!("expected {e:#010x}, got {a:#010x}{}", never_written(a)),
+                );
+            }
+            Expected::Approx { values, tolerance } => {
+                let tolerance = *tolerance;
+                let expected = &values[in_reference(values.len())];
+                self.count(
+                    offset,
+                    expected,
+                    piece,
+                    |e, a| !within(f32::from_bits(a), e, tolerance),
+                    |e, a| {
+                        format!(
+                            "expected {e}, got {}{}",
+                            f32::from_bits(a),
+                            never_written(a)
+                        )
+                    },
+                );
+            }
+            Expected::Rule { .. } => self.gathered.extend_from_slice(piece),
+        }
+    }
+
+    /// Counts the words of a piece starting at word `offset` that `differs` from
+    /// their reference, on all cores, and keeps an `account` of the first.
+    fn count<T: Copy + Sync>(
+        &mut self,
+        offset: usize,
+        expected: &[T],
+        piece: &[u32],
+        differs: impl Fn(T, u32) -> bool + Sync,
+        account: impl Fn(T, u32) -> String,
+    ) {
+        const PART: usize = 1 << 20;
+        let parts = parallel_map(expected.len().div_ceil(PART), |part| {
+            let start = part * PART;
+            let end = (start + PART).min(expected.len());
+            let mut differing = (start..end).filter(|&i| differs(expected[i], piece[i]));
+            let first = differing.next();
+            (first, first.map_or(0, |_| 1 + differing.count()))
+        });
+        for (first, count) in parts {
+            self.differing += count;
+            if let (None, Some(i)) = (&self.first, first) {
+                self.first = Some(format!(
+                    "first at word {}: {}",
+                    offset + i,
+                    account(expected[i], piece[i])
+                ));
+            }
+        }
+    }
+
+    /// `Ok` if the whole output was what was expected.
+    pub fn finish(self) -> Result<(), String> {
+        let expected_words = self.expected.len_words();
+        if self.seen != expected_words {
             return Err(format!(
-                "output is {} words, expected {}",
-                actual.len(),
-                self.len_words()
+                "output is {} words, expected {expected_words}",
+                self.seen
             ));
         }
-        match self {
-            Expected::Exact(expected) => check_exact(expected, actual),
-            Expected::Approx { values, tolerance } => check_approx(values, *tolerance, actual),
-            Expected::Rule { rule, .. } => rule(actual),
+        match (self.expected, self.first) {
+            (Expected::Rule { rule, .. }, _) => rule(&self.gathered),
+            (_, None) => Ok(()),
+            (Expected::Approx { tolerance, .. }, Some(first)) => Err(format!(
+                "{} of {expected_words} values beyond the tolerance {tolerance:e}; {first}",
+                self.differing
+            )),
+            (Expected::Exact(_), Some(first)) => Err(format!(
+                "{} of {expected_words} words differ; {first}",
+                self.differing
+            )),
         }
     }
 }
 
-fn check_approx(expected: &[f32], tolerance: f32, actual: &[u32]) -> Result<(), String> {
-    let far = |(e, a): (&f32, &u32)| {
-        let a = f32::from_bits(*a);
-        let within = (a - e).abs() <= tolerance * e.abs().max(1.0);
-        !within // a NaN is never within
-    };
-    let mut mismatches = expected
-        .iter()
-        .zip(actual)
-        .enumerate()
-        .filter(|&(_, pair)| far(pair));
-    let Some((word, (e, a))) = mismatches.next() else {
-        return Ok(());
-    };
-    let count = 1 + mismatches.count();
-    Err(format!(
-        "{count} of {} values beyond the tolerance {tolerance:e}; first at word {word}: \
-         expected {e}, got {}{}",
-        expected.len(),
-        f32::from_bits(*a),
-        if *a == POISON { " (never written)" } else { "" }
-    ))
+/// Whether `actual` is within `tolerance` of `expected`, relative to max(1, |expected|);
+/// a NaN never is.
+fn within(actual: f32, expected: f32, tolerance: f32) -> bool {
+    (actual - expected).abs() <= tolerance * expected.abs().max(1.0)
 }
 
-fn check_exact(expected: &[u32], actual: &[u32]) -> Result<(), String> {
-    if expected == actual {
-        return Ok(());
-    }
-    let mut mismatches = expected
-        .iter()
-        .zip(actual)
-        .enumerate()
-        .filter(|(_, (e, a))| e != a);
-    let first = mismatches.next();
-    let count = 1 + mismatches.count();
-    match first {
-        Some((word, (e, a))) => Err(format!(
-            "{count} of {} words differ; first at word {word}: expected {e:#010x}, got {a:#010x}{}",
-            expected.len(),
-            if *a == POISON { " (never written)" } else { "" }
-        )),
-        None => Err("outputs differ".to_owned()),
+fn never_written(word: u32) -> &'static str {
+    if word == POISON {
+        " (never written)"
+    } else {
+        ""
     }
 }
 
@@ -496,6 +572,30 @@ pub fn fill_parallel<T: Send>(out: &mut [T], value: impl Fn(usize) -> T + Sync) 
     });
 }
 
+/// `[f(0), f(1), ..]` for `len` items on all cores; unlike [`fill_parallel`], for
+/// items that are each much work (a whole partial sum, a piece of an output).
+pub fn parallel_map<T: Send>(len: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = len.div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..len)
+            .step_by(chunk)
+            .map(|start| {
+                let f = &f;
+                scope.spawn(move || (start..(start + chunk).min(len)).map(f).collect::<Vec<_>>())
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|worker| {
+                worker
+                    .join()
+                    .unwrap_or_else(|e| std::panic::resume_unwind(e))
+            })
+            .collect()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -546,6 +646,48 @@ mod tests {
             "{err}"
         );
         assert!(err.contains("never written"), "{err}");
+    }
+
+    #[test]
+    fn pieces_are_checked_as_the_whole_output() {
+        let reference: Vec<u32> = (1..=10).collect();
+        let mut actual = reference.clone();
+        actual[3] = POISON;
+        actual[8] = 0;
+        let rule: Rule = Box::new(|words: &[u32]| {
+            (words.iter().map(|&w| u64::from(w)).sum::<u64>() == 55)
+                .then_some(())
+                .ok_or_else(|| "sum".to_owned())
+        });
+        let expectations = [
+            Expected::Exact(reference.clone()),
+            Expected::Approx {
+                values: reference.iter().map(|&w| w as f32).collect(),
+                tolerance: 0.0,
+            },
+            Expected::Rule { words: 10, rule },
+        ];
+        let as_f32 =
+            |words: &[u32]| -> Vec<u32> { words.iter().map(|&w| (w as f32).to_bits()).collect() };
+        for expected in &expectations {
+            for output in [reference.clone(), actual.clone(), reference[..9].to_vec()] {
+                let output = match expected {
+                    Expected::Approx { .. } => as_f32(&output),
+                    _ => output,
+                };
+                let whole = expected.check(&output);
+                for piece in [1, 3, 4, 16] {
+                    let mut checker = expected.checker();
+                    output.chunks(piece).for_each(|p| checker.feed(p));
+                    assert_eq!(checker.finish(), whole, "pieces of {piece}");
+                }
+            }
+        }
+        let err = expectations[0].check(&actual).err().unwrap_or_default();
+        assert!(
+            err.starts_with("2 of 10 words differ; first at word 3"),
+            "{err}"
+        );
     }
 
     #[test]

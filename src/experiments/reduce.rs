@@ -32,7 +32,7 @@ use bytemuck::{Pod, Zeroable};
 
 use super::{
     Binding, Buffer, Case, CaseData, Expected, Experiment, Grid, Measure, Sizing, fill_parallel,
-    mix, words,
+    mix, parallel_map, words,
 };
 
 /// In-place global trees: the uniform, the input, the partials, the scratch copy.
@@ -515,25 +515,6 @@ fn scratch_expected(partials: Vec<u32>, stride: usize) -> Expected {
             }
         }),
     }
-}
-
-/// `[f(0), f(1), ..]` for `len` items on all cores; unlike [`fill_parallel`], for
-/// items that are each much work (a whole partial sum).
-fn parallel_map<T: Send + Default + Clone>(len: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
-    let mut out = vec![T::default(); len];
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let chunk = len.div_ceil(threads).max(1);
-    std::thread::scope(|scope| {
-        for (c, part) in out.chunks_mut(chunk).enumerate() {
-            let f = &f;
-            scope.spawn(move || {
-                for (j, slot) in part.iter_mut().enumerate() {
-                    *slot = f(c * chunk + j);
-                }
-            });
-        }
-    });
-    out
 }
 
 #[cfg(test)]

@@ -24,7 +24,8 @@ use std::sync::Arc;
 use bytemuck::{Pod, Zeroable};
 
 use super::{
-    Binding, Buffer, Case, CaseData, Expected, Experiment, Grid, Measure, Sizing, f32_data, words,
+    Binding, Buffer, Case, CaseData, Expected, Experiment, Grid, Measure, Sizing, f32_data,
+    parallel_map, words,
 };
 
 const BINDINGS: &[Binding] = &[Binding::Uniform, Binding::ReadOnly, Binding::ReadWrite];
@@ -243,31 +244,40 @@ fn expected(op: Op, input: Vec<u32>, (min, max): (u32, u32)) -> Expected {
         words: input.len() + groups,
         rule: Box::new(move |actual| {
             let (values, sizes) = actual.split_at(input.len());
-            let mut scratch = Vec::new();
-            let mut wrong = 0;
-            let mut first = None;
-            for (group, &size) in sizes.iter().enumerate() {
-                if !size.is_power_of_two() || size < min || size > max {
-                    return Err(format!(
-                        "workgroup {group} recorded subgroup size {size:#x}; the adapter \
-                         reports {min}..={max}"
-                    ));
-                }
+            if let Some((group, size)) = sizes
+                .iter()
+                .enumerate()
+                .find(|&(_, &size)| !size.is_power_of_two() || size < min || size > max)
+            {
+                return Err(format!(
+                    "workgroup {group} recorded subgroup size {size:#x}; the adapter \
+                     reports {min}..={max}"
+                ));
+            }
+            // Each workgroup replayed on its own, on all cores.
+            let groups = parallel_map(sizes.len(), |group| {
+                let size = sizes[group];
                 let lanes = size as usize * lane_words;
                 let range = group * group_words..(group + 1) * group_words;
                 let mut replay = input[range.clone()].to_vec();
+                let mut scratch = Vec::new();
                 for subgroup in replay.chunks_mut(lanes) {
                     for round in 0..ROUNDS {
                         op.round(round, subgroup, &mut scratch);
                     }
                 }
-                for (word, (e, a)) in replay.iter().zip(&values[range.clone()]).enumerate() {
-                    if e != a {
-                        wrong += 1;
-                        first.get_or_insert((range.start + word, size, *e, *a));
-                    }
-                }
-            }
+                let mut differing = replay
+                    .iter()
+                    .zip(&values[range.clone()])
+                    .enumerate()
+                    .filter(|(_, (e, a))| e != a);
+                let first = differing
+                    .next()
+                    .map(|(word, (e, a))| (range.start + word, size, *e, *a));
+                (first, first.map_or(0, |_| 1 + differing.count()))
+            });
+            let wrong: usize = groups.iter().map(|(_, count)| count).sum();
+            let first = groups.iter().find_map(|(first, _)| *first);
             match first {
                 None => Ok(()),
                 Some((word, size, e, a)) => Err(format!(

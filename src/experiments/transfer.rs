@@ -210,10 +210,11 @@ fn transfer_case(sizing: &Sizing, shape: Shape, bytes_moved: u64) -> Case {
         skip: size_skip(sizing, shape.bytes),
         buffers: vec![Buffer::Input(words)],
         data: Arc::new(move || {
-            let data = f32_data(words, shape.bytes ^ u64::from(shape.chunks));
+            // Made twice rather than cloned: a parallel fill outpaces a copy of a GiB.
+            let data = || f32_data(words, shape.bytes ^ u64::from(shape.chunks));
             CaseData {
-                expected: vec![Expected::Exact(data.clone())],
-                inputs: vec![data],
+                expected: vec![Expected::Exact(data())],
+                inputs: vec![data()],
             }
         }),
     }
