@@ -389,7 +389,7 @@ fn run_on(args: &RunArgs, adapter: Option<&str>, out: Option<PathBuf>) -> anyhow
         "membench: simulated in {:.1} s{} with the {}",
         predicted.seconds,
         if beside {
-            ", beside the measurements"
+            ", beside the measurements,"
         } else {
             ""
         },

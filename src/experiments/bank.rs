@@ -299,15 +299,17 @@ pub const STRIDE: Experiment = Experiment {
     bindings: BINDINGS,
     uniform_bytes: Some(size_of::<StrideParams>() as u64),
     claim: "lane l reads word l*s of a 1024-word tile: gcd(s, 32)-way conflicts, so time \
-            grows with the largest power of two dividing s",
+            grows with the largest power of two dividing s; s = 0 (one word for all lanes) \
+            is a broadcast, no conflict",
     cases: stride_cases,
 };
 
 /// Largest stride of the sweep.
 const MAX_STRIDE: u32 = 32;
 
+/// Stride 0 is the broadcast: every lane reads the same word.
 fn stride_cases(sizing: &Sizing) -> Vec<Case> {
-    (1..=MAX_STRIDE)
+    (0..=MAX_STRIDE)
         .map(|stride| case(sizing, Pattern::Stride(stride), format!("stride={stride};")))
         .collect()
 }
@@ -454,6 +456,7 @@ mod tests {
             (tile(16, 2, false, Rows, Columns), 1),
         ]
         .into_iter()
+        .chain([(Pattern::Stride(0), 1)])
         .chain((1..=32).map(|s| (Pattern::Stride(s), gcd(s, 32) as usize)));
         for (pattern, want) in cases {
             for subgroup in 0..pattern.lanes() / BANKS {
@@ -486,8 +489,8 @@ mod tests {
         let rect = (RECT_ROW_COL.cases)(&sizing);
         assert_eq!(rect[0].workgroups, [4224, 1, 1]);
         let strides = (STRIDE.cases)(&sizing);
-        assert_eq!(strides.len(), 32);
-        assert_eq!(strides[2].param, "stride=3;r=1024");
+        assert_eq!(strides.len(), 33);
+        assert_eq!(strides[3].param, "stride=3;r=1024");
         let small = Sizing {
             max_workgroup_invocations: 512,
             ..sizing

@@ -85,13 +85,13 @@ static SWEEPS: &[Sweep] = &[
         family: "bank",
         variant: Some("stride"),
         key: "stride",
-        title: "bank: time vs stride, against gcd(s, 32)-way conflicts",
+        title: "bank: time vs stride, against gcd(s, 32)-way conflicts (s = 0: broadcast)",
         x_label: "stride s (4-byte words)",
         axis: Axis::Slowdown,
         log: false,
         reference: Some(Reference {
-            label: "gcd(s, 32): the conflict ways the texts predict",
-            curve: gcd32,
+            label: "gcd(s, 32), 1 for the broadcast s = 0: the ways the texts predict",
+            curve: predicted_ways,
         }),
     },
     Sweep {
@@ -110,8 +110,12 @@ static SWEEPS: &[Sweep] = &[
 /// problem size), the key left out of the bar labels.
 static BAR_SPLITS: &[(&str, &str)] = &[("transpose", "size"), ("reduce", "n"), ("stencil", "n")];
 
-fn gcd32(stride: f64) -> f64 {
+/// gcd(stride, 32), except that stride 0, every lane at one word, is a broadcast.
+fn predicted_ways(stride: f64) -> f64 {
     let (mut a, mut b) = (stride.round().max(0.0) as u64, 32u64);
+    if a == 0 {
+        return 1.0;
+    }
     while b != 0 {
         (a, b) = (b, a % b);
     }
@@ -968,10 +972,11 @@ mod tests {
 
     #[test]
     fn gcd_of_strides() {
-        assert_eq!(gcd32(1.0), 1.0);
-        assert_eq!(gcd32(6.0), 2.0);
-        assert_eq!(gcd32(24.0), 8.0);
-        assert_eq!(gcd32(32.0), 32.0);
+        assert_eq!(predicted_ways(0.0), 1.0);
+        assert_eq!(predicted_ways(1.0), 1.0);
+        assert_eq!(predicted_ways(6.0), 2.0);
+        assert_eq!(predicted_ways(24.0), 8.0);
+        assert_eq!(predicted_ways(32.0), 32.0);
     }
 
     #[test]
