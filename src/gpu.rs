@@ -132,14 +132,15 @@ pub struct GpuContext {
     /// When timed work last finished: a GPU busy a moment ago still runs at its
     /// working clocks and needs only a short warm-up.
     pub last_timed: Mutex<Option<Instant>>,
-    /// Buffers every case's setup and verification reuse, made on first use.
-    staging: Staging,
+    /// Buffers and queries every case reuses, made on first use.
+    reused: Reused,
 }
 
-/// Host-visible buffers kept for the whole run: allocating a fresh one of hundreds of
-/// MiB costs more than filling it, and poison is cheaper copied on the device.
+/// What every case uses, kept for the whole run: allocating a fresh staging buffer of
+/// hundreds of MiB costs more than filling it, poison is cheaper copied on the device,
+/// and a query set per timed batch costs tens of milliseconds to create.
 #[derive(Default)]
-struct Staging {
+struct Reused {
     /// Host writes, the device copies from (`MAP_WRITE | COPY_SRC`).
     upload: OnceLock<wgpu::Buffer>,
     /// The device copies into, the host reads (`MAP_READ | COPY_DST`).
@@ -237,7 +238,7 @@ impl GpuContext {
             limits,
             timeout,
             last_timed: Mutex::new(None),
-            staging: Staging::default(),
+            reused: Reused::default(),
         })
     }
 
@@ -527,7 +528,7 @@ impl GpuContext {
 
     /// The timestamp queries every timed batch reuses.
     pub fn timestamps(&self) -> &Timestamps {
-        self.staging
+        self.reused
             .timestamps
             .get_or_init(|| Timestamps::new(&self.device))
     }
@@ -565,7 +566,7 @@ impl GpuContext {
             mapped_at_creation: false,
         });
         let staging = self.staging_buffer(
-            &self.staging.upload,
+            &self.reused.upload,
             "staging.upload",
             wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
         );
@@ -594,7 +595,7 @@ impl GpuContext {
                 | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let poison = match self.staging.poison.get() {
+        let poison = match self.reused.poison.get() {
             Some(poison) => poison,
             None => {
                 let words = (STAGING_BYTES.min(self.limits.max_buffer_size) / 4) as usize;
@@ -603,7 +604,7 @@ impl GpuContext {
                     wgpu::BufferUsages::COPY_SRC,
                     &vec![POISON; words],
                 )?;
-                self.staging.poison.get_or_init(|| poison)
+                self.reused.poison.get_or_init(|| poison)
             }
         };
         let mut encoder = self.device.create_command_encoder(&Default::default());
@@ -626,7 +627,7 @@ impl GpuContext {
         mut visit: impl FnMut(&[u32]),
     ) -> Result<()> {
         let staging = self.staging_buffer(
-            &self.staging.readback,
+            &self.reused.readback,
             "staging.readback",
             wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         );

@@ -320,14 +320,10 @@ fn run_on(args: &RunArgs, adapter: Option<&str>, out: Option<PathBuf>) -> anyhow
         .iter()
         .rposition(|(experiment, _)| experiment.name() == "copy/peak");
     let beside = !sizing.software;
-    let simulation_bar = || -> anyhow::Result<ProgressBar> {
-        let progress = bars.add(bar(cases.len())?);
-        progress.set_message("simulating");
-        Ok(progress)
-    };
+    let simulation = bars.add(bar(cases.len())?);
+    simulation.set_message("simulating (once the model is calibrated)");
     let predicted = std::thread::scope(|scope| -> anyhow::Result<_> {
         let mut background = Background::Waiting;
-        let mut simulating = None;
         let mut next_data = None;
         for (index, (experiment, case)) in cases.iter().enumerate() {
             let gpu_clock = experiment.measure == Measure::Kernel;
@@ -365,9 +361,8 @@ fn run_on(args: &RunArgs, adapter: Option<&str>, out: Option<PathBuf>) -> anyhow
             progress.inc(1);
             let calibrated = calibrated_after.is_none_or(|last| index >= last);
             if beside && calibrated && matches!(background, Background::Waiting) {
-                let simulation = simulation_bar()?;
-                simulating = Some(simulation.clone());
-                let done = move || simulation.inc(1);
+                simulation.set_message("simulating");
+                let done = || simulation.inc(1);
                 background = Background::start(scope, &cases, model_of(&rows), done);
             }
         }
@@ -375,14 +370,11 @@ fn run_on(args: &RunArgs, adapter: Option<&str>, out: Option<PathBuf>) -> anyhow
         let predicted = match background.finished()? {
             Background::Made(predicted) => predicted,
             _ => {
-                let simulation = simulation_bar()?;
-                simulating = Some(simulation.clone());
+                simulation.set_message("simulating");
                 Predicted::make(&cases, model_of(&rows), &|| simulation.inc(1))
             }
         };
-        if let Some(simulation) = simulating {
-            simulation.finish_and_clear();
-        }
+        simulation.finish_and_clear();
         Ok(predicted)
     })?;
     eprintln!(

@@ -234,7 +234,7 @@ pub const SMEM_PAD_VEC4: Experiment = declare(
 );
 
 /// Which workgroup shapes a variant is measured at.
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy)]
 enum Sweep {
     /// The default block only.
     None,
@@ -245,6 +245,36 @@ enum Sweep {
     /// Workgroups of 8 vec4 columns and 32 rows at every size; 16 and 8 rows (2 and 4
     /// tile rows per invocation) at the largest size.
     Vec4Rows,
+}
+
+impl Sweep {
+    /// The workgroup measured at every size.
+    fn default_block(self) -> (u32, u32) {
+        match self {
+            Sweep::Vec4Rows => VEC4_BLOCK,
+            Sweep::None | Sweep::Blocks | Sweep::BlocksAndRows => DEFAULT_BLOCK,
+        }
+    }
+
+    /// The shapes measured at the largest size only.
+    fn extra(self) -> Vec<Shape> {
+        let blocks = |blocks: &[(u32, u32)]| -> Vec<Shape> {
+            let others = blocks.iter().filter(|&&b| b != self.default_block());
+            others.map(|&block| Shape { block, rows: 1 }).collect()
+        };
+        match self {
+            Sweep::None => Vec::new(),
+            Sweep::Blocks => blocks(&SWEEP_BLOCKS),
+            Sweep::BlocksAndRows => {
+                let rows = SWEEP_ROWS.map(|rows| Shape {
+                    block: (32, 8),
+                    rows,
+                });
+                [blocks(&SWEEP_BLOCKS), rows.to_vec()].concat()
+            }
+            Sweep::Vec4Rows => blocks(&[(8, 16), (8, 8)]),
+        }
+    }
 }
 
 /// The matrices a run measures: `--size`, or the defaults for the adapter.
@@ -270,26 +300,11 @@ fn cases(sizing: &Sizing, method: Method, sweep: Sweep) -> Vec<Case> {
         return Vec::new();
     };
     let default = Shape {
-        block: if sweep == Sweep::Vec4Rows {
-            VEC4_BLOCK
-        } else {
-            DEFAULT_BLOCK
-        },
+        block: sweep.default_block(),
         rows: 1,
     };
     let mut shapes: Vec<((u32, u32), Shape)> = sizes.iter().map(|&size| (size, default)).collect();
-    if sweep == Sweep::Vec4Rows {
-        let blocks = [(8, 16), (8, 8)];
-        shapes.extend(blocks.map(|block| (largest, Shape { block, rows: 1 })));
-    }
-    if matches!(sweep, Sweep::Blocks | Sweep::BlocksAndRows) {
-        let others = SWEEP_BLOCKS.into_iter().filter(|&b| b != DEFAULT_BLOCK);
-        shapes.extend(others.map(|block| (largest, Shape { block, rows: 1 })));
-    }
-    if sweep == Sweep::BlocksAndRows {
-        let block = (32, 8);
-        shapes.extend(SWEEP_ROWS.map(|rows| (largest, Shape { block, rows })));
-    }
+    shapes.extend(sweep.extra().into_iter().map(|shape| (largest, shape)));
     shapes
         .into_iter()
         .map(|(size, shape)| case(sizing, method, size, shape))
