@@ -15,11 +15,11 @@ use std::time::Duration;
 use anyhow::Context as _;
 use criterion::{BenchmarkId, Criterion, Throughput};
 
-use membench::experiments::Measure;
-use membench::gpu::{BoundsChecks, GpuContext};
+use membench::backend::wgpu::timing::{self, Timer, Timing};
+use membench::backend::wgpu::{BoundsChecks, GpuContext};
 use membench::results;
-use membench::runner::{self, Outcome, RunInfo, RunSettings};
-use membench::timing::{self, Timer, Timing};
+use membench::run::{self, Outcome, RunInfo, RunSettings};
+use membench::suite::Measure;
 
 const SAMPLES: usize = 10;
 
@@ -45,13 +45,13 @@ fn main() -> anyhow::Result<()> {
         ..RunSettings::default()
     };
     let ctx = GpuContext::new(None, Duration::from_secs(20))?;
-    let sizing = runner::sizing(&ctx, &settings)?;
+    let sizing = run::sizing(&ctx, &settings)?;
     let info = RunInfo::new(&ctx, BoundsChecks::On);
     let mut rows = Vec::new();
     let mut failed = 0;
-    let cases = runner::select(&sizing, &filter)?;
+    let cases = run::select(&sizing, &filter)?;
     for (experiment, case) in &cases {
-        let id = runner::case_id(experiment, case);
+        let id = run::case_id(experiment, case);
         if let Some(reason) = &case.skip {
             eprintln!("skipped {id}: {reason}");
             rows.push(info.row(experiment, case, &Outcome::Skipped(reason.clone())));
@@ -61,7 +61,7 @@ fn main() -> anyhow::Result<()> {
         // per-iteration loop cannot express: they are verified and timed as
         // `membench run` does, outside criterion.
         if let Measure::Transfer(_) = experiment.measure {
-            let outcome = runner::run_case(&ctx, experiment, case, &settings);
+            let outcome = run::run_case(&ctx, experiment, case, &settings);
             if let Outcome::Failed(error) = &outcome {
                 failed += 1;
                 eprintln!("FAILED {id}: {error}");
@@ -131,14 +131,14 @@ fn main() -> anyhow::Result<()> {
     criterion.final_summary();
 
     // The simulator's prediction beside each measurement, as `membench run` does.
-    let model = runner::device_model(&ctx.info.name, &rows);
-    eprintln!("simulating with the {}", runner::describe_model(&model));
+    let model = run::device_model(&ctx.info.name, &rows);
+    eprintln!("simulating with the {}", run::describe_model(&model));
     for (row, prediction) in rows
         .iter_mut()
-        .zip(runner::predict_cases(&cases, &model, &|| {}))
+        .zip(run::predict_cases(&cases, &model, &|| {}))
     {
         if let Some(prediction) = prediction {
-            runner::fill_prediction(row, &prediction);
+            run::fill_prediction(row, &prediction);
         }
     }
 

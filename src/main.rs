@@ -8,14 +8,14 @@ use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
-use membench::compare;
-use membench::experiments::{Measure, REGISTRY, Sizing};
-use membench::gpu::{self, BoundsChecks, GpuContext};
+use membench::backend::wgpu::timing;
+use membench::backend::wgpu::{self as gpu, BoundsChecks, GpuContext};
 use membench::report;
+use membench::report::compare;
 use membench::results;
-use membench::runner::{self, Background, Outcome, Predicted, RunInfo, RunSettings};
+use membench::run::{self, Background, Outcome, Predicted, RunInfo, RunSettings};
 use membench::sim::device as sim_device;
-use membench::timing;
+use membench::suite::{Measure, REGISTRY, Sizing};
 
 /// GPU memory benchmarks: the classic CUDA memory experiments in WGSL, verified
 /// against a CPU reference and timed on the GPU clock.
@@ -169,7 +169,7 @@ fn devices() -> anyhow::Result<ExitCode> {
 
 fn list(filters: &[String]) -> anyhow::Result<ExitCode> {
     // Without a device, cases are sized for a nominal large GPU.
-    let selected = runner::select(&Sizing::nominal(false), filters)?;
+    let selected = run::select(&Sizing::nominal(false), filters)?;
     for experiment in REGISTRY {
         let params: Vec<&str> = selected
             .iter()
@@ -274,8 +274,8 @@ fn run_on(args: &RunArgs, adapter: Option<&str>, out: Option<PathBuf>) -> anyhow
         matrix: args.size,
     };
     let ctx = GpuContext::new(adapter, Duration::from_secs(args.timeout_s))?;
-    let sizing = runner::sizing(&ctx, &settings)?;
-    let cases = runner::select(&sizing, &args.filter)?;
+    let sizing = run::sizing(&ctx, &settings)?;
+    let cases = run::select(&sizing, &args.filter)?;
     let out = out.unwrap_or_else(|| {
         results::default_path(
             &ctx.info.name,
@@ -314,7 +314,7 @@ fn run_on(args: &RunArgs, adapter: Option<&str>, out: Option<PathBuf>) -> anyhow
         .collect();
     let model_of = |rows: &[results::Row]| {
         let known: Vec<_> = rows.iter().chain(&same_device).cloned().collect();
-        runner::device_model(&ctx.info.name, &known)
+        run::device_model(&ctx.info.name, &known)
     };
     let calibrated_after = cases
         .iter()
@@ -344,9 +344,9 @@ fn run_on(args: &RunArgs, adapter: Option<&str>, out: Option<PathBuf>) -> anyhow
                     .map_err(|_| membench::Error::Internal("a case's data panicked".to_owned())),
                 None => Ok((case.data)()),
             };
-            let id = runner::case_id(experiment, case);
+            let id = run::case_id(experiment, case);
             progress.set_message(id.clone());
-            let outcome = runner::run_case_with(&ctx, experiment, case, &settings, data);
+            let outcome = run::run_case_with(&ctx, experiment, case, &settings, data);
             match &outcome {
                 Outcome::Failed(reason) => {
                     failed += 1;
@@ -385,11 +385,11 @@ fn run_on(args: &RunArgs, adapter: Option<&str>, out: Option<PathBuf>) -> anyhow
         } else {
             ""
         },
-        runner::describe_model(&predicted.model)
+        run::describe_model(&predicted.model)
     );
     for (row, prediction) in rows.iter_mut().zip(&predicted.predictions) {
         if let Some(prediction) = prediction {
-            runner::fill_prediction(row, prediction);
+            run::fill_prediction(row, prediction);
         }
     }
     results::write(&out, &results::merge(old_rows, &rows))?;
@@ -419,7 +419,7 @@ fn simulate(args: SimulateArgs) -> anyhow::Result<ExitCode> {
         );
     };
     // Sized as for a large GPU (or --quick), without touching a device.
-    let cases = runner::select(&Sizing::nominal(args.quick), &args.filter)?;
+    let cases = run::select(&Sizing::nominal(args.quick), &args.filter)?;
     eprintln!(
         "membench: simulating {} cases on the {} preset ({})",
         cases.len(),
@@ -427,13 +427,13 @@ fn simulate(args: SimulateArgs) -> anyhow::Result<ExitCode> {
         model.description
     );
     let progress = bar(cases.len())?;
-    let predictions = runner::predict_cases(&cases, model, &|| progress.inc(1));
+    let predictions = run::predict_cases(&cases, model, &|| progress.inc(1));
     progress.finish_and_clear();
     let mut rows = Vec::with_capacity(cases.len());
     for ((experiment, case), prediction) in cases.iter().zip(&predictions) {
         let mut row = results::Row {
             device: model.name.to_owned(),
-            ..runner::case_row(experiment, case)
+            ..run::case_row(experiment, case)
         };
         match (&case.skip, prediction) {
             (Some(reason), _) => {
@@ -442,7 +442,7 @@ fn simulate(args: SimulateArgs) -> anyhow::Result<ExitCode> {
             }
             (None, Some(prediction)) => {
                 row.status = "simulated".to_owned();
-                runner::fill_prediction(&mut row, prediction);
+                run::fill_prediction(&mut row, prediction);
             }
             (None, None) => {
                 row.status = "not simulated".to_owned();

@@ -43,7 +43,7 @@ fn list_names_every_experiment() {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
-    for experiment in membench::experiments::REGISTRY {
+    for experiment in membench::suite::REGISTRY {
         assert!(
             stdout.contains(&experiment.name()),
             "{} missing",

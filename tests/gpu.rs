@@ -5,9 +5,9 @@
 use std::time::Duration;
 
 use membench::Error;
-use membench::experiments::{Expected, Measure, REGISTRY};
-use membench::gpu::{BoundsChecks, GpuContext};
-use membench::runner::{self, Outcome, RunSettings};
+use membench::backend::wgpu::{BoundsChecks, GpuContext};
+use membench::run::{self, Outcome, RunSettings};
+use membench::suite::{Expected, Measure, REGISTRY};
 
 /// The default adapter; `None` (said on stderr) where there is none outside CI.
 fn context() -> Result<Option<GpuContext>, String> {
@@ -33,15 +33,15 @@ fn every_case_verifies_at_quick_size() {
     let Some(ctx) = context().unwrap() else {
         return;
     };
-    let sizing = runner::sizing(&ctx, &quick()).unwrap();
+    let sizing = run::sizing(&ctx, &quick()).unwrap();
     let mut verified = 0;
     for checks in [BoundsChecks::On, BoundsChecks::Off] {
-        for (experiment, case) in runner::select(&sizing, &[]).unwrap() {
+        for (experiment, case) in run::select(&sizing, &[]).unwrap() {
             // Transfers verify what arrives in their own test below.
             if case.skip.is_some() || experiment.measure != Measure::Kernel {
                 continue;
             }
-            let id = runner::case_id(experiment, &case);
+            let id = run::case_id(experiment, &case);
             let (kernel, expected) = ctx
                 .build(experiment, &case, checks)
                 .unwrap_or_else(|e| panic!("{id}: {e}"));
@@ -62,16 +62,16 @@ fn every_transfer_case_verifies_and_times_at_quick_size() {
         samples: 10,
         ..quick()
     };
-    let sizing = runner::sizing(&ctx, &settings).unwrap();
+    let sizing = run::sizing(&ctx, &settings).unwrap();
     let mut measured = 0;
-    for (experiment, case) in runner::select(&sizing, &["transfer/".to_owned()]).unwrap() {
-        let id = runner::case_id(experiment, &case);
+    for (experiment, case) in run::select(&sizing, &["transfer/".to_owned()]).unwrap() {
+        let id = run::case_id(experiment, &case);
         assert!(matches!(experiment.measure, Measure::Transfer(_)), "{id}");
-        match runner::run_case(&ctx, experiment, &case, &settings) {
+        match run::run_case(&ctx, experiment, &case, &settings) {
             Outcome::Measured(timing) => {
                 assert!(timing.samples_ns.len() >= 10, "{id}");
                 assert!(timing.samples_ns.iter().all(|&ns| ns > 0.0), "{id}");
-                let row = runner::RunInfo::new(&ctx, BoundsChecks::On).row(
+                let row = run::RunInfo::new(&ctx, BoundsChecks::On).row(
                     experiment,
                     &case,
                     &Outcome::Measured(timing),
@@ -101,13 +101,13 @@ fn a_transfer_that_delivers_other_bytes_fails() {
     let Some(ctx) = context().unwrap() else {
         return;
     };
-    let sizing = runner::sizing(&ctx, &quick()).unwrap();
+    let sizing = run::sizing(&ctx, &quick()).unwrap();
     for filter in [
         "transfer/upload_staging_pooled/size=4194304;chunks=1024",
         "transfer/readback/size=65536;chunks=1",
         "transfer/overlap_interleaved/size=4194304;chunks=4",
     ] {
-        let (experiment, mut case) = runner::select(&sizing, &[filter.to_owned()])
+        let (experiment, mut case) = run::select(&sizing, &[filter.to_owned()])
             .unwrap()
             .remove(0);
         let data = case.data.clone();
@@ -119,7 +119,7 @@ fn a_transfer_that_delivers_other_bytes_fails() {
             words[100] ^= 1;
             data
         });
-        match runner::run_case(&ctx, experiment, &case, &quick()) {
+        match run::run_case(&ctx, experiment, &case, &quick()) {
             Outcome::Failed(reason) => {
                 assert!(reason.contains("first at word 100"), "{filter}: {reason}")
             }
@@ -133,8 +133,8 @@ fn a_wrong_reference_fails_verification() {
     let Some(ctx) = context().unwrap() else {
         return;
     };
-    let sizing = runner::sizing(&ctx, &quick()).unwrap();
-    let (experiment, case) = runner::select(&sizing, &["copy/offset/offset=1".to_owned()])
+    let sizing = run::sizing(&ctx, &quick()).unwrap();
+    let (experiment, case) = run::select(&sizing, &["copy/offset/offset=1".to_owned()])
         .unwrap()
         .remove(0);
     let (kernel, mut expected) = ctx.build(experiment, &case, BoundsChecks::On).unwrap();
@@ -153,16 +153,16 @@ fn a_timed_case_reports_sane_statistics() {
         return;
     };
     let settings = quick();
-    let sizing = runner::sizing(&ctx, &settings).unwrap();
-    let (experiment, case) = runner::select(&sizing, &["copy/peak/launch=vec4".to_owned()])
+    let sizing = run::sizing(&ctx, &settings).unwrap();
+    let (experiment, case) = run::select(&sizing, &["copy/peak/launch=vec4".to_owned()])
         .unwrap()
         .remove(0);
-    let Outcome::Measured(timing) = runner::run_case(&ctx, experiment, &case, &settings) else {
+    let Outcome::Measured(timing) = run::run_case(&ctx, experiment, &case, &settings) else {
         panic!("copy/peak did not measure");
     };
     assert_eq!(timing.samples_ns.len(), settings.samples as usize);
     assert!(timing.samples_ns.iter().all(|&ns| ns > 0.0));
-    let row = runner::RunInfo::new(&ctx, BoundsChecks::On).row(
+    let row = run::RunInfo::new(&ctx, BoundsChecks::On).row(
         experiment,
         &case,
         &Outcome::Measured(timing),
@@ -180,22 +180,22 @@ fn a_gpu_validation_error_fails_the_case_not_the_run() {
     let Some(ctx) = context().unwrap() else {
         return;
     };
-    let sizing = runner::sizing(&ctx, &quick()).unwrap();
-    let (experiment, mut case) = runner::select(&sizing, &["copy/offset/offset=0".to_owned()])
+    let sizing = run::sizing(&ctx, &quick()).unwrap();
+    let (experiment, mut case) = run::select(&sizing, &["copy/offset/offset=0".to_owned()])
         .unwrap()
         .remove(0);
     // An override the shader does not declare is a pipeline validation error.
     case.overrides.push(("NO_SUCH_CONSTANT", 1.0));
-    match runner::run_case(&ctx, experiment, &case, &quick()) {
+    match run::run_case(&ctx, experiment, &case, &quick()) {
         Outcome::Failed(reason) => assert!(reason.contains("GPU error"), "{reason}"),
         _ => panic!("an invalid pipeline was not reported as failed"),
     }
     // The device is still usable afterwards.
-    let (experiment, case) = runner::select(&sizing, &["copy/offset/offset=1".to_owned()])
+    let (experiment, case) = run::select(&sizing, &["copy/offset/offset=1".to_owned()])
         .unwrap()
         .remove(0);
     assert!(matches!(
-        runner::run_case(&ctx, experiment, &case, &quick()),
+        run::run_case(&ctx, experiment, &case, &quick()),
         Outcome::Measured(_)
     ));
 }
@@ -210,7 +210,7 @@ fn a_buffer_beyond_the_device_limit_is_refused() {
         ..quick()
     };
     assert!(matches!(
-        runner::sizing(&ctx, &settings),
+        run::sizing(&ctx, &settings),
         Err(Error::SizeLimit { .. })
     ));
 }

@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use membench::compare::{self, DeviceResults, Format};
 use membench::report;
+use membench::report::compare::{self, DeviceResults, Format};
 use membench::results::{self, Row};
 use proptest::prelude::*;
 

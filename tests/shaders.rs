@@ -1,8 +1,8 @@
 //! Every shader parses and validates with naga, and agrees with its Rust declaration:
 //! bindings in order, uniform struct size, override constants; no shader is orphaned.
 
-use membench::experiments::{REGISTRY, Sizing};
-use membench::shaders::{self, SHADERS};
+use membench::suite::shaders::{self, SHADERS};
+use membench::suite::{REGISTRY, Sizing};
 
 #[test]
 fn every_shader_parses_and_validates() {

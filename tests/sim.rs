@@ -4,10 +4,10 @@
 
 use std::time::Duration;
 
-use membench::experiments::{REGISTRY, Sizing};
-use membench::gpu::GpuContext;
+use membench::backend::wgpu::GpuContext;
 use membench::sim::model::Prediction;
 use membench::sim::{self, Binding, Kernel, Launch, NoTrace};
+use membench::suite::{REGISTRY, Sizing};
 
 /// A tiny size, so the interpreter runs every workgroup of every case quickly.
 fn tiny() -> Sizing {
@@ -37,7 +37,7 @@ fn every_case_runs_in_the_interpreter_and_matches_its_reference() {
 
 #[test]
 fn every_shader_is_run_by_some_case() {
-    for (kernel, _) in membench::shaders::SHADERS {
+    for (kernel, _) in membench::suite::shaders::SHADERS {
         let runnable = REGISTRY
             .iter()
             .filter(|e| e.kernel == Some(*kernel))
@@ -238,7 +238,7 @@ fn predictions_of_the_on_chip_families_give_the_expected_ways_and_addresses() {
             };
             let prediction = sim::suite::predict(experiment, &case, &h200).unwrap();
             let mut row = membench::results::Row::default();
-            membench::runner::fill_prediction(&mut row, &Ok(prediction));
+            membench::run::fill_prediction(&mut row, &Ok(prediction));
             let close = |got: Option<f64>, want: f64| {
                 assert!(
                     got.is_some_and(|g| (g - want).abs() < 1e-9),

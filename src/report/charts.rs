@@ -15,8 +15,8 @@ use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use crate::compare::{DeviceResults, Line, natural_cmp};
 use crate::error::{Error, Result};
+use crate::report::compare::{DeviceResults, Line, natural_cmp};
 use crate::results::{param_value, slug};
 
 /// One chart, ready to be written as `file` and inlined in the page.

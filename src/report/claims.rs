@@ -10,9 +10,9 @@
 //! Case names follow the experiment catalogue; where a family is renamed, only the
 //! `family/variant` strings and params here change.
 
-use crate::compare::natural_cmp;
-use crate::experiments::copy;
+use crate::report::compare::natural_cmp;
 use crate::results::{Row, param_value};
+use crate::suite::families::copy;
 
 /// What a rule concluded for one device.
 #[derive(Clone, Debug, PartialEq)]

@@ -7,15 +7,16 @@
 
 pub mod charts;
 pub mod claims;
+pub mod compare;
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::compare::{self, DeviceResults, Line};
 use crate::error::{Error, Result};
-use crate::experiments::REGISTRY;
+use crate::suite::REGISTRY;
 use claims::{CLAIMS, Cases, Kind, Source, Verdict};
+use compare::{DeviceResults, Line};
 
 /// Marks a page as written by this command: only such a directory's old charts are
 /// removed when the report is written again.

@@ -2,11 +2,11 @@
 //! the interpreter at the same bindings, so the simulated kernel is the measured one;
 //! executed in full against the CPU reference, or sampled for a prediction.
 
-use crate::experiments::{Buffer, Case, Experiment, POISON};
-use crate::shaders;
 use crate::sim::device::DeviceModel;
 use crate::sim::model::{self, Prediction};
 use crate::sim::{Binding, Kernel, Launch, NoTrace, SimError, run};
+use crate::suite::shaders;
+use crate::suite::{Buffer, Case, Experiment, POISON};
 
 /// Loads a case's kernel with its override constants.
 pub fn load(experiment: &Experiment, case: &Case) -> Result<Kernel, SimError> {

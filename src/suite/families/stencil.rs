@@ -18,7 +18,9 @@ use std::sync::Arc;
 use bytemuck::{Pod, Zeroable};
 
 use super::copy::{DEFAULT_GRID, DEFAULT_WORKGROUP};
-use super::{Binding, Buffer, Case, CaseData, Expected, Experiment, Measure, Sizing, f32_data};
+use crate::suite::{
+    Binding, Buffer, Case, CaseData, Expected, Experiment, Measure, Sizing, f32_data,
+};
 
 const RADIUS: usize = 4;
 
@@ -192,7 +194,7 @@ fn reference(src: &[u32]) -> Vec<f32> {
             .map_or(0.0, |&bits| f64::from(f32::from_bits(bits)))
     };
     let mut out = vec![0f32; src.len()];
-    super::fill_parallel(&mut out, |i| {
+    crate::suite::fill_parallel(&mut out, |i| {
         let sum: f64 = (1..=RADIUS)
             .map(|k| f64::from(COEFFICIENTS[k - 1]) * (x(Some(i + k)) - x(i.checked_sub(k))))
             .sum();

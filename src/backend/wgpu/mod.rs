@@ -1,14 +1,17 @@
 //! The wgpu context: adapter choice, the device with the adapter's own limits, and
 //! turning one [`Case`] into buffers and a pipeline that can be verified and timed.
 //!
-//! All wgpu calls of the suite live here and in [`crate::timing`].
+//! All wgpu calls of the suite live here, in [`timing`] and in [`transfer`].
+
+pub mod timing;
+pub mod transfer;
 
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
-use crate::experiments::{Binding, Buffer, Case, CaseData, Expected, Experiment, POISON};
-use crate::shaders;
+use crate::suite::shaders;
+use crate::suite::{Binding, Buffer, Case, CaseData, Expected, Experiment, POISON};
 
 /// Whether wgpu injects index clamping into the shaders (it does by default).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,13 +1,13 @@
 //! Running cases: size them for the device, select them by filter, and take each
 //! through build → verify → time, so that one failing case never sinks the run.
 
+use crate::backend::wgpu::timing::{self, Stats, Timing};
+use crate::backend::wgpu::{BoundsChecks, GpuContext};
 use crate::error::{Error, Result};
-use crate::experiments::{Case, CaseData, Experiment, Measure, REGISTRY, Sizing};
-use crate::gpu::{BoundsChecks, GpuContext};
 use crate::results::{self, Row, SCHEMA_VERSION};
 use crate::sim::device::{self as sim_device, DeviceModel};
 use crate::sim::model::Prediction;
-use crate::timing::{self, Stats, Timing};
+use crate::suite::{Case, CaseData, Experiment, Measure, REGISTRY, Sizing};
 
 /// Settings of one run that change what is measured.
 #[derive(Clone, Debug)]
@@ -124,7 +124,7 @@ pub enum Outcome {
 }
 
 /// Build, verify, then time one case (a kernel here, a transfer in
-/// [`crate::transfer`]); errors become a failed outcome.
+/// [`crate::backend::wgpu::transfer`]); errors become a failed outcome.
 pub fn run_case(
     ctx: &GpuContext,
     experiment: &Experiment,
@@ -154,9 +154,14 @@ pub fn run_case_with(
                 ctx.verify(&kernel, expected)?;
                 timing::time_kernel(ctx, &kernel, settings.samples)
             }
-            Measure::Transfer(path) => {
-                crate::transfer::measure(ctx, experiment, case, path, settings, data()?)
-            }
+            Measure::Transfer(path) => crate::backend::wgpu::transfer::measure(
+                ctx,
+                experiment,
+                case,
+                path,
+                settings,
+                data()?,
+            ),
         }
     };
     match measure() {
@@ -187,7 +192,7 @@ impl RunInfo {
             driver: format!("{} {}", info.driver, info.driver_info)
                 .trim()
                 .to_owned(),
-            subgroup_size: crate::gpu::subgroup_label(&ctx.adapter),
+            subgroup_size: crate::backend::wgpu::subgroup_label(&ctx.adapter),
             bounds_checks: checks,
             timestamp_utc: humantime::format_rfc3339_seconds(std::time::SystemTime::now())
                 .to_string(),

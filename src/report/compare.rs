@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::experiments::REGISTRY;
 use crate::results::{self, Row};
+use crate::suite::REGISTRY;
 
 /// One results file: one device's rows.
 #[derive(Clone, Debug)]

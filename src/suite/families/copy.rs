@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
 
-use super::{
+use crate::suite::{
     Binding, Buffer, Case, CaseData, Expected, Experiment, Grid, Measure, POISON, Sizing, f32_data,
     fill_parallel,
 };

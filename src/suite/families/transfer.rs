@@ -11,12 +11,12 @@
 //! while the GPU processes chunk i, or from the driver overlapping work of one queue.
 //!
 //! Transfers are timed on the host clock from the call to the moment the data is
-//! usable (see [`crate::transfer`] for what each time includes); the device-to-device
+//! usable (see [`crate::backend::wgpu::transfer`] for what each time includes); the device-to-device
 //! copy on the GPU clock where timestamps inside encoders exist.
 
 use std::sync::Arc;
 
-use super::{
+use crate::suite::{
     Binding, Buffer, Case, CaseData, Expected, Experiment, Grid, Measure, Schedule, Sizing,
     TransferPath, f32_data, fill_parallel,
 };

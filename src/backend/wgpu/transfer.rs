@@ -1,5 +1,5 @@
 //! Host ↔ device transfers on the device: the buffers, mappings, clocks and checks of
-//! the `transfer` family ([`crate::experiments::transfer`] declares its cases).
+//! the `transfer` family ([`crate::suite::families::transfer`] declares its cases).
 //!
 //! A transfer of `size` bytes in `chunks` pieces is timed on the host clock from its
 //! first call to the moment the data is usable, which is what a user waits for:
@@ -33,12 +33,12 @@
 use std::num::NonZeroU64;
 use std::time::Instant;
 
+use crate::backend::wgpu::timing::{MIN_SAMPLES, Stats, Timer, Timing, gpu_ns};
+use crate::backend::wgpu::{GpuContext, Kernel};
 use crate::error::{Error, Result};
-use crate::experiments::transfer::Shape;
-use crate::experiments::{Case, CaseData, Expected, Experiment, Grid, Schedule, TransferPath};
-use crate::gpu::{GpuContext, Kernel};
-use crate::runner::RunSettings;
-use crate::timing::{MIN_SAMPLES, Stats, Timer, Timing, gpu_ns};
+use crate::run::RunSettings;
+use crate::suite::families::transfer::Shape;
+use crate::suite::{Case, CaseData, Expected, Experiment, Grid, Schedule, TransferPath};
 
 /// Shortest sample: small transfers are repeated until a sample lasts this long.
 const SAMPLE_TARGET_NS: f64 = 1.0e6;

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use bytemuck::{Pod, Zeroable};
 
 use super::bank::{MIX, fold_periodic, on_chip_size};
-use super::{
+use crate::suite::{
     Binding, Buffer, Case, CaseData, Expected, Experiment, Grid, Measure, Sizing, f32_data,
 };
 

@@ -8,15 +8,10 @@
 //! inputs and the CPU reference) is built only when the case runs. The CLI, the benches and the tests all
 //! iterate [`REGISTRY`]; nothing lists experiments a second time.
 
-pub mod bank;
-pub mod constant;
-pub mod copy;
-pub mod localmem;
-pub mod reduce;
-pub mod stencil;
-pub mod subgroup;
-pub mod transfer;
-pub mod transpose;
+pub mod families;
+pub mod shaders;
+
+use families::{bank, constant, copy, localmem, reduce, stencil, subgroup, transfer, transpose};
 
 use std::sync::Arc;
 
@@ -106,11 +101,11 @@ pub struct Experiment {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Measure {
     /// Build the kernel, verify one dispatch, time dispatches on the GPU clock
-    /// ([`crate::timing`]).
+    /// ([`crate::backend::wgpu::timing`]).
     Kernel,
     /// Move bytes between host and device (or within the device) along a path, verify
     /// what arrived, and time it from the call to the moment the data is usable
-    /// ([`crate::transfer`]).
+    /// ([`crate::backend::wgpu::transfer`]).
     Transfer(TransferPath),
 }
 

@@ -8,8 +8,8 @@
 
 use std::time::{Duration, Instant};
 
+use crate::backend::wgpu::{GpuContext, Kernel};
 use crate::error::{Error, Result};
-use crate::gpu::{GpuContext, Kernel};
 
 /// Target length of one timed sample.
 const SAMPLE_TARGET_NS: f64 = 2.0e6;

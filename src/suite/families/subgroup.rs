@@ -23,7 +23,7 @@ use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
 
-use super::{
+use crate::suite::{
     Binding, Buffer, Case, CaseData, Expected, Experiment, Grid, Measure, Sizing, f32_data,
     parallel_map, words,
 };
@@ -305,7 +305,7 @@ mod tests {
     fn the_broadcast_shader_reads_the_same_source_lane() {
         let source = BROADCAST
             .kernel
-            .and_then(crate::shaders::source)
+            .and_then(crate::suite::shaders::source)
             .unwrap_or_default();
         let module = naga::front::wgsl::parse_str(source).unwrap_or_default();
         let lane = module

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
 
-use super::{
+use crate::suite::{
     Binding, Buffer, Case, CaseData, Expected, Experiment, Measure, Sizing, f32_data, fill_parallel,
 };
 

@@ -15,14 +15,14 @@ pub fn source(kernel: &str) -> Option<&'static str> {
 /// `override` constants.
 #[derive(Debug, PartialEq)]
 pub struct Reflection {
-    pub bindings: Vec<crate::experiments::Binding>,
+    pub bindings: Vec<crate::suite::Binding>,
     pub uniform_bytes: Option<u64>,
     pub overrides: Vec<String>,
 }
 
 /// Parses and validates `source` as naga (and so wgpu) would, then reflects it.
 pub fn reflect(kernel: &str, source: &str) -> Result<Reflection, String> {
-    use crate::experiments::Binding;
+    use crate::suite::Binding;
     let module = naga::front::wgsl::parse_str(source)
         .map_err(|e| format!("{kernel}: {}", e.emit_to_string(source)))?;
     naga::valid::Validator::new(

@@ -30,7 +30,7 @@ use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
 
-use super::{
+use crate::suite::{
     Binding, Buffer, Case, CaseData, Expected, Experiment, Grid, Measure, Sizing, fill_parallel,
     mix, parallel_map, words,
 };
@@ -520,7 +520,7 @@ fn scratch_expected(partials: Vec<u32>, stride: usize) -> Expected {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiments::POISON;
+    use crate::suite::POISON;
 
     #[test]
     fn full_size_has_both_classic_counts_and_skips_beyond_the_binding_limit() {
@@ -676,7 +676,7 @@ mod tests {
     fn every_variant_is_correct_for_any_subgroup_and_workgroup_size() {
         let n = 1 << 13; // one block of unroll8 at the largest workgroup
         let sizing = Sizing::nominal(true);
-        let variants = crate::experiments::REGISTRY
+        let variants = crate::suite::REGISTRY
             .iter()
             .filter(|e| e.family == "reduce")
             .zip([
