@@ -51,7 +51,7 @@ fn main() -> anyhow::Result<()> {
     let mut failed = 0;
     let cases = run::select(&sizing, &filter)?;
     for (experiment, case) in &cases {
-        let id = run::case_id(experiment, case);
+        let id = case.id(experiment).to_string();
         if let Some(reason) = &case.skip {
             eprintln!("skipped {id}: {reason}");
             rows.push(info.row(experiment, case, &Outcome::Skipped(reason.clone())));
@@ -88,7 +88,7 @@ fn main() -> anyhow::Result<()> {
         let mut error = None;
         let mut group = criterion.benchmark_group(experiment.name());
         group.throughput(Throughput::BytesDecimal(case.bytes));
-        group.bench_function(BenchmarkId::from_parameter(&case.param), |bencher| {
+        group.bench_function(BenchmarkId::from_parameter(&case.params), |bencher| {
             bencher.iter_custom(|iters| {
                 let dispatches = u32::try_from(iters).unwrap_or(u32::MAX);
                 match timing::time_dispatches(&ctx, &kernel, dispatches) {

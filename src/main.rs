@@ -171,10 +171,10 @@ fn list(filters: &[String]) -> anyhow::Result<ExitCode> {
     // Without a device, cases are sized for a nominal large GPU.
     let selected = run::select(&Sizing::nominal(false), filters)?;
     for experiment in REGISTRY {
-        let params: Vec<&str> = selected
+        let params: Vec<String> = selected
             .iter()
             .filter(|(e, _)| std::ptr::eq(*e, experiment))
-            .map(|(_, case)| case.param.as_str())
+            .map(|(_, case)| case.params.to_string())
             .collect();
         if params.is_empty() {
             continue;
@@ -344,7 +344,7 @@ fn run_on(args: &RunArgs, adapter: Option<&str>, out: Option<PathBuf>) -> anyhow
                     .map_err(|_| membench::Error::Internal("a case's data panicked".to_owned())),
                 None => Ok((case.data)()),
             };
-            let id = run::case_id(experiment, case);
+            let id = case.id(experiment).to_string();
             progress.set_message(id.clone());
             let outcome = run::run_case_with(&ctx, experiment, case, &settings, data);
             match &outcome {

@@ -41,7 +41,7 @@ fn every_case_verifies_at_quick_size() {
             if case.skip.is_some() || experiment.measure != Measure::Kernel {
                 continue;
             }
-            let id = run::case_id(experiment, &case);
+            let id = case.id(experiment).to_string();
             let (kernel, expected) = ctx
                 .build(experiment, &case, checks)
                 .unwrap_or_else(|e| panic!("{id}: {e}"));
@@ -65,7 +65,7 @@ fn every_transfer_case_verifies_and_times_at_quick_size() {
     let sizing = run::sizing(&ctx, &settings).unwrap();
     let mut measured = 0;
     for (experiment, case) in run::select(&sizing, &["transfer/".to_owned()]).unwrap() {
-        let id = run::case_id(experiment, &case);
+        let id = case.id(experiment).to_string();
         assert!(matches!(experiment.measure, Measure::Transfer(_)), "{id}");
         match run::run_case(&ctx, experiment, &case, &settings) {
             Outcome::Measured(timing) => {

@@ -7,7 +7,7 @@ use std::time::Duration;
 use membench::backend::wgpu::GpuContext;
 use membench::sim::model::Prediction;
 use membench::sim::{self, Binding, Kernel, Launch, NoTrace};
-use membench::suite::{REGISTRY, Sizing};
+use membench::suite::{Family, Key, REGISTRY, Sizing};
 
 /// A tiny size, so the interpreter runs every workgroup of every case quickly.
 fn tiny() -> Sizing {
@@ -27,7 +27,7 @@ fn every_case_runs_in_the_interpreter_and_matches_its_reference() {
                 continue;
             }
             if let Err(error) = sim::suite::execute(experiment, &case, 32) {
-                panic!("{}/{}: {error}", experiment.name(), case.param);
+                panic!("{}/{}: {error}", experiment.name(), case.params);
             }
             ran += 1;
         }
@@ -113,19 +113,19 @@ fn predictions_of_the_copy_family_give_the_known_sector_counts() {
     };
     for experiment in REGISTRY
         .iter()
-        .filter(|e| e.family == "copy" && e.variant != "launch")
+        .filter(|e| e.family == Family::Copy && e.variant != "launch")
     {
         for case in (experiment.cases)(&sizing) {
-            let expected = match (experiment.variant, case.param.split_once('=')) {
-                ("offset", Some((_, offset))) => {
-                    if offset.parse::<u32>().unwrap() % 8 == 0 {
+            let expected = match experiment.variant {
+                "offset" => {
+                    if case.params.number(Key::Offset).unwrap() % 8 == 0 {
                         4.0
                     } else {
                         5.0
                     }
                 }
-                ("stride", Some((_, stride))) => (4.0 * stride.parse::<f64>().unwrap()).min(32.0),
-                ("peak", _) => 16.0,
+                "stride" => (4.0 * case.params.number(Key::Stride).unwrap() as f64).min(32.0),
+                "peak" => 16.0,
                 _ => continue,
             };
             let prediction = sim::suite::predict(experiment, &case, &h100).unwrap();
@@ -134,7 +134,7 @@ fn predictions_of_the_copy_family_give_the_known_sector_counts() {
                 (prediction.sectors_per_request / expected - 1.0).abs() < 0.02,
                 "{}/{}: {} sectors per request, expected {expected}",
                 experiment.name(),
-                case.param,
+                case.params,
                 prediction.sectors_per_request
             );
         }
@@ -154,7 +154,7 @@ fn a_calibrated_model_predicts_its_calibration_for_copy_peak() {
         assert!(
             (gbps / 3000.0 - 1.0).abs() < 0.02,
             "{}: {gbps} GB/s",
-            case.param
+            case.params
         );
     }
 }
@@ -222,17 +222,11 @@ fn predictions_of_the_on_chip_families_give_the_expected_ways_and_addresses() {
     let mut checked = 0;
     for experiment in REGISTRY
         .iter()
-        .filter(|e| e.family == "bank" || e.family == "constant")
+        .filter(|e| matches!(e.family, Family::Bank | Family::Constant))
     {
         for case in (experiment.cases)(&sizing) {
-            let id = format!("{}/{}", experiment.name(), case.param);
-            let r: f64 = case
-                .param
-                .split(';')
-                .find_map(|kv| kv.strip_prefix("r="))
-                .unwrap()
-                .parse()
-                .unwrap();
+            let id = case.id(experiment);
+            let r = case.params.number(Key::Repeats).unwrap() as f64;
             let average = |writes: f64, write: f64, reads: f64, read: f64| {
                 (writes * write + reads * read) / (writes + reads)
             };
@@ -246,7 +240,7 @@ fn predictions_of_the_on_chip_families_give_the_expected_ways_and_addresses() {
                 );
             };
             match experiment.family {
-                "bank" => {
+                Family::Bank => {
                     // (write ways, read ways)
                     let (write, read) = match experiment.variant {
                         "row_col" | "row_col_override" => (1, 32),
@@ -257,10 +251,10 @@ fn predictions_of_the_on_chip_families_give_the_expected_ways_and_addresses() {
                         | "row_col_pad"
                         | "row_col_override_pad"
                         | "rect_row_col_pad" => (1, 1),
-                        "stride" => match case.param.split(['=', ';']).nth(1).unwrap() {
+                        "stride" => match case.params.number(Key::Stride).unwrap() {
                             // Every lane at one word: a broadcast.
-                            "0" => (1, 1),
-                            s => (1, gcd(s.parse().unwrap(), 32)),
+                            0 => (1, 1),
+                            s => (1, gcd(s as u32, 32)),
                         },
                         other => panic!("{other}: no expected ways"),
                     };
@@ -269,7 +263,7 @@ fn predictions_of_the_on_chip_families_give_the_expected_ways_and_addresses() {
                     assert_eq!(prediction.bound, sim::model::Bound::Shared, "{id}");
                 }
                 _ => {
-                    let divergent = case.param.contains("read=divergent");
+                    let divergent = case.params.get(Key::Read) == Some(&"divergent".into());
                     assert_eq!(row.sim_bank_ways, None, "{id}");
                     // Two uniform loads of one address each (r, index_mask) before the
                     // reads.

@@ -194,11 +194,11 @@ impl PartialOrd for CaseKey<'_> {
 pub fn experiment_order<'a>(family: &'a str, variant: &'a str) -> (usize, usize, &'a str, &'a str) {
     let family_index = REGISTRY
         .iter()
-        .position(|e| e.family == family)
+        .position(|e| e.family.as_str() == family)
         .unwrap_or(usize::MAX);
     let variant_index = REGISTRY
         .iter()
-        .position(|e| e.family == family && e.variant == variant)
+        .position(|e| e.family.as_str() == family && e.variant == variant)
         .unwrap_or(usize::MAX);
     (family_index, variant_index, family, variant)
 }

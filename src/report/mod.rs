@@ -328,7 +328,10 @@ fn family_section(
     charts: &[charts::Chart],
 ) -> String {
     let mut html = format!("<h2 id=\"family-{0}\">{0}</h2>\n", escape(family));
-    let experiments: Vec<_> = REGISTRY.iter().filter(|e| e.family == family).collect();
+    let experiments: Vec<_> = REGISTRY
+        .iter()
+        .filter(|e| e.family.as_str() == family)
+        .collect();
     if !experiments.is_empty() {
         html.push_str("<ul>\n");
         for experiment in experiments {

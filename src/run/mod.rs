@@ -78,11 +78,6 @@ pub fn sizing(ctx: &GpuContext, settings: &RunSettings) -> Result<Sizing> {
     })
 }
 
-/// `family/variant/param`: what filters match and progress shows.
-pub fn case_id(experiment: &Experiment, case: &Case) -> String {
-    format!("{}/{}", experiment.name(), case.param)
-}
-
 /// Whether case id `id` matches `filter`: a substring, or with a trailing `$` a suffix
 /// (`offset=1$` is offset 1 alone, not 10 to 19).
 fn matches(id: &str, filter: &str) -> bool {
@@ -104,15 +99,17 @@ pub fn select(sizing: &Sizing, filters: &[String]) -> Result<Vec<(&'static Exper
                 .map(move |case| (experiment, case))
         })
         .collect();
-    if let Some(unmatched) = filters
-        .iter()
-        .find(|filter| !all.iter().any(|(e, c)| matches(&case_id(e, c), filter)))
-    {
+    if let Some(unmatched) = filters.iter().find(|filter| {
+        !all.iter()
+            .any(|(e, c)| matches(&c.id(e).to_string(), filter))
+    }) {
         return Err(Error::NoMatch((*unmatched).clone()));
     }
     Ok(all
         .into_iter()
-        .filter(|(e, c)| filters.is_empty() || filters.iter().any(|f| matches(&case_id(e, c), f)))
+        .filter(|(e, c)| {
+            filters.is_empty() || filters.iter().any(|f| matches(&c.id(e).to_string(), f))
+        })
         .collect())
 }
 
@@ -244,9 +241,9 @@ impl RunInfo {
 /// A row with what the registry says of a case, and nothing measured.
 pub fn case_row(experiment: &Experiment, case: &Case) -> Row {
     Row {
-        family: experiment.family.to_owned(),
+        family: experiment.family.to_string(),
         variant: experiment.variant.to_owned(),
-        param: case.param.clone(),
+        param: case.params.to_string(),
         elements: case.elements,
         bytes: case.bytes,
         // A pure transfer runs no kernel, so has no workgroup.
@@ -435,7 +432,7 @@ mod tests {
             select(&sizing, &[filter.to_owned()])
                 .unwrap()
                 .iter()
-                .map(|(e, c)| case_id(e, c))
+                .map(|(e, c)| c.id(e).to_string())
                 .collect()
         };
         assert_eq!(ids("copy/offset/offset=1").len(), 11);

@@ -80,3 +80,21 @@ pub fn reflect(kernel: &str, source: &str) -> Result<Reflection, String> {
             .collect(),
     })
 }
+
+/// The reflection of `kernel`, every shader reflected once per process: the one
+/// source of a kernel's binding signature and uniform size.
+pub fn signature(kernel: &str) -> Result<&'static Reflection, String> {
+    static ALL: std::sync::OnceLock<Vec<(&str, Result<Reflection, String>)>> =
+        std::sync::OnceLock::new();
+    let all = ALL.get_or_init(|| {
+        SHADERS
+            .iter()
+            .map(|(name, source)| (*name, reflect(name, source)))
+            .collect()
+    });
+    match all.iter().find(|(name, _)| *name == kernel) {
+        Some((_, Ok(reflection))) => Ok(reflection),
+        Some((_, Err(error))) => Err(error.clone()),
+        None => Err(format!("no shader named {kernel}")),
+    }
+}

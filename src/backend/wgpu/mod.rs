@@ -735,23 +735,14 @@ fn write_parallel(staging: &wgpu::Buffer, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// What a case's kernel is built from: its declared bindings checked against the
-/// case's buffers, and its shader.
+/// What a case's kernel is built from: its shader, whose reflected bindings the
+/// case's buffers agree with.
 fn describe_pipeline<'a>(
     experiment: &Experiment,
     case: &'a Case,
     checks: BoundsChecks,
 ) -> Result<Pipeline<'a>> {
-    let kernel = experiment
-        .kernel
-        .ok_or_else(|| Error::Gpu(format!("{} runs no kernel", experiment.name())))?;
-    let signature: Vec<Binding> = case.buffers.iter().map(Buffer::binding).collect();
-    if signature != experiment.bindings {
-        return Err(Error::Gpu(format!(
-            "{kernel}: buffers {signature:?} do not match the declared bindings {:?}",
-            experiment.bindings
-        )));
-    }
+    let kernel = experiment.kernel_for(case).map_err(Error::Gpu)?;
     let source = shaders::source(kernel)
         .ok_or_else(|| Error::Gpu(format!("no shader shaders/{kernel}.wgsl")))?;
     Ok(Pipeline {

@@ -62,12 +62,12 @@ pub fn measure(
     settings: &RunSettings,
     data: CaseData,
 ) -> Result<Timing> {
-    let shape = Shape::parse(&case.param).map_err(Error::Case)?;
+    let shape = Shape::of(&case.params).map_err(Error::Case)?;
     let (Some(sent), Some(expected)) = (data.inputs.first(), data.expected.first()) else {
         return Err(Error::Case(format!(
             "{}/{} declares no data",
             experiment.name(),
-            case.param
+            case.params
         )));
     };
     let transfer = Transfer {

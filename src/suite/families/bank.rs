@@ -17,16 +17,14 @@
 //! depends on every one. Bytes are workgroup-memory bytes (the one write and `r`
 //! reads per invocation): the family's GB/s is on-chip throughput, not DRAM bandwidth.
 
-use std::sync::Arc;
-
 use bytemuck::{Pod, Zeroable};
+use rayon::prelude::*;
 
+use crate::params;
 use crate::suite::{
-    Binding, Buffer, Case, CaseData, Expected, Experiment, Grid, Measure, Sizing, f32_data,
-    fill_parallel, words,
+    Buffer, Case, CaseData, Expected, Experiment, Family, Grid, Key, Measure, Params, Sizing,
+    f32_data, words,
 };
-
-const BINDINGS: &[Binding] = &[Binding::Uniform, Binding::ReadOnly, Binding::ReadWrite];
 
 /// Banks of workgroup memory (every current GPU): a tile row is one bank-wide, and the
 /// reads' column shifts cycle through this many values.
@@ -212,14 +210,12 @@ const fn tile(rows: u32, pad: u32, pad_override: bool, write: Order, read: Order
 macro_rules! tile_experiment {
     ($variant:literal, $kernel:literal, $claim:literal, $pattern:expr) => {
         Experiment {
-            family: "bank",
+            family: Family::Bank,
             variant: $variant,
             kernel: Some($kernel),
             measure: Measure::Kernel,
-            bindings: BINDINGS,
-            uniform_bytes: Some(size_of::<TileParams>() as u64),
             claim: $claim,
-            cases: |sizing| vec![case(sizing, $pattern, String::new())],
+            cases: |sizing| vec![case(sizing, $pattern, Params::new())],
         }
     };
 }
@@ -292,12 +288,10 @@ pub const RECT_ROW_COL_PAD: Experiment = tile_experiment!(
 );
 
 pub const STRIDE: Experiment = Experiment {
-    family: "bank",
+    family: Family::Bank,
     variant: "stride",
     kernel: Some("bank_stride"),
     measure: Measure::Kernel,
-    bindings: BINDINGS,
-    uniform_bytes: Some(size_of::<StrideParams>() as u64),
     claim: "lane l reads word l*s of a 1024-word tile: gcd(s, 32)-way conflicts, so time \
             grows with the largest power of two dividing s; s = 0 (one word for all lanes) \
             is a broadcast, no conflict",
@@ -310,7 +304,7 @@ const MAX_STRIDE: u32 = 32;
 /// Stride 0 is the broadcast: every lane reads the same word.
 fn stride_cases(sizing: &Sizing) -> Vec<Case> {
     (0..=MAX_STRIDE)
-        .map(|stride| case(sizing, Pattern::Stride(stride), format!("stride={stride};")))
+        .map(|stride| case(sizing, Pattern::Stride(stride), params!(Stride => stride)))
         .collect()
 }
 
@@ -325,52 +319,37 @@ pub(super) fn on_chip_size(sizing: &Sizing) -> (u32, u32) {
     }
 }
 
-/// The case of `pattern`; its param is `param_prefix` then `r=R`.
-fn case(sizing: &Sizing, pattern: Pattern, param_prefix: String) -> Case {
+/// The case of `pattern`; its params are `params` then `r=R`.
+fn case(sizing: &Sizing, pattern: Pattern, params: Params) -> Case {
     let (invocations, r) = on_chip_size(sizing);
     let lanes = pattern.lanes();
-    let mut skip = sizing.workgroup_skip(lanes, 4 * pattern.tile_words());
-    let workgroups = Grid::OneD
-        .workgroups(
-            u64::from(invocations / lanes),
-            sizing.max_workgroups_per_dimension,
-        )
-        .unwrap_or_else(|reason| {
-            skip.get_or_insert(reason);
-            [0, 1, 1]
-        });
     let words = invocations as usize;
     // One write and r reads of a 4-byte word per invocation.
     let accesses = u64::from(invocations) * (u64::from(r) + 1);
-    Case {
-        param: format!("{param_prefix}r={r}"),
-        workgroup_size: pattern.workgroup_size(),
-        overrides: pattern.overrides(),
-        workgroups,
-        elements: accesses,
-        bytes: 4 * accesses,
-        skip,
-        buffers: vec![
+    Case::builder(sizing, params.with(Key::Repeats, r))
+        .workgroup(pattern.workgroup_size(), 4 * pattern.tile_words())
+        .grid(Grid::OneD, u64::from(invocations / lanes))
+        .constants(pattern.overrides())
+        .moves(accesses, 4 * accesses)
+        .buffers(vec![
             Buffer::Uniform(pattern.uniform(r)),
             Buffer::Input(words),
             Buffer::Output(words),
-        ],
-        data: Arc::new(move || {
+        ])
+        .data(move || {
             let src = f32_data(words, 11);
             let expected = reference(pattern, r, &src);
             CaseData {
                 inputs: vec![src],
                 expected: vec![Expected::Exact(expected)],
             }
-        }),
-    }
+        })
 }
 
 /// What every invocation writes: the fold of its `r` reads of its workgroup's tile,
 /// which invocation i filled with `src` at its write word.
 fn reference(pattern: Pattern, r: u32, src: &[u32]) -> Vec<u32> {
     let lanes = pattern.lanes() as usize;
-    let mut out = vec![0u32; src.len()];
     let workgroups: Vec<&[u32]> = src.chunks(lanes).collect();
     let tiles: Vec<Vec<u32>> = workgroups
         .iter()
@@ -382,12 +361,14 @@ fn reference(pattern: Pattern, r: u32, src: &[u32]) -> Vec<u32> {
             tile
         })
         .collect();
-    fill_parallel(&mut out, |g| {
-        let tile = &tiles[g / lanes];
-        let i = (g % lanes) as u32;
-        fold_periodic(r, BANKS, |k| tile[pattern.read_word(i, k)])
-    });
-    out
+    (0..src.len())
+        .into_par_iter()
+        .map(|g| {
+            let tile = &tiles[g / lanes];
+            let i = (g % lanes) as u32;
+            fold_periodic(r, BANKS, |k| tile[pattern.read_word(i, k)])
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -483,14 +464,14 @@ mod tests {
         let [case] = &(ROW_COL.cases)(&sizing)[..] else {
             panic!("one case");
         };
-        assert_eq!(case.param, "r=1024");
+        assert_eq!(case.params.to_string(), "r=1024");
         assert_eq!(case.workgroups, [2112, 1, 1]);
         assert_eq!(case.bytes, 4 * 2112 * 1024 * 1025);
         let rect = (RECT_ROW_COL.cases)(&sizing);
         assert_eq!(rect[0].workgroups, [4224, 1, 1]);
         let strides = (STRIDE.cases)(&sizing);
         assert_eq!(strides.len(), 33);
-        assert_eq!(strides[3].param, "stride=3;r=1024");
+        assert_eq!(strides[3].params.to_string(), "stride=3;r=1024");
         let small = Sizing {
             max_workgroup_invocations: 512,
             ..sizing

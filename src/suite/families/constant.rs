@@ -15,13 +15,12 @@
 //! read can be hoisted or dropped and the verified output depends on every one. Bytes
 //! are the bytes the lanes read (4 per read): on-chip throughput, not DRAM bandwidth.
 
-use std::sync::Arc;
-
 use bytemuck::{Pod, Zeroable};
 
 use super::bank::{MIX, fold_periodic, on_chip_size};
+use crate::params;
 use crate::suite::{
-    Binding, Buffer, Case, CaseData, Expected, Experiment, Grid, Measure, Sizing, f32_data,
+    Buffer, Case, CaseData, Expected, Experiment, Family, Grid, Measure, Sizing, f32_data,
 };
 
 /// Words of the table: small enough for any constant cache (1 KiB), and a power of two
@@ -47,12 +46,10 @@ struct UniformParams {
 }
 
 pub const UNIFORM: Experiment = Experiment {
-    family: "constant",
+    family: Family::Constant,
     variant: "uniform",
     kernel: Some("constant_uniform"),
     measure: Measure::Kernel,
-    bindings: &[Binding::Uniform, Binding::ReadWrite],
-    uniform_bytes: Some(size_of::<UniformParams>() as u64),
     claim: "the constant path serves one address per request at register speed \
             (broadcast) and serialises distinct ones: divergent reads of 32 lanes are \
             about 32 times slower",
@@ -60,12 +57,10 @@ pub const UNIFORM: Experiment = Experiment {
 };
 
 pub const STORAGE: Experiment = Experiment {
-    family: "constant",
+    family: Family::Constant,
     variant: "storage",
     kernel: Some("constant_storage"),
     measure: Measure::Kernel,
-    bindings: &[Binding::Uniform, Binding::ReadOnly, Binding::ReadWrite],
-    uniform_bytes: Some(size_of::<Params>() as u64),
     claim: "the read-only storage path coalesces divergent reads of consecutive words \
             into a few sectors: broadcast and divergent cost about the same",
     cases: |sizing| cases(sizing, Path::Storage),
@@ -89,16 +84,6 @@ fn cases(sizing: &Sizing, path: Path) -> Vec<Case> {
 
 fn case(sizing: &Sizing, path: Path, divergent: bool) -> Case {
     let (invocations, r) = on_chip_size(sizing);
-    let mut skip = sizing.workgroup_skip(WORKGROUP, 0);
-    let workgroups = Grid::OneD
-        .workgroups(
-            u64::from(invocations / WORKGROUP),
-            sizing.max_workgroups_per_dimension,
-        )
-        .unwrap_or_else(|reason| {
-            skip.get_or_insert(reason);
-            [0, 1, 1]
-        });
     let params = Params {
         r,
         index_mask: TABLE_WORDS - 1,
@@ -122,23 +107,18 @@ fn case(sizing: &Sizing, path: Path, divergent: bool) -> Case {
         ],
     };
     let reads = u64::from(invocations) * u64::from(r);
-    Case {
-        param: format!(
-            "read={};r={r}",
-            if divergent { "divergent" } else { "broadcast" }
-        ),
-        workgroup_size: [WORKGROUP, 1, 1],
-        overrides: vec![
+    let read = if divergent { "divergent" } else { "broadcast" };
+    Case::builder(sizing, params!(Read => read, Repeats => r))
+        .workgroup([WORKGROUP, 1, 1], 0)
+        .grid(Grid::OneD, u64::from(invocations / WORKGROUP))
+        .constants([
             ("WORKGROUP_SIZE", f64::from(WORKGROUP)),
             ("DIVERGENT", f64::from(u8::from(divergent))),
             ("MIX", f64::from(MIX)),
-        ],
-        workgroups,
-        elements: reads,
-        bytes: 4 * reads,
-        skip,
-        buffers,
-        data: Arc::new(move || {
+        ])
+        .moves(reads, 4 * reads)
+        .buffers(buffers)
+        .data(move || {
             let expected = reference(&table, r, divergent, words);
             CaseData {
                 inputs: match path {
@@ -147,8 +127,7 @@ fn case(sizing: &Sizing, path: Path, divergent: bool) -> Case {
                 },
                 expected: vec![Expected::Exact(expected)],
             }
-        }),
-    }
+        })
 }
 
 /// What each of `words` invocations writes: the fold of its `r` reads, element
@@ -195,7 +174,7 @@ mod tests {
         };
         assert_eq!(words[..2], [1024, 255]);
         assert_eq!(words[4..], f32_data(TABLE_WORDS as usize, TABLE_SEED)[..]);
-        assert_eq!(case.param, "read=broadcast;r=1024");
+        assert_eq!(case.params.to_string(), "read=broadcast;r=1024");
         assert_eq!(case.bytes, 4 * 2112 * 1024 * 1024);
     }
 }

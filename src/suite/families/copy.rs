@@ -15,12 +15,13 @@ use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::suite::{
-    Binding, Buffer, Case, CaseData, Expected, Experiment, Grid, Measure, POISON, Sizing, f32_data,
-    fill_parallel,
-};
+use rayon::prelude::*;
 
-const BINDINGS: &[Binding] = &[Binding::Uniform, Binding::ReadOnly, Binding::ReadWrite];
+use crate::params;
+use crate::suite::{
+    Buffer, Case, CaseData, Expected, Experiment, Family, Grid, Measure, POISON, Params, Sizing,
+    f32_data,
+};
 
 /// Workgroup size and grid of the one-element-per-invocation kernels: the fastest
 /// that `launch` measured on an H200 (512: 2409 GB/s, 256: 2295, 1024: 2192; 1-D and
@@ -59,11 +60,9 @@ struct PeakParams {
 }
 
 pub const OFFSET: Experiment = Experiment {
-    family: "copy",
+    family: Family::Copy,
     variant: "offset",
     kernel: Some("copy_offset"),
-    bindings: BINDINGS,
-    uniform_bytes: Some(size_of::<OffsetParams>() as u64),
     claim: "offset 0 or a multiple of 8 words needs 4 sectors per 32-lane request, any \
             other 5: about 4/5 of the aligned bandwidth, softened by cached neighbours",
     cases: offset_cases,
@@ -71,11 +70,9 @@ pub const OFFSET: Experiment = Experiment {
 };
 
 pub const STRIDE: Experiment = Experiment {
-    family: "copy",
+    family: Family::Copy,
     variant: "stride",
     kernel: Some("copy_stride"),
-    bindings: BINDINGS,
-    uniform_bytes: Some(size_of::<StrideParams>() as u64),
     claim: "stride 2 halves load/store efficiency; it falls as 1/s until every lane \
             needs its own sector (1/8 for 4-byte words)",
     cases: stride_cases,
@@ -83,11 +80,9 @@ pub const STRIDE: Experiment = Experiment {
 };
 
 pub const PEAK: Experiment = Experiment {
-    family: "copy",
+    family: Family::Copy,
     variant: "peak",
     kernel: Some("copy_peak"),
-    bindings: BINDINGS,
-    uniform_bytes: Some(size_of::<PeakParams>() as u64),
     claim: "a wide vec4 copy is the practical bandwidth ceiling; one vec4 per invocation \
             and a grid-stride loop are both tried",
     cases: peak_cases,
@@ -95,11 +90,9 @@ pub const PEAK: Experiment = Experiment {
 };
 
 pub const LAUNCH: Experiment = Experiment {
-    family: "copy",
+    family: Family::Copy,
     variant: "launch",
     kernel: Some("copy_offset"),
-    bindings: BINDINGS,
-    uniform_bytes: Some(size_of::<OffsetParams>() as u64),
     claim: "the host-side launch of copy/offset at offset 0 (workgroup size, 1-D or 2-D \
             grid) should not change the bandwidth much; the fastest is the default",
     cases: launch_cases,
@@ -122,8 +115,10 @@ fn copy_data(
 ) -> Data {
     Arc::new(move || {
         let src = f32_data(words, seed);
-        let mut expected = vec![0; words];
-        fill_parallel(&mut expected, |i| if copied(i) { src[i] } else { POISON });
+        let expected = (0..words)
+            .into_par_iter()
+            .map(|i| if copied(i) { src[i] } else { POISON })
+            .collect();
         CaseData {
             inputs: vec![src],
             expected: vec![Expected::Exact(expected)],
@@ -134,8 +129,8 @@ fn copy_data(
 /// A copy case: `invocations` invocations read and write `elements` useful words of
 /// a `words`-word buffer, with kernel parameters `params`.
 struct CopyCase<P> {
-    param: String,
-    params: P,
+    params: Params,
+    uniform: P,
     invocations: usize,
     elements: usize,
     words: usize,
@@ -147,45 +142,25 @@ struct CopyCase<P> {
 impl<P: Pod> CopyCase<P> {
     fn case(self, sizing: &Sizing) -> Case {
         let workgroup = self.workgroup;
-        let mut skip = None;
-        if workgroup > sizing.max_workgroup_invocations {
-            skip = Some(format!(
-                "workgroup of {workgroup} exceeds the adapter's {} invocations",
-                sizing.max_workgroup_invocations
-            ));
-        }
-        let workgroups = self
-            .grid
-            .workgroups(
-                (self.invocations as u64).div_ceil(u64::from(workgroup)),
-                sizing.max_workgroups_per_dimension,
-            )
-            .unwrap_or_else(|reason| {
-                skip.get_or_insert(reason);
-                [0, 1, 1]
-            });
-        Case {
-            param: self.param,
-            workgroup_size: [workgroup, 1, 1],
-            overrides: vec![("WORKGROUP_SIZE", f64::from(workgroup))],
-            workgroups,
-            elements: self.elements as u64,
-            bytes: 2 * 4 * self.elements as u64,
-            skip,
-            buffers: vec![
-                Buffer::uniform(self.params),
+        let groups = (self.invocations as u64).div_ceil(u64::from(workgroup));
+        Case::builder(sizing, self.params)
+            .workgroup([workgroup, 1, 1], 0)
+            .grid(self.grid, groups)
+            .constant("WORKGROUP_SIZE", f64::from(workgroup))
+            .moves(self.elements as u64, 2 * 4 * self.elements as u64)
+            .buffers(vec![
+                Buffer::uniform(self.uniform),
                 Buffer::Input(self.words),
                 Buffer::Output(self.words),
-            ],
-            data: self.data,
-        }
+            ])
+            .shared_data(self.data)
     }
 }
 
 /// `dst[i + offset] = src[i + offset]` for `i < n` over a buffer of `words`.
 fn offset_case(
     sizing: &Sizing,
-    param: String,
+    params: Params,
     n: usize,
     offset: u32,
     workgroup: u32,
@@ -194,8 +169,8 @@ fn offset_case(
     let words = buffer_words(sizing);
     let window = offset as usize..offset as usize + n;
     CopyCase {
-        param,
-        params: OffsetParams {
+        params,
+        uniform: OffsetParams {
             n: n as u32,
             offset,
         },
@@ -215,7 +190,7 @@ fn offset_cases(sizing: &Sizing) -> Vec<Case> {
         .map(|offset| {
             offset_case(
                 sizing,
-                format!("offset={offset}"),
+                params!(Offset => offset),
                 n,
                 offset,
                 DEFAULT_WORKGROUP,
@@ -235,8 +210,8 @@ fn launch_cases(sizing: &Sizing) -> Vec<Case> {
         .into_iter()
         .flat_map(|workgroup| [Grid::OneD, Grid::TwoD].map(|grid| (workgroup, grid)))
         .map(|(workgroup, grid)| {
-            let param = format!("wg={workgroup};grid={}", grid.label());
-            offset_case(sizing, param, n, 0, workgroup, grid)
+            let params = params!(Wg => workgroup, Grid => grid.label());
+            offset_case(sizing, params, n, 0, workgroup, grid)
         })
         .collect()
 }
@@ -248,8 +223,8 @@ fn stride_cases(sizing: &Sizing) -> Vec<Case> {
             let n = words / stride as usize;
             let s = stride as usize;
             CopyCase {
-                param: format!("stride={stride}"),
-                params: StrideParams {
+                params: params!(Stride => stride),
+                uniform: StrideParams {
                     n: n as u32,
                     stride,
                 },
@@ -275,8 +250,8 @@ fn peak_cases(sizing: &Sizing) -> Vec<Case> {
     .into_iter()
     .map(|(launch, invocations)| {
         CopyCase {
-            param: format!("launch={launch}"),
-            params: PeakParams { n: vec4s as u32 },
+            params: params!(Launch => launch),
+            uniform: PeakParams { n: vec4s as u32 },
             invocations,
             elements: words,
             words,
@@ -311,7 +286,7 @@ mod tests {
         assert_eq!(strides[0].bytes, 8 * words);
         assert_eq!(strides[7].bytes, 8 * (words / 8));
         for case in peak_cases(&sizing) {
-            assert_eq!(case.bytes, 8 * words, "{}", case.param);
+            assert_eq!(case.bytes, 8 * words, "{}", case.params);
         }
     }
 
@@ -321,7 +296,7 @@ mod tests {
             buffer_bytes: Some(256),
             ..Sizing::nominal(true)
         };
-        let case = offset_case(&sizing, "offset=5".into(), 32, 5, 32, Grid::TwoD);
+        let case = offset_case(&sizing, params!(Offset => 5u32), 32, 5, 32, Grid::TwoD);
         assert_eq!(case.buffers[2], Buffer::Output(64));
         let data = (case.data)();
         let Expected::Exact(expected) = &data.expected[0] else {
@@ -341,7 +316,7 @@ mod tests {
         let runnable: Vec<_> = cases
             .iter()
             .filter(|c| c.skip.is_none())
-            .map(|c| c.param.as_str())
+            .map(|c| c.params.to_string())
             .collect();
         assert_eq!(
             runnable,

@@ -16,13 +16,12 @@
 //! so its first 31 means count the missing elements as 0. Bytes are n reads and n
 //! writes.
 
-use std::sync::Arc;
-
 use bytemuck::{Pod, Zeroable};
+use rayon::prelude::*;
 
+use crate::params;
 use crate::suite::{
-    Binding, Buffer, Case, CaseData, Expected, Experiment, Grid, Measure, Sizing, f32_data,
-    fill_parallel,
+    Buffer, Case, CaseData, Expected, Experiment, Family, Grid, Measure, Sizing, f32_data,
 };
 
 /// Window of the running mean (the shaders' `W`).
@@ -45,27 +44,21 @@ struct Params {
     series: u32,
 }
 
-const BINDINGS: &[Binding] = &[Binding::Uniform, Binding::ReadOnly, Binding::ReadWrite];
-
 pub const REGISTER_ARRAY: Experiment = Experiment {
-    family: "localmem",
+    family: Family::Localmem,
     variant: "register_array",
     kernel: Some("localmem_register_array"),
     measure: Measure::Kernel,
-    bindings: BINDINGS,
-    uniform_bytes: Some(size_of::<Params>() as u64),
     claim: "a private window indexed by loop constants stays in registers: the running \
             mean runs at streaming bandwidth",
     cases,
 };
 
 pub const DYNAMIC_INDEX: Experiment = Experiment {
-    family: "localmem",
+    family: Family::Localmem,
     variant: "dynamic_index",
     kernel: Some("localmem_dynamic_index"),
     measure: Measure::Kernel,
-    bindings: BINDINGS,
-    uniform_bytes: Some(size_of::<Params>() as u64),
     claim: "a window indexed at run time ((j + n) % W) may live in local memory: slower \
             than register_array where the compiler cannot keep it in registers",
     cases,
@@ -74,41 +67,33 @@ pub const DYNAMIC_INDEX: Experiment = Experiment {
 fn cases(sizing: &Sizing) -> Vec<Case> {
     let series = (sizing.stream_buffer_bytes() / 4) as usize / SERIES_LENGTH;
     let n = series * SERIES_LENGTH;
-    let mut skip = sizing.workgroup_skip(WORKGROUP, 0);
-    let workgroups = Grid::OneD
-        .workgroups(
-            (series as u64).div_ceil(u64::from(WORKGROUP)),
-            sizing.max_workgroups_per_dimension,
-        )
-        .unwrap_or_else(|reason| {
-            skip.get_or_insert(reason);
-            [0, 1, 1]
-        });
     let params = Params {
         n: n as u32,
         series: series as u32,
     };
-    vec![Case {
-        param: format!("n={n}"),
-        workgroup_size: [WORKGROUP, 1, 1],
-        overrides: vec![("WORKGROUP_SIZE", f64::from(WORKGROUP))],
-        workgroups,
-        elements: n as u64,
-        bytes: 8 * n as u64,
-        skip,
-        buffers: vec![Buffer::uniform(params), Buffer::Input(n), Buffer::Output(n)],
-        data: Arc::new(move || {
-            let src = f32_data(n, 41);
-            let expected = Expected::Approx {
-                values: reference(&src, series),
-                tolerance: TOLERANCE,
-            };
-            CaseData {
-                inputs: vec![src],
-                expected: vec![expected],
-            }
-        }),
-    }]
+    vec![
+        Case::builder(sizing, params!(N => n))
+            .workgroup([WORKGROUP, 1, 1], 0)
+            .grid(Grid::OneD, (series as u64).div_ceil(u64::from(WORKGROUP)))
+            .constant("WORKGROUP_SIZE", f64::from(WORKGROUP))
+            .moves(n as u64, 8 * n as u64)
+            .buffers(vec![
+                Buffer::uniform(params),
+                Buffer::Input(n),
+                Buffer::Output(n),
+            ])
+            .data(move || {
+                let src = f32_data(n, 41);
+                let expected = Expected::Approx {
+                    values: reference(&src, series),
+                    tolerance: TOLERANCE,
+                };
+                CaseData {
+                    inputs: vec![src],
+                    expected: vec![expected],
+                }
+            }),
+    ]
 }
 
 /// The running means of `series` interleaved series, each computed as the kernels do:
@@ -116,22 +101,25 @@ fn cases(sizing: &Sizing) -> Vec<Case> {
 /// `sum × (1 / W)`.
 fn reference(src: &[u32], series: usize) -> Vec<f32> {
     let length = src.len() / series.max(1);
-    let mut by_series = vec![Vec::new(); series];
-    fill_parallel(&mut by_series, |t| {
-        let mut window = [0f32; WINDOW];
-        let mut sum = 0f32;
-        (0..length)
-            .map(|j| {
-                let x = f32::from_bits(src[j * series + t]);
-                sum += x - window[j % WINDOW];
-                window[j % WINDOW] = x;
-                sum * (1.0 / WINDOW as f32)
-            })
-            .collect::<Vec<f32>>()
-    });
-    let mut out = vec![0f32; src.len()];
-    fill_parallel(&mut out, |at| by_series[at % series][at / series]);
-    out
+    let by_series: Vec<Vec<f32>> = (0..series)
+        .into_par_iter()
+        .map(|t| {
+            let mut window = [0f32; WINDOW];
+            let mut sum = 0f32;
+            (0..length)
+                .map(|j| {
+                    let x = f32::from_bits(src[j * series + t]);
+                    sum += x - window[j % WINDOW];
+                    window[j % WINDOW] = x;
+                    sum * (1.0 / WINDOW as f32)
+                })
+                .collect()
+        })
+        .collect();
+    (0..src.len())
+        .into_par_iter()
+        .map(|at| by_series[at % series][at / series])
+        .collect()
 }
 
 #[cfg(test)]
@@ -162,7 +150,7 @@ mod tests {
         let [case] = &cases(&Sizing::nominal(false))[..] else {
             panic!("one case");
         };
-        assert_eq!(case.param, "n=67108864");
+        assert_eq!(case.params.to_string(), "n=67108864");
         assert_eq!(case.workgroups, [1024, 1, 1]);
         assert_eq!(case.bytes, 8 << 26);
     }

@@ -26,23 +26,13 @@
 //! a workgroup-memory tree, a `subgroupShuffleXor` butterfly, or `subgroupAdd`.
 //! `smem_unroll4` and `subgroup_add` are also swept over workgroup sizes.
 
-use std::sync::Arc;
-
 use bytemuck::{Pod, Zeroable};
+use rayon::prelude::*;
 
+use crate::params;
 use crate::suite::{
-    Binding, Buffer, Case, CaseData, Expected, Experiment, Grid, Measure, Sizing, fill_parallel,
-    mix, parallel_map, words,
+    Buffer, Case, CaseData, Expected, Experiment, Family, Grid, Measure, Params, Sizing, mix, words,
 };
-
-/// In-place global trees: the uniform, the input, the partials, the scratch copy.
-const GLOBAL_BINDINGS: &[Binding] = &[
-    Binding::Uniform,
-    Binding::ReadOnly,
-    Binding::ReadWrite,
-    Binding::ReadWrite,
-];
-const BINDINGS: &[Binding] = &[Binding::Uniform, Binding::ReadOnly, Binding::ReadWrite];
 
 /// The element counts of a full run: the classic 2^24, and 2^28 (1 GiB, far beyond
 /// any L2).
@@ -139,16 +129,11 @@ const SMEM_UNROLL4_VARIANT: Variant = Variant::stream(false, true);
 const SHUFFLE_VARIANT: Variant = Variant::stream(true, false);
 const SUBGROUP_ADD_VARIANT: Variant = Variant::stream(true, true);
 
-const BLOCK_UNIFORM: Option<u64> = Some(size_of::<BlockParams>() as u64);
-const STREAM_UNIFORM: Option<u64> = Some(size_of::<StreamParams>() as u64);
-
 pub const NEIGHBORED: Experiment = Experiment {
-    family: "reduce",
+    family: Family::Reduce,
     variant: "neighbored",
     kernel: Some("reduce_neighbored"),
     measure: Measure::Kernel,
-    bindings: GLOBAL_BINDINGS,
-    uniform_bytes: BLOCK_UNIFORM,
     claim: "the baseline: a global-memory tree of neighbouring pairs (`lid % (2*stride) \
             == 0`) keeps most lanes of every subgroup idle but scheduled; partials \
             summed on the host (untimed)",
@@ -156,24 +141,20 @@ pub const NEIGHBORED: Experiment = Experiment {
 };
 
 pub const NEIGHBORED_LESS: Experiment = Experiment {
-    family: "reduce",
+    family: Family::Reduce,
     variant: "neighbored_less",
     kernel: Some("reduce_neighbored_less"),
     measure: Measure::Kernel,
-    bindings: GLOBAL_BINDINGS,
-    uniform_bytes: BLOCK_UNIFORM,
     claim: "packing the active lanes (`index = 2*stride*lid`) removes the divergence: \
             faster than neighbored; partials summed on the host (untimed)",
     cases: |sizing| cases(sizing, &NEIGHBORED_VARIANT),
 };
 
 pub const INTERLEAVED: Experiment = Experiment {
-    family: "reduce",
+    family: Family::Reduce,
     variant: "interleaved",
     kernel: Some("reduce_interleaved"),
     measure: Measure::Kernel,
-    bindings: GLOBAL_BINDINGS,
-    uniform_bytes: BLOCK_UNIFORM,
     claim: "interleaved pairs (the stride halving) keep the active lanes packed and their \
             accesses contiguous: faster than neighbored_less; partials summed on the \
             host (untimed)",
@@ -181,12 +162,10 @@ pub const INTERLEAVED: Experiment = Experiment {
 };
 
 pub const UNROLL2: Experiment = Experiment {
-    family: "reduce",
+    family: Family::Reduce,
     variant: "unroll2",
     kernel: Some("reduce_unroll"),
     measure: Measure::Kernel,
-    bindings: GLOBAL_BINDINGS,
-    uniform_bytes: BLOCK_UNIFORM,
     claim: "a workgroup that first adds 2 blocks has 2 loads in flight per invocation \
             and half the tree work per element: faster than interleaved; partials \
             summed on the host (untimed)",
@@ -194,36 +173,30 @@ pub const UNROLL2: Experiment = Experiment {
 };
 
 pub const UNROLL4: Experiment = Experiment {
-    family: "reduce",
+    family: Family::Reduce,
     variant: "unroll4",
     kernel: Some("reduce_unroll"),
     measure: Measure::Kernel,
-    bindings: GLOBAL_BINDINGS,
-    uniform_bytes: BLOCK_UNIFORM,
     claim: "adding 4 blocks first: faster than unroll2; partials summed on the host \
             (untimed)",
     cases: |sizing| cases(sizing, &UNROLL4_VARIANT),
 };
 
 pub const UNROLL8: Experiment = Experiment {
-    family: "reduce",
+    family: Family::Reduce,
     variant: "unroll8",
     kernel: Some("reduce_unroll"),
     measure: Measure::Kernel,
-    bindings: GLOBAL_BINDINGS,
-    uniform_bytes: BLOCK_UNIFORM,
     claim: "adding 8 blocks first: faster than unroll4; partials summed on the host \
             (untimed)",
     cases: |sizing| cases(sizing, &UNROLL8_VARIANT),
 };
 
 pub const UNROLL8_LASTWARP: Experiment = Experiment {
-    family: "reduce",
+    family: Family::Reduce,
     variant: "unroll8_lastwarp",
     kernel: Some("reduce_unroll8_lastwarp"),
     measure: Measure::Kernel,
-    bindings: GLOBAL_BINDINGS,
-    uniform_bytes: BLOCK_UNIFORM,
     claim: "finishing the last subgroup without barriers saves the tree's last steps: \
             faster than unroll8 (subgroupAdd: the original's volatile warp-synchronous \
             tail is a data race in WGSL); partials summed on the host (untimed)",
@@ -231,12 +204,10 @@ pub const UNROLL8_LASTWARP: Experiment = Experiment {
 };
 
 pub const SMEM: Experiment = Experiment {
-    family: "reduce",
+    family: Family::Reduce,
     variant: "smem",
     kernel: Some("reduce_smem"),
     measure: Measure::Kernel,
-    bindings: BINDINGS,
-    uniform_bytes: BLOCK_UNIFORM,
     claim: "the tree in workgroup memory instead of global memory: faster than \
             interleaved (every step barrier-separated: the original's volatile last \
             warp is a data race in WGSL); partials summed on the host (untimed)",
@@ -244,12 +215,10 @@ pub const SMEM: Experiment = Experiment {
 };
 
 pub const SMEM_OVERRIDE: Experiment = Experiment {
-    family: "reduce",
+    family: Family::Reduce,
     variant: "smem_override",
     kernel: Some("reduce_smem_override"),
     measure: Measure::Kernel,
-    bindings: BINDINGS,
-    uniform_bytes: BLOCK_UNIFORM,
     claim: "a workgroup array sized by an override constant (WGSL's dynamic shared \
             memory) is as fast as smem's statically sized one; partials summed on the \
             host (untimed)",
@@ -257,24 +226,20 @@ pub const SMEM_OVERRIDE: Experiment = Experiment {
 };
 
 pub const SMEM_UNROLL4: Experiment = Experiment {
-    family: "reduce",
+    family: Family::Reduce,
     variant: "smem_unroll4",
     kernel: Some("reduce_smem_unroll4"),
     measure: Measure::Kernel,
-    bindings: BINDINGS,
-    uniform_bytes: STREAM_UNIFORM,
     claim: "four vec4 loads in flight per invocation (grid-stride) and a workgroup-memory \
             tree: close to the read bandwidth; partials summed on the host (untimed)",
     cases: |sizing| cases(sizing, &SMEM_UNROLL4_VARIANT),
 };
 
 pub const SUBGROUP_SHUFFLE: Experiment = Experiment {
-    family: "reduce",
+    family: Family::Reduce,
     variant: "subgroup_shuffle",
     kernel: Some("reduce_subgroup_shuffle"),
     measure: Measure::Kernel,
-    bindings: BINDINGS,
-    uniform_bytes: STREAM_UNIFORM,
     claim: "smem_unroll4's loads, each subgroup reduced by a subgroupShuffleXor \
             butterfly instead of workgroup-memory steps: at least as fast; partials \
             summed on the host (untimed)",
@@ -282,12 +247,10 @@ pub const SUBGROUP_SHUFFLE: Experiment = Experiment {
 };
 
 pub const SUBGROUP_ADD: Experiment = Experiment {
-    family: "reduce",
+    family: Family::Reduce,
     variant: "subgroup_add",
     kernel: Some("reduce_subgroup_add"),
     measure: Measure::Kernel,
-    bindings: BINDINGS,
-    uniform_bytes: STREAM_UNIFORM,
     claim: "smem_unroll4's loads, each subgroup reduced by one subgroupAdd: the fastest, \
             at least 0.9 of copy/peak's effective bandwidth at n = 2^28; partials summed \
             on the host (untimed)",
@@ -314,7 +277,7 @@ fn cases(sizing: &Sizing, variant: &Variant) -> Vec<Case> {
     };
     let mut cases: Vec<Case> = counts
         .iter()
-        .map(|&n| case(sizing, variant, n, default_workgroup, format!("n={n}")))
+        .map(|&n| case(sizing, variant, n, default_workgroup, params!(N => n)))
         .collect();
     if let (true, Some(&n)) = (variant.sweep, counts.last()) {
         // The default workgroup's point of the sweep is the plain `n=` case.
@@ -322,7 +285,7 @@ fn cases(sizing: &Sizing, variant: &Variant) -> Vec<Case> {
             SWEEP_WORKGROUPS
                 .into_iter()
                 .filter(|&w| w != default_workgroup)
-                .map(|w| case(sizing, variant, n, w, format!("n={n};wg={w}"))),
+                .map(|w| case(sizing, variant, n, w, params!(N => n, Wg => w))),
         );
     }
     cases
@@ -342,7 +305,7 @@ enum Layout {
 }
 
 /// One variant at `n` elements and `workgroup` invocations per workgroup.
-fn case(sizing: &Sizing, variant: &Variant, n: u64, workgroup: u32, param: String) -> Case {
+fn case(sizing: &Sizing, variant: &Variant, n: u64, workgroup: u32, params: Params) -> Case {
     let w = u64::from(workgroup);
     let mut overrides = vec![("WORKGROUP_SIZE", f64::from(workgroup))];
     // Workgroup memory, and the elements n must be a whole number of: one workgroup's
@@ -358,22 +321,6 @@ fn case(sizing: &Sizing, variant: &Variant, n: u64, workgroup: u32, param: Strin
         Kind::Tile { tile_words } => (4 * tile_words.unwrap_or(workgroup), w),
         Kind::Stream => (4 * workgroup, 4),
     };
-    let mut skip = [
-        (4 * n > sizing.max_binding_bytes).then(|| {
-            format!(
-                "{} MiB of input exceed the adapter's binding limit of {} MiB",
-                (4 * n) >> 20,
-                sizing.max_binding_bytes >> 20
-            )
-        }),
-        variant.subgroups.then(|| sizing.subgroup_skip()).flatten(),
-        sizing.workgroup_skip(workgroup, storage_bytes),
-        (!n.is_multiple_of(granule))
-            .then(|| format!("n={n} is not a whole number of {granule}-element blocks")),
-    ]
-    .into_iter()
-    .flatten()
-    .next();
     let (groups, uniform, layout, grid) = match variant.kind {
         Kind::Stream => {
             let vec4s = n / 4;
@@ -398,12 +345,6 @@ fn case(sizing: &Sizing, variant: &Variant, n: u64, workgroup: u32, param: Strin
             (blocks, words(params), layout, Grid::TwoD)
         }
     };
-    let workgroups = grid
-        .workgroups(groups, sizing.max_workgroups_per_dimension)
-        .unwrap_or_else(|reason| {
-            skip.get_or_insert(reason);
-            [0, 1, 1]
-        });
     let words = n as usize;
     let partials = groups as usize;
     let scratch_stride = matches!(variant.kind, Kind::Global { .. }).then_some(workgroup as usize);
@@ -413,17 +354,25 @@ fn case(sizing: &Sizing, variant: &Variant, n: u64, workgroup: u32, param: Strin
         Buffer::Output(partials),
     ];
     buffers.extend(scratch_stride.map(|stride| Buffer::Output(partials * stride)));
-    Case {
-        param,
-        workgroup_size: [workgroup, 1, 1],
-        overrides,
-        workgroups,
-        elements: n,
-        bytes: 4 * n,
-        skip,
-        buffers,
-        data: Arc::new(move || reduce_data(words, layout, partials, scratch_stride)),
-    }
+    Case::builder(sizing, params)
+        .skip_if((4 * n > sizing.max_binding_bytes).then(|| {
+            format!(
+                "{} MiB of input exceed the adapter's binding limit of {} MiB",
+                (4 * n) >> 20,
+                sizing.max_binding_bytes >> 20
+            )
+        }))
+        .needs_subgroups(variant.subgroups)
+        .workgroup([workgroup, 1, 1], storage_bytes)
+        .skip_if(
+            (!n.is_multiple_of(granule))
+                .then(|| format!("n={n} is not a whole number of {granule}-element blocks")),
+        )
+        .grid(grid, groups)
+        .constants(overrides)
+        .moves(n, 4 * n)
+        .buffers(buffers)
+        .data(move || reduce_data(words, layout, partials, scratch_stride))
 }
 
 /// Varied, non-zero i32 in 1..=4, so that dropping or repeating any element changes a
@@ -441,28 +390,28 @@ fn reduce_data(
     partials: usize,
     scratch_stride: Option<usize>,
 ) -> CaseData {
-    let mut input = vec![0u32; words];
-    fill_parallel(&mut input, |i| element(i) as u32);
+    let input: Vec<u32> = (0..words)
+        .into_par_iter()
+        .map(|i| element(i) as u32)
+        .collect();
     let value = |i: usize| i64::from(input[i] as i32);
-    let sums: Vec<i64> = parallel_map(partials, |g| match layout {
-        Layout::Blocks { elements } => (g * elements..(g + 1) * elements).map(value).sum(),
-        Layout::Stream {
-            workgroup,
-            invocations,
-        } => (g * workgroup..words / 4)
-            .step_by(invocations)
-            .flat_map(|row| row..(row + workgroup).min(words / 4))
-            .flat_map(|vec4| 4 * vec4..4 * vec4 + 4)
-            .map(value)
-            .sum(),
-    });
+    let sums: Vec<i64> = (0..partials)
+        .into_par_iter()
+        .map(|g| match layout {
+            Layout::Blocks { elements } => (g * elements..(g + 1) * elements).map(value).sum(),
+            Layout::Stream {
+                workgroup,
+                invocations,
+            } => (g * workgroup..words / 4)
+                .step_by(invocations)
+                .flat_map(|row| row..(row + workgroup).min(words / 4))
+                .flat_map(|vec4| 4 * vec4..4 * vec4 + 4)
+                .map(value)
+                .sum(),
+        })
+        .collect();
     // Summed apart from the partials' reference, so that it checks that reference too.
-    const CHUNK: usize = 1 << 20;
-    let total: i64 = parallel_map(words.div_ceil(CHUNK), |c| -> i64 {
-        (c * CHUNK..((c + 1) * CHUNK).min(words)).map(value).sum()
-    })
-    .into_iter()
-    .sum();
+    let total: i64 = (0..words).into_par_iter().map(value).sum();
     let partial_words: Vec<u32> = sums.iter().map(|&s| s as i32 as u32).collect();
     let mut expected = vec![partials_expected(partial_words.clone(), total)];
     expected.extend(scratch_stride.map(|stride| scratch_expected(partial_words, stride)));
@@ -527,7 +476,7 @@ mod tests {
         let mut sizing = Sizing::nominal(false);
         sizing.max_binding_bytes = 512 << 20;
         let cases = (SUBGROUP_ADD.cases)(&sizing);
-        let params: Vec<&str> = cases.iter().map(|c| c.param.as_str()).collect();
+        let params: Vec<String> = cases.iter().map(|c| c.params.to_string()).collect();
         assert_eq!(
             params,
             [
@@ -581,11 +530,11 @@ mod tests {
         for case in (SUBGROUP_ADD.cases)(&sizing) {
             let invocations = u64::from(case.workgroups[0] * case.workgroup_size[0]);
             let vec4s = case.elements / 4;
-            assert!(invocations <= STREAM_INVOCATIONS, "{}", case.param);
+            assert!(invocations <= STREAM_INVOCATIONS, "{}", case.params);
             assert!(
                 vec4s / invocations >= MIN_VEC4S_PER_INVOCATION,
                 "{}",
-                case.param
+                case.params
             );
             assert_eq!(case.buffers[2], Buffer::Output(case.workgroups[0] as usize));
         }
@@ -678,7 +627,7 @@ mod tests {
         let sizing = Sizing::nominal(true);
         let variants = crate::suite::REGISTRY
             .iter()
-            .filter(|e| e.family == "reduce")
+            .filter(|e| e.family == Family::Reduce)
             .zip([
                 &NEIGHBORED_VARIANT,
                 &NEIGHBORED_VARIANT,
@@ -696,7 +645,7 @@ mod tests {
         let mut ran = 0;
         for (experiment, variant) in variants {
             for workgroup in SWEEP_WORKGROUPS {
-                let case = case(&sizing, variant, n, workgroup, String::new());
+                let case = case(&sizing, variant, n, workgroup, Params::new());
                 assert!(
                     case.skip.is_none(),
                     "{}: {:?}",

@@ -13,13 +13,13 @@
 //! L1 catches most of the re-reads, so the tile may gain little. Bytes are n reads and
 //! n writes.
 
-use std::sync::Arc;
-
 use bytemuck::{Pod, Zeroable};
+use rayon::prelude::*;
 
 use super::copy::{DEFAULT_GRID, DEFAULT_WORKGROUP};
+use crate::params;
 use crate::suite::{
-    Binding, Buffer, Case, CaseData, Expected, Experiment, Measure, Sizing, f32_data,
+    Buffer, Case, CaseData, Expected, Experiment, Family, Measure, Sizing, f32_data,
 };
 
 const RADIUS: usize = 4;
@@ -62,56 +62,41 @@ enum Variant {
     GlobalDirect,
 }
 
-const PLAIN: &[Binding] = &[Binding::Uniform, Binding::ReadOnly, Binding::ReadWrite];
-
 pub const UNIFORM_COEF: Experiment = Experiment {
-    family: "stencil",
+    family: Family::Stencil,
     variant: "uniform_coef",
     kernel: Some("stencil_uniform_coef"),
     measure: Measure::Kernel,
-    bindings: PLAIN,
-    uniform_bytes: Some(size_of::<UniformParams>() as u64),
     claim: "coefficients every lane reads at once belong in constant memory (a uniform \
             buffer): broadcast at register speed",
     cases: |sizing| cases(sizing, Variant::UniformCoef),
 };
 
 pub const STORAGE_COEF: Experiment = Experiment {
-    family: "stencil",
+    family: Family::Stencil,
     variant: "storage_coef",
     kernel: Some("stencil_storage_coef"),
     measure: Measure::Kernel,
-    bindings: &[
-        Binding::Uniform,
-        Binding::ReadOnly,
-        Binding::ReadOnly,
-        Binding::ReadWrite,
-    ],
-    uniform_bytes: Some(size_of::<Params>() as u64),
     claim: "coefficients through the read-only (L1) path: about as fast as constant \
             memory for a broadcast; the stencil stays DRAM-bound",
     cases: |sizing| cases(sizing, Variant::StorageCoef),
 };
 
 pub const CONST_COEF: Experiment = Experiment {
-    family: "stencil",
+    family: Family::Stencil,
     variant: "const_coef",
     kernel: Some("stencil_const_coef"),
     measure: Measure::Kernel,
-    bindings: PLAIN,
-    uniform_bytes: Some(size_of::<Params>() as u64),
     claim: "coefficients compiled into the code: no load at all, the bound for the \
             other coefficient placements",
     cases: |sizing| cases(sizing, Variant::ConstCoef),
 };
 
 pub const GLOBAL_DIRECT: Experiment = Experiment {
-    family: "stencil",
+    family: Family::Stencil,
     variant: "global_direct",
     kernel: Some("stencil_global_direct"),
     measure: Measure::Kernel,
-    bindings: PLAIN,
-    uniform_bytes: Some(size_of::<Params>() as u64),
     claim: "without the tile every input is read 9 times from storage: slower than \
             const_coef where the caches do not absorb the re-reads",
     cases: |sizing| cases(sizing, Variant::GlobalDirect),
@@ -128,16 +113,6 @@ fn case(sizing: &Sizing, variant: Variant) -> Case {
         Variant::GlobalDirect => 0,
         _ => 4 * (workgroup + 2 * RADIUS as u32),
     };
-    let mut skip = sizing.workgroup_skip(workgroup, tile_bytes);
-    let workgroups = DEFAULT_GRID
-        .workgroups(
-            (n as u64).div_ceil(u64::from(workgroup)),
-            sizing.max_workgroups_per_dimension,
-        )
-        .unwrap_or_else(|reason| {
-            skip.get_or_insert(reason);
-            [0, 1, 1]
-        });
     let params = Params { n: n as u32 };
     let coefficient_words: Vec<u32> = COEFFICIENTS.iter().map(|c| c.to_bits()).collect();
     let mut buffers = match variant {
@@ -160,16 +135,13 @@ fn case(sizing: &Sizing, variant: Variant) -> Case {
                 .zip(COEFFICIENTS.map(f64::from)),
         );
     }
-    Case {
-        param: format!("n={n}"),
-        workgroup_size: [workgroup, 1, 1],
-        overrides,
-        workgroups,
-        elements: n as u64,
-        bytes: 8 * n as u64,
-        skip,
-        buffers,
-        data: Arc::new(move || {
+    Case::builder(sizing, params!(N => n))
+        .workgroup([workgroup, 1, 1], tile_bytes)
+        .grid(DEFAULT_GRID, (n as u64).div_ceil(u64::from(workgroup)))
+        .constants(overrides)
+        .moves(n as u64, 8 * n as u64)
+        .buffers(buffers)
+        .data(move || {
             let src = f32_data(n, 31);
             let expected = Expected::Approx {
                 values: reference(&src),
@@ -183,8 +155,7 @@ fn case(sizing: &Sizing, variant: Variant) -> Case {
                 inputs,
                 expected: vec![expected],
             }
-        }),
-    }
+        })
 }
 
 /// The stencil in f64 over f32 inputs (as bits), neighbours outside the array 0.
@@ -193,14 +164,15 @@ fn reference(src: &[u32]) -> Vec<f32> {
         j.and_then(|j| src.get(j))
             .map_or(0.0, |&bits| f64::from(f32::from_bits(bits)))
     };
-    let mut out = vec![0f32; src.len()];
-    crate::suite::fill_parallel(&mut out, |i| {
-        let sum: f64 = (1..=RADIUS)
-            .map(|k| f64::from(COEFFICIENTS[k - 1]) * (x(Some(i + k)) - x(i.checked_sub(k))))
-            .sum();
-        sum as f32
-    });
-    out
+    (0..src.len())
+        .into_par_iter()
+        .map(|i| {
+            let sum: f64 = (1..=RADIUS)
+                .map(|k| f64::from(COEFFICIENTS[k - 1]) * (x(Some(i + k)) - x(i.checked_sub(k))))
+                .sum();
+            sum as f32
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -229,13 +201,12 @@ mod tests {
             let [case] = &(experiment.cases)(&sizing)[..] else {
                 panic!("one case");
             };
-            assert_eq!(case.param, "n=67108864");
+            assert_eq!(case.params.to_string(), "n=67108864");
             assert_eq!(case.bytes, 8 << 26);
             assert!(case.skip.is_none());
             let [x, y, _] = case.workgroups;
             assert!(u64::from(x) * u64::from(y) * 512 >= 1 << 26);
-            let signature: Vec<Binding> = case.buffers.iter().map(Buffer::binding).collect();
-            assert_eq!(signature, experiment.bindings, "{}", experiment.name());
+            assert!(experiment.kernel_for(case).is_ok(), "{}", experiment.name());
         }
     }
 

@@ -19,16 +19,13 @@
 //! offset), like a step of a reduction or a scan. The simulator models memory only:
 //! its prediction for these cases is the memory bound, far above any shuffle rate.
 
-use std::sync::Arc;
-
 use bytemuck::{Pod, Zeroable};
+use rayon::prelude::*;
 
+use crate::params;
 use crate::suite::{
-    Binding, Buffer, Case, CaseData, Expected, Experiment, Grid, Measure, Sizing, f32_data,
-    parallel_map, words,
+    Buffer, Case, CaseData, Expected, Experiment, Family, Grid, Measure, Sizing, f32_data, words,
 };
-
-const BINDINGS: &[Binding] = &[Binding::Uniform, Binding::ReadOnly, Binding::ReadWrite];
 
 /// A multiple of every subgroup size (at most 128), so that every subgroup is full.
 const WORKGROUP: u32 = 256;
@@ -110,60 +107,50 @@ impl Op {
 }
 
 pub const BROADCAST: Experiment = Experiment {
-    family: "subgroup",
+    family: Family::Subgroup,
     variant: "broadcast",
     kernel: Some("subgroup_broadcast"),
     measure: Measure::Kernel,
-    bindings: BINDINGS,
-    uniform_bytes: Some(size_of::<Params>() as u64),
     claim: "subgroupBroadcast from lane 3 hands one register to every lane without \
             memory; throughput of bytes received by lanes",
     cases: |sizing| cases(sizing, Op::Broadcast),
 };
 
 pub const SHUFFLE_UP: Experiment = Experiment {
-    family: "subgroup",
+    family: Family::Subgroup,
     variant: "shuffle_up",
     kernel: Some("subgroup_shuffle_up"),
     measure: Measure::Kernel,
-    bindings: BINDINGS,
-    uniform_bytes: Some(size_of::<Params>() as u64),
     claim: "subgroupShuffleUp: lane l takes lane l - d (the lowest d lanes keep their \
             own); throughput of bytes received by lanes",
     cases: |sizing| cases(sizing, Op::ShuffleUp),
 };
 
 pub const SHUFFLE_DOWN: Experiment = Experiment {
-    family: "subgroup",
+    family: Family::Subgroup,
     variant: "shuffle_down",
     kernel: Some("subgroup_shuffle_down"),
     measure: Measure::Kernel,
-    bindings: BINDINGS,
-    uniform_bytes: Some(size_of::<Params>() as u64),
     claim: "subgroupShuffleDown: lane l takes lane l + d (the highest d lanes keep \
             their own); throughput of bytes received by lanes",
     cases: |sizing| cases(sizing, Op::ShuffleDown),
 };
 
 pub const SHUFFLE_XOR: Experiment = Experiment {
-    family: "subgroup",
+    family: Family::Subgroup,
     variant: "shuffle_xor",
     kernel: Some("subgroup_shuffle_xor"),
     measure: Measure::Kernel,
-    bindings: BINDINGS,
-    uniform_bytes: Some(size_of::<Params>() as u64),
     claim: "subgroupShuffleXor (butterfly): lane l takes lane l ^ m; throughput of \
             bytes received by lanes",
     cases: |sizing| cases(sizing, Op::ShuffleXor),
 };
 
 pub const SWAP: Experiment = Experiment {
-    family: "subgroup",
+    family: Family::Subgroup,
     variant: "swap",
     kernel: Some("subgroup_swap"),
     measure: Measure::Kernel,
-    bindings: BINDINGS,
-    uniform_bytes: Some(size_of::<SwapParams>() as u64),
     claim: "the array swap between lanes (element 0 of lane l with element 3 of lane \
             l ^ m, one shuffle between two local swaps of dynamically indexed \
             elements); throughput of bytes received by lanes",
@@ -188,15 +175,6 @@ fn cases(sizing: &Sizing, op: Op) -> Vec<Case> {
     let groups = invocations / u64::from(WORKGROUP);
     let lane_words = op.words_per_lane();
     let value_words = invocations as usize * lane_words;
-    let mut skip = sizing
-        .subgroup_skip()
-        .or_else(|| sizing.workgroup_skip(WORKGROUP, 0));
-    let workgroups = Grid::OneD
-        .workgroups(groups, sizing.max_workgroups_per_dimension)
-        .unwrap_or_else(|reason| {
-            skip.get_or_insert(reason);
-            [0, 1, 1]
-        });
     let uniform = match op {
         Op::Swap => words(SwapParams {
             rounds: ROUNDS,
@@ -205,31 +183,29 @@ fn cases(sizing: &Sizing, op: Op) -> Vec<Case> {
         }),
         _ => words(Params { rounds: ROUNDS }),
     };
-    let overrides = vec![("WORKGROUP_SIZE", f64::from(WORKGROUP))];
     let sizes = sizing.subgroup_sizes.unwrap_or((1, 128));
     let exchanges = invocations * u64::from(ROUNDS);
-    vec![Case {
-        param: format!("n={invocations};rounds={ROUNDS}"),
-        workgroup_size: [WORKGROUP, 1, 1],
-        overrides,
-        workgroups,
-        elements: exchanges,
-        bytes: 4 * exchanges,
-        skip,
-        buffers: vec![
-            Buffer::Uniform(uniform),
-            Buffer::Input(value_words),
-            Buffer::Output(value_words + groups as usize),
-        ],
-        data: Arc::new(move || {
-            let input = f32_data(value_words, 11 + op as u64);
-            let expected = expected(op, input.clone(), sizes);
-            CaseData {
-                inputs: vec![input],
-                expected: vec![expected],
-            }
-        }),
-    }]
+    vec![
+        Case::builder(sizing, params!(N => invocations, Rounds => ROUNDS))
+            .needs_subgroups(true)
+            .workgroup([WORKGROUP, 1, 1], 0)
+            .grid(Grid::OneD, groups)
+            .constant("WORKGROUP_SIZE", f64::from(WORKGROUP))
+            .moves(exchanges, 4 * exchanges)
+            .buffers(vec![
+                Buffer::Uniform(uniform),
+                Buffer::Input(value_words),
+                Buffer::Output(value_words + groups as usize),
+            ])
+            .data(move || {
+                let input = f32_data(value_words, 11 + op as u64);
+                let expected = expected(op, input.clone(), sizes);
+                CaseData {
+                    inputs: vec![input],
+                    expected: vec![expected],
+                }
+            }),
+    ]
 }
 
 /// The values, replayed per workgroup for the subgroup size it recorded, and the
@@ -255,27 +231,30 @@ fn expected(op: Op, input: Vec<u32>, (min, max): (u32, u32)) -> Expected {
                 ));
             }
             // Each workgroup replayed on its own, on all cores.
-            let groups = parallel_map(sizes.len(), |group| {
-                let size = sizes[group];
-                let lanes = size as usize * lane_words;
-                let range = group * group_words..(group + 1) * group_words;
-                let mut replay = input[range.clone()].to_vec();
-                let mut scratch = Vec::new();
-                for subgroup in replay.chunks_mut(lanes) {
-                    for round in 0..ROUNDS {
-                        op.round(round, subgroup, &mut scratch);
+            let groups: Vec<_> = sizes
+                .par_iter()
+                .enumerate()
+                .map(|(group, &size)| {
+                    let lanes = size as usize * lane_words;
+                    let range = group * group_words..(group + 1) * group_words;
+                    let mut replay = input[range.clone()].to_vec();
+                    let mut scratch = Vec::new();
+                    for subgroup in replay.chunks_mut(lanes) {
+                        for round in 0..ROUNDS {
+                            op.round(round, subgroup, &mut scratch);
+                        }
                     }
-                }
-                let mut differing = replay
-                    .iter()
-                    .zip(&values[range.clone()])
-                    .enumerate()
-                    .filter(|(_, (e, a))| e != a);
-                let first = differing
-                    .next()
-                    .map(|(word, (e, a))| (range.start + word, size, *e, *a));
-                (first, first.map_or(0, |_| 1 + differing.count()))
-            });
+                    let mut differing = replay
+                        .iter()
+                        .zip(&values[range.clone()])
+                        .enumerate()
+                        .filter(|(_, (e, a))| e != a);
+                    let first = differing
+                        .next()
+                        .map(|(word, (e, a))| (range.start + word, size, *e, *a));
+                    (first, first.map_or(0, |_| 1 + differing.count()))
+                })
+                .collect();
             let wrong: usize = groups.iter().map(|(_, count)| count).sum();
             let first = groups.iter().find_map(|(first, _)| *first);
             match first {
@@ -440,7 +419,7 @@ mod tests {
     fn cases_skip_without_subgroups_and_count_exchanged_bytes() {
         let sizing = Sizing::nominal(false);
         let case = cases(&sizing, Op::ShuffleXor).remove(0);
-        assert_eq!(case.param, "n=1048576;rounds=256");
+        assert_eq!(case.params.to_string(), "n=1048576;rounds=256");
         assert_eq!(case.bytes, 4 * (1 << 20) * 256);
         assert_eq!(case.buffers[2], Buffer::Output((1 << 20) + (1 << 20) / 256));
         let without = Sizing {
@@ -451,7 +430,7 @@ mod tests {
         assert!(reason.contains("Features::SUBGROUP"), "{reason}");
         // Quick: 4 MiB of streaming buffer, 16 workgroups.
         let quick = cases(&Sizing::nominal(true), Op::Swap).remove(0);
-        assert_eq!(quick.param, "n=4096;rounds=256");
+        assert_eq!(quick.params.to_string(), "n=4096;rounds=256");
         assert_eq!(quick.buffers[1], Buffer::Input(4 * 4096));
     }
 }

@@ -14,11 +14,12 @@
 //! usable (see [`crate::backend::wgpu::transfer`] for what each time includes); the device-to-device
 //! copy on the GPU clock where timestamps inside encoders exist.
 
-use std::sync::Arc;
+use rayon::prelude::*;
 
+use crate::params;
 use crate::suite::{
-    Binding, Buffer, Case, CaseData, Expected, Experiment, Grid, Measure, Schedule, Sizing,
-    TransferPath, f32_data, fill_parallel,
+    Buffer, Case, CaseData, Expected, Experiment, Family, Grid, Key, Measure, Params, Schedule,
+    Sizing, TransferPath, f32_data,
 };
 
 /// Smallest transfer of the size sweep; each next size is [`SIZE_STEP`] times larger.
@@ -91,8 +92,6 @@ pub const OVERLAP_INTERLEAVED: Experiment = declare(
      upload time was hidden",
 );
 
-const WORK_BINDINGS: &[Binding] = &[Binding::ReadOnly, Binding::ReadWrite];
-
 /// A transfer experiment: the overlap runs `transfer_work` on its chunks, the other
 /// paths run no kernel.
 const fn declare(variant: &'static str, path: TransferPath, claim: &'static str) -> Experiment {
@@ -104,16 +103,14 @@ const fn declare(variant: &'static str, path: TransferPath, claim: &'static str)
         TransferPath::MappableStorage => mappable_cases,
         TransferPath::Overlap(_) => overlap_cases,
     };
-    let (kernel, bindings): (_, &[Binding]) = match path {
-        TransferPath::Overlap(_) => (Some("transfer_work"), WORK_BINDINGS),
-        _ => (None, &[]),
+    let kernel = match path {
+        TransferPath::Overlap(_) => Some("transfer_work"),
+        _ => None,
     };
     Experiment {
-        family: "transfer",
+        family: Family::Transfer,
         variant,
         kernel,
-        bindings,
-        uniform_bytes: None,
         claim,
         cases,
         measure: Measure::Transfer(path),
@@ -128,27 +125,24 @@ pub struct Shape {
 }
 
 impl Shape {
-    /// The case's `param`: `size=<bytes>;chunks=<n>`.
-    pub fn param(self) -> String {
-        format!("size={};chunks={}", self.bytes, self.chunks)
+    /// The case's params: `size=<bytes>;chunks=<n>`.
+    pub fn params(self) -> Params {
+        params!(Size => self.bytes, Chunks => self.chunks)
     }
 
-    /// The shape a `param` written by [`Shape::param`] describes.
-    pub fn parse(param: &str) -> Result<Shape, String> {
-        let value = |key: &str| -> Result<u64, String> {
-            param
-                .split(';')
-                .find_map(|pair| pair.strip_prefix(key)?.strip_prefix('='))
-                .ok_or_else(|| format!("`{param}` has no `{key}=`"))?
-                .parse()
-                .map_err(|_| format!("`{param}`: {key} is not a whole number"))
+    /// The shape that params made by [`Shape::params`] describe.
+    pub fn of(params: &Params) -> Result<Shape, String> {
+        let value = |key: Key| -> Result<u64, String> {
+            params
+                .number(key)
+                .ok_or_else(|| format!("`{params}` has no whole-number `{key}=`"))
         };
-        let bytes = value("size")?;
-        let chunks =
-            u32::try_from(value("chunks")?).map_err(|_| format!("`{param}`: too many chunks"))?;
+        let bytes = value(Key::Size)?;
+        let chunks = u32::try_from(value(Key::Chunks)?)
+            .map_err(|_| format!("`{params}`: too many chunks"))?;
         if chunks == 0 || bytes == 0 || bytes % (4 * u64::from(chunks)) != 0 {
             return Err(format!(
-                "`{param}`: {bytes} bytes do not split into {chunks} chunks of whole words"
+                "`{params}`: {bytes} bytes do not split into {chunks} chunks of whole words"
             ));
         }
         Ok(Shape { bytes, chunks })
@@ -200,24 +194,19 @@ fn shapes(sizing: &Sizing) -> Vec<Shape> {
 /// Varied data the size of `shape`, and the same bytes as what must arrive.
 fn transfer_case(sizing: &Sizing, shape: Shape, bytes_moved: u64) -> Case {
     let words = (shape.bytes / 4) as usize;
-    Case {
-        param: shape.param(),
-        workgroup_size: [1, 1, 1],
-        overrides: Vec::new(),
-        workgroups: [1, 1, 1],
-        elements: words as u64,
-        bytes: bytes_moved,
-        skip: size_skip(sizing, shape.bytes),
-        buffers: vec![Buffer::Input(words)],
-        data: Arc::new(move || {
+    Case::builder(sizing, shape.params())
+        .skip_if(size_skip(sizing, shape.bytes))
+        .workgroups([1, 1, 1])
+        .moves(words as u64, bytes_moved)
+        .buffers(vec![Buffer::Input(words)])
+        .data(move || {
             // Made twice rather than cloned: a parallel fill outpaces a copy of a GiB.
             let data = || f32_data(words, shape.bytes ^ u64::from(shape.chunks));
             CaseData {
                 expected: vec![Expected::Exact(data())],
                 inputs: vec![data()],
             }
-        }),
-    }
+        })
 }
 
 fn sweep_cases(sizing: &Sizing) -> Vec<Case> {
@@ -281,44 +270,29 @@ fn overlap_cases(sizing: &Sizing) -> Vec<Case> {
         .iter()
         .map(|&chunks| {
             let shape = Shape { bytes, chunks };
-            let mut skip = sizing
-                .workgroup_skip(WORK_WORKGROUP, 0)
-                .or_else(|| size_skip(sizing, bytes));
-            if bytes == 0 {
-                skip.get_or_insert_with(|| "the overlap workload has no whole chunk".into());
-            }
             // The whole buffer as one dispatch: how the simulator test runs the kernel.
-            let workgroups = Grid::TwoD
-                .workgroups(
+            Case::builder(sizing, shape.params())
+                .workgroup([WORK_WORKGROUP, 1, 1], 0)
+                .skip_if(size_skip(sizing, bytes))
+                .skip_if((bytes == 0).then(|| "the overlap workload has no whole chunk".into()))
+                .grid(
+                    Grid::TwoD,
                     (words as u64).div_ceil(u64::from(WORK_WORKGROUP)),
-                    sizing.max_workgroups_per_dimension,
                 )
-                .unwrap_or_else(|reason| {
-                    skip.get_or_insert(reason);
-                    [0, 1, 1]
-                });
-            Case {
-                param: shape.param(),
-                workgroup_size: [WORK_WORKGROUP, 1, 1],
-                overrides: vec![
+                .constants([
                     ("WORKGROUP_SIZE", f64::from(WORK_WORKGROUP)),
                     ("ROUNDS", f64::from(WORK_ROUNDS)),
-                ],
-                workgroups,
-                elements: words as u64,
-                bytes,
-                skip,
-                buffers: vec![Buffer::Input(words), Buffer::Output(words)],
-                data: Arc::new(move || {
+                ])
+                .moves(words as u64, bytes)
+                .buffers(vec![Buffer::Input(words), Buffer::Output(words)])
+                .data(move || {
                     let src = f32_data(words, u64::from(chunks));
-                    let mut expected = vec![0; words];
-                    fill_parallel(&mut expected, |i| work(src[i], WORK_ROUNDS));
+                    let expected = src.par_iter().map(|&x| work(x, WORK_ROUNDS)).collect();
                     CaseData {
                         inputs: vec![src],
                         expected: vec![Expected::Exact(expected)],
                     }
-                }),
-            }
+                })
         })
         .collect()
 }
@@ -326,13 +300,6 @@ fn overlap_cases(sizing: &Sizing) -> Vec<Case> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn params(experiment: &Experiment, sizing: &Sizing) -> Vec<String> {
-        (experiment.cases)(sizing)
-            .into_iter()
-            .map(|c| c.param)
-            .collect()
-    }
 
     #[test]
     fn full_sweep_is_ten_sizes_from_4_kib_to_1_gib_plus_the_batch() {
@@ -381,7 +348,7 @@ mod tests {
         assert_eq!(largest, Some(SOFTWARE_MAX_BYTES));
         for case in &cases {
             let beyond = case.elements * 4 > 32 << 20;
-            assert_eq!(case.skip.is_some(), beyond, "{}", case.param);
+            assert_eq!(case.skip.is_some(), beyond, "{}", case.params);
         }
         let reason = size_skip(&software, 64 << 20).unwrap_or_default();
         assert!(reason.contains("largest buffer binding"), "{reason}");
@@ -405,17 +372,18 @@ mod tests {
 
     #[test]
     fn params_round_trip_and_bad_ones_are_refused() {
-        for param in params(&UPLOAD_STAGING, &Sizing::nominal(false)) {
-            assert_eq!(Shape::parse(&param).map(Shape::param), Ok(param));
+        for case in (UPLOAD_STAGING.cases)(&Sizing::nominal(false)) {
+            assert_eq!(Shape::of(&case.params).map(Shape::params), Ok(case.params));
         }
         for bad in [
             "size=4096",
             "chunks=2",
-            "size=x;chunks=1",
+            "size=4096x4096;chunks=1",
             "size=4096;chunks=0",
             "size=6;chunks=1",
         ] {
-            assert!(Shape::parse(bad).is_err(), "{bad}");
+            let params = bad.parse().unwrap();
+            assert!(Shape::of(&params).is_err(), "{bad}");
         }
     }
 
@@ -431,7 +399,7 @@ mod tests {
     fn overlap_chunks_are_aligned_and_the_reference_is_the_shader_mix() {
         for sizing in [Sizing::nominal(false), Sizing::nominal(true)] {
             for case in (OVERLAP_INTERLEAVED.cases)(&sizing) {
-                let shape = Shape::parse(&case.param).unwrap();
+                let shape = Shape::of(&case.params).unwrap();
                 assert!(shape.bytes <= OVERLAP_MAX_BYTES && shape.bytes > 0);
                 assert_eq!(shape.chunk_bytes() % CHUNK_ALIGN_BYTES, 0);
                 assert!(case.skip.is_none());

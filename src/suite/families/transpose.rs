@@ -12,15 +12,13 @@
 //! Every case's param names the matrix (`size=NXxNY`) and the workgroup
 //! (`block=WxH`); `rows=R` appears where an invocation moves R tile rows.
 
-use std::sync::Arc;
-
 use bytemuck::{Pod, Zeroable};
+use rayon::prelude::*;
 
+use crate::params;
 use crate::suite::{
-    Binding, Buffer, Case, CaseData, Expected, Experiment, Measure, Sizing, f32_data, fill_parallel,
+    Buffer, Case, CaseData, Expected, Experiment, Family, Measure, Sizing, f32_data,
 };
-
-const BINDINGS: &[Binding] = &[Binding::Uniform, Binding::ReadOnly, Binding::ReadWrite];
 
 /// The workgroup of every variant outside the sweeps.
 const DEFAULT_BLOCK: (u32, u32) = (32, 16);
@@ -110,11 +108,9 @@ const fn declare(
     cases: fn(&Sizing) -> Vec<Case>,
 ) -> Experiment {
     Experiment {
-        family: "transpose",
+        family: Family::Transpose,
         variant,
         kernel: Some(kernel),
-        bindings: BINDINGS,
-        uniform_bytes: Some(size_of::<Params>() as u64),
         claim,
         cases,
         measure: Measure::Kernel,
@@ -313,9 +309,9 @@ fn cases(sizing: &Sizing, method: Method, sweep: Sweep) -> Vec<Case> {
 
 fn case(sizing: &Sizing, method: Method, (nx, ny): (u32, u32), shape: Shape) -> Case {
     let (wg_x, wg_y) = shape.block;
-    let mut param = format!("size={nx}x{ny};block={wg_x}x{wg_y}");
+    let mut params = params!(Size => (nx, ny), Block => (wg_x, wg_y));
     if shape.rows > 1 {
-        param += &format!(";rows={}", shape.rows);
+        params = params.with(crate::suite::Key::Rows, shape.rows);
     }
     let mut overrides = vec![("WG_Y", f64::from(wg_y))];
     let mut skip = None;
@@ -360,48 +356,39 @@ fn case(sizing: &Sizing, method: Method, (nx, ny): (u32, u32), shape: Shape) -> 
     let elements = u64::from(nx) * u64::from(ny);
     let words = elements as usize;
     let workgroups = [nx.div_ceil(per_x), ny.div_ceil(per_y), 1];
-    let skip = skip
-        .or_else(|| sizing.workgroup_skip(wg_x * wg_y, tile_bytes))
-        .or_else(|| {
-            (4 * elements > sizing.max_binding_bytes).then(|| {
-                format!(
-                    "a {nx}x{ny} f32 matrix exceeds the adapter's {} MiB binding limit",
-                    sizing.max_binding_bytes >> 20
-                )
-            })
-        })
-        .or_else(|| {
-            let max = sizing.max_workgroups_per_dimension;
-            (workgroups[0] > max || workgroups[1] > max).then(|| {
-                format!(
-                    "a grid of {}x{} workgroups exceeds the limit of {max} per dimension",
-                    workgroups[0], workgroups[1]
-                )
-            })
-        });
+    let max = sizing.max_workgroups_per_dimension;
     let output = method.output();
-    Case {
-        param,
-        workgroup_size: [wg_x, wg_y, 1],
-        overrides,
-        workgroups,
-        elements,
-        bytes: 2 * 4 * elements,
-        skip,
-        buffers: vec![
+    Case::builder(sizing, params)
+        .constants(overrides)
+        .skip_if(skip)
+        .workgroup([wg_x, wg_y, 1], tile_bytes)
+        .skip_if((4 * elements > sizing.max_binding_bytes).then(|| {
+            format!(
+                "a {nx}x{ny} f32 matrix exceeds the adapter's {} MiB binding limit",
+                sizing.max_binding_bytes >> 20
+            )
+        }))
+        .skip_if((workgroups[0] > max || workgroups[1] > max).then(|| {
+            format!(
+                "a grid of {}x{} workgroups exceeds the limit of {max} per dimension",
+                workgroups[0], workgroups[1]
+            )
+        }))
+        .workgroups(workgroups)
+        .moves(elements, 2 * 4 * elements)
+        .buffers(vec![
             Buffer::uniform(Params { nx, ny }),
             Buffer::Input(words),
             Buffer::Output(words),
-        ],
-        data: Arc::new(move || {
+        ])
+        .data(move || {
             let src = f32_data(words, 4);
             let expected = reference(&src, nx as usize, ny as usize, output);
             CaseData {
                 inputs: vec![src],
                 expected: vec![Expected::Exact(expected)],
             }
-        }),
-    }
+        })
 }
 
 /// Padding per tile row that makes the tile's column read conflict-free on 32 banks.
@@ -422,9 +409,10 @@ fn reference(src: &[u32], nx: usize, ny: usize, output: Output) -> Vec<u32> {
         Output::TransposeOfRows => (ny, nx),
         Output::TransposeOfColumns => (nx, ny),
     };
-    let mut out = vec![0; src.len()];
-    fill_parallel(&mut out, |k| src[(k % r) * c + k / r]);
-    out
+    (0..src.len())
+        .into_par_iter()
+        .map(|k| src[(k % r) * c + k / r])
+        .collect()
 }
 
 #[cfg(test)]
@@ -452,7 +440,7 @@ mod tests {
         let sizing = Sizing::nominal(false);
         let params: Vec<String> = (NAIVE_COL.cases)(&sizing)
             .into_iter()
-            .map(|c| c.param)
+            .map(|c| c.params.to_string())
             .collect();
         assert_eq!(params.len(), FULL_SIZES.len() + SWEEP_BLOCKS.len() - 1);
         for (w, h) in SWEEP_BLOCKS {
@@ -465,7 +453,7 @@ mod tests {
         assert!(
             smem_pad
                 .iter()
-                .any(|c| c.param == "size=8192x8192;block=32x8;rows=4")
+                .any(|c| c.params.to_string() == "size=8192x8192;block=32x8;rows=4")
         );
         assert_eq!((COPY_ROW.cases)(&sizing).len(), FULL_SIZES.len());
     }
@@ -476,17 +464,21 @@ mod tests {
         sizing.max_binding_bytes = 128 << 20;
         for case in (SMEM_PAD.cases)(&sizing) {
             let reason = case.skip.unwrap_or_default();
-            if case.param.starts_with("size=8192x8192") {
-                assert!(reason.contains("binding limit"), "{}: {reason}", case.param);
+            if case.params.to_string().starts_with("size=8192x8192") {
+                assert!(
+                    reason.contains("binding limit"),
+                    "{}: {reason}",
+                    case.params
+                );
             } else {
-                assert!(reason.is_empty(), "{}: {reason}", case.param);
+                assert!(reason.is_empty(), "{}: {reason}", case.params);
             }
         }
         sizing.max_binding_bytes = 2 << 30;
         sizing.max_workgroup_invocations = 256;
         let big = (NAIVE_COL.cases)(&sizing)
             .into_iter()
-            .find(|c| c.param.ends_with("block=32x32"))
+            .find(|c| c.params.to_string().ends_with("block=32x32"))
             .and_then(|c| c.skip);
         assert!(big.is_some_and(|r| r.contains("1024 exceeds the adapter's 256")));
     }

@@ -1,0 +1,201 @@
+//! A case: one measurable configuration of an experiment, built through
+//! [`CaseBuilder`], which applies the one rule for what a device cannot run.
+
+use std::sync::Arc;
+
+use super::{Binding, CaseId, Expected, Experiment, Grid, Params, Sizing, words};
+
+/// One measurable configuration of an experiment.
+pub struct Case {
+    /// What distinguishes this case among its experiment's, e.g. `offset=3`.
+    pub params: Params,
+    pub workgroup_size: [u32; 3],
+    /// Pipeline-overridable constants, by name.
+    pub overrides: Vec<(&'static str, f64)>,
+    /// Workgroup counts of one dispatch.
+    pub workgroups: [u32; 3],
+    /// Useful elements the kernel moves (for the CSV).
+    pub elements: u64,
+    /// Bytes the kernel must read plus bytes it must write: the numerator of its
+    /// effective bandwidth.
+    pub bytes: u64,
+    /// Why this case cannot run on this device, if it cannot.
+    pub skip: Option<String>,
+    /// The buffers in binding order.
+    pub buffers: Vec<Buffer>,
+    /// Builds the inputs and the reference outputs; called only when the case runs.
+    pub data: Arc<dyn Fn() -> CaseData + Send + Sync>,
+}
+
+impl Case {
+    /// A case of `params`, sized for `sizing`: see [`CaseBuilder`].
+    pub fn builder(sizing: &Sizing, params: Params) -> CaseBuilder<'_> {
+        CaseBuilder {
+            sizing,
+            case: Case {
+                params,
+                workgroup_size: [1, 1, 1],
+                overrides: Vec::new(),
+                workgroups: [0, 1, 1],
+                elements: 0,
+                bytes: 0,
+                skip: None,
+                buffers: Vec::new(),
+                data: Arc::new(|| CaseData {
+                    inputs: Vec::new(),
+                    expected: Vec::new(),
+                }),
+            },
+        }
+    }
+
+    /// The case's identity within `experiment`.
+    pub fn id(&self, experiment: &Experiment) -> CaseId {
+        CaseId {
+            family: experiment.family,
+            variant: experiment.variant.to_owned(),
+            params: self.params.clone(),
+        }
+    }
+
+    /// `WxHxD` with trailing 1s dropped, as the CSV's `workgroup` column.
+    pub fn workgroup_label(&self) -> String {
+        let [x, y, z] = self.workgroup_size;
+        match (y, z) {
+            (1, 1) => x.to_string(),
+            (_, 1) => format!("{x}x{y}"),
+            _ => format!("{x}x{y}x{z}"),
+        }
+    }
+}
+
+/// One binding's buffer as a case declares it: a uniform's contents, or the size of
+/// an input or output in 32-bit words (every datum of the suite is a 4-byte f32, u32
+/// or i32; uniform structs are whole words).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Buffer {
+    Uniform(Vec<u32>),
+    Input(usize),
+    /// Written by the kernel: created poisoned, then checked against the reference.
+    Output(usize),
+}
+
+impl Buffer {
+    /// The binding kind this buffer fills.
+    pub fn binding(&self) -> Binding {
+        match self {
+            Buffer::Uniform(_) => Binding::Uniform,
+            Buffer::Input(_) => Binding::ReadOnly,
+            Buffer::Output(_) => Binding::ReadWrite,
+        }
+    }
+
+    /// A uniform buffer holding `params` (a `#[repr(C)]` struct of whole words).
+    pub fn uniform<P: bytemuck::Pod>(params: P) -> Buffer {
+        Buffer::Uniform(words(params))
+    }
+
+    pub fn words(&self) -> usize {
+        match self {
+            Buffer::Uniform(words) => words.len(),
+            Buffer::Input(words) | Buffer::Output(words) => *words,
+        }
+    }
+
+    pub fn len_bytes(&self) -> u64 {
+        4 * self.words() as u64
+    }
+}
+
+/// A case's data: its inputs in binding order, and what each output must hold after
+/// one dispatch, in binding order.
+pub struct CaseData {
+    pub inputs: Vec<Vec<u32>>,
+    pub expected: Vec<Expected>,
+}
+
+/// Builds a [`Case`]: each step that needs something of the device (a workgroup's
+/// invocations and memory, subgroups, a grid's dimensions) checks it against the
+/// [`Sizing`], and the first need the device cannot meet becomes the case's skip reason.
+pub struct CaseBuilder<'a> {
+    sizing: &'a Sizing,
+    case: Case,
+}
+
+impl CaseBuilder<'_> {
+    /// Skips the case for `reason`, unless an earlier step already did.
+    pub fn skip_if(mut self, reason: Option<String>) -> Self {
+        if self.case.skip.is_none() {
+            self.case.skip = reason;
+        }
+        self
+    }
+
+    /// Workgroups of `size` invocations using `storage_bytes` of workgroup memory.
+    pub fn workgroup(mut self, size: [u32; 3], storage_bytes: u32) -> Self {
+        self.case.workgroup_size = size;
+        let invocations = size.iter().product();
+        let reason = self.sizing.workgroup_skip(invocations, storage_bytes);
+        self.skip_if(reason)
+    }
+
+    /// Whether the kernel needs subgroup operations.
+    pub fn needs_subgroups(self, needed: bool) -> Self {
+        let reason = needed.then(|| self.sizing.subgroup_skip()).flatten();
+        self.skip_if(reason)
+    }
+
+    /// One dispatch of `groups` workgroups laid out as `grid`.
+    pub fn grid(mut self, grid: Grid, groups: u64) -> Self {
+        match grid.workgroups(groups, self.sizing.max_workgroups_per_dimension) {
+            Ok(workgroups) => {
+                self.case.workgroups = workgroups;
+                self
+            }
+            Err(reason) => self.skip_if(Some(reason)),
+        }
+    }
+
+    /// One dispatch of exactly these workgroup counts.
+    pub fn workgroups(mut self, workgroups: [u32; 3]) -> Self {
+        self.case.workgroups = workgroups;
+        self
+    }
+
+    /// A pipeline-overridable constant of the kernel.
+    pub fn constant(mut self, name: &'static str, value: f64) -> Self {
+        self.case.overrides.push((name, value));
+        self
+    }
+
+    /// Pipeline-overridable constants of the kernel.
+    pub fn constants(mut self, constants: impl IntoIterator<Item = (&'static str, f64)>) -> Self {
+        self.case.overrides.extend(constants);
+        self
+    }
+
+    /// The useful elements the case moves and the bytes it must read plus write.
+    pub fn moves(mut self, elements: u64, bytes: u64) -> Self {
+        self.case.elements = elements;
+        self.case.bytes = bytes;
+        self
+    }
+
+    /// The buffers, in binding order.
+    pub fn buffers(mut self, buffers: Vec<Buffer>) -> Self {
+        self.case.buffers = buffers;
+        self
+    }
+
+    /// The case, whose inputs and references `data` builds when it runs.
+    pub fn data(mut self, data: impl Fn() -> CaseData + Send + Sync + 'static) -> Case {
+        self.case.data = Arc::new(data);
+        self.case
+    }
+
+    /// The case, with data shared with other cases.
+    pub fn shared_data(mut self, data: Arc<dyn Fn() -> CaseData + Send + Sync>) -> Case {
+        self.case.data = data;
+        self.case
+    }
+}

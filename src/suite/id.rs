@@ -1,0 +1,355 @@
+//! Typed case identity: a [`CaseId`] is a family, a variant and ordered, typed
+//! [`Params`]. Its text form `family/variant/key=value;key=value` is the CSV's
+//! `family`, `variant` and `param` columns, written by one `Display` and read back by
+//! one `FromStr`, so files written before the identity was typed still read.
+//!
+//! Parameters order by value (numbers as numbers, `332x200` before `4096x4096`), which
+//! is the order every table and chart shows.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// Declares a closed set of names with their text form, `Display` and `FromStr`.
+macro_rules! names {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum $name {
+            $($(#[$vmeta])* $variant),+
+        }
+
+        impl $name {
+            /// Every name, in declaration order.
+            pub const ALL: &[$name] = &[$($name::$variant),+];
+
+            /// The text form, as in the CSV.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text),+
+                }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = String;
+
+            fn from_str(text: &str) -> Result<Self, String> {
+                $name::ALL
+                    .iter()
+                    .copied()
+                    .find(|name| name.as_str() == text)
+                    .ok_or_else(|| format!("unknown {} `{text}`", stringify!($name).to_lowercase()))
+            }
+        }
+    };
+}
+
+names! {
+    /// A family of experiments, in the order runs and reports show them.
+    Family {
+        Copy = "copy",
+        Transpose = "transpose",
+        Reduce = "reduce",
+        Subgroup = "subgroup",
+        Bank = "bank",
+        Constant = "constant",
+        Stencil = "stencil",
+        Localmem = "localmem",
+        Transfer = "transfer",
+    }
+}
+
+names! {
+    /// The name of a case parameter.
+    Key {
+        Offset = "offset",
+        Stride = "stride",
+        Launch = "launch",
+        Wg = "wg",
+        Grid = "grid",
+        Size = "size",
+        Block = "block",
+        Rows = "rows",
+        N = "n",
+        Rounds = "rounds",
+        Read = "read",
+        Repeats = "r",
+        Chunks = "chunks",
+        /// Transfers per batch, in rows written before `chunks` replaced it.
+        Uploads = "uploads",
+    }
+}
+
+/// One parameter's value.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Value {
+    /// A whole number: an offset, a count, a size in bytes or elements.
+    Number(u64),
+    /// Two dimensions `XxY`: a matrix or a workgroup shape.
+    Dims(u32, u32),
+    /// A named choice (`vec4`, `2d`, `broadcast`).
+    Word(String),
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Number(n) => write!(f, "{n}"),
+            Value::Dims(x, y) => write!(f, "{x}x{y}"),
+            Value::Word(word) => f.write_str(word),
+        }
+    }
+}
+
+impl FromStr for Value {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        if let Ok(n) = text.parse() {
+            return Ok(Value::Number(n));
+        }
+        if let Some((x, y)) = text.split_once('x')
+            && let (Ok(x), Ok(y)) = (x.parse(), y.parse())
+        {
+            return Ok(Value::Dims(x, y));
+        }
+        if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Ok(Value::Word(text.to_owned()));
+        }
+        Err(format!("`{text}` is not a number, `XxY` or a word"))
+    }
+}
+
+impl From<u64> for Value {
+    fn from(n: u64) -> Self {
+        Value::Number(n)
+    }
+}
+
+impl From<u32> for Value {
+    fn from(n: u32) -> Self {
+        Value::Number(n.into())
+    }
+}
+
+impl From<usize> for Value {
+    fn from(n: usize) -> Self {
+        Value::Number(n as u64)
+    }
+}
+
+impl From<(u32, u32)> for Value {
+    fn from((x, y): (u32, u32)) -> Self {
+        Value::Dims(x, y)
+    }
+}
+
+impl From<&str> for Value {
+    fn from(word: &str) -> Self {
+        Value::Word(word.to_owned())
+    }
+}
+
+/// A case's parameters, in the order its family declares them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Params(Vec<(Key, Value)>);
+
+impl Params {
+    pub fn new() -> Self {
+        Params(Vec::new())
+    }
+
+    /// These parameters and `key = value` after them.
+    pub fn with(mut self, key: Key, value: impl Into<Value>) -> Self {
+        self.0.push((key, value.into()));
+        self
+    }
+
+    pub fn get(&self, key: Key) -> Option<&Value> {
+        self.0.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+
+    /// The whole-number value of `key`, if it has one.
+    pub fn number(&self, key: Key) -> Option<u64> {
+        match self.get(key)? {
+            Value::Number(n) => Some(*n),
+            _ => None,
+        }
+    }
+
+    /// Whether every pair of `other` is among these (in any order).
+    pub fn contains(&self, other: &Params) -> bool {
+        other.0.iter().all(|pair| self.0.contains(pair))
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &(Key, Value)> {
+        self.0.iter()
+    }
+}
+
+impl fmt::Display for Params {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, (key, value)) in self.0.iter().enumerate() {
+            let sep = if i == 0 { "" } else { ";" };
+            write!(f, "{sep}{key}={value}")?;
+        }
+        Ok(())
+    }
+}
+
+impl FromStr for Params {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        text.split(';')
+            .filter(|pair| !pair.trim().is_empty())
+            .map(|pair| {
+                let (key, value) = pair
+                    .split_once('=')
+                    .ok_or_else(|| format!("`{pair}` is not key=value"))?;
+                Ok((key.trim().parse()?, value.trim().parse()?))
+            })
+            .collect::<Result<_, String>>()
+            .map(Params)
+    }
+}
+
+/// `Params::new()` followed by `.with(Key::K, v)` for each `K => v`.
+#[macro_export]
+macro_rules! params {
+    ($($key:ident => $value:expr),* $(,)?) => {
+        $crate::suite::Params::new()$(.with($crate::suite::Key::$key, $value))*
+    };
+}
+
+/// The identity of one case: what filters match, rows are keyed on and reports name.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CaseId {
+    pub family: Family,
+    pub variant: String,
+    pub params: Params,
+}
+
+impl fmt::Display for CaseId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}/{}", self.family, self.variant, self.params)
+    }
+}
+
+impl FromStr for CaseId {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        let mut parts = text.splitn(3, '/');
+        let (Some(family), Some(variant), Some(params)) =
+            (parts.next(), parts.next(), parts.next())
+        else {
+            return Err(format!("`{text}` is not family/variant/param"));
+        };
+        CaseId::from_columns(family, variant, params)
+    }
+}
+
+impl CaseId {
+    /// The identity from the CSV's `family`, `variant` and `param` columns.
+    pub fn from_columns(family: &str, variant: &str, params: &str) -> Result<Self, String> {
+        Ok(CaseId {
+            family: family.parse()?,
+            variant: variant.to_owned(),
+            params: params.parse()?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_round_trips_for_every_param_of_the_committed_results() {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let mut seen = 0;
+        for dir in ["results", "tests/fixtures"] {
+            let Ok(entries) = std::fs::read_dir(format!("{root}/{dir}")) else {
+                continue;
+            };
+            for path in entries.filter_map(|e| e.ok().map(|e| e.path())) {
+                if path.extension().is_none_or(|e| e != "csv") {
+                    continue;
+                }
+                let Ok(mut reader) = csv::Reader::from_path(&path) else {
+                    continue;
+                };
+                let Ok(header) = reader.headers().cloned() else {
+                    continue;
+                };
+                let column = |name| header.iter().position(|h| h == name);
+                let (Some(f), Some(v), Some(p)) =
+                    (column("family"), column("variant"), column("param"))
+                else {
+                    continue;
+                };
+                for record in reader.records().filter_map(|r| r.ok()) {
+                    let text = format!("{}/{}/{}", &record[f], &record[v], &record[p]);
+                    let id: CaseId = text.parse().unwrap();
+                    assert_eq!(id.to_string(), text, "{}", path.display());
+                    seen += 1;
+                }
+            }
+        }
+        assert!(seen > 500, "{seen} rows");
+    }
+
+    #[test]
+    fn params_order_by_value_not_text() {
+        let ids: Vec<Params> = ["offset=10", "offset=2", "offset=1"]
+            .iter()
+            .map(|p| p.parse().unwrap())
+            .collect();
+        let mut sorted = ids.clone();
+        sorted.sort();
+        let text: Vec<String> = sorted.iter().map(Params::to_string).collect();
+        assert_eq!(text, ["offset=1", "offset=2", "offset=10"]);
+        let small: Params = "size=332x200".parse().unwrap();
+        let large: Params = "size=4096x4096".parse().unwrap();
+        assert!(small < large);
+    }
+
+    #[test]
+    fn bad_text_says_why() {
+        assert!(
+            "copy/offset"
+                .parse::<CaseId>()
+                .unwrap_err()
+                .contains("family/variant")
+        );
+        assert!(
+            "nope/x/n=1"
+                .parse::<CaseId>()
+                .unwrap_err()
+                .contains("unknown family")
+        );
+        assert!(
+            "offset"
+                .parse::<Params>()
+                .unwrap_err()
+                .contains("key=value")
+        );
+        assert!(
+            "colour=1"
+                .parse::<Params>()
+                .unwrap_err()
+                .contains("unknown key")
+        );
+        assert_eq!(
+            params!(Offset => 1u32, Grid => "2d").to_string(),
+            "offset=1;grid=2d"
+        );
+    }
+}

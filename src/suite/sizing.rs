@@ -1,0 +1,155 @@
+//! Sizing: the limits and settings that size cases for one device, the one rule for
+//! what a device cannot run, and the layout of grids beyond one dimension's limit.
+
+/// The limits and settings that size cases for one device.
+#[derive(Clone, Debug)]
+pub struct Sizing {
+    /// Shrink every working set for a fast correctness run (CI, lavapipe).
+    pub quick: bool,
+    /// Requested size of the main buffer of streaming experiments, in bytes.
+    pub buffer_bytes: Option<u64>,
+    /// A software adapter (lavapipe): its timings only show that the suite runs.
+    pub software: bool,
+    pub max_binding_bytes: u64,
+    pub max_workgroup_invocations: u32,
+    pub max_workgroups_per_dimension: u32,
+    /// Bytes of `var<workgroup>` storage one workgroup may use.
+    pub max_workgroup_storage_bytes: u32,
+    /// Storage buffers the host may map (`Features::MAPPABLE_PRIMARY_BUFFERS`).
+    pub mappable_storage: bool,
+    /// The adapter's subgroup sizes (smallest, largest); `None` without
+    /// `Features::SUBGROUP`.
+    pub subgroup_sizes: Option<(u32, u32)>,
+    /// Requested matrix size (columns, rows) of the 2-D experiments (`--size`).
+    pub matrix: Option<(u32, u32)>,
+}
+
+impl Sizing {
+    /// Default bytes per buffer for streaming (DRAM) experiments: far beyond any L2
+    /// (50-60 MB on H100/H200) at full size, small with `--quick`.
+    const FULL_BUFFER_BYTES: u64 = 256 << 20;
+    /// Software adapters run a scalar copy at about 1 GB/s on a few cores: a full run
+    /// at GPU sizes would take most of an hour.
+    const SOFTWARE_BUFFER_BYTES: u64 = 16 << 20;
+    const QUICK_BUFFER_BYTES: u64 = 4 << 20;
+
+    /// Nominal limits of a large GPU, for listing cases without a device.
+    pub fn nominal(quick: bool) -> Self {
+        Sizing {
+            quick,
+            buffer_bytes: None,
+            software: false,
+            max_binding_bytes: 2 << 30,
+            max_workgroup_invocations: 1024,
+            max_workgroups_per_dimension: 65535,
+            max_workgroup_storage_bytes: 48 << 10,
+            mappable_storage: true,
+            subgroup_sizes: Some((32, 32)),
+            matrix: None,
+        }
+    }
+
+    /// Why a kernel that needs subgroup operations cannot run here, if it cannot.
+    pub fn subgroup_skip(&self) -> Option<String> {
+        self.subgroup_sizes
+            .is_none()
+            .then(|| "the adapter does not offer subgroup operations (Features::SUBGROUP)".into())
+    }
+
+    /// Why a workgroup of `invocations` using `storage_bytes` of workgroup memory
+    /// cannot run here, if it cannot.
+    pub fn workgroup_skip(&self, invocations: u32, storage_bytes: u32) -> Option<String> {
+        if invocations > self.max_workgroup_invocations {
+            Some(format!(
+                "workgroup of {invocations} exceeds the adapter's {} invocations",
+                self.max_workgroup_invocations
+            ))
+        } else if storage_bytes > self.max_workgroup_storage_bytes {
+            Some(format!(
+                "{storage_bytes} bytes of workgroup memory exceed the adapter's {}",
+                self.max_workgroup_storage_bytes
+            ))
+        } else {
+            None
+        }
+    }
+
+    /// Bytes of the main buffer of a streaming experiment: the requested size, or the
+    /// default capped by the device's binding limit (checked against it elsewhere).
+    pub fn stream_buffer_bytes(&self) -> u64 {
+        let default = if self.quick {
+            Self::QUICK_BUFFER_BYTES
+        } else if self.software {
+            Self::SOFTWARE_BUFFER_BYTES
+        } else {
+            Self::FULL_BUFFER_BYTES
+        };
+        self.buffer_bytes
+            .unwrap_or_else(|| default.min(self.max_binding_bytes))
+    }
+}
+
+/// How a grid wider than one dimension's workgroup limit is laid out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Grid {
+    /// One row of workgroups: only possible up to the per-dimension limit.
+    OneD,
+    /// Rows of at most the per-dimension limit; kernels linearise
+    /// `wid.y * nwg.x + wid.x` and drop the overhang with their bounds check.
+    TwoD,
+}
+
+impl Grid {
+    pub fn label(self) -> &'static str {
+        match self {
+            Grid::OneD => "1d",
+            Grid::TwoD => "2d",
+        }
+    }
+
+    /// Workgroup counts covering `groups` workgroups, or why this layout cannot.
+    pub fn workgroups(self, groups: u64, max_per_dimension: u32) -> Result<[u32; 3], String> {
+        let max = u64::from(max_per_dimension);
+        let (x, y) = match self {
+            Grid::OneD if groups <= max => (groups, 1),
+            Grid::OneD => {
+                return Err(format!(
+                    "a 1-D dispatch of {groups} workgroups exceeds the limit of {max} per dimension"
+                ));
+            }
+            Grid::TwoD => {
+                let rows = groups.div_ceil(max).max(1);
+                (groups.div_ceil(rows), rows)
+            }
+        };
+        match (u32::try_from(x), u32::try_from(y)) {
+            (Ok(x), Ok(y)) if y <= max_per_dimension => Ok([x, y, 1]),
+            _ => Err(format!("{groups} workgroups do not fit a 2-D dispatch")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_d_grid_covers_and_stays_within_limits() {
+        for groups in [1u64, 65535, 65536, 262_144, 1 << 20, 3_000_001] {
+            let [x, y, z] = Grid::TwoD.workgroups(groups, 65535).unwrap_or([0; 3]);
+            let total = u64::from(x) * u64::from(y) * u64::from(z);
+            assert!(total >= groups, "{groups}: {x}x{y} too small");
+            assert!(
+                total - groups < u64::from(y),
+                "{groups}: {x}x{y} wastes a row"
+            );
+            assert!(x <= 65535 && y <= 65535);
+        }
+    }
+
+    #[test]
+    fn one_d_grid_refuses_beyond_the_limit() {
+        assert_eq!(Grid::OneD.workgroups(65535, 65535), Ok([65535, 1, 1]));
+        assert!(Grid::OneD.workgroups(65536, 65535).is_err());
+    }
+}

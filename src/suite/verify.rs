@@ -1,0 +1,251 @@
+//! Verification: what an output must hold after one dispatch ([`Expected`]), checked
+//! whole or piece by piece as it is read back ([`Checker`]), on all cores.
+
+use rayon::prelude::*;
+
+/// A verification rule that only the output can complete (e.g. a result that depends
+/// on the subgroup size the driver chose): `Ok`, or a one-line account of the failure.
+pub type Rule = Box<dyn Fn(&[u32]) -> Result<(), String> + Send + Sync>;
+
+/// What an output buffer must hold after one dispatch.
+pub enum Expected {
+    /// Bit for bit, poison included where the kernel must not write.
+    Exact(Vec<u32>),
+    /// f32 values each within `tolerance` of the reference, relative to
+    /// max(1, |reference|): for kernels whose summation order differs from the CPU's.
+    Approx { values: Vec<f32>, tolerance: f32 },
+    /// `words` words that `rule` accepts.
+    Rule { words: usize, rule: Rule },
+}
+
+impl Expected {
+    pub fn len_words(&self) -> usize {
+        match self {
+            Expected::Exact(words) => words.len(),
+            Expected::Approx { values, .. } => values.len(),
+            Expected::Rule { words, .. } => *words,
+        }
+    }
+
+    /// `Ok` if `actual` is what was expected, else a one-line account of the first
+    /// mismatch and how many 32-bit words differ.
+    pub fn check(&self, actual: &[u32]) -> Result<(), String> {
+        let mut checker = self.checker();
+        checker.feed(actual);
+        checker.finish()
+    }
+
+    /// A check of an output that arrives in pieces, in order (read back through a
+    /// staging buffer smaller than the output).
+    pub fn checker(&self) -> Checker<'_> {
+        Checker {
+            expected: self,
+            seen: 0,
+            gathered: Vec::new(),
+            differing: 0,
+            first: None,
+        }
+    }
+}
+
+/// [`Expected::check`] of an output fed piece by piece: references are compared
+/// piece by piece; a [`Rule`], which needs the whole output, gets it gathered.
+pub struct Checker<'a> {
+    expected: &'a Expected,
+    /// Words fed so far.
+    seen: usize,
+    gathered: Vec<u32>,
+    /// Words that differ from the reference so far, and an account of the first.
+    differing: usize,
+    first: Option<String>,
+}
+
+impl Checker<'_> {
+    /// The next `piece` of the output.
+    pub fn feed(&mut self, piece: &[u32]) {
+        let offset = self.seen;
+        self.seen += piece.len();
+        let in_reference = |len| offset.min(len)..self.seen.min(len);
+        match self.expected {
+            Expected::Exact(expected) => {
+                let expected = &expected[in_reference(expected.len())];
+                self.count(
+                    offset,
+                    expected,
+                    piece,
+                    |e, a| e != a,
+                    |e, a| format!("expected {e:#010x}, got {a:#010x}{}", never_written(a)),
+                );
+            }
+            Expected::Approx { values, tolerance } => {
+                let tolerance = *tolerance;
+                let expected = &values[in_reference(values.len())];
+                self.count(
+                    offset,
+                    expected,
+                    piece,
+                    |e, a| !within(f32::from_bits(a), e, tolerance),
+                    |e, a| {
+                        format!(
+                            "expected {e}, got {}{}",
+                            f32::from_bits(a),
+                            never_written(a)
+                        )
+                    },
+                );
+            }
+            Expected::Rule { .. } => self.gathered.extend_from_slice(piece),
+        }
+    }
+
+    /// Counts the words of a piece starting at word `offset` that `differs` from
+    /// their reference, on all cores, and keeps an `account` of the first.
+    fn count<T: Copy + Sync>(
+        &mut self,
+        offset: usize,
+        expected: &[T],
+        piece: &[u32],
+        differs: impl Fn(T, u32) -> bool + Sync,
+        account: impl Fn(T, u32) -> String,
+    ) {
+        const PART: usize = 1 << 20;
+        let parts: Vec<_> = (0..expected.len().div_ceil(PART))
+            .into_par_iter()
+            .map(|part| {
+                let start = part * PART;
+                let end = (start + PART).min(expected.len());
+                let mut differing = (start..end).filter(|&i| differs(expected[i], piece[i]));
+                let first = differing.next();
+                (first, first.map_or(0, |_| 1 + differing.count()))
+            })
+            .collect();
+        for (first, count) in parts {
+            self.differing += count;
+            if let (None, Some(i)) = (&self.first, first) {
+                self.first = Some(format!(
+                    "first at word {}: {}",
+                    offset + i,
+                    account(expected[i], piece[i])
+                ));
+            }
+        }
+    }
+
+    /// `Ok` if the whole output was what was expected.
+    pub fn finish(self) -> Result<(), String> {
+        let expected_words = self.expected.len_words();
+        if self.seen != expected_words {
+            return Err(format!(
+                "output is {} words, expected {expected_words}",
+                self.seen
+            ));
+        }
+        match (self.expected, self.first) {
+            (Expected::Rule { rule, .. }, _) => rule(&self.gathered),
+            (_, None) => Ok(()),
+            (Expected::Approx { tolerance, .. }, Some(first)) => Err(format!(
+                "{} of {expected_words} values beyond the tolerance {tolerance:e}; {first}",
+                self.differing
+            )),
+            (Expected::Exact(_), Some(first)) => Err(format!(
+                "{} of {expected_words} words differ; {first}",
+                self.differing
+            )),
+        }
+    }
+}
+
+/// Whether `actual` is within `tolerance` of `expected`, relative to max(1, |expected|);
+/// a NaN never is.
+fn within(actual: f32, expected: f32, tolerance: f32) -> bool {
+    (actual - expected).abs() <= tolerance * expected.abs().max(1.0)
+}
+
+fn never_written(word: u32) -> &'static str {
+    if word == POISON {
+        " (never written)"
+    } else {
+        ""
+    }
+}
+
+/// The word every output buffer holds before a verification run: never a value any
+/// kernel of the suite produces from its inputs (as f32 it is -6.3e18).
+pub const POISON: u32 = 0xDEAD_BEEF;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_check_names_first_mismatch_and_poison() {
+        let expected = vec![1u32, 2, 3];
+        assert!(Expected::Exact(expected.clone()).check(&expected).is_ok());
+        let actual = [1u32, POISON, 4];
+        let err = Expected::Exact(expected)
+            .check(&actual)
+            .err()
+            .unwrap_or_default();
+        assert!(
+            err.starts_with("2 of 3 words differ; first at word 1"),
+            "{err}"
+        );
+        assert!(err.contains("never written"), "{err}");
+    }
+
+    #[test]
+    fn pieces_are_checked_as_the_whole_output() {
+        let reference: Vec<u32> = (1..=10).collect();
+        let mut actual = reference.clone();
+        actual[3] = POISON;
+        actual[8] = 0;
+        let rule: Rule = Box::new(|words: &[u32]| {
+            (words.iter().map(|&w| u64::from(w)).sum::<u64>() == 55)
+                .then_some(())
+                .ok_or_else(|| "sum".to_owned())
+        });
+        let expectations = [
+            Expected::Exact(reference.clone()),
+            Expected::Approx {
+                values: reference.iter().map(|&w| w as f32).collect(),
+                tolerance: 0.0,
+            },
+            Expected::Rule { words: 10, rule },
+        ];
+        let as_f32 =
+            |words: &[u32]| -> Vec<u32> { words.iter().map(|&w| (w as f32).to_bits()).collect() };
+        for expected in &expectations {
+            for output in [reference.clone(), actual.clone(), reference[..9].to_vec()] {
+                let output = match expected {
+                    Expected::Approx { .. } => as_f32(&output),
+                    _ => output,
+                };
+                let whole = expected.check(&output);
+                for piece in [1, 3, 4, 16] {
+                    let mut checker = expected.checker();
+                    output.chunks(piece).for_each(|p| checker.feed(p));
+                    assert_eq!(checker.finish(), whole, "pieces of {piece}");
+                }
+            }
+        }
+        let err = expectations[0].check(&actual).err().unwrap_or_default();
+        assert!(
+            err.starts_with("2 of 10 words differ; first at word 3"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn approx_check_is_relative_above_one_and_rejects_nan() {
+        let expected = Expected::Approx {
+            values: vec![0.5, 1000.0],
+            tolerance: 1e-3,
+        };
+        let bits = |a: f32, b: f32| [a.to_bits(), b.to_bits()];
+        assert!(expected.check(&bits(0.5009, 1000.9)).is_ok());
+        assert!(expected.check(&bits(0.502, 1000.0)).is_err());
+        assert!(expected.check(&bits(0.5, 1001.1)).is_err());
+        assert!(expected.check(&bits(f32::NAN, 1000.0)).is_err());
+        assert!(expected.check(&[0.5f32.to_bits()]).is_err());
+    }
+}
