@@ -10,6 +10,7 @@
 
 pub mod backend;
 pub mod error;
+pub mod measure;
 pub mod report;
 pub mod results;
 pub mod run;

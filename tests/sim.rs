@@ -26,7 +26,7 @@ fn every_case_runs_in_the_interpreter_and_matches_its_reference() {
             if case.skip.is_some() {
                 continue;
             }
-            if let Err(error) = sim::suite::execute(experiment, &case, 32) {
+            if let Err(error) = membench::backend::sim::execute(experiment, &case, 32) {
                 panic!("{}/{}: {error}", experiment.name(), case.params);
             }
             ran += 1;
@@ -128,7 +128,7 @@ fn predictions_of_the_copy_family_give_the_known_sector_counts() {
                 "peak" => 16.0,
                 _ => continue,
             };
-            let prediction = sim::suite::predict(experiment, &case, &h100).unwrap();
+            let prediction = membench::backend::sim::predict(experiment, &case, &h100).unwrap();
             // Within 2 %: the grid's last subgroup may be partly empty.
             assert!(
                 (prediction.sectors_per_request / expected - 1.0).abs() < 0.02,
@@ -148,7 +148,7 @@ fn a_calibrated_model_predicts_its_calibration_for_copy_peak() {
         .calibrated(3000.0);
     let experiment = REGISTRY.iter().find(|e| e.name() == "copy/peak").unwrap();
     for case in (experiment.cases)(&tiny()) {
-        let gbps = sim::suite::predict(experiment, &case, &model)
+        let gbps = membench::backend::sim::predict(experiment, &case, &model)
             .unwrap()
             .effective_gbps;
         assert!(
@@ -163,7 +163,7 @@ fn a_calibrated_model_predicts_its_calibration_for_copy_peak() {
 fn predicted(name: &str, sizing: &Sizing, device: &sim::device::DeviceModel) -> Option<Prediction> {
     let experiment = REGISTRY.iter().find(|e| e.name() == name)?;
     let case = (experiment.cases)(sizing).into_iter().next()?;
-    sim::suite::predict(experiment, &case, device).ok()
+    membench::backend::sim::predict(experiment, &case, device).ok()
 }
 
 #[test]
@@ -230,7 +230,7 @@ fn predictions_of_the_on_chip_families_give_the_expected_ways_and_addresses() {
             let average = |writes: f64, write: f64, reads: f64, read: f64| {
                 (writes * write + reads * read) / (writes + reads)
             };
-            let prediction = sim::suite::predict(experiment, &case, &h200).unwrap();
+            let prediction = membench::backend::sim::predict(experiment, &case, &h200).unwrap();
             let mut row = membench::results::Row::default();
             membench::run::fill_prediction(&mut row, &Ok(prediction));
             let close = |got: Option<f64>, want: f64| {

@@ -1,4 +1,52 @@
-//! The backends a case runs on: [`wgpu`] (any GPU wgpu drives) and, beside it, the
-//! simulator ([`crate::sim`]).
+//! The seam every backend implements: prepare a case's buffers and kernel, run it once
+//! and check its outputs, and time it on the backend's clock.
+//!
+//! [`wgpu`] runs cases on any GPU wgpu drives; [`sim`] runs the same cases in the
+//! simulator's interpreter (and predicts their time from its trace). The driver
+//! ([`crate::run`]) takes every case through one backend the same way: skip, prepare,
+//! verify, time.
 
+pub mod sim;
 pub mod wgpu;
+
+use crate::error::{Error, Result};
+use crate::measure::{Clock, Sampler, Timing};
+use crate::suite::{Case, CaseData, Expected, Experiment, TransferPath};
+
+/// What a backend does with one case.
+pub trait Backend {
+    /// A case ready to run: its buffers made (inputs filled, outputs poisoned) and its
+    /// kernel built.
+    type Prepared;
+
+    /// Makes the case's buffers from `inputs` (in binding order of its input buffers)
+    /// and builds its kernel.
+    fn prepare(
+        &self,
+        experiment: &Experiment,
+        case: &Case,
+        inputs: Vec<Vec<u32>>,
+    ) -> Result<Self::Prepared>;
+
+    /// Runs the case once and checks each output against `expected`, in order.
+    fn verify(&self, prepared: &Self::Prepared, expected: &[Expected]) -> Result<()>;
+
+    /// The prepared case on this backend's clock.
+    fn clock<'a>(&'a self, prepared: &'a Self::Prepared) -> Result<Box<dyn Clock + 'a>>;
+
+    /// Verifies and times a host↔device transfer along `path`: only a backend with a
+    /// host side has one.
+    fn transfer(
+        &self,
+        experiment: &Experiment,
+        _case: &Case,
+        _path: TransferPath,
+        _sampler: Sampler,
+        _data: CaseData,
+    ) -> Result<Timing> {
+        Err(Error::Case(format!(
+            "{}: this backend has no host-device transfers",
+            experiment.name()
+        )))
+    }
+}

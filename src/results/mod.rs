@@ -52,6 +52,19 @@ pub struct Row {
     pub note: String,
 }
 
+/// The columns that describe the device and the run, the same on every row.
+#[derive(Clone, Debug)]
+pub struct RunInfo {
+    pub device: String,
+    pub vendor: String,
+    pub backend: String,
+    pub driver: String,
+    pub subgroup_size: String,
+    /// Whether wgpu's runtime checks were in the shaders (`on`/`off`).
+    pub bounds_checks: String,
+    pub timestamp_utc: String,
+}
+
 impl Row {
     /// The key rows are merged and compared on.
     pub fn key(&self) -> (String, String, String) {

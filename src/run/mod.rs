@@ -1,20 +1,28 @@
-//! Running cases: size them for the device, select them by filter, and take each
-//! through build → verify → time, so that one failing case never sinks the run.
+//! The driver: every case of a run, on one backend, through skip → prepare → verify
+//! → time → row → write, with the simulator's predictions beside. `membench run`,
+//! `membench simulate` and `cargo bench` all go through here; `cargo bench` swaps only
+//! the sampler ([`Sample`]) for criterion's.
 
-use crate::backend::wgpu::timing::{self, Stats, Timing};
-use crate::backend::wgpu::{BoundsChecks, GpuContext};
+mod predict;
+mod rows;
+
+pub use predict::{Background, Predicted, describe_model, device_model, predict_cases};
+pub use rows::{case_row, fill_prediction, row};
+
+use std::path::Path;
+use std::thread::{Scope, ScopedJoinHandle};
+
+use crate::backend::Backend;
 use crate::error::{Error, Result};
-use crate::results::{self, Row, SCHEMA_VERSION};
-use crate::sim::device::{self as sim_device, DeviceModel};
-use crate::sim::model::Prediction;
-use crate::suite::{Case, CaseData, Experiment, Measure, REGISTRY, Sizing};
+use crate::measure::{Sample, Sampler, Timing};
+use crate::results::{self, Row, RunInfo};
+use crate::suite::{Case, CaseData, CaseId, Experiment, Measure, REGISTRY, Sizing};
 
 /// Settings of one run that change what is measured.
 #[derive(Clone, Debug)]
 pub struct RunSettings {
     pub quick: bool,
-    pub checks: BoundsChecks,
-    /// Timed samples per case (at least 10).
+    /// Timed samples per case (at least [`crate::measure::MIN_SAMPLES`]).
     pub samples: u32,
     /// Main buffer of the streaming experiments, if not the default.
     pub buffer_bytes: Option<u64>,
@@ -26,56 +34,11 @@ impl Default for RunSettings {
     fn default() -> Self {
         RunSettings {
             quick: false,
-            checks: BoundsChecks::On,
             samples: 30,
             buffer_bytes: None,
             matrix: None,
         }
     }
-}
-
-/// Sizes cases for `ctx`'s device; a requested buffer beyond its limits is an error.
-pub fn sizing(ctx: &GpuContext, settings: &RunSettings) -> Result<Sizing> {
-    let limits = &ctx.limits;
-    let max_binding_bytes = limits
-        .max_storage_buffer_binding_size
-        .min(limits.max_buffer_size);
-    if let Some(requested) = settings.buffer_bytes.filter(|&b| b > max_binding_bytes) {
-        return Err(Error::SizeLimit {
-            what: "--buffer-mib",
-            requested,
-            limit: max_binding_bytes,
-        });
-    }
-    if let Some((nx, ny)) = settings.matrix {
-        let requested = 4 * u64::from(nx) * u64::from(ny);
-        if requested > max_binding_bytes {
-            return Err(Error::SizeLimit {
-                what: "--size",
-                requested,
-                limit: max_binding_bytes,
-            });
-        }
-    }
-    Ok(Sizing {
-        quick: settings.quick,
-        buffer_bytes: settings.buffer_bytes,
-        software: ctx.info.device_type == wgpu::DeviceType::Cpu,
-        max_binding_bytes,
-        max_workgroup_invocations: limits.max_compute_invocations_per_workgroup,
-        max_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension,
-        max_workgroup_storage_bytes: limits.max_compute_workgroup_storage_size,
-        mappable_storage: ctx
-            .device
-            .features()
-            .contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS),
-        subgroup_sizes: ctx
-            .device
-            .features()
-            .contains(wgpu::Features::SUBGROUP)
-            .then_some((ctx.info.subgroup_min_size, ctx.info.subgroup_max_size)),
-        matrix: settings.matrix,
-    })
 }
 
 /// Whether case id `id` matches `filter`: a substring, or with a trailing `$` a suffix
@@ -113,52 +76,44 @@ pub fn select(sizing: &Sizing, filters: &[String]) -> Result<Vec<(&'static Exper
         .collect())
 }
 
+
 /// What became of one case.
 pub enum Outcome {
     Measured(Timing),
     Skipped(String),
     Failed(String),
+    /// Predicted only (`membench simulate`): nothing ran on a device.
+    Predicted,
 }
 
-/// Build, verify, then time one case (a kernel here, a transfer in
-/// [`crate::backend::wgpu::transfer`]); errors become a failed outcome.
-pub fn run_case(
-    ctx: &GpuContext,
+/// Skip, prepare, verify, then time one case on `backend`: a kernel through
+/// `sampler`, a transfer through the backend's own path with the transfer sampler.
+/// `data` makes the case's inputs and references (it is not called for a skipped
+/// case); errors become a failed outcome, so one case never sinks the run.
+pub fn measure_case<B: Backend>(
+    backend: &B,
     experiment: &Experiment,
     case: &Case,
-    settings: &RunSettings,
-) -> Outcome {
-    run_case_with(ctx, experiment, case, settings, || Ok((case.data)()))
-}
-
-/// [`run_case`] with the case's inputs and references from `data` (made elsewhere,
-/// e.g. while the previous case was measured); `data` is not called for a skipped
-/// case.
-pub fn run_case_with(
-    ctx: &GpuContext,
-    experiment: &Experiment,
-    case: &Case,
-    settings: &RunSettings,
+    samples: u32,
+    sampler: &mut dyn Sample,
     data: impl FnOnce() -> Result<CaseData>,
 ) -> Outcome {
     if let Some(reason) = &case.skip {
         return Outcome::Skipped(reason.clone());
     }
     let measure = || -> Result<Timing> {
+        let data = data()?;
         match experiment.measure {
             Measure::Kernel => {
-                let (kernel, expected) = ctx.build_with(experiment, case, settings.checks, data)?;
-                ctx.verify(&kernel, expected)?;
-                timing::time_kernel(ctx, &kernel, settings.samples)
+                let prepared = backend.prepare(experiment, case, data.inputs)?;
+                backend.verify(&prepared, &data.expected)?;
+                let mut clock = backend.clock(&prepared)?;
+                sampler.sample(&case.id(experiment), case.bytes, clock.as_mut())
             }
-            Measure::Transfer(path) => crate::backend::wgpu::transfer::measure(
-                ctx,
-                experiment,
-                case,
-                path,
-                settings,
-                data()?,
-            ),
+            Measure::Transfer(path) => {
+                let transfer = Sampler::TRANSFER.with_samples(samples);
+                backend.transfer(experiment, case, path, transfer, data)
+            }
         }
     };
     match measure() {
@@ -167,258 +122,153 @@ pub fn run_case_with(
     }
 }
 
-/// The columns that describe the device and the run, the same on every row.
-#[derive(Clone, Debug)]
-pub struct RunInfo {
-    pub device: String,
-    pub vendor: String,
-    pub backend: String,
-    pub driver: String,
-    pub subgroup_size: String,
-    pub bounds_checks: BoundsChecks,
-    pub timestamp_utc: String,
+/// What a person watching a run is told.
+pub trait Progress: Sync {
+    /// Case `id` is about to run.
+    fn started(&self, _id: &CaseId) {}
+    /// Case `id` ran, with `outcome`.
+    fn finished(&self, _id: &CaseId, _outcome: &Outcome) {}
+    /// The predictions have started.
+    fn predicting(&self) {}
+    /// One more case is predicted.
+    fn predicted(&self) {}
 }
 
-impl RunInfo {
-    pub fn new(ctx: &GpuContext, checks: BoundsChecks) -> Self {
-        let info = &ctx.info;
-        RunInfo {
-            device: info.name.clone(),
-            vendor: vendor_name(info.vendor),
-            backend: format!("{:?}", info.backend).to_lowercase(),
-            driver: format!("{} {}", info.driver, info.driver_info)
-                .trim()
-                .to_owned(),
-            subgroup_size: crate::backend::wgpu::subgroup_label(&ctx.adapter),
-            bounds_checks: checks,
-            timestamp_utc: humantime::format_rfc3339_seconds(std::time::SystemTime::now())
-                .to_string(),
-        }
-    }
+/// Nothing to tell.
+pub struct Quiet;
 
-    /// The CSV row of one case.
-    pub fn row(&self, experiment: &Experiment, case: &Case, outcome: &Outcome) -> Row {
-        let mut row = Row {
-            device: self.device.clone(),
-            vendor: self.vendor.clone(),
-            backend: self.backend.clone(),
-            driver: self.driver.clone(),
-            subgroup_size: self.subgroup_size.clone(),
-            bounds_checks: self.bounds_checks.label().to_owned(),
-            timestamp_utc: self.timestamp_utc.clone(),
-            ..case_row(experiment, case)
-        };
-        match outcome {
-            Outcome::Measured(timing) => {
-                row.status = "ok".to_owned();
-                row.verified = true;
-                row.timer = timing.timer.label().to_owned();
-                row.samples = timing.samples_ns.len() as u32;
-                row.dispatches_per_sample = timing.dispatches_per_sample;
-                row.note = timing.note.clone();
-                if let Some(stats) = Stats::of(&timing.samples_ns) {
-                    row.time_us_median = Some(stats.median / 1e3);
-                    row.time_us_min = Some(stats.min / 1e3);
-                    row.time_us_max = Some(stats.max / 1e3);
-                    row.cv = Some(stats.cv);
-                    row.gbps_median = Some(timing::gbps(case.bytes, stats.median));
-                    row.gbps_best = Some(timing::gbps(case.bytes, stats.min));
+impl Progress for Quiet {}
+
+/// Where a run's rows go and what they merge with.
+pub struct Output<'a> {
+    pub path: &'a Path,
+    /// The file's rows from before this run; this run's rows replace those of the
+    /// same case.
+    pub old_rows: &'a [Row],
+}
+
+/// One run of cases on one backend.
+pub struct Session<'a, B> {
+    pub backend: &'a B,
+    pub settings: &'a RunSettings,
+    pub info: &'a RunInfo,
+    /// Make the next case's data and the predictions beside the GPU-clock
+    /// measurements: not on a software adapter, whose kernels run on those cores.
+    pub beside: bool,
+    /// Rows of the same device from before, for calibrating the model.
+    pub known_rows: &'a [Row],
+    /// Saved after every case, so that an interrupted run keeps what it measured.
+    pub output: Option<Output<'a>>,
+}
+
+/// What a session made.
+pub struct Ran {
+    pub rows: Vec<Row>,
+    pub failed: usize,
+    pub predicted: Predicted,
+}
+
+impl<B: Backend + Sync> Session<'_, B> {
+    /// Runs `cases` in order: each measured (its data made beside the previous one's
+    /// measurement), its row saved; the predictions start once the model is
+    /// calibrated from this run's last `copy/peak` and run beside the GPU-clock
+    /// measurements, never beside a host-clock transfer.
+    pub fn run(
+        &self,
+        cases: &[(&'static Experiment, Case)],
+        sampler: &mut dyn Sample,
+        progress: &dyn Progress,
+    ) -> Result<Ran> {
+        let calibrated_after = cases
+            .iter()
+            .rposition(|(experiment, _)| experiment.name() == "copy/peak");
+        let mut rows = Vec::with_capacity(cases.len());
+        let mut failed = 0;
+        let predicted = std::thread::scope(|scope| -> Result<Predicted> {
+            let mut background = Background::Waiting;
+            let mut next_data: Option<ScopedJoinHandle<CaseData>> = None;
+            for (index, (experiment, case)) in cases.iter().enumerate() {
+                let gpu_clock = experiment.measure == Measure::Kernel;
+                if !gpu_clock {
+                    background = background.finished()?;
+                }
+                let data = next_data.take();
+                if self.beside && gpu_clock {
+                    next_data = prefetch(scope, cases.get(index + 1));
+                }
+                let data = || match data {
+                    Some(thread) => thread
+                        .join()
+                        .map_err(|_| Error::Internal("a case's data panicked".to_owned())),
+                    None => Ok((case.data)()),
+                };
+                let id = case.id(experiment);
+                progress.started(&id);
+                let outcome = measure_case(
+                    self.backend,
+                    experiment,
+                    case,
+                    self.settings.samples,
+                    sampler,
+                    data,
+                );
+                failed += usize::from(matches!(outcome, Outcome::Failed(_)));
+                progress.finished(&id, &outcome);
+                rows.push(row(self.info, experiment, case, &outcome));
+                self.save(&rows)?;
+                let calibrated = calibrated_after.is_none_or(|last| index >= last);
+                if self.beside && calibrated && matches!(background, Background::Waiting) {
+                    progress.predicting();
+                    let model = self.model(&rows);
+                    background = Background::start(scope, cases, model, || progress.predicted());
                 }
             }
-            Outcome::Skipped(reason) => {
-                row.status = "skipped".to_owned();
-                row.note = reason.clone();
+            match background.finished()? {
+                Background::Made(predicted) => Ok(predicted),
+                _ => {
+                    progress.predicting();
+                    let model = self.model(&rows);
+                    Ok(Predicted::make(cases, model, &|| progress.predicted()))
+                }
             }
-            Outcome::Failed(reason) => {
-                row.status = "failed".to_owned();
-                row.note = reason.clone();
+        })?;
+        for (row, prediction) in rows.iter_mut().zip(&predicted.predictions) {
+            if let Some(prediction) = prediction {
+                fill_prediction(row, prediction);
             }
         }
-        row
+        self.save(&rows)?;
+        Ok(Ran {
+            rows,
+            failed,
+            predicted,
+        })
     }
-}
 
-/// A row with what the registry says of a case, and nothing measured.
-pub fn case_row(experiment: &Experiment, case: &Case) -> Row {
-    Row {
-        family: experiment.family.to_string(),
-        variant: experiment.variant.to_owned(),
-        param: case.params.to_string(),
-        elements: case.elements,
-        bytes: case.bytes,
-        // A pure transfer runs no kernel, so has no workgroup.
-        workgroup: experiment
-            .kernel
-            .map_or_else(String::new, |_| case.workgroup_label()),
-        membench_version: env!("CARGO_PKG_VERSION").to_owned(),
-        schema_version: SCHEMA_VERSION,
-        git_commit: env!("MEMBENCH_GIT_COMMIT").to_owned(),
-        ..Row::default()
+    /// The model calibrated from `rows` and the known rows of this device.
+    fn model(&self, rows: &[Row]) -> crate::sim::device::DeviceModel {
+        let known: Vec<Row> = rows.iter().chain(self.known_rows).cloned().collect();
+        device_model(&self.info.device, &known)
     }
-}
 
-/// The PCI vendor's name where known, with its id.
-fn vendor_name(id: u32) -> String {
-    let name = match id {
-        0x10de => "NVIDIA",
-        0x1002 => "AMD",
-        0x8086 => "Intel",
-        0x106b => "Apple",
-        0x13b5 => "ARM",
-        0x5143 => "Qualcomm",
-        0x10005 => "Mesa",
-        _ => "",
-    };
-    format!("{name} {id:#06x}").trim().to_owned()
-}
-
-/// The model predictions are made with: the preset closest to the adapter, its DRAM
-/// bandwidth calibrated from the fastest `copy/peak` among `rows` (the suite's own
-/// practical ceiling) where there is one.
-pub fn device_model(adapter_name: &str, rows: &[Row]) -> DeviceModel {
-    let preset = sim_device::closest_preset(adapter_name);
-    match results::copy_peak_gbps(rows) {
-        Some(peak) => preset.calibrated(peak),
-        None => *preset,
-    }
-}
-
-/// `model`'s name, and what it was calibrated from.
-pub fn describe_model(model: &DeviceModel) -> String {
-    if model.calibrated {
-        format!(
-            "{} preset, DRAM calibrated to copy/peak {:.0} GB/s",
-            model.name, model.dram_gbps
-        )
-    } else {
-        format!(
-            "{} preset, DRAM {:.0} GB/s (no copy/peak to calibrate from)",
-            model.name, model.dram_gbps
-        )
-    }
-}
-
-/// Predictions run in parallel on at most this many threads: a sampled window of a
-/// strided or grid-stride case touches up to half of its buffers, and host memory must
-/// stay within about four times the largest buffer.
-const PREDICT_THREADS: usize = 4;
-
-/// Predicts every runnable case on `model`, in parallel; `None` for skipped cases
-/// and transfers (the model is of the device's memory, not of the bus or the host).
-/// `done` is called after each case (for progress).
-pub fn predict_cases(
-    cases: &[(&'static Experiment, Case)],
-    model: &DeviceModel,
-    done: &(dyn Fn() + Sync),
-) -> Vec<Option<Result<Prediction, String>>> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(PREDICT_THREADS);
-    let mut predictions: Vec<_> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|first| {
-                scope.spawn(move || {
-                    (first..cases.len())
-                        .step_by(threads)
-                        .map(|i| {
-                            let (experiment, case) = &cases[i];
-                            let simulated =
-                                case.skip.is_none() && experiment.measure == Measure::Kernel;
-                            let prediction = simulated.then(|| {
-                                crate::sim::suite::predict(experiment, case, model)
-                                    .map_err(|e| e.to_string())
-                            });
-                            done();
-                            (i, prediction)
-                        })
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|worker| worker.join().unwrap_or_default())
-            .collect()
-    });
-    predictions.sort_by_key(|(i, _)| *i);
-    predictions.into_iter().map(|(_, p)| p).collect()
-}
-
-/// A run's predictions, the model they were made with, and how long they took.
-pub struct Predicted {
-    pub model: DeviceModel,
-    pub predictions: Vec<Option<Result<Prediction, String>>>,
-    pub seconds: f64,
-}
-
-impl Predicted {
-    /// Predicts `cases` on `model` here and now.
-    pub fn make(
-        cases: &[(&'static Experiment, Case)],
-        model: DeviceModel,
-        done: &(dyn Fn() + Sync),
-    ) -> Self {
-        let started = std::time::Instant::now();
-        let predictions = predict_cases(cases, &model, done);
-        Predicted {
-            model,
-            predictions,
-            seconds: started.elapsed().as_secs_f64(),
+    fn save(&self, rows: &[Row]) -> Result<()> {
+        match &self.output {
+            Some(output) => results::write(
+                output.path,
+                &results::merge(output.old_rows.to_vec(), rows),
+            ),
+            None => Ok(()),
         }
     }
 }
 
-/// Predictions made on a thread of their own while the GPU measures.
-pub enum Background<'scope> {
-    /// Not started (the model is not calibrated yet).
-    Waiting,
-    Running(std::thread::ScopedJoinHandle<'scope, Predicted>),
-    Made(Predicted),
-}
-
-impl<'scope> Background<'scope> {
-    /// Starts predicting `cases` on `model` in `scope`.
-    pub fn start(
-        scope: &'scope std::thread::Scope<'scope, '_>,
-        cases: &'scope [(&'static Experiment, Case)],
-        model: DeviceModel,
-        done: impl Fn() + Send + Sync + 'scope,
-    ) -> Self {
-        Background::Running(scope.spawn(move || Predicted::make(cases, model, &done)))
-    }
-
-    /// Waits for predictions under way to be made; `Waiting` stays as it is.
-    pub fn finished(self) -> Result<Self> {
-        match self {
-            Background::Running(thread) => thread
-                .join()
-                .map(Background::Made)
-                .map_err(|_| Error::Internal("the simulator's thread panicked".to_owned())),
-            other => Ok(other),
-        }
-    }
-}
-
-/// Fills the `sim_*` columns of `row`; a case the simulator could not run keeps them
-/// empty and says why in `note`.
-pub fn fill_prediction(row: &mut Row, prediction: &Result<Prediction, String>) {
-    match prediction {
-        Ok(prediction) => {
-            row.sim_gbps = Some(prediction.effective_gbps);
-            row.sim_dram_bytes = Some(prediction.dram_read_bytes + prediction.dram_write_bytes);
-            row.sim_sectors_per_request =
-                (prediction.requests > 0).then_some(prediction.sectors_per_request);
-            row.sim_bank_ways = prediction.bank_ways;
-            row.measured_over_sim = row
-                .gbps_median
-                .filter(|_| prediction.effective_gbps > 0.0)
-                .map(|g| g / prediction.effective_gbps);
-        }
-        Err(error) => {
-            let sep = if row.note.is_empty() { "" } else { "; " };
-            row.note = format!("{}{sep}simulator: {error}", row.note);
-        }
-    }
+/// Starts making the data of `next`, unless it is skipped.
+fn prefetch<'scope>(
+    scope: &'scope Scope<'scope, '_>,
+    next: Option<&'scope (&'static Experiment, Case)>,
+) -> Option<ScopedJoinHandle<'scope, CaseData>> {
+    next.filter(|(_, case)| case.skip.is_none())
+        .map(|(_, case)| scope.spawn(|| (case.data)()))
 }
 
 #[cfg(test)]

@@ -10,7 +10,6 @@
 pub mod device;
 pub mod exec;
 pub mod model;
-pub mod suite;
 
 pub use exec::{
     Access, Binding, Kernel, Launch, NoTrace, Request, SimError, Space, Stats, Target, TraceSink,

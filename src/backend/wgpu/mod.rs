@@ -6,12 +6,18 @@
 pub mod timing;
 pub mod transfer;
 
-use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
+use super::Backend;
 use crate::error::{Error, Result};
-use crate::suite::shaders;
-use crate::suite::{Binding, Buffer, Case, CaseData, Expected, Experiment, POISON};
+use crate::measure::{Clock, Sampler, Timing};
+use crate::results::RunInfo;
+use crate::suite::{
+    Binding, Buffer, Case, CaseData, Expected, Experiment, POISON, Sizing, TransferPath,
+};
+use rayon::prelude::*;
+use timing::KernelClock;
 
 /// Whether wgpu injects index clamping into the shaders (it does by default).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,6 +101,21 @@ pub fn select_adapter(instance: &wgpu::Instance, selector: Option<&str>) -> Resu
     }
 }
 
+/// The PCI vendor's name where known, with its id.
+fn vendor_name(id: u32) -> String {
+    let name = match id {
+        0x10de => "NVIDIA",
+        0x1002 => "AMD",
+        0x8086 => "Intel",
+        0x106b => "Apple",
+        0x13b5 => "ARM",
+        0x5143 => "Qualcomm",
+        0x10005 => "Mesa",
+        _ => "",
+    };
+    format!("{name} {id:#06x}").trim().to_owned()
+}
+
 /// `name (backend, type)`.
 pub fn describe(info: &wgpu::AdapterInfo) -> String {
     format!("{} ({:?}, {:?})", info.name, info.backend, info.device_type)
@@ -123,6 +144,44 @@ fn wanted_features(adapter: &wgpu::Adapter) -> wgpu::Features {
             | wgpu::Features::MAPPABLE_PRIMARY_BUFFERS)
 }
 
+/// The wgpu backend: a device, and the build its kernels are made with.
+pub struct Wgpu<'a> {
+    pub ctx: &'a GpuContext,
+    pub checks: BoundsChecks,
+}
+
+impl Backend for Wgpu<'_> {
+    type Prepared = Kernel;
+
+    fn prepare(
+        &self,
+        experiment: &Experiment,
+        case: &Case,
+        inputs: Vec<Vec<u32>>,
+    ) -> Result<Kernel> {
+        self.ctx.build(experiment, case, self.checks, inputs)
+    }
+
+    fn verify(&self, kernel: &Kernel, expected: &[Expected]) -> Result<()> {
+        self.ctx.verify(kernel, expected)
+    }
+
+    fn clock<'a>(&'a self, kernel: &'a Kernel) -> Result<Box<dyn Clock + 'a>> {
+        Ok(Box::new(KernelClock::new(self.ctx, kernel)))
+    }
+
+    fn transfer(
+        &self,
+        experiment: &Experiment,
+        case: &Case,
+        path: TransferPath,
+        sampler: Sampler,
+        data: CaseData,
+    ) -> Result<Timing> {
+        transfer::measure(self.ctx, experiment, case, path, self.checks, sampler, data)
+    }
+}
+
 /// Device, queue and what the CSV records about them; built once, passed by reference.
 pub struct GpuContext {
     pub adapter: wgpu::Adapter,
@@ -132,9 +191,6 @@ pub struct GpuContext {
     pub limits: wgpu::Limits,
     /// How long one submission may take before the device counts as hung.
     pub timeout: Duration,
-    /// When timed work last finished: a GPU busy a moment ago still runs at its
-    /// working clocks and needs only a short warm-up.
-    pub last_timed: Mutex<Option<Instant>>,
     /// Buffers and queries every case reuses, made on first use.
     reused: Reused,
 }
@@ -240,9 +296,76 @@ impl GpuContext {
             queue,
             limits,
             timeout,
-            last_timed: Mutex::new(None),
             reused: Reused::default(),
         })
+    }
+
+    /// Sizes cases for this device; a requested buffer beyond its limits is an error.
+    pub fn sizing(
+        &self,
+        quick: bool,
+        buffer_bytes: Option<u64>,
+        matrix: Option<(u32, u32)>,
+    ) -> Result<Sizing> {
+    let ctx = self;
+    let limits = &ctx.limits;
+    let max_binding_bytes = limits
+        .max_storage_buffer_binding_size
+        .min(limits.max_buffer_size);
+    if let Some(requested) = buffer_bytes.filter(|&b| b > max_binding_bytes) {
+        return Err(Error::SizeLimit {
+            what: "--buffer-mib",
+            requested,
+            limit: max_binding_bytes,
+        });
+    }
+    if let Some((nx, ny)) = matrix {
+        let requested = 4 * u64::from(nx) * u64::from(ny);
+        if requested > max_binding_bytes {
+            return Err(Error::SizeLimit {
+                what: "--size",
+                requested,
+                limit: max_binding_bytes,
+            });
+        }
+    }
+    Ok(Sizing {
+        quick: quick,
+        buffer_bytes: buffer_bytes,
+        software: ctx.info.device_type == wgpu::DeviceType::Cpu,
+        max_binding_bytes,
+        max_workgroup_invocations: limits.max_compute_invocations_per_workgroup,
+        max_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension,
+        max_workgroup_storage_bytes: limits.max_compute_workgroup_storage_size,
+        mappable_storage: ctx
+            .device
+            .features()
+            .contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS),
+        subgroup_sizes: ctx
+            .device
+            .features()
+            .contains(wgpu::Features::SUBGROUP)
+            .then_some((ctx.info.subgroup_min_size, ctx.info.subgroup_max_size)),
+        matrix,
+    })
+}
+
+    /// The columns every row of a run on this device records, for kernels built with
+    /// `checks`.
+    pub fn run_info(&self, checks: BoundsChecks) -> RunInfo {
+        let info = &self.info;
+        RunInfo {
+            device: info.name.clone(),
+            vendor: vendor_name(info.vendor),
+            backend: format!("{:?}", info.backend).to_lowercase(),
+            driver: format!("{} {}", info.driver, info.driver_info)
+                .trim()
+                .to_owned(),
+            subgroup_size: subgroup_label(&self.adapter),
+            bounds_checks: checks.label().to_owned(),
+            timestamp_utc: humantime::format_rfc3339_seconds(std::time::SystemTime::now())
+                .to_string(),
+        }
     }
 
     pub fn has_timestamps(&self) -> bool {
@@ -352,25 +475,14 @@ impl GpuContext {
         Ok(value)
     }
 
-    /// Builds the case's pipeline and buffers: inputs uploaded, outputs poisoned.
-    /// Returns the kernel and, per output, what it must hold after one dispatch.
+    /// Builds the case's pipeline and buffers: `inputs` uploaded, outputs poisoned.
     pub fn build(
         &self,
         experiment: &Experiment,
         case: &Case,
         checks: BoundsChecks,
-    ) -> Result<(Kernel, Vec<Expected>)> {
-        self.build_with(experiment, case, checks, || Ok((case.data)()))
-    }
-
-    /// [`GpuContext::build`] with the case's inputs and references from `data`.
-    pub fn build_with(
-        &self,
-        experiment: &Experiment,
-        case: &Case,
-        checks: BoundsChecks,
-        data: impl FnOnce() -> Result<CaseData>,
-    ) -> Result<(Kernel, Vec<Expected>)> {
+        inputs: Vec<Vec<u32>>,
+    ) -> Result<Kernel> {
         let pipeline = describe_pipeline(experiment, case, checks)?;
         let limit = self
             .limits
@@ -383,9 +495,7 @@ impl GpuContext {
                 limit,
             });
         }
-        let data = data()?;
-        let kernel = self.assemble(&pipeline, data.inputs, case.workgroups)?;
-        Ok((kernel, data.expected))
+        self.assemble(&pipeline, inputs, case.workgroups)
     }
 
     /// The compute pipeline of a case's kernel with its overrides, for callers that
@@ -659,10 +769,10 @@ impl GpuContext {
     }
 
     /// Runs the kernel once and checks every output against its reference.
-    pub fn verify(&self, kernel: &Kernel, expected: Vec<Expected>) -> Result<()> {
+    pub fn verify(&self, kernel: &Kernel, expected: &[Expected]) -> Result<()> {
         self.scoped(|| {
             self.dispatch_once(kernel)?;
-            for (output, expected) in kernel.outputs.iter().zip(&expected) {
+            for (output, expected) in kernel.outputs.iter().zip(expected) {
                 self.check_output(&[output], expected)?;
             }
             Ok(())
@@ -710,11 +820,10 @@ impl GpuContext {
 /// Writes `bytes` at the start of the mapped `staging` buffer, on all cores: a copy
 /// of tens of MiB is bound by one core's memory bandwidth.
 fn write_parallel(staging: &wgpu::Buffer, bytes: &[u8]) -> Result<()> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     // Mapped ranges start at multiples of 8 bytes.
     let part = bytes
         .len()
-        .div_ceil(threads)
+        .div_ceil(rayon::current_num_threads())
         .max(1 << 20)
         .next_multiple_of(8);
     let views = (0..bytes.len())
@@ -727,11 +836,9 @@ fn write_parallel(staging: &wgpu::Buffer, bytes: &[u8]) -> Result<()> {
                 .map_err(|error| Error::Map(error.to_string()))
         })
         .collect::<Result<Vec<_>>>()?;
-    std::thread::scope(|scope| {
-        for (mut view, part) in views {
-            scope.spawn(move || view.copy_from_slice(part));
-        }
-    });
+    views
+        .into_par_iter()
+        .for_each(|(mut view, part)| view.copy_from_slice(part));
     Ok(())
 }
 
@@ -743,7 +850,7 @@ fn describe_pipeline<'a>(
     checks: BoundsChecks,
 ) -> Result<Pipeline<'a>> {
     let kernel = experiment.kernel_for(case).map_err(Error::Gpu)?;
-    let source = shaders::source(kernel)
+    let source = crate::suite::shaders::source(kernel)
         .ok_or_else(|| Error::Gpu(format!("no shader shaders/{kernel}.wgsl")))?;
     Ok(Pipeline {
         label: kernel,

@@ -1,120 +1,67 @@
-//! GPU-clock timing: warm-up, timed samples from pass timestamps, statistics.
-//!
-//! One sample is one compute pass of `d` back-to-back dispatches between a beginning
-//! and an end timestamp, divided by `d`. `d` is chosen from a pilot so that a sample
-//! lasts about [`SAMPLE_TARGET_NS`]: short kernels are not lost in timestamp jitter.
-//! All samples of a case go into one submission (warm-up passes first). Without
-//! timestamp queries the wall clock around submit and wait is the recorded fallback.
+//! The kernel's clock: GPU timestamps around compute passes of back-to-back
+//! dispatches, or, without timestamp queries, the host clock around submit and wait.
+//! All samples of a batch go into one submission (warm-up passes first), each
+//! submission holding at most about [`SUBMISSION_TARGET_NS`] of work.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use crate::backend::wgpu::{GpuContext, Kernel};
+use super::{GpuContext, Kernel};
 use crate::error::{Error, Result};
+use crate::measure::{Clock, Timer};
 
-/// Target length of one timed sample.
-const SAMPLE_TARGET_NS: f64 = 2.0e6;
-/// The most dispatches one sample may hold.
-const MAX_DISPATCHES_PER_SAMPLE: u32 = 1024;
-/// Timed GPU work per case beyond which fewer samples are taken (never under
-/// [`MIN_SAMPLES`]): slow adapters still finish a run in reasonable time.
-const CASE_TARGET_NS: f64 = 2.0e9;
-pub const MIN_SAMPLES: u32 = 10;
 /// GPU work per submission: far inside the hang timeout even on software adapters.
 const SUBMISSION_TARGET_NS: f64 = 0.5e9;
-/// Untimed GPU work before the timed samples: long enough for the clocks to leave
-/// their idle state (GPUs driven through Vulkan ramp up under sustained load only).
-const WARMUP_NS: f64 = 200.0e6;
-/// The warm-up when the previous case finished less than [`WARM_GAP`] ago: the
-/// clocks are still up, only caches and the pipeline need a first pass.
-const SHORT_WARMUP_NS: f64 = 20.0e6;
-const WARM_GAP: Duration = Duration::from_secs(1);
 
-/// Which clock measured a case.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Timer {
-    Gpu,
-    Wall,
-    /// Host clock from the call to the moment the data is usable (transfers).
-    Host,
+/// A built kernel on its device's clock.
+pub struct KernelClock<'a> {
+    ctx: &'a GpuContext,
+    kernel: &'a Kernel,
+    /// The fastest dispatch seen so far: sizes the submissions.
+    fastest_dispatch_ns: Option<f64>,
 }
 
-impl Timer {
-    pub fn label(self) -> &'static str {
-        match self {
-            Timer::Gpu => "gpu",
-            Timer::Wall => "wall",
-            Timer::Host => "host",
+impl<'a> KernelClock<'a> {
+    pub fn new(ctx: &'a GpuContext, kernel: &'a Kernel) -> Self {
+        KernelClock {
+            ctx,
+            kernel,
+            fastest_dispatch_ns: None,
         }
     }
 }
 
-/// The timed samples of one case, in nanoseconds per dispatch (or per transfer).
-#[derive(Clone, Debug)]
-pub struct Timing {
-    pub samples_ns: Vec<f64>,
-    pub timer: Timer,
-    /// Dispatches (or transfers) in one sample.
-    pub dispatches_per_sample: u32,
-    /// What a reader of the row must know about this measurement, if anything.
-    pub note: String,
-}
-
-/// Warm up, pick the dispatches per sample, and take `samples` timed samples (fewer,
-/// but at least [`MIN_SAMPLES`], where they would exceed [`CASE_TARGET_NS`]).
-pub fn time_kernel(ctx: &GpuContext, kernel: &Kernel, samples: u32) -> Result<Timing> {
-    let timer = if ctx.has_timestamps() {
-        Timer::Gpu
-    } else {
-        Timer::Wall
-    };
-    let measure = |passes, dispatches, warmup, per_submission| {
-        if timer == Timer::Gpu {
-            gpu_pass_times_ns(ctx, kernel, passes, dispatches, warmup, per_submission)
+impl Clock for KernelClock<'_> {
+    fn timer(&self) -> Timer {
+        if self.ctx.has_timestamps() {
+            Timer::Gpu
         } else {
-            wall_pass_times_ns(ctx, kernel, passes, dispatches, warmup)
+            Timer::Wall
         }
-    };
-    let pilot = measure(3, 1, 1, 3)?;
-    let fastest = pilot.iter().copied().fold(f64::INFINITY, f64::min).max(1.0);
-    let dispatches =
-        ((SAMPLE_TARGET_NS / fastest).ceil() as u32).clamp(1, MAX_DISPATCHES_PER_SAMPLE);
-    let sample_ns = fastest * f64::from(dispatches);
-    let warm = ctx
-        .last_timed
-        .lock()
-        .ok()
-        .and_then(|last| *last)
-        .is_some_and(|last| last.elapsed() < WARM_GAP);
-    let warmup_ns = if warm { SHORT_WARMUP_NS } else { WARMUP_NS };
-    let warmup = (warmup_ns / sample_ns).ceil() as u32;
-    let samples = samples.min(((CASE_TARGET_NS / sample_ns) as u32).max(MIN_SAMPLES));
-    let per_submission = (SUBMISSION_TARGET_NS / sample_ns) as u32;
-    let samples_ns = measure(samples, dispatches, warmup, per_submission)?
-        .into_iter()
-        .map(|ns| ns / f64::from(dispatches))
-        .collect();
-    if let Ok(mut last) = ctx.last_timed.lock() {
-        *last = Some(Instant::now());
     }
-    Ok(Timing {
-        samples_ns,
-        timer,
-        dispatches_per_sample: dispatches,
-        note: String::new(),
-    })
-}
 
-/// GPU time of `dispatches` back-to-back dispatches in one pass, for benches that
-/// choose their own iteration counts.
-pub fn time_dispatches(ctx: &GpuContext, kernel: &Kernel, dispatches: u32) -> Result<Duration> {
-    let ns = if ctx.has_timestamps() {
-        gpu_pass_times_ns(ctx, kernel, 1, dispatches, 0, 1)?
-    } else {
-        wall_pass_times_ns(ctx, kernel, 1, dispatches, 0)?
-    };
-    Ok(Duration::from_nanos(
-        ns.first().copied().unwrap_or(0.0) as u64
-    ))
+    /// One sample is one compute pass of `repeats` dispatches.
+    fn samples_ns(&mut self, samples: u32, repeats: u32, warmup: u32) -> Result<Vec<f64>> {
+        let warmup_passes = warmup.div_ceil(repeats.max(1));
+        let times = if self.timer() == Timer::Gpu {
+            let per_submission = match self.fastest_dispatch_ns {
+                Some(ns) => (SUBMISSION_TARGET_NS / (ns * f64::from(repeats))) as u32,
+                None => samples,
+            };
+            gpu_pass_times_ns(
+                self.ctx,
+                self.kernel,
+                samples,
+                repeats,
+                warmup_passes,
+                per_submission,
+            )?
+        } else {
+            wall_pass_times_ns(self.ctx, self.kernel, samples, repeats, warmup_passes)?
+        };
+        let fastest = times.iter().copied().fold(f64::INFINITY, f64::min) / f64::from(repeats);
+        self.fastest_dispatch_ns = Some(self.fastest_dispatch_ns.map_or(fastest, |f| f.min(fastest)));
+        Ok(times)
+    }
 }
 
 /// Durations of `passes` timed passes of `dispatches` each, after `warmup` untimed
@@ -204,73 +151,3 @@ fn wall_pass_times_ns(
     Ok(times)
 }
 
-/// Median, extremes and spread of a set of samples.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Stats {
-    pub median: f64,
-    pub min: f64,
-    pub max: f64,
-    /// Coefficient of variation: standard deviation over mean.
-    pub cv: f64,
-}
-
-impl Stats {
-    /// `None` for an empty sample set.
-    pub fn of(samples: &[f64]) -> Option<Stats> {
-        if samples.is_empty() {
-            return None;
-        }
-        let mut sorted = samples.to_vec();
-        sorted.sort_by(f64::total_cmp);
-        let n = sorted.len();
-        let median = if n % 2 == 1 {
-            sorted[n / 2]
-        } else {
-            (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
-        };
-        let mean = sorted.iter().sum::<f64>() / n as f64;
-        let variance = sorted.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n as f64;
-        Some(Stats {
-            median,
-            min: sorted[0],
-            max: sorted[n - 1],
-            cv: if mean > 0.0 {
-                variance.sqrt() / mean
-            } else {
-                0.0
-            },
-        })
-    }
-}
-
-/// Effective bandwidth in decimal GB/s: bytes over nanoseconds is exactly 10^9 B/s.
-pub fn gbps(bytes: u64, time_ns: f64) -> f64 {
-    bytes as f64 / time_ns
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn stats_of_odd_and_even_sets() {
-        let odd = Stats::of(&[3.0, 1.0, 2.0]).unwrap();
-        assert_eq!((odd.median, odd.min, odd.max), (2.0, 1.0, 3.0));
-        let even = Stats::of(&[4.0, 1.0, 3.0, 2.0]).unwrap();
-        assert_eq!(even.median, 2.5);
-        assert!(Stats::of(&[]).is_none());
-    }
-
-    #[test]
-    fn cv_is_population_std_over_mean() {
-        let stats = Stats::of(&[9.0, 11.0]).unwrap();
-        assert!((stats.cv - 0.1).abs() < 1e-12);
-        assert_eq!(Stats::of(&[5.0; 4]).unwrap().cv, 0.0);
-    }
-
-    #[test]
-    fn gbps_is_decimal() {
-        // 1 GB in 1 ms is 1000 GB/s.
-        assert_eq!(gbps(1_000_000_000, 1.0e6), 1000.0);
-    }
-}

@@ -33,23 +33,13 @@
 use std::num::NonZeroU64;
 use std::time::Instant;
 
-use crate::backend::wgpu::timing::{MIN_SAMPLES, Stats, Timer, Timing, gpu_ns};
-use crate::backend::wgpu::{GpuContext, Kernel};
+use super::timing::gpu_ns;
+use crate::measure::{Clock, FnClock, Sampler, Stats, Timer, Timing};
+use super::{BoundsChecks, GpuContext, Kernel};
 use crate::error::{Error, Result};
-use crate::run::RunSettings;
 use crate::suite::families::transfer::Shape;
 use crate::suite::{Case, CaseData, Expected, Experiment, Grid, Schedule, TransferPath};
 
-/// Shortest sample: small transfers are repeated until a sample lasts this long.
-const SAMPLE_TARGET_NS: f64 = 1.0e6;
-/// The most transfers (or workloads) one sample repeats.
-const MAX_REPEATS: u32 = 1024;
-/// Timed work per case beyond which fewer samples are taken (never under
-/// [`MIN_SAMPLES`]): a 1 GiB transfer takes tens of milliseconds.
-const CASE_TARGET_NS: f64 = 0.5e9;
-/// Untimed transfers first (allocations, first maps, clocks), for at least this long.
-const WARMUP_NS: f64 = 20.0e6;
-const MAX_WARMUP_TRANSFERS: u32 = 1000;
 /// The most dispatches of the overlap kernel per chunk.
 const MAX_KERNEL_REPEATS: u32 = 256;
 
@@ -59,7 +49,8 @@ pub fn measure(
     experiment: &Experiment,
     case: &Case,
     path: TransferPath,
-    settings: &RunSettings,
+    checks: BoundsChecks,
+    sampler: Sampler,
     data: CaseData,
 ) -> Result<Timing> {
     let shape = Shape::of(&case.params).map_err(Error::Case)?;
@@ -75,7 +66,7 @@ pub fn measure(
         shape,
         sent,
         expected,
-        samples: settings.samples,
+        sampler,
     };
     ctx.scoped(|| match path {
         TransferPath::WriteBuffer => transfer.write_buffer(),
@@ -85,7 +76,7 @@ pub fn measure(
         TransferPath::Readback => transfer.readback(),
         TransferPath::DeviceCopy => transfer.device_copy(),
         TransferPath::Overlap(schedule) => {
-            let pipeline = ctx.case_pipeline(experiment, case, settings.checks)?;
+            let pipeline = ctx.case_pipeline(experiment, case, checks)?;
             overlap(&transfer, pipeline, case.workgroup_size[0], schedule)
         }
     })?
@@ -97,7 +88,7 @@ struct Transfer<'a> {
     shape: Shape,
     sent: &'a [u32],
     expected: &'a Expected,
-    samples: u32,
+    sampler: Sampler,
 }
 
 impl Transfer<'_> {
@@ -165,22 +156,16 @@ impl Transfer<'_> {
         self.expected.check(words).map_err(Error::Verification)
     }
 
-    /// Warm-up, then samples of `transfer(repeats)`, which makes `repeats` transfers
-    /// and returns the nanoseconds that count; `repeats` is chosen from the warm-up so
-    /// that a sample lasts at least [`SAMPLE_TARGET_NS`].
-    fn sample(&self, timer: Timer, mut transfer: impl FnMut(u32) -> Result<f64>) -> Result<Timing> {
-        let (fastest, _) = warm_up(|| transfer(1))?;
-        let repeats = repeats_for(fastest);
-        let count = sample_count(self.samples, fastest * f64::from(repeats));
-        let samples_ns = (0..count)
-            .map(|_| Ok(transfer(repeats)? / f64::from(repeats)))
-            .collect::<Result<_>>()?;
-        Ok(Timing {
-            samples_ns,
+    /// Samples of `transfer(repeats)`, which makes `repeats` transfers and returns the
+    /// nanoseconds that count, through the suite's sampler.
+    fn sample(&self, timer: Timer, transfer: impl FnMut(u32) -> Result<f64>) -> Result<Timing> {
+        let mut clock = FnClock {
             timer,
-            dispatches_per_sample: repeats * self.shape.chunks,
-            note: String::new(),
-        })
+            run: transfer,
+        };
+        let mut timing = self.sampler.measure(&mut clock, false)?;
+        timing.dispatches_per_sample *= self.shape.chunks;
+        Ok(timing)
     }
 
     fn write_buffer(&self) -> Result<Timing> {
@@ -508,8 +493,8 @@ fn overlap(
     };
 
     // Kernel repeats per chunk: kernels alone about as long as uploads alone.
-    let (uploads_ns, _) = warm_up(|| run(Phase::Uploads, 1))?;
-    let (kernel_ns, _) = warm_up(|| run(Phase::Kernels, 1))?;
+    let uploads_ns = fastest_ns(|| run(Phase::Uploads, 1))?;
+    let kernel_ns = fastest_ns(|| run(Phase::Kernels, 1))?;
     let kernel_repeats = ((uploads_ns / kernel_ns).round() as u32).clamp(1, MAX_KERNEL_REPEATS);
 
     for phase in [
@@ -521,25 +506,30 @@ fn overlap(
         transfer.check(&[&output])?;
     }
 
-    let mut fastest = [0.0; PHASES.len()];
-    for (slot, phase) in fastest.iter_mut().zip(PHASES) {
-        *slot = warm_up(|| run(phase, kernel_repeats))?.0;
-    }
-    let shortest = fastest.iter().copied().fold(f64::INFINITY, f64::min);
-    let repeats = repeats_for(shortest);
-    let count = sample_count(
-        transfer.samples,
-        fastest.iter().sum::<f64>() * f64::from(repeats),
-    );
+    // One repetition runs every phase in turn, so drift affects them alike; each
+    // phase's time per repetition is kept beside the total the sampler sees.
+    let mut by_phase: Vec<[f64; PHASES.len()]> = Vec::new();
+    let timing = transfer.sampler.measure(
+        &mut FnClock {
+            timer: Timer::Host,
+            run: |repeats: u32| -> Result<f64> {
+                let mut ns = [0.0; PHASES.len()];
+                for _ in 0..repeats {
+                    for (slot, phase) in ns.iter_mut().zip(PHASES) {
+                        *slot += run(phase, kernel_repeats)?;
+                    }
+                }
+                by_phase.push(ns.map(|total| total / f64::from(repeats)));
+                Ok(ns.iter().sum())
+            },
+        },
+        false,
+    )?;
+    let repeats = timing.dispatches_per_sample;
+    let sampled = &by_phase[by_phase.len().saturating_sub(timing.samples_ns.len())..];
     let mut samples: [Vec<f64>; PHASES.len()] = Default::default();
-    for _ in 0..count {
-        for (phase_samples, phase) in samples.iter_mut().zip(PHASES) {
-            let mut ns = 0.0;
-            for _ in 0..repeats {
-                ns += run(phase, kernel_repeats)?;
-            }
-            phase_samples.push(ns / f64::from(repeats));
-        }
+    for (index, phase_samples) in samples.iter_mut().enumerate() {
+        *phase_samples = sampled.iter().map(|ns| ns[index]).collect();
     }
     let median_us = |phase: Phase| {
         let index = PHASES.iter().position(|&p| p == phase).unwrap_or(0);
@@ -577,29 +567,14 @@ fn hidden_percent(uploads: f64, serial: f64, interleaved: f64) -> f64 {
     }
 }
 
-/// Runs `once` for at least [`WARMUP_NS`] (at least once, at most
-/// [`MAX_WARMUP_TRANSFERS`] times); returns its fastest time and the runs made.
-fn warm_up(mut once: impl FnMut() -> Result<f64>) -> Result<(f64, u32)> {
-    let (mut spent, mut fastest, mut runs) = (0.0, f64::INFINITY, 0);
-    while runs < MAX_WARMUP_TRANSFERS && (runs == 0 || spent < WARMUP_NS) {
-        let ns = once()?;
-        spent += ns;
-        fastest = fastest.min(ns);
-        runs += 1;
-    }
-    Ok((fastest.max(1.0), runs))
-}
-
-/// Transfers per sample so that a sample of transfers of `fastest_ns` lasts at least
-/// [`SAMPLE_TARGET_NS`].
-fn repeats_for(fastest_ns: f64) -> u32 {
-    ((SAMPLE_TARGET_NS / fastest_ns).ceil() as u32).clamp(1, MAX_REPEATS)
-}
-
-/// `requested` samples, fewer (never under [`MIN_SAMPLES`]) where samples of
-/// `sample_ns` would add up to more than [`CASE_TARGET_NS`].
-fn sample_count(requested: u32, sample_ns: f64) -> u32 {
-    requested.min(((CASE_TARGET_NS / sample_ns) as u32).max(MIN_SAMPLES))
+/// The fastest of a few untimed-first runs of `once`: a pilot's estimate.
+fn fastest_ns(mut once: impl FnMut() -> Result<f64>) -> Result<f64> {
+    let mut clock = FnClock {
+        timer: Timer::Host,
+        run: |_| once(),
+    };
+    let pilot = clock.samples_ns(3, 1, 1)?;
+    Ok(pilot.iter().copied().fold(f64::INFINITY, f64::min).max(1.0))
 }
 
 fn elapsed_ns(start: Instant) -> f64 {
@@ -609,31 +584,6 @@ fn elapsed_ns(start: Instant) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn small_transfers_are_repeated_to_a_millisecond_and_big_ones_are_not() {
-        assert_eq!(repeats_for(10_000.0), 100);
-        assert_eq!(repeats_for(5.0e6), 1);
-        assert_eq!(repeats_for(1.0), MAX_REPEATS);
-    }
-
-    #[test]
-    fn slow_cases_take_fewer_samples_but_never_under_the_minimum() {
-        assert_eq!(sample_count(30, 1.0e6), 30);
-        assert_eq!(sample_count(30, 100.0e6), MIN_SAMPLES);
-        assert_eq!(sample_count(30, 25.0e6), 20);
-    }
-
-    #[test]
-    fn warm_up_runs_long_enough_and_reports_the_fastest() {
-        let mut times = [30.0e6, 5.0e6, 8.0e6].into_iter().cycle();
-        let (fastest, runs) = warm_up(|| Ok(times.next().unwrap_or(1.0))).unwrap();
-        assert_eq!((fastest, runs), (30.0e6, 1));
-        let mut times = [3.0e6, 2.0e6].into_iter().cycle();
-        let (fastest, runs) = warm_up(|| Ok(times.next().unwrap_or(1.0))).unwrap();
-        assert_eq!((fastest, runs), (2.0e6, 8));
-        assert!(warm_up(|| Err(Error::Gpu("lost".into()))).is_err());
-    }
 
     #[test]
     fn hidden_share_is_of_the_upload_time() {

@@ -653,7 +653,7 @@ mod tests {
                     case.skip
                 );
                 for subgroup_size in [8, 16, 32, 64, 128] {
-                    crate::sim::suite::execute(experiment, &case, subgroup_size).unwrap_or_else(
+                    crate::backend::sim::execute(experiment, &case, subgroup_size).unwrap_or_else(
                         |e| {
                             panic!(
                                 "{} wg={workgroup} subgroup {subgroup_size}: {e}",

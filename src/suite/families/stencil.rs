@@ -224,7 +224,7 @@ mod tests {
                 panic!("one case");
             };
             assert_eq!(case.workgroups, [4, 3, 1]);
-            let result = crate::sim::suite::execute(&experiment, case, 32);
+            let result = crate::backend::sim::execute(&experiment, case, 32);
             assert_eq!(result, Ok(()), "{}", experiment.name());
         }
     }

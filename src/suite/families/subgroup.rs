@@ -409,7 +409,7 @@ mod tests {
             for experiment in &experiments {
                 let case = (experiment.cases)(&sizing).remove(0);
                 assert_eq!(case.workgroups, [1, 1, 1]);
-                crate::sim::suite::execute(experiment, &case, size)
+                crate::backend::sim::execute(experiment, &case, size)
                     .unwrap_or_else(|e| panic!("{} at {size}: {e}", experiment.name()));
             }
         }

@@ -1,12 +1,17 @@
-//! The suite's own cases on the simulator: the buffers a case gives the GPU, bound to
-//! the interpreter at the same bindings, so the simulated kernel is the measured one;
-//! executed in full against the CPU reference, or sampled for a prediction.
+//! The simulator as a backend: the buffers a case gives the GPU, bound to the
+//! interpreter at the same bindings, so the simulated kernel is the measured one;
+//! executed in full and verified like on a GPU, or sampled for a prediction.
 
+use std::cell::RefCell;
+
+use super::Backend;
+use crate::error::{Error, Result};
+use crate::measure::Clock;
 use crate::sim::device::DeviceModel;
 use crate::sim::model::{self, Prediction};
 use crate::sim::{Binding, Kernel, Launch, NoTrace, SimError, run};
 use crate::suite::shaders;
-use crate::suite::{Buffer, Case, Experiment, POISON};
+use crate::suite::{Buffer, Case, Expected, Experiment, POISON};
 
 /// Loads a case's kernel with its override constants.
 pub fn load(experiment: &Experiment, case: &Case) -> Result<Kernel, SimError> {
@@ -14,12 +19,74 @@ pub fn load(experiment: &Experiment, case: &Case) -> Result<Kernel, SimError> {
         shader: experiment.name(),
         detail,
     };
-    let kernel = experiment
-        .kernel
-        .ok_or_else(|| missing("a pure transfer runs no kernel".to_owned()))?;
+    let kernel = experiment.kernel_for(case).map_err(missing)?;
     let source =
         shaders::source(kernel).ok_or_else(|| missing(format!("no shaders/{kernel}.wgsl")))?;
     Kernel::load(kernel, source, &case.overrides)
+}
+
+/// The interpreter as a backend: every workgroup of a dispatch, in lock-step, with
+/// subgroups of `subgroup_size`.
+pub struct Simulator {
+    pub subgroup_size: u32,
+}
+
+/// A case loaded into the interpreter, its bindings as the last dispatch left them.
+pub struct Loaded {
+    kernel: Kernel,
+    bindings: RefCell<Vec<Binding>>,
+    workgroups: [u32; 3],
+    /// The binding index of each output, in order.
+    outputs: Vec<usize>,
+}
+
+impl Backend for Simulator {
+    type Prepared = Loaded;
+
+    fn prepare(
+        &self,
+        experiment: &Experiment,
+        case: &Case,
+        inputs: Vec<Vec<u32>>,
+    ) -> Result<Loaded> {
+        let kernel = load(experiment, case).map_err(|e| Error::Case(e.to_string()))?;
+        Ok(Loaded {
+            kernel,
+            bindings: RefCell::new(bindings(case, inputs)),
+            workgroups: case.workgroups,
+            outputs: case
+                .buffers
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| matches!(b, Buffer::Output(_)))
+                .map(|(index, _)| index)
+                .collect(),
+        })
+    }
+
+    fn verify(&self, loaded: &Loaded, expected: &[Expected]) -> Result<()> {
+        let mut bindings = loaded.bindings.borrow_mut();
+        run(
+            &loaded.kernel,
+            &mut bindings,
+            &Launch::all(loaded.workgroups, self.subgroup_size),
+            &mut NoTrace,
+        )
+        .map_err(|e| Error::Case(e.to_string()))?;
+        for (&index, expected) in loaded.outputs.iter().zip(expected) {
+            let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bindings[index].data);
+            expected.check(&words).map_err(Error::Verification)?;
+        }
+        Ok(())
+    }
+
+    /// The interpreter has no clock of the device: its time is the model's
+    /// prediction ([`predict`]), never a measurement.
+    fn clock<'a>(&'a self, _: &'a Loaded) -> Result<Box<dyn Clock + 'a>> {
+        Err(Error::Case(
+            "the simulator predicts time (membench simulate); it measures none".to_owned(),
+        ))
+    }
 }
 
 /// Interpreter bindings for a case: uniforms as declared, inputs from `inputs` (in
@@ -47,26 +114,12 @@ pub fn bindings(case: &Case, inputs: Vec<Vec<u32>>) -> Vec<Binding> {
 /// Runs every workgroup of one dispatch of the case in the interpreter and checks its
 /// outputs against the case's CPU reference, as the GPU path does.
 pub fn execute(experiment: &Experiment, case: &Case, subgroup_size: u32) -> Result<(), String> {
-    let kernel = load(experiment, case).map_err(|e| e.to_string())?;
+    let simulator = Simulator { subgroup_size };
     let data = (case.data)();
-    let mut bindings = bindings(case, data.inputs);
-    run(
-        &kernel,
-        &mut bindings,
-        &Launch::all(case.workgroups, subgroup_size),
-        &mut NoTrace,
-    )
-    .map_err(|e| e.to_string())?;
-    let outputs = case
-        .buffers
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| matches!(b, Buffer::Output(_)));
-    for ((index, _), expected) in outputs.zip(data.expected) {
-        let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bindings[index].data);
-        expected.check(&words)?;
-    }
-    Ok(())
+    simulator
+        .prepare(experiment, case, data.inputs)
+        .and_then(|loaded| simulator.verify(&loaded, &data.expected))
+        .map_err(|e| e.to_string())
 }
 
 /// Workgroups the prediction of one case simulates at most: a few waves of a large

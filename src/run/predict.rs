@@ -1,0 +1,137 @@
+//! Predictions: the model a run's predictions are made with (a preset, calibrated
+//! from the run's own copy/peak), every case predicted on a few threads, and the
+//! predictions made beside the measurements.
+
+use crate::error::{Error, Result};
+use crate::results::{self, Row};
+use crate::sim::device::{self as sim_device, DeviceModel};
+use crate::sim::model::Prediction;
+use crate::suite::{Case, Experiment, Measure};
+
+/// The model predictions are made with: the preset closest to the adapter, its DRAM
+/// bandwidth calibrated from the fastest `copy/peak` among `rows` (the suite's own
+/// practical ceiling) where there is one.
+pub fn device_model(adapter_name: &str, rows: &[Row]) -> DeviceModel {
+    let preset = sim_device::closest_preset(adapter_name);
+    match results::copy_peak_gbps(rows) {
+        Some(peak) => preset.calibrated(peak),
+        None => *preset,
+    }
+}
+
+/// `model`'s name, and what it was calibrated from.
+pub fn describe_model(model: &DeviceModel) -> String {
+    if model.calibrated {
+        format!(
+            "{} preset, DRAM calibrated to copy/peak {:.0} GB/s",
+            model.name, model.dram_gbps
+        )
+    } else {
+        format!(
+            "{} preset, DRAM {:.0} GB/s (no copy/peak to calibrate from)",
+            model.name, model.dram_gbps
+        )
+    }
+}
+
+/// Predictions run in parallel on at most this many threads: a sampled window of a
+/// strided or grid-stride case touches up to half of its buffers, and host memory must
+/// stay within about four times the largest buffer.
+const PREDICT_THREADS: usize = 4;
+
+/// Predicts every runnable case on `model`, in parallel; `None` for skipped cases
+/// and transfers (the model is of the device's memory, not of the bus or the host).
+/// `done` is called after each case (for progress).
+pub fn predict_cases(
+    cases: &[(&'static Experiment, Case)],
+    model: &DeviceModel,
+    done: &(dyn Fn() + Sync),
+) -> Vec<Option<Result<Prediction, String>>> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(PREDICT_THREADS);
+    let mut predictions: Vec<_> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|first| {
+                scope.spawn(move || {
+                    (first..cases.len())
+                        .step_by(threads)
+                        .map(|i| {
+                            let (experiment, case) = &cases[i];
+                            let simulated =
+                                case.skip.is_none() && experiment.measure == Measure::Kernel;
+                            let prediction = simulated.then(|| {
+                                crate::backend::sim::predict(experiment, case, model)
+                                    .map_err(|e| e.to_string())
+                            });
+                            done();
+                            (i, prediction)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|worker| worker.join().unwrap_or_default())
+            .collect()
+    });
+    predictions.sort_by_key(|(i, _)| *i);
+    predictions.into_iter().map(|(_, p)| p).collect()
+}
+
+/// A run's predictions, the model they were made with, and how long they took.
+pub struct Predicted {
+    pub model: DeviceModel,
+    pub predictions: Vec<Option<Result<Prediction, String>>>,
+    pub seconds: f64,
+}
+
+impl Predicted {
+    /// Predicts `cases` on `model` here and now.
+    pub fn make(
+        cases: &[(&'static Experiment, Case)],
+        model: DeviceModel,
+        done: &(dyn Fn() + Sync),
+    ) -> Self {
+        let started = std::time::Instant::now();
+        let predictions = predict_cases(cases, &model, done);
+        Predicted {
+            model,
+            predictions,
+            seconds: started.elapsed().as_secs_f64(),
+        }
+    }
+}
+
+/// Predictions made on a thread of their own while the GPU measures.
+pub enum Background<'scope> {
+    /// Not started (the model is not calibrated yet).
+    Waiting,
+    Running(std::thread::ScopedJoinHandle<'scope, Predicted>),
+    Made(Predicted),
+}
+
+impl<'scope> Background<'scope> {
+    /// Starts predicting `cases` on `model` in `scope`.
+    pub fn start(
+        scope: &'scope std::thread::Scope<'scope, '_>,
+        cases: &'scope [(&'static Experiment, Case)],
+        model: DeviceModel,
+        done: impl Fn() + Send + Sync + 'scope,
+    ) -> Self {
+        Background::Running(scope.spawn(move || Predicted::make(cases, model, &done)))
+    }
+
+    /// Waits for predictions under way to be made; `Waiting` stays as it is.
+    pub fn finished(self) -> Result<Self> {
+        match self {
+            Background::Running(thread) => thread
+                .join()
+                .map(Background::Made)
+                .map_err(|_| Error::Internal("the simulator's thread panicked".to_owned())),
+            other => Ok(other),
+        }
+    }
+}
+

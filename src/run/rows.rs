@@ -1,0 +1,92 @@
+//! Rows: the CSV row of a case, from the run's columns, the registry's and what
+//! became of it (measured, skipped, failed), with the simulator's prediction beside.
+
+use super::Outcome;
+use crate::measure::{Stats, gbps};
+use crate::results::{Row, RunInfo, SCHEMA_VERSION};
+use crate::sim::model::Prediction;
+use crate::suite::{Case, Experiment};
+
+/// The CSV row of one case: the run's columns, the case's, and its outcome.
+pub fn row(info: &RunInfo, experiment: &Experiment, case: &Case, outcome: &Outcome) -> Row {
+    let mut row = Row {
+        device: info.device.clone(),
+        vendor: info.vendor.clone(),
+        backend: info.backend.clone(),
+        driver: info.driver.clone(),
+        subgroup_size: info.subgroup_size.clone(),
+        bounds_checks: info.bounds_checks.clone(),
+        timestamp_utc: info.timestamp_utc.clone(),
+        ..case_row(experiment, case)
+    };
+    match outcome {
+        Outcome::Measured(timing) => {
+            row.status = "ok".to_owned();
+            row.verified = true;
+            row.timer = timing.timer.label().to_owned();
+            row.samples = timing.samples_ns.len() as u32;
+            row.dispatches_per_sample = timing.dispatches_per_sample;
+            row.note = timing.note.clone();
+            if let Some(stats) = Stats::of(&timing.samples_ns) {
+                row.time_us_median = Some(stats.median / 1e3);
+                row.time_us_min = Some(stats.min / 1e3);
+                row.time_us_max = Some(stats.max / 1e3);
+                row.cv = Some(stats.cv);
+                row.gbps_median = Some(gbps(case.bytes, stats.median));
+                row.gbps_best = Some(gbps(case.bytes, stats.min));
+            }
+        }
+        Outcome::Skipped(reason) => {
+            row.status = "skipped".to_owned();
+            row.note = reason.clone();
+        }
+        Outcome::Failed(reason) => {
+            row.status = "failed".to_owned();
+            row.note = reason.clone();
+        }
+        Outcome::Predicted => row.status = "simulated".to_owned(),
+    }
+    row
+}
+
+/// A row with what the registry says of a case, and nothing measured.
+pub fn case_row(experiment: &Experiment, case: &Case) -> Row {
+    Row {
+        family: experiment.family.to_string(),
+        variant: experiment.variant.to_owned(),
+        param: case.params.to_string(),
+        elements: case.elements,
+        bytes: case.bytes,
+        // A pure transfer runs no kernel, so has no workgroup.
+        workgroup: experiment
+            .kernel
+            .map_or_else(String::new, |_| case.workgroup_label()),
+        membench_version: env!("CARGO_PKG_VERSION").to_owned(),
+        schema_version: SCHEMA_VERSION,
+        git_commit: env!("MEMBENCH_GIT_COMMIT").to_owned(),
+        ..Row::default()
+    }
+}
+
+/// Fills the `sim_*` columns of `row`; a case the simulator could not run keeps them
+/// empty and says why in `note`.
+pub fn fill_prediction(row: &mut Row, prediction: &Result<Prediction, String>) {
+    match prediction {
+        Ok(prediction) => {
+            row.sim_gbps = Some(prediction.effective_gbps);
+            row.sim_dram_bytes = Some(prediction.dram_read_bytes + prediction.dram_write_bytes);
+            row.sim_sectors_per_request =
+                (prediction.requests > 0).then_some(prediction.sectors_per_request);
+            row.sim_bank_ways = prediction.bank_ways;
+            row.measured_over_sim = row
+                .gbps_median
+                .filter(|_| prediction.effective_gbps > 0.0)
+                .map(|g| g / prediction.effective_gbps);
+        }
+        Err(error) => {
+            let sep = if row.note.is_empty() { "" } else { "; " };
+            row.note = format!("{}{sep}simulator: {error}", row.note);
+        }
+    }
+}
+
