@@ -1,0 +1,546 @@
+//! Lock-step interpreter of naga IR for WGSL compute kernels that traces every memory
+//! request.
+//!
+//! Why an interpreter of the IR rather than a hand-written model of each kernel: the
+//! simulator must explain the measurement of the very WGSL that ran on the GPU, so it
+//! loads the shader exactly as the GPU path does (parse, validate, resolve `override`s)
+//! and executes that.
+//!
+//! Execution model:
+//! - One workgroup at a time; all its invocations ("lanes", indexed by
+//!   `local_invocation_index`) advance in lock-step. Every expression is evaluated for
+//!   all lanes at once into a per-lane vector; control flow keeps an active mask, so
+//!   `if`/`switch`/`loop`/`break`/`continue`/`return` only change which lanes are active.
+//!   WGSL's uniformity rules put barriers in uniform control flow, so lock-step meets
+//!   them trivially (a barrier reached by only part of the workgroup is an error).
+//! - Values are flattened into 32-bit components (u32, i32, f32 as bits, bool as 0/1):
+//!   component `c` of lane `l` lives at `c * lanes + l`. Vectors, arrays and structs are
+//!   their components concatenated, so `Compose` is concatenation.
+//! - Memory is bytes laid out as naga lays them out (struct member offsets, array
+//!   strides from the IR, sizes from `proc::Layouter`). Pointers are a region plus a
+//!   byte offset per lane; function and private variables get one slot per lane.
+//! - Subgroups are groups of `subgroup_size` consecutive lanes.
+//!
+//! Tracing: every load and store to storage, uniform or workgroup memory becomes one
+//! [`Request`] per subgroup with at least one active lane, in program order. A scalar or
+//! vector access is one request (`vec4<f32>`: 16 bytes per lane); a load or store of a
+//! struct, array or matrix is split into its scalar/vector leaves (matrix: per column),
+//! one request per leaf in layout order. Atomics are one request with
+//! [`Access::Atomic`] (a read-modify-write); `atomicLoad`/`atomicStore` are plain
+//! [`Access::Read`]/[`Access::Write`]. Function and private memory is not traced.
+//!
+//! Not supported, each a [`SimError::Unsupported`] naming the construct: textures and
+//! samplers, f16/f64/i64/u64, matrix products (matrices only load, store and combine
+//! component-wise), pack/unpack and a few other math functions, derivatives, ray
+//! queries, cooperative matrices, and a workgroup barrier reached by part of the
+//! workgroup.
+//!
+//! Layout: this module holds the public API, the interpreter's state and the run loop
+//! (workgroups, entry arguments, function calls); `kernel` loads a kernel and lays out
+//! its types, `expression` evaluates expressions, `statement` executes statements and
+//! control flow, `subgroup` runs the subgroup operations, `memory` addresses, loads,
+//! stores and traces memory, and `math` computes on component vectors.
+
+mod expression;
+mod kernel;
+mod math;
+mod memory;
+mod statement;
+mod subgroup;
+
+use std::ops::Range;
+
+use naga::{AddressSpace, Function, Handle, Module, Type, TypeInner, valid::FunctionInfo};
+
+use kernel::ExprMeta;
+pub use kernel::Kernel;
+use memory::write_leaves;
+
+/// Everything that can go wrong loading or running a kernel. Each message names the
+/// shader, and for unsupported input the naga construct, so a failure points at code.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    #[error("{shader}: WGSL parse error: {message}")]
+    Parse { shader: String, message: String },
+    #[error("{shader}: validation error: {message}")]
+    Validate { shader: String, message: String },
+    #[error("{shader}: override error: {message}")]
+    Override { shader: String, message: String },
+    #[error("{shader}: no compute entry point named `{entry}`")]
+    NoEntryPoint { shader: String, entry: String },
+    #[error("{shader}: unsupported by the simulator: {construct}")]
+    Unsupported { shader: String, construct: String },
+    #[error("{shader}: no buffer bound at @group({group}) @binding({binding})")]
+    MissingBinding {
+        shader: String,
+        group: u32,
+        binding: u32,
+    },
+    #[error("{shader}: out-of-bounds access (a bug in the benchmark): {detail}")]
+    OutOfBounds { shader: String, detail: String },
+    #[error("{shader}: bad launch: {detail}")]
+    Launch { shader: String, detail: String },
+    #[error("{shader}: {detail}")]
+    Runtime { shader: String, detail: String },
+}
+
+/// Memory space of a traced request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Space {
+    Storage,
+    Uniform,
+    Workgroup,
+}
+
+/// Direction of a traced request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Access {
+    Read,
+    Write,
+    /// A read-modify-write atomic (atomicAdd, atomicExchange, ...): one request that
+    /// both reads and writes each lane's address.
+    Atomic,
+}
+
+/// What a request addresses: a bound buffer, or a `var<workgroup>` by its index among
+/// the module's workgroup variables in declaration order ([`Kernel::workgroup_vars`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Target {
+    Binding { group: u32, binding: u32 },
+    Workgroup { var: u32 },
+}
+
+/// One memory request of one subgroup. Borrowed slices keep the stream allocation-free.
+#[derive(Debug)]
+pub struct Request<'a> {
+    pub workgroup: [u32; 3],
+    /// Subgroup index within the workgroup (`local_invocation_index / subgroup_size`).
+    pub subgroup: u32,
+    pub space: Space,
+    pub target: Target,
+    pub access: Access,
+    pub bytes_per_lane: u32,
+    /// Active lanes, as `subgroup_invocation_id`, ascending.
+    pub lanes: &'a [u32],
+    /// Byte address of each active lane within the buffer or workgroup variable, in the
+    /// order of `lanes`.
+    pub addresses: &'a [u64],
+}
+
+/// Consumer of the request stream; requests are not stored, so memory stays flat as the
+/// grid grows.
+pub trait TraceSink {
+    /// False lets the interpreter skip building requests altogether.
+    fn enabled(&self) -> bool {
+        true
+    }
+    fn request(&mut self, req: &Request<'_>);
+}
+
+/// The sink that wants nothing: run a kernel for its outputs only.
+pub struct NoTrace;
+
+impl TraceSink for NoTrace {
+    fn enabled(&self) -> bool {
+        false
+    }
+    fn request(&mut self, _req: &Request<'_>) {}
+}
+
+impl<F: FnMut(&Request<'_>)> TraceSink for F {
+    fn request(&mut self, req: &Request<'_>) {
+        self(req)
+    }
+}
+
+/// A buffer bound at `@group(group) @binding(binding)`, as raw bytes (what the GPU sees).
+#[derive(Clone, Debug)]
+pub struct Binding {
+    pub group: u32,
+    pub binding: u32,
+    pub data: Vec<u8>,
+}
+
+/// Which workgroups of a dispatch to run.
+#[derive(Clone, Debug)]
+pub struct Launch {
+    /// The full dispatch grid; `num_workgroups` reads this even when only a window runs.
+    pub num_workgroups: [u32; 3],
+    /// Lanes per subgroup (32 NVIDIA, 64 some AMD, 8 lavapipe); 1..=128.
+    pub subgroup_size: u32,
+    /// Linear workgroup ids (`x + nx * (y + ny * z)`) to run, in order.
+    pub workgroups: Range<u64>,
+}
+
+impl Launch {
+    /// Every workgroup of the grid.
+    pub fn all(num_workgroups: [u32; 3], subgroup_size: u32) -> Launch {
+        let total = num_workgroups.iter().map(|&n| u64::from(n)).product();
+        Launch {
+            num_workgroups,
+            subgroup_size,
+            workgroups: 0..total,
+        }
+    }
+}
+
+/// Work done by a run, for cost accounting.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Stats {
+    pub workgroups: u64,
+    /// Lane-operations: each expression evaluated, each leaf loaded or stored and each
+    /// atomic, times the lanes of the workgroup (inactive lanes included: lock-step
+    /// evaluates expressions for all lanes and masks only side effects).
+    pub lane_ops: u64,
+    /// Requests handed to the sink (0 when the sink is not [`TraceSink::enabled`]).
+    pub requests: u64,
+}
+
+/// The variant name of an IR node from its `Debug` form ("ImageLoad { .. }" -> "ImageLoad").
+fn variant<T: std::fmt::Debug>(x: &T) -> String {
+    let s = format!("{x:?}");
+    s.split(|c: char| !c.is_alphanumeric() && c != '_')
+        .next()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Where a pointer points. Binding slots index the `bindings` slice of [`run`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Region {
+    Buf(u32, Space),
+    Wg(u32),
+    Private(u32),
+    Local(u32),
+}
+
+/// An evaluated expression: components (`c * lanes + lane`), or a region and each lane's
+/// byte offset into it.
+#[derive(Clone, Debug)]
+enum Value {
+    Data(Vec<u32>),
+    Ptr(Region, Vec<u32>),
+}
+
+/// A loop or switch being executed, with the lanes waiting at its end (`brk`) and, for a
+/// loop, at its continuing block (`cont`).
+enum Construct {
+    Loop { brk: Vec<bool>, cont: Vec<bool> },
+    Switch { brk: Vec<bool> },
+}
+
+/// One function invocation: its expressions' values, active lanes, enclosing
+/// constructs, return value, and where its variables start in `local_mem`.
+struct Frame<'k> {
+    fun: &'k Function,
+    fi: &'k FunctionInfo,
+    meta: &'k [ExprMeta],
+    vals: Vec<Option<Value>>,
+    args: Vec<Value>,
+    active: Vec<bool>,
+    constructs: Vec<Construct>,
+    ret: Vec<u32>,
+    local_base: u32,
+}
+
+/// Run the workgroups `launch.workgroups` of `kernel` over `bindings`, streaming
+/// requests to `sink`. Buffers are updated in place, as on the GPU.
+pub fn run(
+    kernel: &Kernel,
+    bindings: &mut [Binding],
+    launch: &Launch,
+    sink: &mut dyn TraceSink,
+) -> Result<Stats, SimError> {
+    let (lanes, sg) = check_launch(kernel, launch)?;
+    let nwg = launch.num_workgroups;
+    let m = &kernel.module;
+    let slot_of = binding_slots(m, bindings);
+    let wg_mem = kernel
+        .wg_vars
+        .iter()
+        .map(|&h| vec![0u8; kernel.layouter[m.global_variables[h].ty].size as usize])
+        .collect();
+    let private_mem = kernel
+        .private_vars
+        .iter()
+        .map(|&h| vec![0u8; kernel.layouter[m.global_variables[h].ty].to_stride() as usize * lanes])
+        .collect();
+    let trace = sink.enabled();
+    let mut ex = Exec {
+        k: kernel,
+        bindings,
+        slot_of,
+        wg_mem,
+        private_mem,
+        local_mem: Vec::new(),
+        sink,
+        trace,
+        lanes,
+        sg,
+        wid: [0; 3],
+        nwg,
+        lane_buf: Vec::with_capacity(sg),
+        addr_buf: Vec::with_capacity(sg),
+        stats: Stats::default(),
+    };
+    for id in launch.workgroups.clone() {
+        let x = id % u64::from(nwg[0]);
+        let y = (id / u64::from(nwg[0])) % u64::from(nwg[1]);
+        let z = id / (u64::from(nwg[0]) * u64::from(nwg[1]));
+        ex.wid = [x as u32, y as u32, z as u32];
+        ex.workgroup()?;
+        ex.stats.workgroups += 1;
+    }
+    Ok(ex.stats)
+}
+
+/// Lanes per workgroup and per subgroup, once the launch is known to fit the kernel.
+fn check_launch(kernel: &Kernel, launch: &Launch) -> Result<(usize, usize), SimError> {
+    let lanes = kernel
+        .workgroup_size
+        .iter()
+        .map(|&n| n as usize)
+        .product::<usize>();
+    let bad = |detail: String| SimError::Launch {
+        shader: kernel.name.clone(),
+        detail,
+    };
+    if lanes == 0 {
+        return Err(bad("empty workgroup".into()));
+    }
+    let sg = launch.subgroup_size as usize;
+    if !(1..=128).contains(&sg) {
+        return Err(bad(format!(
+            "subgroup size {sg} outside 1..=128 (a ballot holds 128 lanes)"
+        )));
+    }
+    let total: u64 = launch
+        .num_workgroups
+        .iter()
+        .map(|&n| u64::from(n))
+        .product();
+    if launch.workgroups.end > total {
+        return Err(bad(format!(
+            "workgroups {:?} beyond the grid of {total}",
+            launch.workgroups
+        )));
+    }
+    Ok((lanes, sg))
+}
+
+/// The slot in `bindings` (and the space) of each storage or uniform global variable,
+/// by handle index; `None` where nothing is bound.
+fn binding_slots(m: &Module, bindings: &[Binding]) -> Vec<Option<(u32, Space)>> {
+    let mut slot_of = vec![None; m.global_variables.len()];
+    for (h, g) in m.global_variables.iter() {
+        let space = match g.space {
+            AddressSpace::Storage { .. } => Space::Storage,
+            AddressSpace::Uniform => Space::Uniform,
+            _ => continue,
+        };
+        if let Some(rb) = g.binding
+            && let Some(i) = bindings
+                .iter()
+                .position(|b| b.group == rb.group && b.binding == rb.binding)
+        {
+            slot_of[h.index()] = Some((i as u32, space));
+        }
+    }
+    slot_of
+}
+
+/// The interpreter over one run: the kernel, every memory, the workgroup being run and
+/// the trace sink.
+struct Exec<'k, 'r> {
+    k: &'k Kernel,
+    bindings: &'r mut [Binding],
+    slot_of: Vec<Option<(u32, Space)>>,
+    wg_mem: Vec<Vec<u8>>,
+    private_mem: Vec<Vec<u8>>,
+    local_mem: Vec<Vec<u8>>,
+    sink: &'r mut dyn TraceSink,
+    trace: bool,
+    lanes: usize,
+    sg: usize,
+    wid: [u32; 3],
+    nwg: [u32; 3],
+    lane_buf: Vec<u32>,
+    addr_buf: Vec<u64>,
+    stats: Stats,
+}
+
+impl<'k> Exec<'k, '_> {
+    fn err_unsupported(&self, what: impl Into<String>) -> SimError {
+        self.k.unsupported(what)
+    }
+
+    /// Run the entry point for every lane of workgroup `self.wid`, from fresh workgroup
+    /// and private memory.
+    fn workgroup(&mut self) -> Result<(), SimError> {
+        let k = self.k;
+        let m = &k.module;
+        let l = self.lanes;
+        for mem in &mut self.wg_mem {
+            mem.fill(0);
+        }
+        // Private variables: one slot per lane, initialised per invocation.
+        for (i, &h) in k.private_vars.iter().enumerate() {
+            let g = &m.global_variables[h];
+            let stride = k.layouter[g.ty].to_stride() as usize;
+            let init = match g.init {
+                Some(e) => Some(k.const_value(e)?),
+                None => None,
+            };
+            let leaves = k.type_leaves[g.ty.index()]
+                .as_deref()
+                .ok_or_else(|| k.unsupported("var<private> of unsized type"))?;
+            let Some(mem) = self.private_mem.get_mut(i) else {
+                continue;
+            };
+            mem.fill(0);
+            if let Some(init) = init {
+                for lane in 0..l {
+                    write_leaves(mem, lane * stride, leaves, &init, |c| c);
+                }
+            }
+        }
+        let ep = &m.entry_points[k.entry];
+        let mut args = Vec::with_capacity(ep.function.arguments.len());
+        for a in &ep.function.arguments {
+            args.push(self.entry_arg(a.binding.as_ref(), a.ty)?);
+        }
+        let fi = k.info.get_entry_point(k.entry);
+        self.call(&ep.function, fi, &k.entry_meta, args, vec![true; l])?;
+        Ok(())
+    }
+
+    /// The value of an entry-point argument: a built-in, or a struct of built-ins.
+    fn entry_arg(
+        &self,
+        binding: Option<&naga::Binding>,
+        ty: Handle<Type>,
+    ) -> Result<Value, SimError> {
+        let k = self.k;
+        match binding {
+            Some(naga::Binding::BuiltIn(bi)) => self.builtin(*bi).map(Value::Data),
+            Some(other) => Err(k.unsupported(format!("entry argument binding {other:?}"))),
+            None => match k.module.types[ty].inner {
+                TypeInner::Struct { ref members, .. } => {
+                    let mut out = Vec::new();
+                    for mb in members {
+                        match self.entry_arg(mb.binding.as_ref(), mb.ty)? {
+                            Value::Data(d) => out.extend(d),
+                            Value::Ptr(..) => {
+                                return Err(k.unsupported("pointer entry argument"));
+                            }
+                        }
+                    }
+                    Ok(Value::Data(out))
+                }
+                _ => Err(k.unsupported("entry argument without binding")),
+            },
+        }
+    }
+
+    /// A built-in input's value in every lane.
+    fn builtin(&self, bi: naga::BuiltIn) -> Result<Vec<u32>, SimError> {
+        use naga::BuiltIn as B;
+        let l = self.lanes;
+        let ws = self.k.workgroup_size;
+        let lid = |lane: usize, c: usize| -> u32 {
+            let lane = lane as u32;
+            match c {
+                0 => lane % ws[0],
+                1 => (lane / ws[0]) % ws[1],
+                _ => lane / (ws[0] * ws[1]),
+            }
+        };
+        let per_lane3 = |g: &dyn Fn(usize, usize) -> u32| -> Vec<u32> {
+            (0..3)
+                .flat_map(|c| (0..l).map(move |lane| (c, lane)))
+                .map(|(c, lane)| g(lane, c))
+                .collect()
+        };
+        let wid = self.wid;
+        let nwg = self.nwg;
+        let sg = self.sg as u32;
+        Ok(match bi {
+            B::LocalInvocationId => per_lane3(&lid),
+            B::LocalInvocationIndex => (0..l as u32).collect(),
+            B::GlobalInvocationId => {
+                per_lane3(&|lane, c| wid[c].wrapping_mul(ws[c]).wrapping_add(lid(lane, c)))
+            }
+            B::WorkGroupId => per_lane3(&|_, c| wid[c]),
+            B::NumWorkGroups => per_lane3(&|_, c| nwg[c]),
+            B::WorkGroupSize => per_lane3(&|_, c| ws[c]),
+            B::SubgroupSize => vec![sg; l],
+            B::SubgroupInvocationId => (0..l as u32).map(|i| i % sg).collect(),
+            B::SubgroupId => (0..l as u32).map(|i| i / sg).collect(),
+            B::NumSubgroups => vec![(l as u32).div_ceil(sg); l],
+            other => return Err(self.err_unsupported(format!("BuiltIn::{other:?}"))),
+        })
+    }
+
+    /// Run `fun` for the lanes in `active`; returns the per-lane return value.
+    fn call(
+        &mut self,
+        fun: &'k Function,
+        fi: &'k FunctionInfo,
+        meta: &'k [ExprMeta],
+        args: Vec<Value>,
+        active: Vec<bool>,
+    ) -> Result<Vec<u32>, SimError> {
+        let k = self.k;
+        let l = self.lanes;
+        let local_base = self.local_mem.len() as u32;
+        for (_, lv) in fun.local_variables.iter() {
+            let size = k.layouter[lv.ty].to_stride() as usize * l;
+            self.local_mem.push(vec![0u8; size]);
+        }
+        let ret_n = fun
+            .result
+            .as_ref()
+            .map_or(0, |r| k.type_ncomp[r.ty.index()] as usize);
+        let mut fr = Frame {
+            fun,
+            fi,
+            meta,
+            vals: vec![None; fun.expressions.len()],
+            args,
+            active,
+            constructs: Vec::new(),
+            ret: vec![0; ret_n * l],
+            local_base,
+        };
+        self.init_locals(&mut fr)?;
+        let r = self.block(&mut fr, &fun.body);
+        self.local_mem.truncate(local_base as usize);
+        r?;
+        Ok(fr.ret)
+    }
+
+    /// Local initialisers are constant expressions: store them for every lane.
+    fn init_locals(&mut self, fr: &mut Frame<'k>) -> Result<(), SimError> {
+        let k = self.k;
+        let l = self.lanes;
+        let fun = fr.fun;
+        for (i, (_, lv)) in fun.local_variables.iter().enumerate() {
+            if let Some(init) = lv.init {
+                self.ensure(fr, init)?;
+                let Some(Value::Data(v)) = &fr.vals[init.index()] else {
+                    return Err(k.runtime("local initialiser is not a value"));
+                };
+                let stride = k.layouter[lv.ty].to_stride() as usize;
+                let leaves = k.type_leaves[lv.ty.index()]
+                    .as_deref()
+                    .ok_or_else(|| k.unsupported("local variable of unsized type"))?;
+                if let Some(mem) = self.local_mem.get_mut(fr.local_base as usize + i) {
+                    for lane in 0..l {
+                        write_leaves(mem, lane * stride, leaves, v, |c| c * l + lane);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
