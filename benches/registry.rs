@@ -9,19 +9,82 @@
 //!
 //! `cargo test --benches` runs every case once at quick size and writes nothing.
 
-use std::cell::RefCell;
 use std::time::Duration;
 
 use anyhow::Context as _;
 use criterion::{BenchmarkId, Criterion, Throughput};
 
-use membench::backend::wgpu::timing::{self, Timer, Timing};
-use membench::backend::wgpu::{BoundsChecks, GpuContext};
+use membench::backend::wgpu::{BoundsChecks, GpuContext, Wgpu};
+use membench::error::{Error, Result};
+use membench::measure::{Clock, Sample, Timing};
 use membench::results;
-use membench::run::{self, Outcome, RunInfo, RunSettings};
-use membench::suite::Measure;
+use membench::run::{self, Outcome, Progress, RunSettings, Session};
+use membench::suite::CaseId;
 
 const SAMPLES: usize = 10;
+
+/// Criterion as the sampler: one benchmark per case, GPU time through `iter_custom`.
+struct CriterionSampler {
+    criterion: Criterion,
+}
+
+impl Sample for CriterionSampler {
+    fn sample(&mut self, id: &CaseId, bytes: u64, clock: &mut dyn Clock) -> Result<Timing> {
+        // Per-repetition time of every sample criterion takes; the last SAMPLES are
+        // its measurement, the ones before its warm-up.
+        let mut samples = Vec::<(f64, u64)>::new();
+        let mut error = None;
+        let timer = clock.timer();
+        let mut group = self
+            .criterion
+            .benchmark_group(format!("{}/{}", id.family, id.variant));
+        group.throughput(Throughput::BytesDecimal(bytes));
+        group.bench_function(BenchmarkId::from_parameter(&id.params), |bencher| {
+            bencher.iter_custom(|iters| {
+                let repeats = u32::try_from(iters).unwrap_or(u32::MAX);
+                match clock.samples_ns(1, repeats, 0) {
+                    Ok(ns) => {
+                        let ns = ns.first().copied().unwrap_or(0.0);
+                        samples.push((ns / f64::from(repeats), iters));
+                        Duration::from_nanos(ns as u64)
+                    }
+                    Err(e) => {
+                        error.get_or_insert(e);
+                        Duration::ZERO
+                    }
+                }
+            });
+        });
+        group.finish();
+        if let Some(error) = error {
+            return Err(error);
+        }
+        let measured = &samples[samples.len().saturating_sub(SAMPLES)..];
+        if measured.is_empty() {
+            return Err(Error::Internal(format!("criterion took no sample of {id}")));
+        }
+        Ok(Timing {
+            samples_ns: measured.iter().map(|&(ns, _)| ns).collect(),
+            timer,
+            dispatches_per_sample: (measured.iter().map(|&(_, n)| n).sum::<u64>()
+                / measured.len() as u64) as u32,
+            note: String::new(),
+        })
+    }
+}
+
+/// Failures and skips on stderr; criterion prints the rest.
+struct Report;
+
+impl Progress for Report {
+    fn finished(&self, id: &CaseId, outcome: &Outcome) {
+        match outcome {
+            Outcome::Failed(error) => eprintln!("FAILED {id}: {error}"),
+            Outcome::Skipped(reason) => eprintln!("skipped {id}: {reason}"),
+            Outcome::Measured(_) | Outcome::Predicted => {}
+        }
+    }
+}
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -34,7 +97,7 @@ fn main() -> anyhow::Result<()> {
         .take(1)
         .cloned()
         .collect();
-    let mut criterion = Criterion::default()
+    let criterion = Criterion::default()
         .warm_up_time(Duration::from_millis(300))
         .measurement_time(Duration::from_secs(1))
         .sample_size(SAMPLES)
@@ -45,102 +108,27 @@ fn main() -> anyhow::Result<()> {
         ..RunSettings::default()
     };
     let ctx = GpuContext::new(None, Duration::from_secs(20))?;
-    let sizing = run::sizing(&ctx, &settings)?;
-    let info = RunInfo::new(&ctx, BoundsChecks::On);
-    let mut rows = Vec::new();
-    let mut failed = 0;
+    let sizing = ctx.sizing(settings.quick, settings.buffer_bytes, settings.matrix)?;
     let cases = run::select(&sizing, &filter)?;
-    for (experiment, case) in &cases {
-        let id = case.id(experiment).to_string();
-        if let Some(reason) = &case.skip {
-            eprintln!("skipped {id}: {reason}");
-            rows.push(info.row(experiment, case, &Outcome::Skipped(reason.clone())));
-            continue;
-        }
-        // Transfers run on the host clock from call to usable data, which criterion's
-        // per-iteration loop cannot express: they are verified and timed as
-        // `membench run` does, outside criterion.
-        if let Measure::Transfer(_) = experiment.measure {
-            let outcome = run::run_case(&ctx, experiment, case, &settings);
-            if let Outcome::Failed(error) = &outcome {
-                failed += 1;
-                eprintln!("FAILED {id}: {error}");
-            }
-            rows.push(info.row(experiment, case, &outcome));
-            continue;
-        }
-        // Verify first: a case that computes the wrong thing gets no bandwidth.
-        let kernel = match ctx
-            .build(experiment, case, settings.checks)
-            .and_then(|(kernel, expected)| ctx.verify(&kernel, expected).map(|()| kernel))
-        {
-            Ok(kernel) => kernel,
-            Err(error) => {
-                failed += 1;
-                eprintln!("FAILED {id}: {error}");
-                rows.push(info.row(experiment, case, &Outcome::Failed(error.to_string())));
-                continue;
-            }
-        };
-        // Per-dispatch GPU time of every sample criterion takes; the last SAMPLES
-        // are its measurement, the ones before its warm-up.
-        let samples = RefCell::new(Vec::<(f64, u64)>::new());
-        let mut error = None;
-        let mut group = criterion.benchmark_group(experiment.name());
-        group.throughput(Throughput::BytesDecimal(case.bytes));
-        group.bench_function(BenchmarkId::from_parameter(&case.params), |bencher| {
-            bencher.iter_custom(|iters| {
-                let dispatches = u32::try_from(iters).unwrap_or(u32::MAX);
-                match timing::time_dispatches(&ctx, &kernel, dispatches) {
-                    Ok(time) => {
-                        samples
-                            .borrow_mut()
-                            .push((time.as_nanos() as f64 / iters as f64, iters));
-                        time
-                    }
-                    Err(e) => {
-                        error.get_or_insert(e);
-                        Duration::ZERO
-                    }
-                }
-            });
-        });
-        group.finish();
-        let samples = samples.into_inner();
-        let measured = &samples[samples.len().saturating_sub(SAMPLES)..];
-        let outcome = match error {
-            Some(error) => {
-                failed += 1;
-                eprintln!("FAILED {id}: {error}");
-                Outcome::Failed(error.to_string())
-            }
-            None => Outcome::Measured(Timing {
-                samples_ns: measured.iter().map(|&(ns, _)| ns).collect(),
-                timer: if ctx.has_timestamps() {
-                    Timer::Gpu
-                } else {
-                    Timer::Wall
-                },
-                dispatches_per_sample: (measured.iter().map(|&(_, n)| n).sum::<u64>()
-                    / measured.len().max(1) as u64) as u32,
-                note: String::new(),
-            }),
-        };
-        rows.push(info.row(experiment, case, &outcome));
-    }
-    criterion.final_summary();
-
-    // The simulator's prediction beside each measurement, as `membench run` does.
-    let model = run::device_model(&ctx.info.name, &rows);
-    eprintln!("simulating with the {}", run::describe_model(&model));
-    for (row, prediction) in rows
-        .iter_mut()
-        .zip(run::predict_cases(&cases, &model, &|| {}))
-    {
-        if let Some(prediction) = prediction {
-            run::fill_prediction(row, &prediction);
-        }
-    }
+    let info = ctx.run_info(BoundsChecks::On);
+    let session = Session {
+        backend: &Wgpu {
+            ctx: &ctx,
+            checks: BoundsChecks::On,
+        },
+        settings: &settings,
+        info: &info,
+        beside: !sizing.software,
+        known_rows: &[],
+        output: None,
+    };
+    let mut sampler = CriterionSampler { criterion };
+    let ran = session.run(&cases, &mut sampler, &Report)?;
+    sampler.criterion.final_summary();
+    eprintln!(
+        "simulated with the {}",
+        run::describe_model(&ran.predicted.model)
+    );
 
     let out = std::env::var_os("MEMBENCH_OUT").map(Into::into);
     if let Some(path) = out.or_else(|| {
@@ -153,10 +141,10 @@ fn main() -> anyhow::Result<()> {
         } else {
             Vec::new()
         };
-        results::write(&path, &results::merge(old, &rows))
+        results::write(&path, &results::merge(old, &ran.rows))
             .with_context(|| "writing the bench results")?;
         eprintln!("results in {}", path.display());
     }
-    anyhow::ensure!(failed == 0, "{failed} cases failed");
+    anyhow::ensure!(ran.failed == 0, "{} cases failed", ran.failed);
     Ok(())
 }

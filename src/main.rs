@@ -8,14 +8,13 @@ use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
-use membench::backend::wgpu::timing;
-use membench::backend::wgpu::{self as gpu, BoundsChecks, GpuContext};
-use membench::report;
-use membench::report::compare;
-use membench::results;
-use membench::run::{self, Background, Outcome, Predicted, RunInfo, RunSettings};
+use membench::backend::wgpu::{self as gpu, BoundsChecks, GpuContext, Wgpu};
+use membench::measure::{MIN_SAMPLES, SuiteSampler};
+use membench::report::{self, compare};
+use membench::results::{self, RunInfo};
+use membench::run::{self, Outcome, Output, Progress, RunSettings, Session};
 use membench::sim::device as sim_device;
-use membench::suite::{Measure, REGISTRY, Sizing};
+use membench::suite::{CaseId, Measure, REGISTRY, Sizing};
 
 /// GPU memory benchmarks: the classic CUDA memory experiments in WGSL, verified
 /// against a CPU reference and timed on the GPU clock.
@@ -101,7 +100,7 @@ struct RunArgs {
     #[arg(long)]
     unchecked: bool,
     /// Timed samples per case.
-    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(i64::from(timing::MIN_SAMPLES)..=4096))]
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(i64::from(MIN_SAMPLES)..=4096))]
     samples: u32,
     /// Bytes of the main buffer of the streaming experiments, in MiB (default 256,
     /// 4 with --quick, capped by the device).
@@ -268,13 +267,12 @@ fn run_on(args: &RunArgs, adapter: Option<&str>, out: Option<PathBuf>) -> anyhow
     };
     let settings = RunSettings {
         quick: args.quick,
-        checks,
         samples: args.samples,
         buffer_bytes: args.buffer_mib.map(|mib| mib << 20),
         matrix: args.size,
     };
     let ctx = GpuContext::new(adapter, Duration::from_secs(args.timeout_s))?;
-    let sizing = run::sizing(&ctx, &settings)?;
+    let sizing = ctx.sizing(settings.quick, settings.buffer_bytes, settings.matrix)?;
     let cases = run::select(&sizing, &args.filter)?;
     let out = out.unwrap_or_else(|| {
         results::default_path(
@@ -296,117 +294,98 @@ fn run_on(args: &RunArgs, adapter: Option<&str>, out: Option<PathBuf>) -> anyhow
         checks.label(),
         out.display()
     );
-
-    let info = RunInfo::new(&ctx, checks);
-    let bars = MultiProgress::new();
-    let progress = bars.add(bar(cases.len())?);
-    let mut rows = Vec::with_capacity(cases.len());
-    let mut failed = 0;
-    // CPU work runs beside the measurements, on cores the GPU's clock does not need:
-    // the predictions, once the model is calibrated from this run's last copy/peak (or
-    // the results file's rows of the same device), and the next case's inputs and
-    // references. Not on a software adapter, whose kernels run on those cores, and
-    // never beside a host-clock transfer.
+    let info = ctx.run_info(checks);
     let same_device: Vec<_> = old_rows
         .iter()
         .filter(|row| row.device == ctx.info.name)
         .cloned()
         .collect();
-    let model_of = |rows: &[results::Row]| {
-        let known: Vec<_> = rows.iter().chain(&same_device).cloned().collect();
-        run::device_model(&ctx.info.name, &known)
+    let session = Session {
+        backend: &Wgpu { ctx: &ctx, checks },
+        settings: &settings,
+        info: &info,
+        beside: !sizing.software,
+        known_rows: &same_device,
+        output: Some(Output {
+            path: &out,
+            old_rows: &old_rows,
+        }),
     };
-    let calibrated_after = cases
-        .iter()
-        .rposition(|(experiment, _)| experiment.name() == "copy/peak");
-    let beside = !sizing.software;
-    let simulation = bars.add(bar(cases.len())?);
-    simulation.set_message("simulating (once the model is calibrated)");
-    let predicted = std::thread::scope(|scope| -> anyhow::Result<_> {
-        let mut background = Background::Waiting;
-        let mut next_data = None;
-        for (index, (experiment, case)) in cases.iter().enumerate() {
-            let gpu_clock = experiment.measure == Measure::Kernel;
-            if !gpu_clock {
-                background = background.finished()?;
-            }
-            let data: Option<std::thread::ScopedJoinHandle<_>> = next_data.take();
-            // The next case's inputs and references are made while this one is measured.
-            if beside && gpu_clock {
-                next_data = cases
-                    .get(index + 1)
-                    .filter(|(_, next)| next.skip.is_none())
-                    .map(|(_, next)| scope.spawn(|| (next.data)()));
-            }
-            let data = || match data {
-                Some(thread) => thread
-                    .join()
-                    .map_err(|_| membench::Error::Internal("a case's data panicked".to_owned())),
-                None => Ok((case.data)()),
-            };
-            let id = case.id(experiment).to_string();
-            progress.set_message(id.clone());
-            let outcome = run::run_case_with(&ctx, experiment, case, &settings, data);
-            match &outcome {
-                Outcome::Failed(reason) => {
-                    failed += 1;
-                    progress.println(format!("FAILED {id}: {reason}"));
-                }
-                Outcome::Skipped(reason) => progress.println(format!("skipped {id}: {reason}")),
-                Outcome::Measured(_) => {}
-            }
-            rows.push(info.row(experiment, case, &outcome));
-            // Written after every case: an interrupted run keeps what it measured.
-            results::write(&out, &results::merge(old_rows.clone(), &rows))?;
-            progress.inc(1);
-            let calibrated = calibrated_after.is_none_or(|last| index >= last);
-            if beside && calibrated && matches!(background, Background::Waiting) {
-                simulation.set_message("simulating");
-                let done = || simulation.inc(1);
-                background = Background::start(scope, &cases, model_of(&rows), done);
-            }
-        }
-        progress.finish_and_clear();
-        let predicted = match background.finished()? {
-            Background::Made(predicted) => predicted,
-            _ => {
-                simulation.set_message("simulating");
-                Predicted::make(&cases, model_of(&rows), &|| simulation.inc(1))
-            }
-        };
-        simulation.finish_and_clear();
-        Ok(predicted)
-    })?;
+    let progress = Bars::new(cases.len())?;
+    let ran = session.run(&cases, &mut SuiteSampler::new(settings.samples), &progress)?;
+    progress.finish();
     eprintln!(
         "membench: simulated in {:.1} s{} with the {}",
-        predicted.seconds,
-        if beside {
+        ran.predicted.seconds,
+        if session.beside {
             ", beside the measurements,"
         } else {
             ""
         },
-        run::describe_model(&predicted.model)
+        run::describe_model(&ran.predicted.model)
     );
-    for (row, prediction) in rows.iter_mut().zip(&predicted.predictions) {
-        if let Some(prediction) = prediction {
-            run::fill_prediction(row, prediction);
-        }
-    }
-    results::write(&out, &results::merge(old_rows, &rows))?;
-
-    print!("{}", results::summary(&rows));
+    print!("{}", results::summary(&ran.rows));
     println!(
-        "\n{} cases, {failed} failed, in {:.1} s; peak host memory {}; results in {}",
-        rows.len(),
+        "\n{} cases, {} failed, in {:.1} s; peak host memory {}; results in {}",
+        ran.rows.len(),
+        ran.failed,
         started.elapsed().as_secs_f64(),
         peak_resident().unwrap_or_else(|| "unknown".to_owned()),
         out.display()
     );
-    Ok(if failed > 0 {
+    Ok(if ran.failed > 0 {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// A run's progress: one bar for the cases, one for the predictions.
+struct Bars {
+    cases: ProgressBar,
+    simulation: ProgressBar,
+    _bars: MultiProgress,
+}
+
+impl Bars {
+    fn new(cases: usize) -> anyhow::Result<Self> {
+        let bars = MultiProgress::new();
+        let simulation = bars.add(bar(cases)?);
+        simulation.set_message("simulating (once the model is calibrated)");
+        Ok(Bars {
+            cases: bars.insert(0, bar(cases)?),
+            simulation,
+            _bars: bars,
+        })
+    }
+
+    fn finish(&self) {
+        self.cases.finish_and_clear();
+        self.simulation.finish_and_clear();
+    }
+}
+
+impl Progress for Bars {
+    fn started(&self, id: &CaseId) {
+        self.cases.set_message(id.to_string());
+    }
+
+    fn finished(&self, id: &CaseId, outcome: &Outcome) {
+        match outcome {
+            Outcome::Failed(reason) => self.cases.println(format!("FAILED {id}: {reason}")),
+            Outcome::Skipped(reason) => self.cases.println(format!("skipped {id}: {reason}")),
+            Outcome::Measured(_) | Outcome::Predicted => {}
+        }
+        self.cases.inc(1);
+    }
+
+    fn predicting(&self) {
+        self.simulation.set_message("simulating");
+    }
+
+    fn predicted(&self) {
+        self.simulation.inc(1);
+    }
 }
 
 fn simulate(args: SimulateArgs) -> anyhow::Result<ExitCode> {
@@ -429,28 +408,30 @@ fn simulate(args: SimulateArgs) -> anyhow::Result<ExitCode> {
     let progress = bar(cases.len())?;
     let predictions = run::predict_cases(&cases, model, &|| progress.inc(1));
     progress.finish_and_clear();
-    let mut rows = Vec::with_capacity(cases.len());
-    for ((experiment, case), prediction) in cases.iter().zip(&predictions) {
-        let mut row = results::Row {
-            device: model.name.to_owned(),
-            ..run::case_row(experiment, case)
-        };
-        match (&case.skip, prediction) {
-            (Some(reason), _) => {
-                row.status = "skipped".to_owned();
-                row.note = reason.clone();
+    let info = RunInfo {
+        device: model.name.to_owned(),
+        ..RunInfo::default()
+    };
+    let rows: Vec<_> = cases
+        .iter()
+        .zip(&predictions)
+        .map(|((experiment, case), prediction)| {
+            let outcome = match &case.skip {
+                Some(reason) => Outcome::Skipped(reason.clone()),
+                None => Outcome::Predicted,
+            };
+            let mut row = run::row(&info, experiment, case, &outcome);
+            match prediction {
+                Some(prediction) => run::fill_prediction(&mut row, prediction),
+                None if case.skip.is_none() => {
+                    row.status = "not simulated".to_owned();
+                    row.note = "a host-device transfer: measured only".to_owned();
+                }
+                None => {}
             }
-            (None, Some(prediction)) => {
-                row.status = "simulated".to_owned();
-                run::fill_prediction(&mut row, prediction);
-            }
-            (None, None) => {
-                row.status = "not simulated".to_owned();
-                row.note = "a host-device transfer: measured only".to_owned();
-            }
-        }
-        rows.push(row);
-    }
+            row
+        })
+        .collect();
     print!("{}", results::summary(&rows));
     Ok(ExitCode::SUCCESS)
 }

@@ -5,9 +5,11 @@
 use std::time::Duration;
 
 use membench::Error;
-use membench::backend::wgpu::{BoundsChecks, GpuContext};
+use membench::backend::Backend;
+use membench::backend::wgpu::{BoundsChecks, GpuContext, Wgpu};
+use membench::measure::SuiteSampler;
 use membench::run::{self, Outcome, RunSettings};
-use membench::suite::{Expected, Measure, REGISTRY};
+use membench::suite::{Case, Expected, Experiment, Measure, REGISTRY, Sizing};
 
 /// The default adapter; `None` (said on stderr) where there is none outside CI.
 fn context() -> Result<Option<GpuContext>, String> {
@@ -19,6 +21,32 @@ fn context() -> Result<Option<GpuContext>, String> {
         }
         Err(error) => Err(format!("CI needs an adapter (lavapipe): {error}")),
     }
+}
+
+fn sizing(ctx: &GpuContext, settings: &RunSettings) -> membench::Result<Sizing> {
+    ctx.sizing(settings.quick, settings.buffer_bytes, settings.matrix)
+}
+
+/// One case through the driver, as a run takes it.
+fn measure(
+    ctx: &GpuContext,
+    experiment: &Experiment,
+    case: &Case,
+    settings: &RunSettings,
+) -> Outcome {
+    let backend = Wgpu {
+        ctx,
+        checks: BoundsChecks::On,
+    };
+    let mut sampler = SuiteSampler::new(settings.samples);
+    run::measure_case(
+        &backend,
+        experiment,
+        case,
+        settings.samples,
+        &mut sampler,
+        || Ok((case.data)()),
+    )
 }
 
 fn quick() -> RunSettings {
@@ -33,7 +61,7 @@ fn every_case_verifies_at_quick_size() {
     let Some(ctx) = context().unwrap() else {
         return;
     };
-    let sizing = run::sizing(&ctx, &quick()).unwrap();
+    let sizing = sizing(&ctx, &quick()).unwrap();
     let mut verified = 0;
     for checks in [BoundsChecks::On, BoundsChecks::Off] {
         for (experiment, case) in run::select(&sizing, &[]).unwrap() {
@@ -42,10 +70,13 @@ fn every_case_verifies_at_quick_size() {
                 continue;
             }
             let id = case.id(experiment).to_string();
-            let (kernel, expected) = ctx
-                .build(experiment, &case, checks)
+            let backend = Wgpu { ctx: &ctx, checks };
+            let data = (case.data)();
+            let kernel = backend
+                .prepare(experiment, &case, data.inputs)
                 .unwrap_or_else(|e| panic!("{id}: {e}"));
-            ctx.verify(&kernel, expected)
+            backend
+                .verify(&kernel, &data.expected)
                 .unwrap_or_else(|e| panic!("{id} (bounds checks {}): {e}", checks.label()));
             verified += 1;
         }
@@ -62,20 +93,17 @@ fn every_transfer_case_verifies_and_times_at_quick_size() {
         samples: 10,
         ..quick()
     };
-    let sizing = run::sizing(&ctx, &settings).unwrap();
+    let sizing = sizing(&ctx, &settings).unwrap();
     let mut measured = 0;
     for (experiment, case) in run::select(&sizing, &["transfer/".to_owned()]).unwrap() {
         let id = case.id(experiment).to_string();
         assert!(matches!(experiment.measure, Measure::Transfer(_)), "{id}");
-        match run::run_case(&ctx, experiment, &case, &settings) {
+        match measure(&ctx, experiment, &case, &settings) {
             Outcome::Measured(timing) => {
                 assert!(timing.samples_ns.len() >= 10, "{id}");
                 assert!(timing.samples_ns.iter().all(|&ns| ns > 0.0), "{id}");
-                let row = run::RunInfo::new(&ctx, BoundsChecks::On).row(
-                    experiment,
-                    &case,
-                    &Outcome::Measured(timing),
-                );
+                let info = ctx.run_info(BoundsChecks::On);
+                let row = run::row(&info, experiment, &case, &Outcome::Measured(timing));
                 assert!(row.verified && row.gbps_median.unwrap_or(0.0) > 0.0, "{id}");
                 assert!(matches!(row.timer.as_str(), "host" | "gpu"), "{id}");
                 if experiment.variant.starts_with("overlap") {
@@ -91,6 +119,7 @@ fn every_transfer_case_verifies_and_times_at_quick_size() {
                 );
             }
             Outcome::Failed(reason) => panic!("{id}: {reason}"),
+            Outcome::Predicted => panic!("{id}: not measured"),
         }
     }
     assert!(measured > 0, "no transfer case ran");
@@ -101,7 +130,7 @@ fn a_transfer_that_delivers_other_bytes_fails() {
     let Some(ctx) = context().unwrap() else {
         return;
     };
-    let sizing = run::sizing(&ctx, &quick()).unwrap();
+    let sizing = sizing(&ctx, &quick()).unwrap();
     for filter in [
         "transfer/upload_staging_pooled/size=4194304;chunks=1024",
         "transfer/readback/size=65536;chunks=1",
@@ -119,7 +148,7 @@ fn a_transfer_that_delivers_other_bytes_fails() {
             words[100] ^= 1;
             data
         });
-        match run::run_case(&ctx, experiment, &case, &quick()) {
+        match measure(&ctx, experiment, &case, &quick()) {
             Outcome::Failed(reason) => {
                 assert!(reason.contains("first at word 100"), "{filter}: {reason}")
             }
@@ -133,16 +162,21 @@ fn a_wrong_reference_fails_verification() {
     let Some(ctx) = context().unwrap() else {
         return;
     };
-    let sizing = run::sizing(&ctx, &quick()).unwrap();
+    let sizing = sizing(&ctx, &quick()).unwrap();
     let (experiment, case) = run::select(&sizing, &["copy/offset/offset=1".to_owned()])
         .unwrap()
         .remove(0);
-    let (kernel, mut expected) = ctx.build(experiment, &case, BoundsChecks::On).unwrap();
-    let Expected::Exact(words) = &mut expected[0] else {
+    let backend = Wgpu {
+        ctx: &ctx,
+        checks: BoundsChecks::On,
+    };
+    let mut data = (case.data)();
+    let kernel = backend.prepare(experiment, &case, data.inputs).unwrap();
+    let Expected::Exact(words) = &mut data.expected[0] else {
         panic!("copy cases are checked exactly");
     };
     words[100] ^= 1;
-    let error = ctx.verify(&kernel, expected).unwrap_err();
+    let error = backend.verify(&kernel, &data.expected).unwrap_err();
     assert!(matches!(error, Error::Verification(_)), "{error}");
     assert!(error.to_string().contains("first at word 100"), "{error}");
 }
@@ -153,20 +187,17 @@ fn a_timed_case_reports_sane_statistics() {
         return;
     };
     let settings = quick();
-    let sizing = run::sizing(&ctx, &settings).unwrap();
+    let sizing = sizing(&ctx, &settings).unwrap();
     let (experiment, case) = run::select(&sizing, &["copy/peak/launch=vec4".to_owned()])
         .unwrap()
         .remove(0);
-    let Outcome::Measured(timing) = run::run_case(&ctx, experiment, &case, &settings) else {
+    let Outcome::Measured(timing) = measure(&ctx, experiment, &case, &settings) else {
         panic!("copy/peak did not measure");
     };
     assert_eq!(timing.samples_ns.len(), settings.samples as usize);
     assert!(timing.samples_ns.iter().all(|&ns| ns > 0.0));
-    let row = run::RunInfo::new(&ctx, BoundsChecks::On).row(
-        experiment,
-        &case,
-        &Outcome::Measured(timing),
-    );
+    let info = ctx.run_info(BoundsChecks::On);
+    let row = run::row(&info, experiment, &case, &Outcome::Measured(timing));
     assert!(row.verified && row.status == "ok");
     let (median, best) = (row.gbps_median.unwrap(), row.gbps_best.unwrap());
     assert!(
@@ -180,13 +211,13 @@ fn a_gpu_validation_error_fails_the_case_not_the_run() {
     let Some(ctx) = context().unwrap() else {
         return;
     };
-    let sizing = run::sizing(&ctx, &quick()).unwrap();
+    let sizing = sizing(&ctx, &quick()).unwrap();
     let (experiment, mut case) = run::select(&sizing, &["copy/offset/offset=0".to_owned()])
         .unwrap()
         .remove(0);
     // An override the shader does not declare is a pipeline validation error.
     case.overrides.push(("NO_SUCH_CONSTANT", 1.0));
-    match run::run_case(&ctx, experiment, &case, &quick()) {
+    match measure(&ctx, experiment, &case, &quick()) {
         Outcome::Failed(reason) => assert!(reason.contains("GPU error"), "{reason}"),
         _ => panic!("an invalid pipeline was not reported as failed"),
     }
@@ -195,7 +226,7 @@ fn a_gpu_validation_error_fails_the_case_not_the_run() {
         .unwrap()
         .remove(0);
     assert!(matches!(
-        run::run_case(&ctx, experiment, &case, &quick()),
+        measure(&ctx, experiment, &case, &quick()),
         Outcome::Measured(_)
     ));
 }
@@ -210,7 +241,7 @@ fn a_buffer_beyond_the_device_limit_is_refused() {
         ..quick()
     };
     assert!(matches!(
-        run::sizing(&ctx, &settings),
+        sizing(&ctx, &settings),
         Err(Error::SizeLimit { .. })
     ));
 }

@@ -195,7 +195,9 @@ impl SuiteSampler {
 
 impl Sample for SuiteSampler {
     fn sample(&mut self, _: &CaseId, _: u64, clock: &mut dyn Clock) -> Result<Timing> {
-        let warm = self.last_timed.is_some_and(|last| last.elapsed() < WARM_GAP);
+        let warm = self
+            .last_timed
+            .is_some_and(|last| last.elapsed() < WARM_GAP);
         let timing = self.sampler_for(clock.timer()).measure(clock, warm);
         self.last_timed = Some(Instant::now());
         timing

@@ -53,7 +53,7 @@ pub struct Row {
 }
 
 /// The columns that describe the device and the run, the same on every row.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct RunInfo {
     pub device: String,
     pub vendor: String,

@@ -76,7 +76,6 @@ pub fn select(sizing: &Sizing, filters: &[String]) -> Result<Vec<(&'static Exper
         .collect())
 }
 
-
 /// What became of one case.
 pub enum Outcome {
     Measured(Timing),
@@ -253,10 +252,9 @@ impl<B: Backend + Sync> Session<'_, B> {
 
     fn save(&self, rows: &[Row]) -> Result<()> {
         match &self.output {
-            Some(output) => results::write(
-                output.path,
-                &results::merge(output.old_rows.to_vec(), rows),
-            ),
+            Some(output) => {
+                results::write(output.path, &results::merge(output.old_rows.to_vec(), rows))
+            }
             None => Ok(()),
         }
     }

@@ -134,4 +134,3 @@ impl<'scope> Background<'scope> {
         }
     }
 }
-

@@ -89,4 +89,3 @@ pub fn fill_prediction(row: &mut Row, prediction: &Result<Prediction, String>) {
         }
     }
 }
-

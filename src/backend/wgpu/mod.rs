@@ -307,48 +307,47 @@ impl GpuContext {
         buffer_bytes: Option<u64>,
         matrix: Option<(u32, u32)>,
     ) -> Result<Sizing> {
-    let ctx = self;
-    let limits = &ctx.limits;
-    let max_binding_bytes = limits
-        .max_storage_buffer_binding_size
-        .min(limits.max_buffer_size);
-    if let Some(requested) = buffer_bytes.filter(|&b| b > max_binding_bytes) {
-        return Err(Error::SizeLimit {
-            what: "--buffer-mib",
-            requested,
-            limit: max_binding_bytes,
-        });
-    }
-    if let Some((nx, ny)) = matrix {
-        let requested = 4 * u64::from(nx) * u64::from(ny);
-        if requested > max_binding_bytes {
+        let limits = &self.limits;
+        let max_binding_bytes = limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size);
+        if let Some(requested) = buffer_bytes.filter(|&b| b > max_binding_bytes) {
             return Err(Error::SizeLimit {
-                what: "--size",
+                what: "--buffer-mib",
                 requested,
                 limit: max_binding_bytes,
             });
         }
+        if let Some((nx, ny)) = matrix {
+            let requested = 4 * u64::from(nx) * u64::from(ny);
+            if requested > max_binding_bytes {
+                return Err(Error::SizeLimit {
+                    what: "--size",
+                    requested,
+                    limit: max_binding_bytes,
+                });
+            }
+        }
+        Ok(Sizing {
+            quick,
+            buffer_bytes,
+            software: self.info.device_type == wgpu::DeviceType::Cpu,
+            max_binding_bytes,
+            max_workgroup_invocations: limits.max_compute_invocations_per_workgroup,
+            max_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension,
+            max_workgroup_storage_bytes: limits.max_compute_workgroup_storage_size,
+            mappable_storage: self
+                .device
+                .features()
+                .contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS),
+            subgroup_sizes: self
+                .device
+                .features()
+                .contains(wgpu::Features::SUBGROUP)
+                .then_some((self.info.subgroup_min_size, self.info.subgroup_max_size)),
+            matrix,
+        })
     }
-    Ok(Sizing {
-        quick: quick,
-        buffer_bytes: buffer_bytes,
-        software: ctx.info.device_type == wgpu::DeviceType::Cpu,
-        max_binding_bytes,
-        max_workgroup_invocations: limits.max_compute_invocations_per_workgroup,
-        max_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension,
-        max_workgroup_storage_bytes: limits.max_compute_workgroup_storage_size,
-        mappable_storage: ctx
-            .device
-            .features()
-            .contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS),
-        subgroup_sizes: ctx
-            .device
-            .features()
-            .contains(wgpu::Features::SUBGROUP)
-            .then_some((ctx.info.subgroup_min_size, ctx.info.subgroup_max_size)),
-        matrix,
-    })
-}
 
     /// The columns every row of a run on this device records, for kernels built with
     /// `checks`.

@@ -59,7 +59,8 @@ impl Clock for KernelClock<'_> {
             wall_pass_times_ns(self.ctx, self.kernel, samples, repeats, warmup_passes)?
         };
         let fastest = times.iter().copied().fold(f64::INFINITY, f64::min) / f64::from(repeats);
-        self.fastest_dispatch_ns = Some(self.fastest_dispatch_ns.map_or(fastest, |f| f.min(fastest)));
+        self.fastest_dispatch_ns =
+            Some(self.fastest_dispatch_ns.map_or(fastest, |f| f.min(fastest)));
         Ok(times)
     }
 }
@@ -150,4 +151,3 @@ fn wall_pass_times_ns(
     }
     Ok(times)
 }
-

@@ -34,9 +34,9 @@ use std::num::NonZeroU64;
 use std::time::Instant;
 
 use super::timing::gpu_ns;
-use crate::measure::{Clock, FnClock, Sampler, Stats, Timer, Timing};
 use super::{BoundsChecks, GpuContext, Kernel};
 use crate::error::{Error, Result};
+use crate::measure::{Clock, FnClock, Sampler, Stats, Timer, Timing};
 use crate::suite::families::transfer::Shape;
 use crate::suite::{Case, CaseData, Expected, Experiment, Grid, Schedule, TransferPath};
 
