@@ -1,0 +1,525 @@
+//! Bar charts of the cases no sweep drew: one horizontal group per case, a bar per
+//! device, the prediction as a black tick across it, and the status written where a
+//! device has no bandwidth. [`BAR_SPLITS`] splits a family's bars into one chart per
+//! problem size.
+
+use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::legend::{Entry, draw_legend, legend_height};
+use super::{Chart, FONT, Stroke, WIDTH, chart_error, colour, number_label};
+use crate::error::Result;
+use crate::report::compare::{DeviceResults, Line, natural_cmp};
+use crate::results::{param_value, slug};
+
+/// Families whose bar charts are split by a param key: one chart per value (one per
+/// problem size), the key left out of the bar labels.
+static BAR_SPLITS: &[(&str, &str)] = &[("transpose", "size"), ("reduce", "n"), ("stencil", "n")];
+
+/// The bar charts of a family's cases that no sweep drew.
+pub(super) fn bar_charts(
+    family: &str,
+    devices: &[DeviceResults],
+    lines: &[&Line<'_>],
+) -> Result<Vec<Chart>> {
+    let split = BAR_SPLITS
+        .iter()
+        .find(|(f, _)| *f == family)
+        .map(|(_, key)| *key);
+    let mut charts = Vec::new();
+    for (value, group) in group_by_split(lines, split) {
+        // A chart of cases no device measured would be empty: the tables show them.
+        if !group
+            .iter()
+            .any(|line| (0..devices.len()).any(|d| line.gbps(d).is_some()))
+        {
+            continue;
+        }
+        let chart = ChartCases {
+            family,
+            split,
+            value,
+            group: &group,
+        };
+        charts.push(chart.draw(devices)?);
+    }
+    Ok(charts)
+}
+
+/// Cases by the split key's value, in natural order; cases without it last.
+fn group_by_split<'l, 'a>(
+    lines: &[&'l Line<'a>],
+    split: Option<&str>,
+) -> Vec<(Option<&'a str>, Vec<&'l Line<'a>>)> {
+    let mut groups: Vec<(Option<&str>, Vec<&Line<'_>>)> = Vec::new();
+    for line in lines {
+        let value = split.and_then(|key| param_value(line.param, key));
+        match groups.iter_mut().find(|(v, _)| *v == value) {
+            Some((_, group)) => group.push(line),
+            None => groups.push((value, vec![line])),
+        }
+    }
+    groups.sort_by(|a, b| match (a.0, b.0) {
+        (Some(x), Some(y)) => natural_cmp(x, y),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    });
+    groups
+}
+
+/// The cases of one bar chart.
+struct ChartCases<'g, 'l, 'a> {
+    family: &'g str,
+    /// The family's split key, if it has one.
+    split: Option<&'g str>,
+    /// The split key's value for this chart; `None` for cases without the key.
+    value: Option<&'a str>,
+    group: &'g [&'l Line<'a>],
+}
+
+impl ChartCases<'_, '_, '_> {
+    fn draw(&self, devices: &[DeviceResults]) -> Result<Chart> {
+        let shared = self.shared_pairs();
+        let (title, file) = self.title_and_file(&shared);
+        let bars: Vec<Bar> = self
+            .group
+            .iter()
+            .map(|line| Bar {
+                label: bar_label(line, self.split, &shared),
+                values: (0..devices.len())
+                    .map(|d| match line.gbps(d) {
+                        Some(gbps) => Value::Measured(gbps, line.sim_gbps(d)),
+                        None => Value::Absent(absent_text(line, d)),
+                    })
+                    .collect(),
+            })
+            .collect();
+        let svg =
+            bars_svg(&title, devices, &bars).map_err(|message| chart_error(&file, message))?;
+        Ok(Chart {
+            family: self.family.to_owned(),
+            file,
+            title,
+            svg,
+        })
+    }
+
+    /// Pairs every case of the chart shares: they go to the title, not to each bar.
+    fn shared_pairs(&self) -> Vec<&str> {
+        self.group[0]
+            .param
+            .split(';')
+            .filter(|pair| !pair.is_empty())
+            .filter(|pair| self.split.is_none_or(|key| pair_key(pair) != key))
+            .filter(|pair| {
+                self.group
+                    .iter()
+                    .all(|line| line.param.split(';').any(|p| p == *pair))
+            })
+            .collect()
+    }
+
+    fn title_and_file(&self, shared: &[&str]) -> (String, String) {
+        let family = self.family;
+        let shared_text = if shared.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", shared.join(";"))
+        };
+        match (self.split, self.value) {
+            (Some(key), Some(value)) => (
+                format!("{family}: each variant at {key}={value}{shared_text}"),
+                format!("{family}-{key}-{}.svg", slug(value)),
+            ),
+            (Some(_), None) => (
+                format!("{family}: {}{shared_text}", variant_list(self.group)),
+                format!("{family}-other.svg"),
+            ),
+            (None, _) => (
+                format!("{family}: {}{shared_text}", variant_list(self.group)),
+                format!("{family}-bars.svg"),
+            ),
+        }
+    }
+}
+
+/// `peak and launch`, `a, b and c`: the variants of a bar chart, for its title.
+fn variant_list(lines: &[&Line<'_>]) -> String {
+    let mut variants: Vec<&str> = Vec::new();
+    for line in lines {
+        if !variants.contains(&line.variant) {
+            variants.push(line.variant);
+        }
+    }
+    match variants.split_last() {
+        _ if variants.len() > 3 => "each variant".to_owned(),
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        Some((last, _)) => (*last).to_owned(),
+        None => String::new(),
+    }
+}
+
+/// `variant param`, without the split key and the pairs the title names.
+fn bar_label(line: &Line<'_>, split: Option<&str>, shared: &[&str]) -> String {
+    let rest: Vec<&str> = line
+        .param
+        .split(';')
+        .filter(|pair| !pair.is_empty() && !shared.contains(pair))
+        .filter(|pair| split.is_none_or(|key| pair_key(pair) != key))
+        .collect();
+    if rest.is_empty() {
+        line.variant.to_owned()
+    } else {
+        format!("{} {}", line.variant, rest.join(";"))
+    }
+}
+
+/// `key` of `key=value`.
+fn pair_key(pair: &str) -> &str {
+    pair.split_once('=').map_or(pair, |(key, _)| key).trim()
+}
+
+/// `skipped: why`, shortened to fit beside the axis.
+fn absent_text(line: &Line<'_>, device: usize) -> String {
+    let note = line.cells[device].map_or("", |row| row.note.as_str());
+    let text = if note.is_empty() {
+        line.status(device).to_owned()
+    } else {
+        format!("{}: {note}", line.status(device))
+    };
+    const MAX_CHARS: usize = 90;
+    if text.chars().count() > MAX_CHARS {
+        let short: String = text.chars().take(MAX_CHARS - 1).collect();
+        format!("{short}…")
+    } else {
+        text
+    }
+}
+
+struct Bar {
+    label: String,
+    /// One per device.
+    values: Vec<Value>,
+}
+
+enum Value {
+    /// Measured GB/s and the prediction.
+    Measured(f64, Option<f64>),
+    /// No bandwidth: the status (`failed`, `skipped`, `missing`).
+    Absent(String),
+}
+
+const BAR_HEIGHT: u32 = 16;
+const BAR_GAP: u32 = 12;
+
+fn bars_svg(title: &str, devices: &[DeviceResults], bars: &[Bar]) -> Result<String, String> {
+    let entries = legend_entries(devices, bars);
+    let layout = BarLayout::new(devices.len(), bars, legend_height(&entries));
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, layout.height)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        let (plot, legend) = root.split_vertically(layout.plot_height);
+        let mut painter = BarPainter {
+            root: &root,
+            chart: bar_axes(&plot, title, &layout)?,
+            layout: &layout,
+            unit: 1.0 / f64::from(layout.group_height),
+            value_font: (FONT, 13).into_font().color(&RGBColor(0x33, 0x33, 0x33)),
+        };
+        for (index, bar) in bars.iter().enumerate() {
+            painter.bar(index, bar)?;
+        }
+        draw_legend(&legend, &entries)?;
+        root.present().map_err(|e| e.to_string())?;
+    }
+    Ok(svg)
+}
+
+/// A legend entry per device, and one for the prediction's tick where a bar has one.
+fn legend_entries(devices: &[DeviceResults], bars: &[Bar]) -> Vec<Entry> {
+    let mut entries: Vec<Entry> = devices
+        .iter()
+        .enumerate()
+        .map(|(i, d)| Entry {
+            label: d.label.clone(),
+            colour: colour(i),
+            style: Stroke::Solid,
+            marker: None,
+        })
+        .collect();
+    let predicted = bars
+        .iter()
+        .flat_map(|bar| &bar.values)
+        .any(|value| matches!(value, Value::Measured(_, Some(sim)) if sim.is_finite()));
+    if predicted {
+        entries.push(Entry {
+            label: "predicted (simulator)".to_owned(),
+            colour: RGBColor(0, 0, 0),
+            style: Stroke::Solid,
+            marker: None,
+        });
+    }
+    entries
+}
+
+/// The sizes of a bar chart, in pixels and in the chart's coordinates.
+struct BarLayout {
+    device_count: u32,
+    /// A case's bars and the gap below them.
+    group_height: u32,
+    plot_height: u32,
+    /// The plot and the legend below it.
+    height: u32,
+    /// Room for the case labels left of the bars.
+    label_width: u32,
+    /// The x axis' end, GB/s: the largest measurement or prediction, and a margin.
+    x_high: f64,
+    /// The y axis' end: one unit per case.
+    rows: f64,
+}
+
+impl BarLayout {
+    fn new(device_count: usize, bars: &[Bar], legend_height: u32) -> Self {
+        let device_count = device_count.max(1) as u32;
+        let group_height = device_count * BAR_HEIGHT + BAR_GAP;
+        let plot_height = 110 + bars.len() as u32 * group_height;
+        let label_width = bars
+            .iter()
+            .map(|bar| bar.label.chars().count())
+            .max()
+            .unwrap_or(0) as u32
+            * 8
+            + 24;
+        let x_high = bars
+            .iter()
+            .flat_map(|bar| &bar.values)
+            .filter_map(|value| match value {
+                Value::Measured(gbps, sim) => Some(gbps.max(sim.unwrap_or(0.0))),
+                Value::Absent(_) => None,
+            })
+            .filter(|v| v.is_finite())
+            .fold(0.0, f64::max)
+            .max(1e-9)
+            * 1.12;
+        BarLayout {
+            device_count,
+            group_height,
+            plot_height,
+            height: plot_height + legend_height,
+            label_width,
+            x_high,
+            rows: bars.len() as f64,
+        }
+    }
+}
+
+type BarChart<'p, 'b> =
+    ChartContext<'p, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// The caption, the GB/s axis and its mesh; no y labels: the painter writes them.
+fn bar_axes<'p, 'b>(
+    plot: &'p DrawingArea<SVGBackend<'b>, Shift>,
+    title: &str,
+    layout: &BarLayout,
+) -> Result<BarChart<'p, 'b>, String> {
+    let mut chart = ChartBuilder::on(plot)
+        .caption(title, (FONT, 22))
+        .margin(12)
+        .margin_right(28)
+        .x_label_area_size(48)
+        .y_label_area_size(layout.label_width.min(WIDTH / 2))
+        .build_cartesian_2d(0.0..layout.x_high, 0.0..layout.rows)
+        .map_err(|e| e.to_string())?;
+    let x_format = |v: &f64| number_label(*v);
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .y_labels(0)
+        .x_desc("GB/s (10⁹ B/s)")
+        .x_label_formatter(&x_format)
+        .label_style((FONT, 15))
+        .axis_desc_style((FONT, 16))
+        .light_line_style(RGBColor(0xee, 0xee, 0xee))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    Ok(chart)
+}
+
+/// Where one device's bar lies within its case's group, in chart coordinates.
+struct Slot {
+    top: f64,
+    bottom: f64,
+    middle: f64,
+}
+
+/// Draws the cases' bars: case `i` (first on top) spans `rows - i - 1 .. rows - i` of
+/// the y axis, its devices' bars stacked down from the top of that span.
+struct BarPainter<'p, 'b> {
+    /// The whole picture: the texts may run beyond the plotting area.
+    root: &'p DrawingArea<SVGBackend<'b>, Shift>,
+    chart: BarChart<'p, 'b>,
+    layout: &'p BarLayout,
+    /// One pixel of a case's group, in chart coordinates.
+    unit: f64,
+    value_font: TextStyle<'static>,
+}
+
+impl BarPainter<'_, '_> {
+    fn bar(&mut self, index: usize, bar: &Bar) -> Result<(), String> {
+        // First bar on top.
+        let top = self.layout.rows - index as f64 - f64::from(BAR_GAP / 2) * self.unit;
+        self.label(&bar.label, top)?;
+        for (device, value) in bar.values.iter().enumerate() {
+            let slot = self.slot(top, device);
+            match value {
+                Value::Measured(gbps, sim) => self.measured(device, &slot, *gbps, *sim)?,
+                Value::Absent(status) => self.absent(device, &slot, status)?,
+            }
+        }
+        Ok(())
+    }
+
+    fn slot(&self, top: f64, device: usize) -> Slot {
+        let y_top = top - device as f64 * f64::from(BAR_HEIGHT) * self.unit;
+        let y_bottom = y_top - f64::from(BAR_HEIGHT - 2) * self.unit;
+        Slot {
+            top: y_top,
+            bottom: y_bottom,
+            middle: (y_top + y_bottom) / 2.0,
+        }
+    }
+
+    /// The case's label, right-aligned left of the axis, centred on its bars.
+    fn label(&self, label: &str, top: f64) -> Result<(), String> {
+        let bars_height = f64::from(self.layout.device_count * BAR_HEIGHT) * self.unit;
+        let (x, y) = self.chart.backend_coord(&(0.0, top - bars_height / 2.0));
+        self.root
+            .draw(&Text::new(
+                label.to_owned(),
+                (x - 8, y),
+                (FONT, 15)
+                    .into_font()
+                    .color(&BLACK)
+                    .pos(Pos::new(HPos::Right, VPos::Center)),
+            ))
+            .map_err(|e| e.to_string())
+    }
+
+    /// A bar of `width` GB/s in the device's colour.
+    fn fill(&mut self, device: usize, slot: &Slot, width: f64) -> Result<(), String> {
+        self.chart
+            .draw_series(std::iter::once(Rectangle::new(
+                [(0.0, slot.bottom), (width, slot.top)],
+                colour(device).filled(),
+            )))
+            .map_err(|e| e.to_string())?;
+        Ok(())
+    }
+
+    /// The measured bar, its number and the prediction's tick.
+    fn measured(
+        &mut self,
+        device: usize,
+        slot: &Slot,
+        gbps: f64,
+        sim: Option<f64>,
+    ) -> Result<(), String> {
+        self.fill(device, slot, gbps)?;
+        let sim = sim.filter(|s| s.is_finite());
+        self.number(slot, gbps, sim)?;
+        if let Some(sim) = sim {
+            self.chart
+                .draw_series(std::iter::once(PathElement::new(
+                    [(sim, slot.bottom - self.unit), (sim, slot.top + self.unit)],
+                    BLACK.stroke_width(3),
+                )))
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+
+    /// The number inside the bar's end where it fits, else after it.
+    fn number(&self, slot: &Slot, gbps: f64, sim: Option<f64>) -> Result<(), String> {
+        let text = format!("{gbps:.1}");
+        let (start, _) = self.chart.backend_coord(&(0.0, slot.middle));
+        let (end, middle) = self.chart.backend_coord(&(gbps, slot.middle));
+        let inside = end - start > 8 * text.len() as i32 + 12;
+        // Outside, the number also clears the prediction's tick.
+        let tick = sim.map_or(end, |s| self.chart.backend_coord(&(s, slot.middle)).0);
+        let (x, pos, ink) = if inside {
+            (end - 5, HPos::Right, WHITE)
+        } else {
+            (end.max(tick) + 5, HPos::Left, RGBColor(0x33, 0x33, 0x33))
+        };
+        self.root
+            .draw(&Text::new(
+                text,
+                (x, middle),
+                self.value_font
+                    .clone()
+                    .color(&ink)
+                    .pos(Pos::new(pos, VPos::Center)),
+            ))
+            .map_err(|e| e.to_string())
+    }
+
+    /// A thin bar of the device's colour says whose status is written beside it.
+    fn absent(&mut self, device: usize, slot: &Slot, status: &str) -> Result<(), String> {
+        self.fill(device, slot, self.layout.x_high * 0.004)?;
+        let (x, y) = self.chart.backend_coord(&(0.0, slot.middle));
+        self.root
+            .draw(&Text::new(
+                status.to_owned(),
+                (x + 8, y),
+                self.value_font
+                    .clone()
+                    .color(&RGBColor(0x77, 0x77, 0x77))
+                    .pos(Pos::new(HPos::Left, VPos::Center)),
+            ))
+            .map_err(|e| e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variants_are_listed_for_the_title() {
+        let line = |variant| Line {
+            family: "copy",
+            variant,
+            param: "",
+            cells: Vec::new(),
+        };
+        let (peak, launch, other) = (line("peak"), line("launch"), line("offset"));
+        assert_eq!(variant_list(&[&peak]), "peak");
+        assert_eq!(variant_list(&[&peak, &launch, &peak]), "peak and launch");
+        assert_eq!(
+            variant_list(&[&peak, &launch, &other]),
+            "peak, launch and offset"
+        );
+    }
+
+    #[test]
+    fn bar_labels_leave_out_the_split_key_and_shared_pairs() {
+        let line = Line {
+            family: "transpose",
+            variant: "naive_col",
+            param: "size=4096x4096;block=32x16;wg=256",
+            cells: Vec::new(),
+        };
+        assert_eq!(
+            bar_label(&line, Some("size"), &["wg=256"]),
+            "naive_col block=32x16"
+        );
+        assert_eq!(
+            bar_label(&line, None, &[]),
+            "naive_col size=4096x4096;block=32x16;wg=256"
+        );
+    }
+}

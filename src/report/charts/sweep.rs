@@ -1,0 +1,603 @@
+//! Line charts of sweeps: a case's bandwidth (or time) over the numeric value of one
+//! param key, one solid line per device and the same colour dashed for its prediction.
+//! [`SWEEPS`] says which cases are drawn so; the rest of a family goes to the bars.
+
+use std::collections::BTreeMap;
+
+use plotters::coord::Shift;
+use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
+use plotters::prelude::*;
+
+use super::legend::{Entry, draw_legend, legend_height};
+use super::{Chart, FONT, Stroke, WIDTH, chart_error, colour, draw_marker, number_label};
+use crate::error::Result;
+use crate::report::compare::{DeviceResults, Line};
+use crate::results::{param_value, slug};
+
+/// How a sweep's y axis reads its cases.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Axis {
+    /// Effective bandwidth, GB/s.
+    Gbps,
+    /// Time relative to the sweep's first point: `gbps(first) / gbps(x)`.
+    Slowdown,
+}
+
+/// A line chart over the numeric value of one param key.
+struct Sweep {
+    family: &'static str,
+    /// One variant: one chart with a line per device. `None`: every variant of the
+    /// family that has the key, one chart per device with a line per variant.
+    variant: Option<&'static str>,
+    key: &'static str,
+    title: &'static str,
+    x_label: &'static str,
+    axis: Axis,
+    /// Logarithmic x and y axes.
+    log: bool,
+    reference: Option<Reference>,
+}
+
+/// A curve the texts predict, drawn dotted in black beside the measurements.
+struct Reference {
+    label: &'static str,
+    curve: fn(f64) -> f64,
+}
+
+/// The line charts of the report, in the order they appear within a family.
+static SWEEPS: &[Sweep] = &[
+    Sweep {
+        family: "copy",
+        variant: Some("offset"),
+        key: "offset",
+        title: "copy: bandwidth vs offset",
+        x_label: "offset (4-byte words)",
+        axis: Axis::Gbps,
+        log: false,
+        reference: None,
+    },
+    Sweep {
+        family: "copy",
+        variant: Some("stride"),
+        key: "stride",
+        title: "copy: bandwidth vs stride",
+        x_label: "stride (4-byte words)",
+        axis: Axis::Gbps,
+        log: false,
+        reference: None,
+    },
+    Sweep {
+        family: "bank",
+        variant: Some("stride"),
+        key: "stride",
+        title: "bank: time vs stride, against gcd(s, 32)-way conflicts (s = 0: broadcast)",
+        x_label: "stride s (4-byte words)",
+        axis: Axis::Slowdown,
+        log: false,
+        reference: Some(Reference {
+            label: "gcd(s, 32), 1 for the broadcast s = 0: the ways the texts predict",
+            curve: predicted_ways,
+        }),
+    },
+    Sweep {
+        family: "transfer",
+        variant: None,
+        key: "size",
+        title: "transfer: bandwidth vs size",
+        x_label: "transfer size (bytes)",
+        axis: Axis::Gbps,
+        log: true,
+        reference: None,
+    },
+];
+
+/// gcd(stride, 32), except that stride 0, every lane at one word, is a broadcast.
+fn predicted_ways(stride: f64) -> f64 {
+    let (mut a, mut b) = (stride.round().max(0.0) as u64, 32u64);
+    if a == 0 {
+        return 1.0;
+    }
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a as f64
+}
+
+/// The line charts of one family's cases, and the cases they leave to the bar charts.
+pub(super) fn family_sweeps<'l, 'a>(
+    family: &str,
+    devices: &[DeviceResults],
+    lines: &[&'l Line<'a>],
+) -> Result<(Vec<Chart>, Vec<&'l Line<'a>>)> {
+    let mut charts = Vec::new();
+    let mut swept = vec![false; lines.len()];
+    for sweep in SWEEPS.iter().filter(|s| s.family == family) {
+        let covered: Vec<usize> = (0..lines.len())
+            .filter(|&i| sweep.covers(lines[i]))
+            .collect();
+        let chosen: Vec<&Line<'_>> = covered.iter().map(|&i| lines[i]).collect();
+        let drawn = sweep.charts(devices, &chosen)?;
+        if !drawn.is_empty() {
+            for i in covered {
+                swept[i] = true;
+            }
+            charts.extend(drawn);
+        }
+    }
+    let rest = lines
+        .iter()
+        .zip(&swept)
+        .filter(|(_, swept)| !**swept)
+        .map(|(line, _)| *line)
+        .collect();
+    Ok((charts, rest))
+}
+
+/// A line of a line chart.
+struct Series {
+    label: String,
+    colour: RGBColor,
+    /// The point shape of a measured line, [`draw_marker`] index: devices that measured
+    /// the same numbers stay told apart where their lines lie on top of each other.
+    marker: usize,
+    style: Stroke,
+    points: Vec<(f64, f64)>,
+}
+
+/// What tells a sweep's series apart: the variant, and the param without the swept key.
+type SeriesKey = (String, String);
+
+/// A sweep's lines by series, in key order.
+type Groups<'l, 'a> = BTreeMap<SeriesKey, Vec<&'l Line<'a>>>;
+
+impl Sweep {
+    /// The swept key's value, where the case has it as a number.
+    fn x_of(&self, line: &Line<'_>) -> Option<f64> {
+        param_value(line.param, self.key).and_then(|v| v.parse::<f64>().ok())
+    }
+
+    fn covers(&self, line: &Line<'_>) -> bool {
+        self.variant.is_none_or(|v| v == line.variant) && self.x_of(line).is_some()
+    }
+
+    /// One chart per device, a line per variant; or one chart, a line per device.
+    fn per_device(&self) -> bool {
+        self.variant.is_none()
+    }
+
+    /// The charts of this sweep over `lines`: one, or one per device when lines are
+    /// variants. A chart without a measured line is left out.
+    fn charts(&self, devices: &[DeviceResults], lines: &[&Line<'_>]) -> Result<Vec<Chart>> {
+        let groups = self.group(lines);
+        let rests_differ = rests_differ(&groups);
+        let chart_count = if self.per_device() { devices.len() } else { 1 };
+        let mut charts = Vec::new();
+        for chart_index in 0..chart_count {
+            let mut series = self.chart_series(devices, &groups, rests_differ, chart_index);
+            if !series.iter().any(|s| s.style == Stroke::Solid) {
+                continue;
+            }
+            if let Some(reference) = &self.reference {
+                series.push(reference_series(reference, &series));
+            }
+            let (title, file) = self.names(devices, chart_index);
+            let layout = LineChart {
+                title: &title,
+                x_label: self.x_label,
+                y_label: self.y_label(),
+                x_bytes: self.key == "size",
+                log: self.log,
+            };
+            let svg = line_svg(&layout, &series).map_err(|message| chart_error(&file, message))?;
+            charts.push(Chart {
+                family: self.family.to_owned(),
+                file,
+                title,
+                svg,
+            });
+        }
+        Ok(charts)
+    }
+
+    /// Lines of one series share everything but the swept key.
+    fn group<'l, 'a>(&self, lines: &[&'l Line<'a>]) -> Groups<'l, 'a> {
+        let mut groups: Groups<'l, 'a> = BTreeMap::new();
+        for line in lines {
+            groups.entry(self.series_key(line)).or_default().push(line);
+        }
+        groups
+    }
+
+    fn series_key(&self, line: &Line<'_>) -> SeriesKey {
+        let rest: Vec<&str> = line
+            .param
+            .split(';')
+            .filter(|pair| {
+                pair.split_once('=')
+                    .is_none_or(|(k, _)| k.trim() != self.key)
+            })
+            .collect();
+        (line.variant.to_owned(), rest.join(";"))
+    }
+
+    /// A series' name: its variant where lines are variants, and the rest of the param
+    /// where that differs between series.
+    fn series_label(&self, (variant, rest): &SeriesKey, rests_differ: bool) -> String {
+        let mut label = if self.per_device() {
+            variant.clone()
+        } else {
+            String::new()
+        };
+        if rests_differ && !rest.is_empty() {
+            if !label.is_empty() {
+                label.push(' ');
+            }
+            label.push_str(rest);
+        }
+        label
+    }
+
+    /// The series of chart `chart_index`: each group's measured line and prediction,
+    /// for the chart's device or for every device.
+    fn chart_series(
+        &self,
+        devices: &[DeviceResults],
+        groups: &Groups<'_, '_>,
+        rests_differ: bool,
+        chart_index: usize,
+    ) -> Vec<Series> {
+        let mut series = Vec::new();
+        for (group_index, (key, group)) in groups.iter().enumerate() {
+            let label = self.series_label(key, rests_differ);
+            let chart_devices = if self.per_device() {
+                chart_index..chart_index + 1
+            } else {
+                0..devices.len()
+            };
+            for device in chart_devices {
+                let (colour, marker, name) = if self.per_device() {
+                    (colour(group_index), group_index, label.clone())
+                } else {
+                    let name = if label.is_empty() {
+                        devices[device].label.clone()
+                    } else {
+                        format!("{} {label}", devices[device].label)
+                    };
+                    (colour(device), device, name)
+                };
+                let measured = Series {
+                    label: name,
+                    colour,
+                    marker,
+                    style: Stroke::Solid,
+                    points: self.points(group, device, false),
+                };
+                series.extend(self.with_prediction(measured, group, device));
+            }
+        }
+        series
+    }
+
+    /// A device's measured line and its dashed prediction, each where it has the two
+    /// points a line needs.
+    fn with_prediction(
+        &self,
+        measured: Series,
+        group: &[&Line<'_>],
+        device: usize,
+    ) -> impl Iterator<Item = Series> {
+        let predicted = Series {
+            label: format!("{}, predicted", measured.label),
+            colour: measured.colour,
+            marker: measured.marker,
+            style: Stroke::Dashed,
+            points: self.points(group, device, true),
+        };
+        [measured, predicted]
+            .into_iter()
+            .filter(|s| s.points.len() >= 2)
+    }
+
+    /// Points of one device's series, measured or predicted, on the chart's axis.
+    fn points(&self, group: &[&Line<'_>], device: usize, predicted: bool) -> Vec<(f64, f64)> {
+        let mut points: Vec<(f64, f64)> = group
+            .iter()
+            .filter_map(|line| {
+                let value = if predicted {
+                    line.sim_gbps(device)
+                } else {
+                    line.gbps(device)
+                }?;
+                Some((self.x_of(line).unwrap_or(f64::NAN), value))
+            })
+            .filter(|(x, y)| x.is_finite() && y.is_finite() && *y > 0.0)
+            .collect();
+        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        if self.axis == Axis::Slowdown {
+            let first = points.first().map_or(1.0, |p| p.1);
+            for point in &mut points {
+                point.1 = first / point.1;
+            }
+        }
+        if self.log {
+            points.retain(|(x, _)| *x > 0.0);
+        }
+        points
+    }
+
+    /// The title and file name of chart `chart_index`.
+    fn names(&self, devices: &[DeviceResults], chart_index: usize) -> (String, String) {
+        if self.per_device() {
+            let device = &devices[chart_index].label;
+            (
+                format!("{} — {device}", self.title),
+                format!("{}-{}-{}.svg", self.family, self.key, slug(device)),
+            )
+        } else {
+            (
+                self.title.to_owned(),
+                format!("{}-{}.svg", self.family, self.variant.unwrap_or(self.key)),
+            )
+        }
+    }
+
+    fn y_label(&self) -> &'static str {
+        match self.axis {
+            Axis::Gbps => "GB/s (10⁹ B/s)",
+            Axis::Slowdown => "time relative to the first stride (×)",
+        }
+    }
+}
+
+/// Whether the rest of the param differs between series, and so belongs in their names.
+fn rests_differ(groups: &Groups<'_, '_>) -> bool {
+    let mut rests: Vec<&str> = groups.keys().map(|(_, rest)| rest.as_str()).collect();
+    rests.sort_unstable();
+    rests.dedup();
+    rests.len() > 1
+}
+
+/// The reference curve at every x the chart's series have.
+fn reference_series(reference: &Reference, series: &[Series]) -> Series {
+    let mut xs: Vec<f64> = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.0))
+        .collect();
+    xs.sort_by(f64::total_cmp);
+    xs.dedup();
+    Series {
+        label: reference.label.to_owned(),
+        colour: RGBColor(0, 0, 0),
+        marker: 0,
+        style: Stroke::Dotted,
+        points: xs.into_iter().map(|x| (x, (reference.curve)(x))).collect(),
+    }
+}
+
+/// The words and axes of one line chart.
+struct LineChart<'s> {
+    title: &'s str,
+    x_label: &'s str,
+    y_label: &'s str,
+    /// x is a size in bytes: ticks read `4 KiB`.
+    x_bytes: bool,
+    /// Logarithmic x and y axes.
+    log: bool,
+}
+
+impl LineChart<'_> {
+    fn x_tick(&self, value: f64) -> String {
+        if self.x_bytes {
+            bytes_label(value)
+        } else {
+            number_label(value)
+        }
+    }
+}
+
+/// Bytes as `4 KiB`, `256 MiB`.
+fn bytes_label(bytes: f64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = bytes;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < units.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if (value - value.round()).abs() < 0.05 {
+        format!("{value:.0} {}", units[unit])
+    } else {
+        format!("{value:.1} {}", units[unit])
+    }
+}
+
+fn line_svg(chart: &LineChart<'_>, series: &[Series]) -> Result<String, String> {
+    let entries: Vec<Entry> = series
+        .iter()
+        .map(|s| Entry {
+            label: s.label.clone(),
+            colour: s.colour,
+            style: s.style,
+            marker: (s.style == Stroke::Solid).then_some(s.marker),
+        })
+        .collect();
+    let legend_height = legend_height(&entries);
+    let height = 440 + legend_height;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        let (plot, legend) = root.split_vertically(height - legend_height);
+        if chart.log {
+            draw_log_plot(&plot, chart, series)?;
+        } else {
+            draw_linear_plot(&plot, chart, series)?;
+        }
+        draw_legend(&legend, &entries)?;
+        root.present().map_err(|e| e.to_string())?;
+    }
+    Ok(svg)
+}
+
+/// The x and y extents of every series' points.
+fn extents(series: &[Series]) -> ((f64, f64), (f64, f64)) {
+    let xs = series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
+    let ys = series.iter().flat_map(|s| s.points.iter().map(|p| p.1));
+    (extent(xs), extent(ys))
+}
+
+/// Smallest and largest of finite values; a one-value extent is widened.
+fn extent(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (low, high) = values
+        .filter(|v| v.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
+            (l.min(v), h.max(v))
+        });
+    if !low.is_finite() {
+        (0.5, 1.0)
+    } else if low == high {
+        (low * 0.5, if high == 0.0 { 1.0 } else { high * 1.5 })
+    } else {
+        (low, high)
+    }
+}
+
+/// Logarithmic axes. x is drawn as log2 on a linear axis, so that ticks fall on powers
+/// of two (4 KiB, 16 KiB, …) rather than on plotters' powers of ten.
+fn draw_log_plot(
+    plot: &DrawingArea<SVGBackend<'_>, Shift>,
+    chart: &LineChart<'_>,
+    series: &[Series],
+) -> Result<(), String> {
+    let ((x_low, x_high), (y_low, y_high)) = extents(series);
+    let series: Vec<Series> = series
+        .iter()
+        .map(|s| Series {
+            points: s.points.iter().map(|&(x, y)| (x.log2(), y)).collect(),
+            label: s.label.clone(),
+            ..*s
+        })
+        .collect();
+    let (low, high) = (x_low.log2(), x_high.log2());
+    let x_format = |v: &f64| chart.x_tick(v.exp2());
+    let x = low - 0.3..high + 0.3;
+    let y = (y_low / 1.5..y_high * 1.5).log_scale();
+    let ticks = ((high - low) as usize + 1).clamp(2, 10);
+    draw_lines(plot, chart, &x_format, ticks, x, y, &series)
+}
+
+/// Linear axes from zero up, x padded on both sides.
+fn draw_linear_plot(
+    plot: &DrawingArea<SVGBackend<'_>, Shift>,
+    chart: &LineChart<'_>,
+    series: &[Series],
+) -> Result<(), String> {
+    let ((x_low, x_high), (_, y_high)) = extents(series);
+    let x_format = |v: &f64| chart.x_tick(*v);
+    let pad = ((x_high - x_low) * 0.02).max(0.5);
+    let x = x_low - pad..x_high + pad;
+    let y = 0.0..(y_high * 1.08).max(1e-9);
+    draw_lines(plot, chart, &x_format, 12, x, y, series)
+}
+
+/// The caption, mesh and axes of a line chart, then its series.
+fn draw_lines<X, Y>(
+    area: &DrawingArea<SVGBackend<'_>, Shift>,
+    chart: &LineChart<'_>,
+    x_format: &dyn Fn(&f64) -> String,
+    x_ticks: usize,
+    x: X,
+    y: Y,
+    series: &[Series],
+) -> Result<(), String>
+where
+    X: AsRangedCoord<Value = f64>,
+    Y: AsRangedCoord<Value = f64>,
+    X::CoordDescType: ValueFormatter<f64>,
+    Y::CoordDescType: ValueFormatter<f64>,
+{
+    let mut context = ChartBuilder::on(area)
+        .caption(chart.title, (FONT, 22))
+        .margin(12)
+        .margin_right(28)
+        .x_label_area_size(48)
+        .y_label_area_size(78)
+        .build_cartesian_2d(x, y)
+        .map_err(|e| e.to_string())?;
+    let y_format = |v: &f64| number_label(*v);
+    context
+        .configure_mesh()
+        .x_desc(chart.x_label)
+        .y_desc(chart.y_label)
+        .x_label_formatter(x_format)
+        .x_labels(x_ticks)
+        .y_label_formatter(&y_format)
+        .label_style((FONT, 15))
+        .axis_desc_style((FONT, 16))
+        .light_line_style(RGBColor(0xee, 0xee, 0xee))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    for line in series {
+        draw_series(&mut context, line)?;
+    }
+    Ok(())
+}
+
+/// One series: solid with a marker at each point, dashed, or dotted in black.
+fn draw_series<X, Y>(
+    context: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<X, Y>>,
+    line: &Series,
+) -> Result<(), String>
+where
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    let points = line.points.clone();
+    match line.style {
+        Stroke::Solid => {
+            context
+                .draw_series(LineSeries::new(points.clone(), line.colour.stroke_width(2)))
+                .map_err(|e| e.to_string())?;
+            for point in points {
+                draw_marker(context.plotting_area(), point, line.marker, line.colour)?;
+            }
+        }
+        Stroke::Dashed => {
+            context
+                .draw_series(DashedLineSeries::new(
+                    points,
+                    7,
+                    4,
+                    line.colour.stroke_width(2),
+                ))
+                .map_err(|e| e.to_string())?;
+        }
+        Stroke::Dotted => {
+            context
+                .draw_series(DashedLineSeries::new(points, 2, 4, BLACK.stroke_width(2)))
+                .map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gcd_of_strides() {
+        assert_eq!(predicted_ways(0.0), 1.0);
+        assert_eq!(predicted_ways(1.0), 1.0);
+        assert_eq!(predicted_ways(6.0), 2.0);
+        assert_eq!(predicted_ways(24.0), 8.0);
+        assert_eq!(predicted_ways(32.0), 32.0);
+    }
+
+    #[test]
+    fn byte_sizes_read_as_binary_units() {
+        assert_eq!(bytes_label(4096.0), "4 KiB");
+        assert_eq!(bytes_label(1536.0), "1.5 KiB");
+        assert_eq!(bytes_label(f64::from(1u32 << 30)), "1 GiB");
+    }
+}

@@ -1,0 +1,274 @@
+//! The bank-conflict claims: column reads, padding, override-sized and rectangular
+//! tiles, strides and the broadcast.
+
+use super::{Claim, Kind, Verdict, all, at_each, at_least, at_most, between, ratio};
+use crate::results::param_value;
+
+/// The bank claims, in checklist order.
+pub(super) const CLAIMS: &[Claim] = &[
+    Claim {
+        id: "bank-column-conflict",
+        family: "bank",
+        claim: "reading a column of a 32-wide tile is a 32-way bank conflict",
+        rule: "row_col runs at 0.25 × row_row or slower (4× the time at least)",
+        kind: Kind::Bandwidth,
+        decide: |cases| {
+            at_each(cases, "bank/row_row", |param| {
+                let (value, detail) =
+                    ratio(cases, ("bank/row_col", param), ("bank/row_row", param))?;
+                Ok(at_most(value, 0.25, detail))
+            })
+        },
+    },
+    Claim {
+        id: "bank-padding",
+        family: "bank",
+        claim: "one word of padding per tile row removes the column conflict",
+        rule: "row_col_pad runs at 0.8 × row_row or faster",
+        kind: Kind::Bandwidth,
+        decide: |cases| {
+            at_each(cases, "bank/row_row", |param| {
+                let (value, detail) =
+                    ratio(cases, ("bank/row_col_pad", param), ("bank/row_row", param))?;
+                Ok(at_least(value, 0.8, detail))
+            })
+        },
+    },
+    Claim {
+        id: "bank-override",
+        family: "bank",
+        claim: "a tile sized by an override constant with computed indices behaves as the static \
+                tile",
+        rule: "row_col_override runs at 0.9–1.1 of row_col, and row_col_override_pad at 0.9–1.1 \
+               of row_col_pad",
+        kind: Kind::Bandwidth,
+        decide: |cases| {
+            at_each(cases, "bank/row_col", |param| {
+                all([
+                    ("row_col_override", "row_col"),
+                    ("row_col_override_pad", "row_col_pad"),
+                ]
+                .map(|(a, b)| {
+                    let (value, detail) = ratio(
+                        cases,
+                        (&format!("bank/{a}"), param),
+                        (&format!("bank/{b}"), param),
+                    )?;
+                    Ok(between(value, 0.9, 1.1, detail))
+                })
+                .into())
+            })
+        },
+    },
+    Claim {
+        id: "bank-rectangular",
+        family: "bank",
+        claim: "on a rectangular 32×16 tile the column read conflicts too, and padding of 2 \
+                words removes it",
+        rule: "rect_row_col runs at 0.5 × rect_row_row or slower, and rect_row_col_pad at \
+               0.8 × rect_row_row or faster",
+        kind: Kind::Bandwidth,
+        decide: |cases| {
+            at_each(cases, "bank/rect_row_row", |param| {
+                let conflict = ratio(
+                    cases,
+                    ("bank/rect_row_col", param),
+                    ("bank/rect_row_row", param),
+                )
+                .map(|(value, detail)| at_most(value, 0.5, detail));
+                let padded = ratio(
+                    cases,
+                    ("bank/rect_row_col_pad", param),
+                    ("bank/rect_row_row", param),
+                )
+                .map(|(value, detail)| at_least(value, 0.8, detail));
+                all(vec![conflict, padded])
+            })
+        },
+    },
+    Claim {
+        id: "bank-stride-gcd",
+        family: "bank",
+        claim: "lane l reading word l·s gives gcd(s, 32)-way conflicts",
+        rule: "every odd stride (gcd 1) runs at 0.9 × stride 1 or faster, and stride 32 (32 ways) \
+               at 1/8 of stride 1 or slower",
+        kind: Kind::Bandwidth,
+        decide: |cases| {
+            let stride = |s: u32| {
+                let param = cases
+                    .params("bank/stride")
+                    .into_iter()
+                    .find(|p| param_value(p, "stride") == Some(&s.to_string()))
+                    .ok_or(format!("no bank/stride stride={s}"))?;
+                Ok::<_, String>((param, cases.gbps("bank/stride", param)?))
+            };
+            let (one_param, one) = stride(1)?;
+            let (_, thirty_two) = stride(32)?;
+            let odd: Vec<(u32, f64)> = (3..32)
+                .step_by(2)
+                .filter_map(|s| stride(s).ok().map(|(_, gbps)| (s, gbps)))
+                .collect();
+            let (slowest_odd, slowest_gbps) = odd
+                .iter()
+                .copied()
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .ok_or("no odd bank/stride above 1")?;
+            let odd_ratio = slowest_gbps / one;
+            let ratio_32 = thirty_two / one;
+            let detail = format!(
+                "slowest odd stride {slowest_odd} / stride 1 = {odd_ratio:.3}; stride 32 / stride \
+                 1 = {ratio_32:.3} ({one:.1} GB/s at {one_param})"
+            );
+            Ok(if odd_ratio >= 0.9 && ratio_32 <= 1.0 / 8.0 {
+                Verdict::Reproduced(detail)
+            } else {
+                Verdict::NotReproduced(detail)
+            })
+        },
+    },
+    Claim {
+        id: "bank-broadcast",
+        family: "bank",
+        claim: "the same word read by all lanes is a broadcast, not a conflict",
+        rule: "stride 0 (every lane the same word) runs at 0.9 × stride 1 or faster",
+        kind: Kind::Bandwidth,
+        decide: |cases| {
+            let find = |s: &str| {
+                cases
+                    .params("bank/stride")
+                    .into_iter()
+                    .find(|p| param_value(p, "stride") == Some(s))
+                    .ok_or(format!("no bank/stride stride={s}"))
+            };
+            let (zero, one) = (find("0")?, find("1")?);
+            let (value, detail) = ratio(cases, ("bank/stride", zero), ("bank/stride", one))?;
+            Ok(at_least(value, 0.9, detail))
+        },
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::CLAIMS;
+    use crate::report::claims::testing::{self, Threshold, row};
+
+    const R: &str = "r=1024";
+
+    fn gcd(a: u32, b: u32) -> u32 {
+        if b == 0 { a } else { gcd(b, a % b) }
+    }
+
+    static THRESHOLDS: &[Threshold] = &[
+        Threshold {
+            id: "bank-column-conflict",
+            rows: |x| {
+                vec![
+                    row("bank/row_row", R, 100.0),
+                    row("bank/row_col", R, 100.0 * x),
+                ]
+            },
+            sides: &[(0.24, true), (0.26, false)],
+        },
+        Threshold {
+            id: "bank-padding",
+            rows: |x| {
+                vec![
+                    row("bank/row_row", R, 100.0),
+                    row("bank/row_col_pad", R, 100.0 * x),
+                ]
+            },
+            sides: &[(0.79, false), (0.81, true)],
+        },
+        Threshold {
+            id: "bank-override",
+            rows: |x| {
+                vec![
+                    row("bank/row_col", R, 100.0),
+                    row("bank/row_col_override", R, 100.0 * x),
+                    row("bank/row_col_pad", R, 50.0),
+                    row("bank/row_col_override_pad", R, 50.0),
+                ]
+            },
+            sides: &[(0.89, false), (0.91, true), (1.09, true), (1.11, false)],
+        },
+        Threshold {
+            id: "bank-rectangular",
+            rows: |x| {
+                vec![
+                    row("bank/rect_row_row", R, 100.0),
+                    row("bank/rect_row_col", R, 100.0 * x),
+                    row("bank/rect_row_col_pad", R, 90.0),
+                ]
+            },
+            sides: &[(0.49, true), (0.51, false)],
+        },
+        Threshold {
+            id: "bank-rectangular",
+            rows: |x| {
+                vec![
+                    row("bank/rect_row_row", R, 100.0),
+                    row("bank/rect_row_col", R, 10.0),
+                    row("bank/rect_row_col_pad", R, 100.0 * x),
+                ]
+            },
+            sides: &[(0.79, false), (0.81, true)],
+        },
+        Threshold {
+            id: "bank-stride-gcd",
+            rows: |x| {
+                (1..=32)
+                    .map(|s| {
+                        let gbps = if s % 2 == 1 && s > 1 {
+                            100.0 * x
+                        } else {
+                            100.0 / f64::from(gcd(s, 32))
+                        };
+                        row("bank/stride", &format!("stride={s};r=1024"), gbps)
+                    })
+                    .collect()
+            },
+            sides: &[(0.89, false), (0.91, true)],
+        },
+        Threshold {
+            id: "bank-stride-gcd",
+            rows: |x| {
+                (1..=32)
+                    .map(|s| {
+                        let gbps = match s {
+                            32 => 100.0 * x,
+                            s if s % 2 == 1 => 100.0,
+                            s => 100.0 / f64::from(gcd(s, 32)),
+                        };
+                        row("bank/stride", &format!("stride={s};r=1024"), gbps)
+                    })
+                    .collect()
+            },
+            sides: &[(0.124, true), (0.126, false)],
+        },
+        Threshold {
+            id: "bank-broadcast",
+            rows: |x| {
+                vec![
+                    row("bank/stride", "stride=1;r=1024", 100.0),
+                    row("bank/stride", "stride=0;r=1024", 100.0 * x),
+                ]
+            },
+            sides: &[(0.89, false), (0.91, true)],
+        },
+    ];
+
+    #[test]
+    fn every_rule_on_both_sides_of_its_thresholds() {
+        testing::assert_thresholds(THRESHOLDS);
+    }
+
+    #[test]
+    fn every_bandwidth_rule_has_threshold_tests() {
+        testing::assert_thresholds_cover(CLAIMS, THRESHOLDS);
+    }
+
+    #[test]
+    fn skipped_and_failed_rows_are_not_measured() {
+        testing::assert_unmeasured_when_skipped_or_failed(THRESHOLDS);
+    }
+}

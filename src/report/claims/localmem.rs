@@ -1,0 +1,56 @@
+//! The local-memory claim: a private array indexed at run time is slower than one in
+//! registers.
+
+use super::{Claim, Kind, at_each, at_most, ratio};
+
+/// The localmem claims, in checklist order.
+pub(super) const CLAIMS: &[Claim] = &[Claim {
+    id: "localmem-dynamic-index",
+    family: "localmem",
+    claim: "a private array indexed at run time may be placed in local memory and be slower \
+                than one the compiler keeps in registers",
+    rule: "dynamic_index runs at 0.9 × register_array or slower",
+    kind: Kind::Bandwidth,
+    decide: |cases| {
+        at_each(cases, "localmem/register_array", |param| {
+            let (value, detail) = ratio(
+                cases,
+                ("localmem/dynamic_index", param),
+                ("localmem/register_array", param),
+            )?;
+            Ok(at_most(value, 0.9, detail))
+        })
+    },
+}];
+
+#[cfg(test)]
+mod tests {
+    use super::CLAIMS;
+    use crate::report::claims::testing::{self, Threshold, row};
+
+    static THRESHOLDS: &[Threshold] = &[Threshold {
+        id: "localmem-dynamic-index",
+        rows: |x| {
+            vec![
+                row("localmem/register_array", "n=64", 100.0),
+                row("localmem/dynamic_index", "n=64", 100.0 * x),
+            ]
+        },
+        sides: &[(0.89, true), (0.91, false)],
+    }];
+
+    #[test]
+    fn every_rule_on_both_sides_of_its_thresholds() {
+        testing::assert_thresholds(THRESHOLDS);
+    }
+
+    #[test]
+    fn every_bandwidth_rule_has_threshold_tests() {
+        testing::assert_thresholds_cover(CLAIMS, THRESHOLDS);
+    }
+
+    #[test]
+    fn skipped_and_failed_rows_are_not_measured() {
+        testing::assert_unmeasured_when_skipped_or_failed(THRESHOLDS);
+    }
+}
