@@ -66,8 +66,8 @@ struct ReportArgs {
 
 #[derive(clap::Args)]
 struct SimulateArgs {
-    /// Device preset (h100, h200, a100, v100, gtx1050ti, lavapipe, generic).
-    #[arg(long, default_value = "h100")]
+    /// Device preset.
+    #[arg(long, default_value = "h100", value_parser = preset_names(), ignore_case = true)]
     device: String,
     /// Only cases whose id (family/variant/param) contains one of these.
     #[arg(long, value_delimiter = ',')]
@@ -123,6 +123,11 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The simulator's device presets, as `--device` accepts them.
+fn preset_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(sim_device::presets().iter().map(|d| d.name))
 }
 
 /// `NXxNY`, both at least 1.
@@ -389,13 +394,9 @@ impl Progress for Bars {
 }
 
 fn simulate(args: SimulateArgs) -> anyhow::Result<ExitCode> {
+    // clap accepted only a preset's name.
     let Some(model) = sim_device::preset(&args.device) else {
-        let names: Vec<&str> = sim_device::presets().iter().map(|d| d.name).collect();
-        anyhow::bail!(
-            "unknown device preset {:?}; presets: {}",
-            args.device,
-            names.join(", ")
-        );
+        anyhow::bail!("unknown device preset {:?}", args.device);
     };
     // Sized as for a large GPU (or --quick), without touching a device.
     let cases = run::select(&Sizing::nominal(args.quick), &args.filter)?;
