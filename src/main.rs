@@ -11,7 +11,7 @@ use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use membench::backend::wgpu::{self as gpu, BoundsChecks, GpuContext, Wgpu};
 use membench::measure::{MIN_SAMPLES, SuiteSampler};
 use membench::report::{self, compare};
-use membench::results::{self, RunInfo};
+use membench::results::{self, RunInfo, Status};
 use membench::run::{self, Outcome, Output, Progress, RunSettings, Session};
 use membench::sim::device as sim_device;
 use membench::suite::{CaseId, Measure, REGISTRY, Sizing};
@@ -425,7 +425,7 @@ fn simulate(args: SimulateArgs) -> anyhow::Result<ExitCode> {
             match prediction {
                 Some(prediction) => run::fill_prediction(&mut row, prediction),
                 None if case.skip.is_none() => {
-                    row.status = "not simulated".to_owned();
+                    row.status = Status::NotSimulated;
                     row.note = "a host-device transfer: measured only".to_owned();
                 }
                 None => {}

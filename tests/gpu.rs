@@ -8,6 +8,7 @@ use membench::Error;
 use membench::backend::Backend;
 use membench::backend::wgpu::{BoundsChecks, GpuContext, Wgpu};
 use membench::measure::SuiteSampler;
+use membench::results::Status;
 use membench::run::{self, Outcome, RunSettings};
 use membench::suite::{Case, Expected, Experiment, Measure, REGISTRY, Sizing};
 
@@ -198,7 +199,7 @@ fn a_timed_case_reports_sane_statistics() {
     assert!(timing.samples_ns.iter().all(|&ns| ns > 0.0));
     let info = ctx.run_info(BoundsChecks::On);
     let row = run::row(&info, experiment, &case, &Outcome::Measured(timing));
-    assert!(row.verified && row.status == "ok");
+    assert!(row.verified && row.status == Status::Ok);
     let (median, best) = (row.gbps_median.unwrap(), row.gbps_best.unwrap());
     assert!(
         median > 0.0 && best >= median,

@@ -558,7 +558,7 @@ proptest! {
             family: "copy".into(),
             variant: "offset".into(),
             param,
-            status: "ok".into(),
+            status: membench::results::Status::Ok,
             verified: true,
             gbps_median: Some(gbps),
             device,

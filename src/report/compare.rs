@@ -133,7 +133,7 @@ impl Line<'_> {
     /// `ok`, `failed`, `skipped`, or `missing` where the file has no row.
     pub fn status(&self, device: usize) -> &str {
         match self.cells.get(device) {
-            Some(Some(row)) => &row.status,
+            Some(Some(row)) => row.status.as_str(),
             _ => "missing",
         }
     }

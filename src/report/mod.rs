@@ -14,6 +14,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::results::Status;
 use crate::suite::REGISTRY;
 use claims::{CLAIMS, Cases, Kind, Source, Verdict};
 use compare::{DeviceResults, Line};
@@ -199,7 +200,7 @@ fn device_table(devices: &[DeviceResults]) -> String {
          <th>cases ok / failed / skipped</th><th>run</th><th>file</th></tr>\n",
     );
     for (index, device) in devices.iter().enumerate() {
-        let count = |status: &str| device.rows.iter().filter(|r| r.status == status).count();
+        let count = |status| device.rows.iter().filter(|r| r.status == status).count();
         let Some(row) = device.metadata() else {
             continue;
         };
@@ -215,9 +216,9 @@ fn device_table(devices: &[DeviceResults]) -> String {
             escape(&row.driver),
             escape(&row.subgroup_size),
             escape(&row.bounds_checks),
-            count("ok"),
-            count("failed"),
-            count("skipped"),
+            count(Status::Ok),
+            count(Status::Failed),
+            count(Status::Skipped),
             escape(&row.timestamp_utc),
             escape(&row.membench_version),
             escape(&row.git_commit),

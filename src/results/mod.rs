@@ -11,14 +11,73 @@ use crate::error::{Error, Result};
 /// Bumped whenever a column changes meaning, appears or disappears.
 pub const SCHEMA_VERSION: u32 = 1;
 
+/// What became of a case.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", try_from = "String")]
+pub enum Status {
+    /// Verified and timed.
+    Ok,
+    /// Not verified (or not timed): a row nobody measured is never `ok`.
+    #[default]
+    Failed,
+    /// The device cannot run the case; the note says why.
+    Skipped,
+    /// Predicted only (`membench simulate`, never in a results file).
+    Simulated,
+    /// A transfer `membench simulate` has no model for.
+    #[serde(rename = "not simulated")]
+    NotSimulated,
+}
+
+impl Status {
+    /// The text form, as in the CSV.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Failed => "failed",
+            Status::Skipped => "skipped",
+            Status::Simulated => "simulated",
+            Status::NotSimulated => "not simulated",
+        }
+    }
+
+    /// Whether a results file may hold it: a file holds what a device did.
+    fn measured(self) -> bool {
+        matches!(self, Status::Ok | Status::Failed | Status::Skipped)
+    }
+}
+
+impl TryFrom<String> for Status {
+    type Error = String;
+
+    /// Read through a string, so that a bad value is reported with its column.
+    fn try_from(text: String) -> std::result::Result<Self, String> {
+        [
+            Status::Ok,
+            Status::Failed,
+            Status::Skipped,
+            Status::Simulated,
+            Status::NotSimulated,
+        ]
+        .into_iter()
+        .find(|status| status.as_str() == text)
+        .ok_or_else(|| format!("unknown status `{text}`"))
+    }
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One case's result. Failed and skipped cases have a row too, with no bandwidth.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Row {
     pub family: String,
     pub variant: String,
     pub param: String,
-    /// `ok`, `failed` or `skipped`.
-    pub status: String,
+    pub status: Status,
     pub elements: u64,
     pub bytes: u64,
     pub workgroup: String,
@@ -123,9 +182,6 @@ pub fn slug(text: &str) -> String {
     slug.trim_end_matches('-').to_owned()
 }
 
-/// Statuses a row may have.
-const STATUSES: [&str; 3] = ["ok", "failed", "skipped"];
-
 /// Reads a results CSV, naming the file, line and column of the first bad value.
 pub fn read(path: &Path) -> Result<Vec<Row>> {
     Ok(read_with_lines(path)?
@@ -196,6 +252,13 @@ pub fn parse_with_lines(path: &Path, bytes: &[u8]) -> Result<Vec<(u64, Row)>> {
             let index = header.iter().position(|name| name == column).unwrap_or(0);
             format!("line {line}, column {} (`{column}`)", index + 1)
         };
+        // Checked before the row: serde's error for it would not name the column.
+        let status = header.iter().position(|name| name == "status");
+        if let Some(text) = status.and_then(|index| record.get(index))
+            && let Err(why) = Status::try_from(text.to_owned())
+        {
+            return Err(error(format!("{}: {why}", at("status"))));
+        }
         let row: Row = record.deserialize(Some(&header)).map_err(|e| {
             error(match e.kind() {
                 csv::ErrorKind::Deserialize { err, .. } => match err.field() {
@@ -222,15 +285,14 @@ pub fn parse_with_lines(path: &Path, bytes: &[u8]) -> Result<Vec<(u64, Row)>> {
                 return Err(error(format!("{}: empty", at(column))));
             }
         }
-        if !STATUSES.contains(&row.status.as_str()) {
+        if !row.status.measured() {
             return Err(error(format!(
-                "{}: `{}` is none of {}",
+                "{}: `{}` is none of ok, failed, skipped",
                 at("status"),
-                row.status,
-                STATUSES.join(", ")
+                row.status
             )));
         }
-        if row.status == "ok" && row.gbps_median.is_none() {
+        if row.status == Status::Ok && row.gbps_median.is_none() {
             return Err(error(format!(
                 "{}: empty on an `ok` row",
                 at("gbps_median")
@@ -433,7 +495,7 @@ pub fn summary(rows: &[Row]) -> String {
         let sim = number(row.sim_gbps, 1);
         let ratio = number(row.measured_over_sim, 2);
         let status = if row.note.is_empty() {
-            row.status.clone()
+            row.status.to_string()
         } else {
             format!("{}: {}", row.status, row.note)
         };
@@ -454,7 +516,7 @@ mod tests {
             family: "copy".into(),
             variant: variant.into(),
             param: param.into(),
-            status: "ok".into(),
+            status: Status::Ok,
             verified: true,
             gbps_median: Some(gbps),
             schema_version: SCHEMA_VERSION,

@@ -3,7 +3,7 @@
 
 use super::Outcome;
 use crate::measure::{Stats, gbps};
-use crate::results::{Row, RunInfo, SCHEMA_VERSION};
+use crate::results::{Row, RunInfo, SCHEMA_VERSION, Status};
 use crate::sim::model::Prediction;
 use crate::suite::{Case, Experiment};
 
@@ -21,7 +21,7 @@ pub fn row(info: &RunInfo, experiment: &Experiment, case: &Case, outcome: &Outco
     };
     match outcome {
         Outcome::Measured(timing) => {
-            row.status = "ok".to_owned();
+            row.status = Status::Ok;
             row.verified = true;
             row.timer = timing.timer.label().to_owned();
             row.samples = timing.samples_ns.len() as u32;
@@ -37,14 +37,14 @@ pub fn row(info: &RunInfo, experiment: &Experiment, case: &Case, outcome: &Outco
             }
         }
         Outcome::Skipped(reason) => {
-            row.status = "skipped".to_owned();
+            row.status = Status::Skipped;
             row.note = reason.clone();
         }
         Outcome::Failed(reason) => {
-            row.status = "failed".to_owned();
+            row.status = Status::Failed;
             row.note = reason.clone();
         }
-        Outcome::Predicted => row.status = "simulated".to_owned(),
+        Outcome::Predicted => row.status = Status::Simulated,
     }
     row
 }

@@ -399,7 +399,7 @@ const fn concatenate<const N: usize>(families: &[&[Claim]]) -> [Claim; N] {
 #[cfg(test)]
 mod testing {
     use super::{CLAIMS, Cases, Claim, Kind, Source};
-    use crate::results::{Row, SCHEMA_VERSION};
+    use crate::results::{Row, SCHEMA_VERSION, Status};
 
     /// A measured row of `id` (`family/variant`), predicted at the same bandwidth.
     pub(super) fn row(id: &str, param: &str, gbps: f64) -> Row {
@@ -408,7 +408,7 @@ mod testing {
             family: family.into(),
             variant: variant.into(),
             param: param.into(),
-            status: "ok".into(),
+            status: Status::Ok,
             verified: true,
             gbps_median: Some(gbps),
             sim_gbps: Some(gbps),
@@ -470,7 +470,11 @@ mod testing {
         for threshold in thresholds {
             let mut rows = (threshold.rows)(threshold.sides[0].0);
             for (index, row) in rows.iter_mut().enumerate() {
-                row.status = if index % 2 == 0 { "skipped" } else { "failed" }.into();
+                row.status = if index % 2 == 0 {
+                    Status::Skipped
+                } else {
+                    Status::Failed
+                };
                 row.gbps_median = None;
             }
             let verdict = claim(threshold.id).decide(&Cases::new(&rows, Source::Measured));

@@ -2,6 +2,7 @@
 
 use super::{Claim, Kind, Verdict};
 use crate::results::Row;
+use crate::results::Status;
 
 /// The subgroup claims, in checklist order.
 pub(super) const CLAIMS: &[Claim] = &[Claim {
@@ -15,10 +16,10 @@ pub(super) const CLAIMS: &[Claim] = &[Claim {
         let rows: Vec<&Row> = cases.family("subgroup").collect();
         let failed: Vec<String> = rows
             .iter()
-            .filter(|row| row.status == "failed")
+            .filter(|row| row.status == Status::Failed)
             .map(|row| format!("{} {} failed", row.variant, row.param))
             .collect();
-        let ok = rows.iter().filter(|row| row.status == "ok").count();
+        let ok = rows.iter().filter(|row| row.status == Status::Ok).count();
         if !failed.is_empty() {
             Ok(Verdict::NotReproduced(failed.join("; ")))
         } else if ok == 0 {
@@ -37,6 +38,7 @@ mod tests {
     use crate::report::claims::testing::{claim, row};
     use crate::report::claims::{Cases, Source};
     use crate::results::Row;
+    use crate::results::Status;
 
     #[test]
     fn subgroup_rule_counts_verified_cases() {
@@ -47,10 +49,10 @@ mod tests {
         ];
         let cases = |rows: &[Row]| claim.decide(&Cases::new(rows, Source::Measured));
         assert_eq!(cases(&rows).label(), "reproduced");
-        rows[1].status = "failed".into();
+        rows[1].status = Status::Failed;
         assert_eq!(cases(&rows).label(), "not reproduced");
-        rows[1].status = "skipped".into();
-        rows[0].status = "skipped".into();
+        rows[1].status = Status::Skipped;
+        rows[0].status = Status::Skipped;
         assert_eq!(cases(&rows).label(), "not measured");
         let predicted = claim.decide(&Cases::new(&rows, Source::Predicted));
         assert_eq!(predicted.label(), "not measured");
