@@ -23,70 +23,27 @@ pub use verify::{Checker, Expected, POISON, Rule};
 
 use families::{bank, constant, copy, localmem, reduce, stencil, subgroup, transfer, transpose};
 
-/// Every experiment of the suite, in the order runs and reports show them.
-pub static REGISTRY: &[Experiment] = &[
-    copy::OFFSET,
-    copy::STRIDE,
-    copy::PEAK,
-    copy::LAUNCH,
-    transpose::COPY_ROW,
-    transpose::COPY_COL,
-    transpose::NAIVE_ROW,
-    transpose::NAIVE_COL,
-    transpose::NAIVE_ROW_UNROLL4,
-    transpose::NAIVE_COL_UNROLL4,
-    transpose::DIAGONAL_ROW,
-    transpose::DIAGONAL_COL,
-    transpose::SMEM,
-    transpose::SMEM_PAD,
-    transpose::SMEM_UNROLL_PAD,
-    transpose::SMEM_PAD_VEC4,
-    reduce::NEIGHBORED,
-    reduce::NEIGHBORED_LESS,
-    reduce::INTERLEAVED,
-    reduce::UNROLL2,
-    reduce::UNROLL4,
-    reduce::UNROLL8,
-    reduce::UNROLL8_LASTWARP,
-    reduce::SMEM,
-    reduce::SMEM_OVERRIDE,
-    reduce::SMEM_UNROLL4,
-    reduce::SUBGROUP_SHUFFLE,
-    reduce::SUBGROUP_ADD,
-    subgroup::BROADCAST,
-    subgroup::SHUFFLE_UP,
-    subgroup::SHUFFLE_DOWN,
-    subgroup::SHUFFLE_XOR,
-    subgroup::SWAP,
-    bank::ROW_ROW,
-    bank::COL_COL,
-    bank::ROW_COL,
-    bank::ROW_COL_OVERRIDE,
-    bank::ROW_COL_PAD,
-    bank::ROW_COL_OVERRIDE_PAD,
-    bank::RECT_ROW_ROW,
-    bank::RECT_ROW_COL,
-    bank::RECT_ROW_COL_PAD,
-    bank::STRIDE,
-    constant::UNIFORM,
-    constant::STORAGE,
-    stencil::UNIFORM_COEF,
-    stencil::STORAGE_COEF,
-    stencil::CONST_COEF,
-    stencil::GLOBAL_DIRECT,
-    localmem::REGISTER_ARRAY,
-    localmem::DYNAMIC_INDEX,
-    transfer::UPLOAD_WRITE_BUFFER,
-    transfer::UPLOAD_STAGING,
-    transfer::UPLOAD_STAGING_POOLED,
-    transfer::UPLOAD_MAPPABLE,
-    transfer::READBACK,
-    transfer::DEVICE_COPY,
-    transfer::OVERLAP_SERIAL,
-    transfer::OVERLAP_INTERLEAVED,
+/// The families' experiments, in the order runs and reports show them.
+const FAMILIES: &[&[Experiment]] = &[
+    copy::EXPERIMENTS,
+    transpose::EXPERIMENTS,
+    reduce::EXPERIMENTS,
+    subgroup::EXPERIMENTS,
+    bank::EXPERIMENTS,
+    constant::EXPERIMENTS,
+    stencil::EXPERIMENTS,
+    localmem::EXPERIMENTS,
+    transfer::EXPERIMENTS,
 ];
 
+/// Every experiment of the suite, in the order runs and reports show them: each
+/// family's `EXPERIMENTS`, one family after the other.
+pub static REGISTRY: &[Experiment] = &ALL;
+
+static ALL: [Experiment; total_len(FAMILIES)] = concatenate(FAMILIES);
+
 /// One experiment: one kernel (or a transfer) and the cases it is measured at.
+#[derive(Clone, Copy)]
 pub struct Experiment {
     pub family: Family,
     pub variant: &'static str,
@@ -184,4 +141,34 @@ pub enum Binding {
     Uniform,
     ReadOnly,
     ReadWrite,
+}
+
+/// The length of `parts` one after the other.
+pub const fn total_len<T>(parts: &[&[T]]) -> usize {
+    let mut len = 0;
+    let mut part = 0;
+    while part < parts.len() {
+        len += parts[part].len();
+        part += 1;
+    }
+    len
+}
+
+/// `parts` one after the other, at compile time: static tables assembled from one
+/// list per module. `N` must be [`total_len`] of `parts`, and the first part not empty.
+pub const fn concatenate<T: Copy, const N: usize>(parts: &[&[T]]) -> [T; N] {
+    // Any element fills the array first: every slot is overwritten below.
+    let mut all = [parts[0][0]; N];
+    let mut slot = 0;
+    let mut part = 0;
+    while part < parts.len() {
+        let mut index = 0;
+        while index < parts[part].len() {
+            all[slot] = parts[part][index];
+            slot += 1;
+            index += 1;
+        }
+        part += 1;
+    }
+    all
 }

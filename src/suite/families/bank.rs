@@ -222,6 +222,20 @@ macro_rules! tile_experiment {
 
 use Order::{Columns, Rows};
 
+/// The family's experiments, in the order runs and reports show them.
+pub const EXPERIMENTS: &[Experiment] = &[
+    ROW_ROW,
+    COL_COL,
+    ROW_COL,
+    ROW_COL_OVERRIDE,
+    ROW_COL_PAD,
+    ROW_COL_OVERRIDE_PAD,
+    RECT_ROW_ROW,
+    RECT_ROW_COL,
+    RECT_ROW_COL_PAD,
+    STRIDE,
+];
+
 pub const ROW_ROW: Experiment = tile_experiment!(
     "row_row",
     "bank_row_col",

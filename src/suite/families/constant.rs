@@ -45,6 +45,9 @@ struct UniformParams {
     table: [u32; TABLE_WORDS as usize],
 }
 
+/// The family's experiments, in the order runs and reports show them.
+pub const EXPERIMENTS: &[Experiment] = &[UNIFORM, STORAGE];
+
 pub const UNIFORM: Experiment = Experiment {
     family: Family::Constant,
     variant: "uniform",

@@ -59,6 +59,9 @@ struct PeakParams {
     n: u32,
 }
 
+/// The family's experiments, in the order runs and reports show them.
+pub const EXPERIMENTS: &[Experiment] = &[OFFSET, STRIDE, PEAK, LAUNCH];
+
 pub const OFFSET: Experiment = Experiment {
     family: Family::Copy,
     variant: "offset",

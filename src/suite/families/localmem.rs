@@ -44,6 +44,9 @@ struct Params {
     series: u32,
 }
 
+/// The family's experiments, in the order runs and reports show them.
+pub const EXPERIMENTS: &[Experiment] = &[REGISTER_ARRAY, DYNAMIC_INDEX];
+
 pub const REGISTER_ARRAY: Experiment = Experiment {
     family: Family::Localmem,
     variant: "register_array",

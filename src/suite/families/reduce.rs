@@ -129,6 +129,22 @@ const SMEM_UNROLL4_VARIANT: Variant = Variant::stream(false, true);
 const SHUFFLE_VARIANT: Variant = Variant::stream(true, false);
 const SUBGROUP_ADD_VARIANT: Variant = Variant::stream(true, true);
 
+/// The family's experiments, in the order runs and reports show them.
+pub const EXPERIMENTS: &[Experiment] = &[
+    NEIGHBORED,
+    NEIGHBORED_LESS,
+    INTERLEAVED,
+    UNROLL2,
+    UNROLL4,
+    UNROLL8,
+    UNROLL8_LASTWARP,
+    SMEM,
+    SMEM_OVERRIDE,
+    SMEM_UNROLL4,
+    SUBGROUP_SHUFFLE,
+    SUBGROUP_ADD,
+];
+
 pub const NEIGHBORED: Experiment = Experiment {
     family: Family::Reduce,
     variant: "neighbored",

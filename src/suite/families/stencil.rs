@@ -62,6 +62,9 @@ enum Variant {
     GlobalDirect,
 }
 
+/// The family's experiments, in the order runs and reports show them.
+pub const EXPERIMENTS: &[Experiment] = &[UNIFORM_COEF, STORAGE_COEF, CONST_COEF, GLOBAL_DIRECT];
+
 pub const UNIFORM_COEF: Experiment = Experiment {
     family: Family::Stencil,
     variant: "uniform_coef",

@@ -106,6 +106,9 @@ impl Op {
     }
 }
 
+/// The family's experiments, in the order runs and reports show them.
+pub const EXPERIMENTS: &[Experiment] = &[BROADCAST, SHUFFLE_UP, SHUFFLE_DOWN, SHUFFLE_XOR, SWAP];
+
 pub const BROADCAST: Experiment = Experiment {
     family: Family::Subgroup,
     variant: "broadcast",

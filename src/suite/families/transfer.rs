@@ -43,6 +43,18 @@ const CHUNK_ALIGN_BYTES: u64 = 256;
 const WORK_WORKGROUP: u32 = 256;
 const WORK_ROUNDS: u32 = 8;
 
+/// The family's experiments, in the order runs and reports show them.
+pub const EXPERIMENTS: &[Experiment] = &[
+    UPLOAD_WRITE_BUFFER,
+    UPLOAD_STAGING,
+    UPLOAD_STAGING_POOLED,
+    UPLOAD_MAPPABLE,
+    READBACK,
+    DEVICE_COPY,
+    OVERLAP_SERIAL,
+    OVERLAP_INTERLEAVED,
+];
+
 pub const UPLOAD_WRITE_BUFFER: Experiment = declare(
     "upload_write_buffer",
     TransferPath::WriteBuffer,

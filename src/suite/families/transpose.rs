@@ -121,6 +121,22 @@ const NAIVE: &str = "transpose_naive";
 const TILE: &str = "transpose_tile";
 const TILE_VEC4: &str = "transpose_tile_vec4";
 
+/// The family's experiments, in the order runs and reports show them.
+pub const EXPERIMENTS: &[Experiment] = &[
+    COPY_ROW,
+    COPY_COL,
+    NAIVE_ROW,
+    NAIVE_COL,
+    NAIVE_ROW_UNROLL4,
+    NAIVE_COL_UNROLL4,
+    DIAGONAL_ROW,
+    DIAGONAL_COL,
+    SMEM,
+    SMEM_PAD,
+    SMEM_UNROLL_PAD,
+    SMEM_PAD_VEC4,
+];
+
 pub const COPY_ROW: Experiment = declare(
     "copy_row",
     NAIVE,
