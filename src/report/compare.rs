@@ -9,6 +9,8 @@ use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use comfy_table::{CellAlignment, ContentLineStyle, Table, TableStyle};
+
 use crate::error::{Error, Result};
 use crate::results::{self, Row};
 use crate::suite::REGISTRY;
@@ -263,7 +265,8 @@ pub fn render(devices: &[DeviceResults], format: Format) -> Result<String> {
     }
 }
 
-fn number(value: Option<f64>, digits: usize) -> String {
+/// `value` with `digits` decimals; nothing where there is no value.
+pub(super) fn number(value: Option<f64>, digits: usize) -> String {
     value.map_or_else(String::new, |v| format!("{v:.digits$}"))
 }
 
@@ -275,6 +278,28 @@ fn device_cells(line: &Line<'_>, device: usize) -> Vec<String> {
     }
     cells.push(number(line.sim_gbps(device), 1));
     cells
+}
+
+/// The three columns that name a case; the devices' numbers follow.
+const CASE_COLUMNS: usize = 3;
+
+/// A table of `header` and `rows`, drawn in `style` with `padding` around each cell:
+/// case names to the left, numbers to the right.
+fn aligned_table(
+    style: TableStyle,
+    padding: (u16, u16),
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+) -> Table {
+    let mut table = Table::new();
+    table.load_style(style).set_header(header).add_rows(rows);
+    for (index, column) in table.column_iter_mut().enumerate() {
+        column.set_padding(padding);
+        if index >= CASE_COLUMNS {
+            column.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    table
 }
 
 fn table(devices: &[DeviceResults], lines: &[Line<'_>]) -> String {
@@ -323,29 +348,10 @@ fn table(devices: &[DeviceResults], lines: &[Line<'_>]) -> String {
             cells
         })
         .collect();
-    let widths: Vec<usize> = (0..header.len())
-        .map(|column| {
-            std::iter::once(&header)
-                .chain(&body)
-                .map(|cells| cells[column].chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    for cells in std::iter::once(&header).chain(&body) {
-        let mut text = String::new();
-        for (column, cell) in cells.iter().enumerate() {
-            let pad = " ".repeat(widths[column] - cell.chars().count());
-            // Case names to the left, numbers to the right.
-            if column < 3 {
-                text.push_str(&format!("{cell}{pad}  "));
-            } else {
-                text.push_str(&format!("{pad}{cell}  "));
-            }
-        }
-        out.push_str(text.trim_end());
-        out.push('\n');
-    }
+    // No borders: columns two spaces apart, as a terminal reads them.
+    let table = aligned_table(TableStyle::new(), (0, 2), header, body);
+    out.push_str(&table.trim_fmt());
+    out.push('\n');
     out
 }
 
@@ -364,7 +370,6 @@ fn markdown(devices: &[DeviceResults], lines: &[Line<'_>]) -> String {
         .into_iter()
         .map(str::to_owned)
         .collect::<Vec<_>>();
-    let mut align = vec!["---"; 3];
     for (index, device) in devices.iter().enumerate() {
         header.push(format!("{} GB/s", device.label));
         if index > 0 {
@@ -372,14 +377,12 @@ fn markdown(devices: &[DeviceResults], lines: &[Line<'_>]) -> String {
         }
         header.push(format!("{} predicted GB/s", device.label));
     }
-    align.resize(header.len(), "---:");
+    // Markdown's delimiter row, as the first row under the header: it says how each
+    // column aligns.
+    let mut align = vec!["---".to_owned(); CASE_COLUMNS];
+    align.resize(header.len(), "---:".to_owned());
     let escape = |cell: &str| cell.replace('|', "\\|");
-    let row = |cells: &[String]| {
-        let cells: Vec<String> = cells.iter().map(|c| escape(c)).collect();
-        format!("| {} |\n", cells.join(" | "))
-    };
-    out.push_str(&row(&header));
-    out.push_str(&format!("| {} |\n", align.join(" | ")));
+    let mut rows = vec![align];
     for line in lines {
         let mut cells = vec![
             line.family.to_owned(),
@@ -389,8 +392,15 @@ fn markdown(devices: &[DeviceResults], lines: &[Line<'_>]) -> String {
         for index in 0..devices.len() {
             cells.extend(device_cells(line, index));
         }
-        out.push_str(&row(&cells));
+        rows.push(cells.iter().map(|c| escape(c)).collect());
     }
+    let header = header.iter().map(|c| escape(c)).collect();
+    let style = TableStyle::new()
+        .header_lines(ContentLineStyle::new('|', '|', '|'))
+        .content_lines(ContentLineStyle::new('|', '|', '|'));
+    let table = aligned_table(style, (1, 1), header, rows);
+    out.push_str(&table.to_string());
+    out.push('\n');
     out
 }
 
@@ -473,6 +483,33 @@ mod tests {
         );
         assert_eq!(natural_cmp("wg=064", "wg=64"), Ordering::Equal);
         assert_eq!(natural_cmp("a", "ab"), Ordering::Less);
+    }
+
+    #[test]
+    fn markdown_has_a_delimiter_row_and_escapes_bars() {
+        let row = Row {
+            family: "copy".into(),
+            variant: "offset".into(),
+            param: "offset=0".into(),
+            status: crate::results::Status::Ok,
+            gbps_median: Some(1.5),
+            ..Row::default()
+        };
+        let devices = [DeviceResults {
+            path: "a.csv".into(),
+            label: "A | B".into(),
+            rows: vec![row],
+        }];
+        let text = markdown(&devices, &join(&devices));
+        let table: Vec<&str> = text.lines().filter(|l| l.starts_with('|')).collect();
+        assert!(table[0].contains(" A \\| B GB/s "), "{text}");
+        let delimiters: Vec<&str> = table[1]
+            .split('|')
+            .map(str::trim)
+            .filter(|cell| !cell.is_empty())
+            .collect();
+        assert_eq!(delimiters, ["---", "---", "---", "---:", "---:"]);
+        assert_eq!(table.len(), 3);
     }
 
     #[test]

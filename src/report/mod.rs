@@ -3,25 +3,54 @@
 //! tables — and each chart again as a standalone SVG file.
 //!
 //! The page needs no network and no scripts: the charts are inline SVG, the style is
-//! inline CSS. Everything is built in memory first, so bad input writes nothing.
+//! inline CSS. It is a `maud` template, so every text is escaped where it is written.
+//! Everything is built in memory first, so bad input writes nothing.
 
 pub mod charts;
 pub mod claims;
 pub mod compare;
 
 use std::collections::BTreeSet;
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+
+use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use crate::error::{Error, Result};
 use crate::results::Status;
 use crate::suite::REGISTRY;
-use claims::{CLAIMS, Cases, Kind, Source, Verdict};
-use compare::{DeviceResults, Line};
+use claims::{CLAIMS, Cases, Claim, Kind, Source, Verdict};
+use compare::{DeviceResults, Line, number};
 
 /// Marks a page as written by this command: only such a directory's old charts are
 /// removed when the report is written again.
 const GENERATOR: &str = r#"<meta name="generator" content="membench report">"#;
+
+/// The page's style sheet.
+const STYLE: &str = r#"
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1180px; padding: 0 1em; color: #1a1a1a; line-height: 1.45; }
+h1 { margin-bottom: 0.2em; }
+h2 { border-bottom: 1px solid #ccc; padding-bottom: 0.2em; margin-top: 2em; }
+nav { margin: 1em 0; }
+code { font-size: 0.92em; }
+table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.92em; }
+th, td { border: 1px solid #d0d0d0; padding: 0.3em 0.55em; vertical-align: top; text-align: left; }
+th { background: #f4f4f4; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.absent { color: #888; text-align: right; }
+.claims td.rule { font-size: 0.95em; color: #333; }
+.verdict { min-width: 11em; }
+.verdict .mark { font-weight: 600; white-space: nowrap; }
+.verdict.yes { background: #e3f4e6; }
+.verdict.no { background: #fbe3e4; }
+.verdict.na { background: #f3f3f3; color: #666; }
+.detail { font-size: 0.85em; color: #444; margin-top: 0.2em; overflow-wrap: anywhere; }
+.model { font-size: 0.85em; margin-top: 0.3em; color: #333; }
+figure { margin: 1.2em 0; }
+figure svg { max-width: 100%; height: auto; border: 1px solid #e4e4e4; }
+figcaption { font-size: 0.9em; color: #444; }
+details { margin: 1em 0; }
+summary { cursor: pointer; font-weight: 600; }
+"#;
 
 /// The page and its charts, not yet written.
 pub struct Report {
@@ -64,38 +93,16 @@ pub fn build(devices: &[DeviceResults]) -> Result<Report> {
             families.push(line.family);
         }
     }
-
-    let mut html = String::new();
-    html.push_str(&head());
-    html.push_str("<h1>membench report</h1>\n");
-    let _ = writeln!(
-        html,
-        "<p>Effective bandwidth in GB/s (10<sup>9</sup> bytes per second: bytes the kernel \
-         must read plus bytes it must write, over the median time) of {} device{}, beside the \
-         simulator's prediction. Ratios are to the first device. Written by <code>membench \
-         report</code> from {}.</p>",
-        devices.len(),
-        if devices.len() == 1 { "" } else { "s" },
-        devices
-            .iter()
-            .map(|d| format!("<code>{}</code>", escape(&d.path.display().to_string())))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    html.push_str(
-        "<nav>Contents: <a href=\"#devices\">devices</a> · <a href=\"#claims\">claims</a>",
-    );
-    for family in &families {
-        let _ = write!(html, " · <a href=\"#family-{0}\">{0}</a>", escape(family));
-    }
-    html.push_str("</nav>\n");
-    html.push_str(&device_table(devices));
-    html.push_str(&claims_table(devices, &families));
-    for family in &families {
-        html.push_str(&family_section(family, devices, &lines, &charts));
-    }
-    html.push_str("</body>\n</html>\n");
-    Ok(Report { html, charts })
+    let page = Page {
+        devices,
+        lines: &lines,
+        charts: &charts,
+        families: &families,
+    };
+    Ok(Report {
+        html: page.render().into_string(),
+        charts,
+    })
 }
 
 /// Writes `index.html` and every chart into `dir`, each file atomically. Charts an
@@ -137,99 +144,158 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     std::fs::rename(&temporary, path).map_err(io)
 }
 
-/// `<`, `>`, `&` and quotes as entities.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
+/// What the page is drawn from.
+struct Page<'p> {
+    devices: &'p [DeviceResults],
+    lines: &'p [Line<'p>],
+    charts: &'p [charts::Chart],
+    /// The families of `lines`, in case order.
+    families: &'p [&'p str],
+}
+
+// The templates write a line break after each block, so that the page reads (and
+// diffs) a block a line.
+impl Page<'_> {
+    fn render(&self) -> Markup {
+        html! {
+            (DOCTYPE) "\n"
+            html lang="en" {
+                "\n" (head()) "\n"
+                body {
+                    "\n"
+                    h1 { "membench report" } "\n"
+                    (introduction(self.devices)) "\n"
+                    (contents(self.families)) "\n"
+                    (device_table(self.devices))
+                    (claims_table(self.devices, self.families))
+                    @for family in self.families {
+                        (self.family_section(family))
+                    }
+                }
+                "\n"
+            }
+            "\n"
         }
     }
-    out
-}
 
-fn head() -> String {
-    format!(
-        r#"<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-{GENERATOR}
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>membench report</title>
-<style>
-body {{ font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1180px; padding: 0 1em; color: #1a1a1a; line-height: 1.45; }}
-h1 {{ margin-bottom: 0.2em; }}
-h2 {{ border-bottom: 1px solid #ccc; padding-bottom: 0.2em; margin-top: 2em; }}
-nav {{ margin: 1em 0; }}
-code {{ font-size: 0.92em; }}
-table {{ border-collapse: collapse; margin: 0.8em 0; font-size: 0.92em; }}
-th, td {{ border: 1px solid #d0d0d0; padding: 0.3em 0.55em; vertical-align: top; text-align: left; }}
-th {{ background: #f4f4f4; }}
-td.num {{ text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }}
-td.absent {{ color: #888; text-align: right; }}
-.claims td.rule {{ font-size: 0.95em; color: #333; }}
-.verdict {{ min-width: 11em; }}
-.verdict .mark {{ font-weight: 600; white-space: nowrap; }}
-.verdict.yes {{ background: #e3f4e6; }}
-.verdict.no {{ background: #fbe3e4; }}
-.verdict.na {{ background: #f3f3f3; color: #666; }}
-.detail {{ font-size: 0.85em; color: #444; margin-top: 0.2em; overflow-wrap: anywhere; }}
-.model {{ font-size: 0.85em; margin-top: 0.3em; color: #333; }}
-figure {{ margin: 1.2em 0; }}
-figure svg {{ max-width: 100%; height: auto; border: 1px solid #e4e4e4; }}
-figcaption {{ font-size: 0.9em; color: #444; }}
-details {{ margin: 1em 0; }}
-summary {{ cursor: pointer; font-weight: 600; }}
-</style>
-</head>
-<body>
-"#
-    )
-}
-
-fn device_table(devices: &[DeviceResults]) -> String {
-    let mut html = String::from(
-        "<h2 id=\"devices\">Devices</h2>\n<table>\n<tr><th>#</th><th>device</th><th>vendor</th>\
-         <th>backend</th><th>driver</th><th>subgroup size</th><th>bounds checks</th>\
-         <th>cases ok / failed / skipped</th><th>run</th><th>file</th></tr>\n",
-    );
-    for (index, device) in devices.iter().enumerate() {
-        let count = |status| device.rows.iter().filter(|r| r.status == status).count();
-        let Some(row) = device.metadata() else {
-            continue;
-        };
-        let _ = writeln!(
-            html,
-            "<tr><td>{}</td><td><b>{}</b></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
-             <td>{}</td><td class=\"num\">{} / {} / {}</td><td>{}, membench {} ({})</td>\
-             <td><code>{}</code></td></tr>",
-            index + 1,
-            escape(&device.label),
-            escape(&row.vendor),
-            escape(&row.backend),
-            escape(&row.driver),
-            escape(&row.subgroup_size),
-            escape(&row.bounds_checks),
-            count(Status::Ok),
-            count(Status::Failed),
-            count(Status::Skipped),
-            escape(&row.timestamp_utc),
-            escape(&row.membench_version),
-            escape(&row.git_commit),
-            escape(&device.path.display().to_string()),
-        );
+    /// A family's experiments, its charts and all its cases.
+    fn family_section(&self, family: &str) -> Markup {
+        let experiments: Vec<_> = REGISTRY
+            .iter()
+            .filter(|e| e.family.as_str() == family)
+            .collect();
+        let lines: Vec<&Line<'_>> = self.lines.iter().filter(|l| l.family == family).collect();
+        html! {
+            h2 id={ "family-" (family) } { (family) } "\n"
+            @if !experiments.is_empty() {
+                ul {
+                    "\n"
+                    @for experiment in experiments {
+                        li { code { (experiment.name()) } ": " (experiment.claim) } "\n"
+                    }
+                }
+                "\n"
+            }
+            @for chart in self.charts.iter().filter(|c| c.family == family) {
+                figure {
+                    "\n" (PreEscaped(svg_body(&chart.svg))) "\n"
+                    figcaption {
+                        (chart.title) " — standalone: " a href=(chart.file) { (chart.file) }
+                    }
+                    "\n"
+                }
+                "\n"
+            }
+            (case_table(family, self.devices, &lines))
+        }
     }
-    html.push_str("</table>\n");
-    html
 }
 
-/// The mark, class and words of a verdict.
+fn head() -> Markup {
+    html! {
+        head {
+            "\n"
+            meta charset="utf-8"; "\n"
+            (PreEscaped(GENERATOR)) "\n"
+            meta name="viewport" content="width=device-width, initial-scale=1"; "\n"
+            title { "membench report" } "\n"
+            style { (PreEscaped(STYLE)) } "\n"
+        }
+    }
+}
+
+fn introduction(devices: &[DeviceResults]) -> Markup {
+    html! {
+        p {
+            "Effective bandwidth in GB/s (10" sup { "9" } " bytes per second: bytes the kernel \
+             must read plus bytes it must write, over the median time) of " (devices.len())
+            " device" @if devices.len() != 1 { "s" } ", beside the simulator's prediction. \
+             Ratios are to the first device. Written by " code { "membench report" } " from "
+            @for (index, device) in devices.iter().enumerate() {
+                @if index > 0 { ", " }
+                code { (device.path.display()) }
+            }
+            "."
+        }
+    }
+}
+
+fn contents(families: &[&str]) -> Markup {
+    html! {
+        nav {
+            "Contents: " a href="#devices" { "devices" } " · " a href="#claims" { "claims" }
+            @for family in families {
+                " · " a href={ "#family-" (family) } { (family) }
+            }
+        }
+    }
+}
+
+fn device_table(devices: &[DeviceResults]) -> Markup {
+    html! {
+        h2 id="devices" { "Devices" } "\n"
+        table {
+            "\n"
+            tr {
+                th { "#" } th { "device" } th { "vendor" } th { "backend" } th { "driver" }
+                th { "subgroup size" } th { "bounds checks" } th { "cases ok / failed / skipped" }
+                th { "run" } th { "file" }
+            }
+            "\n"
+            @for (index, device) in devices.iter().enumerate() {
+                @if let Some(row) = device.metadata() {
+                    tr {
+                        td { (index + 1) }
+                        td { b { (device.label) } }
+                        td { (row.vendor) }
+                        td { (row.backend) }
+                        td { (row.driver) }
+                        td { (row.subgroup_size) }
+                        td { (row.bounds_checks) }
+                        td class="num" {
+                            (count(device, Status::Ok)) " / " (count(device, Status::Failed)) " / "
+                            (count(device, Status::Skipped))
+                        }
+                        td {
+                            (row.timestamp_utc) ", membench " (row.membench_version)
+                            " (" (row.git_commit) ")"
+                        }
+                        td { code { (device.path.display()) } }
+                    }
+                    "\n"
+                }
+            }
+        }
+        "\n"
+    }
+}
+
+/// How many of the device's cases have `status`.
+fn count(device: &DeviceResults, status: Status) -> usize {
+    device.rows.iter().filter(|r| r.status == status).count()
+}
+
+/// The mark and class of a verdict.
 fn verdict_mark(verdict: &Verdict) -> (&'static str, &'static str) {
     match verdict {
         Verdict::Reproduced(_) => ("✓", "yes"),
@@ -238,181 +304,200 @@ fn verdict_mark(verdict: &Verdict) -> (&'static str, &'static str) {
     }
 }
 
-fn claims_table(devices: &[DeviceResults], families: &[&str]) -> String {
-    let mut html = String::from(
-        "<h2 id=\"claims\">Claims checklist</h2>\n<p>Each claim of the classic texts, decided per \
-         device by the rule beside it: <b>✓ reproduced</b>, <b>✗ not reproduced</b>, or \
-         <b>– not measured</b> (a row the rule needs is absent, skipped or failed). \
-         <i>model</i> is the same rule applied to the simulator's predictions: whether the \
-         memory model expects the claim too. Rules live in <code>src/report/claims.rs</code>.</p>\n\
-         <table class=\"claims\">\n<tr><th>family</th><th>claim</th><th>rule</th>",
-    );
-    for device in devices {
-        let _ = write!(html, "<th>{}</th>", escape(&device.label));
-    }
-    html.push_str("</tr>\n");
-    for family in families {
-        for claim in CLAIMS.iter().filter(|c| c.family == *family) {
-            html.push_str(&claim_row(claim, devices));
+fn claims_table(devices: &[DeviceResults], families: &[&str]) -> Markup {
+    html! {
+        h2 id="claims" { "Claims checklist" } "\n"
+        p {
+            "Each claim of the classic texts, decided per device by the rule beside it: "
+            b { "✓ reproduced" } ", " b { "✗ not reproduced" } ", or " b { "– not measured" }
+            " (a row the rule needs is absent, skipped or failed). " i { "model" } " is the same \
+             rule applied to the simulator's predictions: whether the memory model expects the \
+             claim too. Rules live in " code { "src/report/claims/" } ", a file per family."
         }
+        "\n"
+        table class="claims" {
+            "\n"
+            tr {
+                th { "family" } th { "claim" } th { "rule" }
+                @for device in devices {
+                    th { (device.label) }
+                }
+            }
+            "\n"
+            @for family in families {
+                @for claim in CLAIMS.iter().filter(|c| c.family == *family) {
+                    (claim_row(claim, devices)) "\n"
+                }
+            }
+        }
+        "\n"
+        (absent_claims(families))
     }
-    html.push_str("</table>\n");
-    let absent: Vec<&claims::Claim> = CLAIMS
+}
+
+/// The claims of families no file has: their words only, folded away.
+fn absent_claims(families: &[&str]) -> Markup {
+    let absent: Vec<&Claim> = CLAIMS
         .iter()
         .filter(|c| !families.contains(&c.family))
         .collect();
-    if !absent.is_empty() {
-        let mut names: Vec<&str> = absent.iter().map(|c| c.family).collect();
-        names.dedup();
-        let _ = write!(
-            html,
-            "<details><summary>{} more claims, of families no file has ({}): not \
-             measured on any device</summary>\n<table class=\"claims\">\n<tr><th>family</th>\
-             <th>claim</th><th>rule</th></tr>\n",
-            absent.len(),
-            escape(&names.join(", "))
-        );
-        for claim in absent {
-            let _ = writeln!(
-                html,
-                "<tr id=\"claim-{}\"><td>{}</td><td>{}</td><td class=\"rule\">{}</td></tr>",
-                claim.id,
-                escape(claim.family),
-                escape(claim.claim),
-                escape(claim.rule)
-            );
+    let mut names: Vec<&str> = absent.iter().map(|c| c.family).collect();
+    names.dedup();
+    html! {
+        @if !absent.is_empty() {
+            details {
+                summary {
+                    (absent.len()) " more claims, of families no file has (" (names.join(", "))
+                    "): not measured on any device"
+                }
+                "\n"
+                table class="claims" {
+                    "\n"
+                    tr { th { "family" } th { "claim" } th { "rule" } } "\n"
+                    @for claim in absent {
+                        tr id={ "claim-" (claim.id) } { (claim_words(claim)) } "\n"
+                    }
+                }
+                "\n"
+            }
+            "\n"
         }
-        html.push_str("</table>\n</details>\n");
     }
-    html
+}
+
+/// A claim's family, words and rule, as the first cells of its row.
+fn claim_words(claim: &Claim) -> Markup {
+    html! {
+        td { (claim.family) }
+        td { (claim.claim) }
+        td class="rule" { (claim.rule) }
+    }
 }
 
 /// One claim's row: its words, then each device's verdict and the model's.
-fn claim_row(claim: &claims::Claim, devices: &[DeviceResults]) -> String {
-    let mut html = format!(
-        "<tr id=\"claim-{}\"><td>{}</td><td>{}</td><td class=\"rule\">{}</td>",
-        claim.id,
-        escape(claim.family),
-        escape(claim.claim),
-        escape(claim.rule)
-    );
-    for device in devices {
-        let measured = claim.decide(&Cases::new(&device.rows, Source::Measured));
-        let (mark, class) = verdict_mark(&measured);
-        let _ = write!(
-            html,
-            "<td class=\"verdict {class}\"><span class=\"mark\">{mark} {}</span>\
-             <div class=\"detail\">{}</div>",
-            measured.label(),
-            escape(measured.detail())
-        );
-        if claim.kind == Kind::Bandwidth {
-            let predicted = claim.decide(&Cases::new(&device.rows, Source::Predicted));
-            let (mark, _) = verdict_mark(&predicted);
-            let _ = write!(
-                html,
-                "<div class=\"model\" title=\"{}\">model: {mark} {}</div>",
-                escape(predicted.detail()),
-                predicted.label()
-            );
+fn claim_row(claim: &Claim, devices: &[DeviceResults]) -> Markup {
+    html! {
+        tr id={ "claim-" (claim.id) } {
+            (claim_words(claim))
+            @for device in devices {
+                (verdict_cell(claim, device))
+            }
         }
-        html.push_str("</td>");
     }
-    html.push_str("</tr>\n");
-    html
 }
 
-fn family_section(
-    family: &str,
-    devices: &[DeviceResults],
-    lines: &[Line<'_>],
-    charts: &[charts::Chart],
-) -> String {
-    let mut html = format!("<h2 id=\"family-{0}\">{0}</h2>\n", escape(family));
-    let experiments: Vec<_> = REGISTRY
-        .iter()
-        .filter(|e| e.family.as_str() == family)
-        .collect();
-    if !experiments.is_empty() {
-        html.push_str("<ul>\n");
-        for experiment in experiments {
-            let _ = writeln!(
-                html,
-                "<li><code>{}</code>: {}</li>",
-                escape(&experiment.name()),
-                escape(experiment.claim)
-            );
-        }
-        html.push_str("</ul>\n");
-    }
-    for chart in charts.iter().filter(|c| c.family == family) {
-        let _ = writeln!(
-            html,
-            "<figure>\n{}\n<figcaption>{} — standalone: <a href=\"{}\">{}</a></figcaption>\n</figure>",
-            svg_body(&chart.svg),
-            escape(&chart.title),
-            escape(&chart.file),
-            escape(&chart.file)
-        );
-    }
-    let family_lines: Vec<&Line<'_>> = lines.iter().filter(|l| l.family == family).collect();
-    let _ = write!(
-        html,
-        "<details><summary>All {} {} cases</summary>\n<table>\n<tr><th>variant</th><th>param</th>",
-        family_lines.len(),
-        escape(family)
-    );
-    for (index, device) in devices.iter().enumerate() {
-        let label = escape(&device.label);
-        let _ = write!(html, "<th>{label}<br>GB/s</th>");
-        if index > 0 {
-            let _ = write!(html, "<th>{label}<br>÷ first</th>");
-        }
-        let _ = write!(html, "<th>{label}<br>predicted GB/s</th>");
-    }
-    html.push_str("</tr>\n");
-    for line in family_lines {
-        let _ = write!(
-            html,
-            "<tr><td>{}</td><td><code>{}</code></td>",
-            escape(line.variant),
-            escape(line.param)
-        );
-        for index in 0..devices.len() {
-            match line.gbps(index) {
-                Some(gbps) => {
-                    let _ = write!(html, "<td class=\"num\">{gbps:.1}</td>");
-                }
-                None => {
-                    let note = line.cells[index]
-                        .map(|row| row.note.as_str())
-                        .unwrap_or_default();
-                    let _ = write!(
-                        html,
-                        "<td class=\"absent\" title=\"{}\">{}</td>",
-                        escape(note),
-                        escape(line.status(index))
-                    );
+/// A device's verdict on a claim and, for a bandwidth rule, the model's.
+fn verdict_cell(claim: &Claim, device: &DeviceResults) -> Markup {
+    let measured = claim.decide(&Cases::new(&device.rows, Source::Measured));
+    let (mark, class) = verdict_mark(&measured);
+    let predicted = (claim.kind == Kind::Bandwidth)
+        .then(|| claim.decide(&Cases::new(&device.rows, Source::Predicted)));
+    html! {
+        td class={ "verdict " (class) } {
+            span class="mark" { (mark) " " (measured.label()) }
+            div class="detail" { (measured.detail()) }
+            @if let Some(predicted) = predicted {
+                div class="model" title=(predicted.detail()) {
+                    "model: " (verdict_mark(&predicted).0) " " (predicted.label())
                 }
             }
-            if index > 0 {
-                let ratio = line
-                    .ratio(index)
-                    .map_or(String::new(), |r| format!("{r:.3}"));
-                let _ = write!(html, "<td class=\"num\">{ratio}</td>");
-            }
-            let sim = line
-                .sim_gbps(index)
-                .map_or(String::new(), |s| format!("{s:.1}"));
-            let _ = write!(html, "<td class=\"num\">{sim}</td>");
         }
-        html.push_str("</tr>\n");
     }
-    html.push_str("</table>\n</details>\n");
-    html
+}
+
+/// Every case of a family, folded away: each device's GB/s, ratio to the first and
+/// prediction.
+fn case_table(family: &str, devices: &[DeviceResults], lines: &[&Line<'_>]) -> Markup {
+    html! {
+        details {
+            summary { "All " (lines.len()) " " (family) " cases" } "\n"
+            table {
+                "\n"
+                tr {
+                    th { "variant" } th { "param" }
+                    @for (index, device) in devices.iter().enumerate() {
+                        th { (device.label) br; "GB/s" }
+                        @if index > 0 {
+                            th { (device.label) br; "÷ first" }
+                        }
+                        th { (device.label) br; "predicted GB/s" }
+                    }
+                }
+                "\n"
+                @for line in lines {
+                    (case_row(line, devices.len())) "\n"
+                }
+            }
+            "\n"
+        }
+        "\n"
+    }
+}
+
+fn case_row(line: &Line<'_>, device_count: usize) -> Markup {
+    html! {
+        tr {
+            td { (line.variant) }
+            td { code { (line.param) } }
+            @for index in 0..device_count {
+                @match line.gbps(index) {
+                    Some(gbps) => td class="num" { (format!("{gbps:.1}")) },
+                    None => td class="absent" title=(absent_note(line, index)) {
+                        (line.status(index))
+                    },
+                }
+                @if index > 0 {
+                    td class="num" { (number(line.ratio(index), 3)) }
+                }
+                td class="num" { (number(line.sim_gbps(index), 1)) }
+            }
+        }
+    }
+}
+
+/// Why a device has no bandwidth for the case, where its row says.
+fn absent_note<'a>(line: &Line<'a>, device: usize) -> &'a str {
+    line.cells[device]
+        .map(|row| row.note.as_str())
+        .unwrap_or_default()
 }
 
 /// An SVG document as an element to inline: without an XML declaration, if any.
 fn svg_body(svg: &str) -> &str {
     svg.find("<svg").map_or(svg, |start| &svg[start..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::{Row, SCHEMA_VERSION};
+
+    #[test]
+    fn the_page_escapes_what_it_reads_and_says_who_wrote_it() {
+        let row = Row {
+            family: "copy".into(),
+            variant: "offset".into(),
+            param: "offset=0".into(),
+            status: crate::results::Status::Ok,
+            verified: true,
+            gbps_median: Some(1.5),
+            schema_version: SCHEMA_VERSION,
+            ..Row::default()
+        };
+        let device = DeviceResults {
+            path: "a&b.csv".into(),
+            label: "<i>GPU</i> \"A\"".into(),
+            rows: vec![row],
+        };
+        let page = build(&[device]).unwrap().html;
+        assert!(page.contains(GENERATOR));
+        assert!(
+            page.contains("&lt;i&gt;GPU&lt;/i&gt; &quot;A&quot;"),
+            "{page}"
+        );
+        assert!(page.contains("<code>a&amp;b.csv</code>"));
+        assert!(!page.contains("<i>GPU"));
+        assert!(page.starts_with("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"));
+        assert!(page.ends_with("</body>\n</html>\n"));
+    }
 }

@@ -1,10 +1,10 @@
 //! The report's charts, drawn with plotters into SVG text.
 //!
-//! Sweeps over a numeric param are line charts ([`sweep`]): one solid line per device
+//! Sweeps over a numeric param are line charts (`sweep`): one solid line per device
 //! (measured), the same colour dashed for the simulator's prediction. Every other case
-//! of a family is a horizontal grouped bar ([`bars`]): one bar per device, the
+//! of a family is a horizontal grouped bar (`bars`): one bar per device, the
 //! prediction as a black tick across it, and the status written where a device has no
-//! bandwidth. Both draw their [`legend`] below the plot. `SWEEPS` and `BAR_SPLITS` are
+//! bandwidth. Both draw their `legend` below the plot. `SWEEPS` and `BAR_SPLITS` are
 //! the tables that say which cases get which chart; any family not named there still
 //! gets bars, so every family present has a chart.
 
