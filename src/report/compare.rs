@@ -13,7 +13,7 @@ use comfy_table::{CellAlignment, ContentLineStyle, Table, TableStyle};
 
 use crate::error::{Error, Result};
 use crate::results::{self, Row};
-use crate::suite::REGISTRY;
+use crate::suite::{Params, REGISTRY};
 
 /// One results file: one device's rows.
 #[derive(Clone, Debug)]
@@ -181,8 +181,7 @@ impl Ord for CaseKey<'_> {
     fn cmp(&self, other: &Self) -> Ordering {
         experiment_order(self.0, self.1)
             .cmp(&experiment_order(other.0, other.1))
-            .then_with(|| natural_cmp(self.2, other.2))
-            .then_with(|| self.2.cmp(other.2))
+            .then_with(|| param_order(self.2, other.2))
     }
 }
 
@@ -203,6 +202,17 @@ pub fn experiment_order<'a>(family: &'a str, variant: &'a str) -> (usize, usize,
         .position(|e| e.family.as_str() == family && e.variant == variant)
         .unwrap_or(usize::MAX);
     (family_index, variant_index, family, variant)
+}
+
+/// Params in their typed order (`stride=2` < `stride=10`, `332x200` < `4096x4096`);
+/// text that does not parse after all that does, in text order.
+fn param_order(a: &str, b: &str) -> Ordering {
+    match (a.parse::<Params>(), b.parse::<Params>()) {
+        (Ok(x), Ok(y)) => x.cmp(&y).then_with(|| a.cmp(b)),
+        (Ok(_), Err(_)) => Ordering::Less,
+        (Err(_), Ok(_)) => Ordering::Greater,
+        (Err(_), Err(_)) => a.cmp(b),
+    }
 }
 
 /// Compares text with runs of digits taken as numbers: `stride=2` < `stride=10`.
@@ -470,7 +480,7 @@ mod tests {
             "size=8192x8192",
             "size=4096x4096",
         ];
-        params.sort_by(|a, b| natural_cmp(a, b));
+        params.sort_by(|a, b| param_order(a, b));
         assert_eq!(
             params,
             [
