@@ -2,6 +2,8 @@
 //! from the run's own copy/peak), every case predicted on a few threads, and the
 //! predictions made beside the measurements.
 
+use rayon::prelude::*;
+
 use crate::error::{Error, Result};
 use crate::results::{self, Row};
 use crate::sim::device::{self as sim_device, DeviceModel};
@@ -34,7 +36,7 @@ pub fn describe_model(model: &DeviceModel) -> String {
     }
 }
 
-/// Predictions run in parallel on at most this many threads: a sampled window of a
+/// Predictions run in parallel on (at most) this many threads: a sampled window of a
 /// strided or grid-stride case touches up to half of its buffers, and host memory must
 /// stay within about four times the largest buffer.
 const PREDICT_THREADS: usize = 4;
@@ -47,37 +49,22 @@ pub fn predict_cases(
     model: &DeviceModel,
     done: &(dyn Fn() + Sync),
 ) -> Vec<Option<Result<Prediction, String>>> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(PREDICT_THREADS);
-    let mut predictions: Vec<_> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|first| {
-                scope.spawn(move || {
-                    (first..cases.len())
-                        .step_by(threads)
-                        .map(|i| {
-                            let (experiment, case) = &cases[i];
-                            let simulated =
-                                case.skip.is_none() && experiment.measure == Measure::Kernel;
-                            let prediction = simulated.then(|| {
-                                crate::backend::sim::predict(experiment, case, model)
-                                    .map_err(|e| e.to_string())
-                            });
-                            done();
-                            (i, prediction)
-                        })
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|worker| worker.join().unwrap_or_default())
-            .collect()
-    });
-    predictions.sort_by_key(|(i, _)| *i);
-    predictions.into_iter().map(|(_, p)| p).collect()
+    let predict = |(experiment, case): &(&'static Experiment, Case)| {
+        let simulated = case.skip.is_none() && experiment.measure == Measure::Kernel;
+        let prediction = simulated.then(|| {
+            crate::backend::sim::predict(experiment, case, model).map_err(|e| e.to_string())
+        });
+        done();
+        prediction
+    };
+    match rayon::ThreadPoolBuilder::new()
+        .num_threads(PREDICT_THREADS.min(rayon::current_num_threads()))
+        .build()
+    {
+        Ok(pool) => pool.install(|| cases.par_iter().map(predict).collect()),
+        // Without a pool of its own, one thread: never more memory than allowed.
+        Err(_) => cases.iter().map(predict).collect(),
+    }
 }
 
 /// A run's predictions, the model they were made with, and how long they took.
