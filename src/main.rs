@@ -11,7 +11,7 @@ use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use membench::backend::wgpu::{self as gpu, BoundsChecks, GpuContext, Wgpu};
 use membench::measure::{MIN_SAMPLES, SuiteSampler};
 use membench::report::{self, compare};
-use membench::results::{self, RunInfo, Status};
+use membench::results;
 use membench::run::{self, Outcome, Output, Progress, RunSettings, Session};
 use membench::sim::device as sim_device;
 use membench::suite::{CaseId, Measure, REGISTRY, Sizing};
@@ -242,25 +242,7 @@ fn adapter_paths(infos: &[wgpu::AdapterInfo], unchecked: bool) -> Vec<PathBuf> {
         .iter()
         .map(|info| results::default_path(&info.name, &format!("{:?}", info.backend), unchecked))
         .collect();
-    distinct_paths(paths)
-}
-
-/// `paths`, with the index appended to the stem of every path that occurs twice.
-fn distinct_paths(paths: Vec<PathBuf>) -> Vec<PathBuf> {
-    paths
-        .iter()
-        .enumerate()
-        .map(|(index, path)| {
-            if paths.iter().filter(|p| *p == path).count() == 1 {
-                return path.clone();
-            }
-            let stem = path
-                .file_stem()
-                .map(|s| s.to_string_lossy())
-                .unwrap_or_default();
-            path.with_file_name(format!("{stem}-{index}.csv"))
-        })
-        .collect()
+    results::distinct_paths(paths)
 }
 
 fn run_on(args: &RunArgs, adapter: Option<&str>, out: Option<PathBuf>) -> anyhow::Result<ExitCode> {
@@ -409,30 +391,7 @@ fn simulate(args: SimulateArgs) -> anyhow::Result<ExitCode> {
     let progress = bar(cases.len())?;
     let predictions = run::predict_cases(&cases, model, &|| progress.inc(1));
     progress.finish_and_clear();
-    let info = RunInfo {
-        device: model.name.to_owned(),
-        ..RunInfo::default()
-    };
-    let rows: Vec<_> = cases
-        .iter()
-        .zip(&predictions)
-        .map(|((experiment, case), prediction)| {
-            let outcome = match &case.skip {
-                Some(reason) => Outcome::Skipped(reason.clone()),
-                None => Outcome::Predicted,
-            };
-            let mut row = run::row(&info, experiment, case, &outcome);
-            match prediction {
-                Some(prediction) => run::fill_prediction(&mut row, prediction),
-                None if case.skip.is_none() => {
-                    row.status = Status::NotSimulated;
-                    row.note = "a host-device transfer: measured only".to_owned();
-                }
-                None => {}
-            }
-            row
-        })
-        .collect();
+    let rows = run::predicted_rows(&cases, &predictions, model);
     print!("{}", results::summary(&rows));
     Ok(ExitCode::SUCCESS)
 }
@@ -474,29 +433,6 @@ fn peak_resident() -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn adapters_sharing_a_results_file_get_their_index() {
-        let paths = [
-            "results/gpu-vulkan.csv",
-            "results/gpu-gl.csv",
-            "results/gpu-vulkan.csv",
-        ]
-        .map(PathBuf::from)
-        .to_vec();
-        let names: Vec<String> = distinct_paths(paths)
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect();
-        assert_eq!(
-            names,
-            [
-                "results/gpu-vulkan-0.csv",
-                "results/gpu-gl.csv",
-                "results/gpu-vulkan-2.csv"
-            ]
-        );
-    }
 
     #[test]
     fn matrix_sizes_parse_and_bad_ones_say_why() {

@@ -169,6 +169,24 @@ pub fn default_path(device: &str, backend: &str, unchecked: bool) -> PathBuf {
     ))
 }
 
+/// `paths`, with the index appended to the stem of every path that occurs twice.
+pub fn distinct_paths(paths: Vec<PathBuf>) -> Vec<PathBuf> {
+    paths
+        .iter()
+        .enumerate()
+        .map(|(index, path)| {
+            if paths.iter().filter(|p| *p == path).count() == 1 {
+                return path.clone();
+            }
+            let stem = path
+                .file_stem()
+                .map(|s| s.to_string_lossy())
+                .unwrap_or_default();
+            path.with_file_name(format!("{stem}-{index}.csv"))
+        })
+        .collect()
+}
+
 /// Lower-case letters and digits, every other run of characters one `-`.
 pub fn slug(text: &str) -> String {
     let mut slug = String::new();
@@ -510,6 +528,29 @@ pub fn summary(rows: &[Row]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn adapters_sharing_a_results_file_get_their_index() {
+        let paths = [
+            "results/gpu-vulkan.csv",
+            "results/gpu-gl.csv",
+            "results/gpu-vulkan.csv",
+        ]
+        .map(PathBuf::from)
+        .to_vec();
+        let names: Vec<String> = distinct_paths(paths)
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "results/gpu-vulkan-0.csv",
+                "results/gpu-gl.csv",
+                "results/gpu-vulkan-2.csv"
+            ]
+        );
+    }
 
     fn row(variant: &str, param: &str, gbps: f64) -> Row {
         Row {

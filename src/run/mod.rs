@@ -15,7 +15,9 @@ use std::thread::{Scope, ScopedJoinHandle};
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::measure::{Sample, Sampler, Timing};
-use crate::results::{self, Row, RunInfo};
+use crate::results::{self, Row, RunInfo, Status};
+use crate::sim::device::DeviceModel;
+use crate::sim::model::Prediction;
 use crate::suite::{Case, CaseData, CaseId, Experiment, Measure, REGISTRY, Sizing};
 
 /// Settings of one run that change what is measured.
@@ -119,6 +121,38 @@ pub fn measure_case<B: Backend>(
         Ok(timing) => Outcome::Measured(timing),
         Err(error) => Outcome::Failed(error.to_string()),
     }
+}
+
+/// The rows of `membench simulate`: every case predicted on `model`, none measured.
+pub fn predicted_rows(
+    cases: &[(&'static Experiment, Case)],
+    predictions: &[Option<Result<Prediction, String>>],
+    model: &DeviceModel,
+) -> Vec<Row> {
+    let info = RunInfo {
+        device: model.name.to_owned(),
+        ..RunInfo::default()
+    };
+    cases
+        .iter()
+        .zip(predictions)
+        .map(|((experiment, case), prediction)| {
+            let outcome = match &case.skip {
+                Some(reason) => Outcome::Skipped(reason.clone()),
+                None => Outcome::Predicted,
+            };
+            let mut row = row(&info, experiment, case, &outcome);
+            match prediction {
+                Some(prediction) => fill_prediction(&mut row, prediction),
+                None if case.skip.is_none() => {
+                    row.status = Status::NotSimulated;
+                    row.note = "a host-device transfer: measured only".to_owned();
+                }
+                None => {}
+            }
+            row
+        })
+        .collect()
 }
 
 /// What a person watching a run is told.
@@ -245,7 +279,7 @@ impl<B: Backend + Sync> Session<'_, B> {
     }
 
     /// The model calibrated from `rows` and the known rows of this device.
-    fn model(&self, rows: &[Row]) -> crate::sim::device::DeviceModel {
+    fn model(&self, rows: &[Row]) -> DeviceModel {
         let known: Vec<Row> = rows.iter().chain(self.known_rows).cloned().collect();
         device_model(&self.info.device, &known)
     }
