@@ -252,17 +252,17 @@ fn claims_table(devices: &[DeviceResults], families: &[&str]) -> String {
     }
     html.push_str("</tr>\n");
     for family in families {
-        for claim in CLAIMS.iter().filter(|c| c.family == *family) {
+        for claim in CLAIMS.iter().filter(|c| c.family.as_str() == *family) {
             html.push_str(&claim_row(claim, devices));
         }
     }
     html.push_str("</table>\n");
     let absent: Vec<&claims::Claim> = CLAIMS
         .iter()
-        .filter(|c| !families.contains(&c.family))
+        .filter(|c| !families.contains(&c.family.as_str()))
         .collect();
     if !absent.is_empty() {
-        let mut names: Vec<&str> = absent.iter().map(|c| c.family).collect();
+        let mut names: Vec<&str> = absent.iter().map(|c| c.family.as_str()).collect();
         names.dedup();
         let _ = write!(
             html,
@@ -277,7 +277,7 @@ fn claims_table(devices: &[DeviceResults], families: &[&str]) -> String {
                 html,
                 "<tr id=\"claim-{}\"><td>{}</td><td>{}</td><td class=\"rule\">{}</td></tr>",
                 claim.id,
-                escape(claim.family),
+                escape(claim.family.as_str()),
                 escape(claim.claim),
                 escape(claim.rule)
             );
@@ -292,7 +292,7 @@ fn claim_row(claim: &claims::Claim, devices: &[DeviceResults]) -> String {
     let mut html = format!(
         "<tr id=\"claim-{}\"><td>{}</td><td>{}</td><td class=\"rule\">{}</td>",
         claim.id,
-        escape(claim.family),
+        escape(claim.family.as_str()),
         escape(claim.claim),
         escape(claim.rule)
     );
@@ -340,7 +340,7 @@ fn family_section(
                 html,
                 "<li><code>{}</code>: {}</li>",
                 escape(&experiment.name()),
-                escape(experiment.claim)
+                escape(&claims::summary(experiment))
             );
         }
         html.push_str("</ul>\n");
