@@ -191,7 +191,15 @@ fn list(filters: &[String]) -> anyhow::Result<ExitCode> {
             (None, _) => "host transfers, no kernel".to_owned(),
         };
         println!("{}  ({runs})", experiment.name());
-        println!("  claim: {}", experiment.claim);
+        match report::claims::naming(experiment).as_slice() {
+            [] => println!("  claims: none (a reference case)"),
+            named => {
+                println!("  claims:");
+                for claim in named {
+                    println!("    {}: {}", claim.id, claim.claim);
+                }
+            }
+        }
         println!("  cases: {}", params.join(" "));
     }
     Ok(ExitCode::SUCCESS)

@@ -191,7 +191,7 @@ impl Page<'_> {
                 ul {
                     "\n"
                     @for experiment in experiments {
-                        li { code { (experiment.name()) } ": " (experiment.claim) } "\n"
+                        li { code { (experiment.name()) } ": " (claims::summary(experiment)) } "\n"
                     }
                 }
                 "\n"
@@ -325,7 +325,7 @@ fn claims_table(devices: &[DeviceResults], families: &[&str]) -> Markup {
             }
             "\n"
             @for family in families {
-                @for claim in CLAIMS.iter().filter(|c| c.family == *family) {
+                @for claim in CLAIMS.iter().filter(|c| c.family.as_str() == *family) {
                     (claim_row(claim, devices)) "\n"
                 }
             }
@@ -339,9 +339,9 @@ fn claims_table(devices: &[DeviceResults], families: &[&str]) -> Markup {
 fn absent_claims(families: &[&str]) -> Markup {
     let absent: Vec<&Claim> = CLAIMS
         .iter()
-        .filter(|c| !families.contains(&c.family))
+        .filter(|c| !families.contains(&c.family.as_str()))
         .collect();
-    let mut names: Vec<&str> = absent.iter().map(|c| c.family).collect();
+    let mut names: Vec<&str> = absent.iter().map(|c| c.family.as_str()).collect();
     names.dedup();
     html! {
         @if !absent.is_empty() {

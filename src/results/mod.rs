@@ -151,15 +151,6 @@ impl Row {
     }
 }
 
-/// The value of `key` in a case's `param` (`key=value` pairs joined by `;`).
-pub fn param_value<'a>(param: &'a str, key: &str) -> Option<&'a str> {
-    param
-        .split(';')
-        .filter_map(|pair| pair.split_once('='))
-        .find(|(k, _)| k.trim() == key)
-        .map(|(_, value)| value.trim())
-}
-
 /// `results/<device-slug>.csv`, e.g. `nvidia-h100-80gb-hbm3-vulkan`.
 pub fn default_path(device: &str, backend: &str, unchecked: bool) -> PathBuf {
     let suffix = if unchecked { "-unchecked" } else { "" };

@@ -188,6 +188,36 @@ impl Params {
         other.0.iter().all(|pair| self.0.contains(pair))
     }
 
+    /// Whether these and `other` are the same pairs, in any order.
+    pub fn same_pairs(&self, other: &Params) -> bool {
+        fn sorted(params: &Params) -> Vec<&(Key, Value)> {
+            let mut pairs: Vec<&(Key, Value)> = params.0.iter().collect();
+            pairs.sort();
+            pairs
+        }
+        sorted(self) == sorted(other)
+    }
+
+    /// These parameters without `key`, the others in their order.
+    pub fn without(&self, key: Key) -> Params {
+        Params(self.0.iter().filter(|(k, _)| *k != key).cloned().collect())
+    }
+
+    /// These parameters with `key`'s value replaced by `value`, in place.
+    pub fn replaced(&self, key: Key, value: impl Into<Value>) -> Params {
+        let value = value.into();
+        Params(
+            self.0
+                .iter()
+                .map(|(k, v)| (*k, if *k == key { value.clone() } else { v.clone() }))
+                .collect(),
+        )
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = &(Key, Value)> {
         self.0.iter()
     }
@@ -351,5 +381,23 @@ mod tests {
             params!(Offset => 1u32, Grid => "2d").to_string(),
             "offset=1;grid=2d"
         );
+    }
+
+    #[test]
+    fn pairs_compare_in_any_order_and_edit_in_place() {
+        let params = params!(Size => (4096u32, 4096u32), Block => (32u32, 16u32), Rows => 2u32);
+        assert!(params.same_pairs(
+            &params!(Rows => 2u32, Size => (4096u32, 4096u32), Block => (32u32, 16u32))
+        ));
+        assert!(!params.same_pairs(&params!(Size => (4096u32, 4096u32), Block => (32u32, 16u32))));
+        assert_eq!(
+            params.without(Key::Block).to_string(),
+            "size=4096x4096;rows=2"
+        );
+        assert_eq!(
+            params.replaced(Key::Block, (32u32, 8u32)).to_string(),
+            "size=4096x4096;block=32x8;rows=2"
+        );
+        assert!(Params::new().is_empty() && !params.is_empty());
     }
 }

@@ -1,8 +1,11 @@
 //! The one registry of experiments, and the vocabulary every family declares itself in.
 //!
-//! An [`Experiment`] is a kernel (a WGSL file in `shaders/`), the claim it tests, how it is measured ([`Measure`]: a kernel on the GPU clock, or a
-//! host↔device transfer on the host clock) and a function that expands it into
-//! [`Case`]s sized for a device. A
+//! An [`Experiment`] is a kernel (a WGSL file in `shaders/`), how it is measured
+//! ([`Measure`]: a kernel on the GPU clock, or a host↔device transfer on the host
+//! clock) and a function that expands it into [`Case`]s sized for a device. What the
+//! classic texts claim of it is said once, in the claims checklist
+//! ([`crate::report::claims`]), whose claims name the experiments they read; an
+//! experiment's doc comment says what it does beyond that. A
 //! case is cheap to list and declares its buffers' sizes; its data ([`CaseData`]:
 //! inputs and the CPU reference) is built only when the case runs. The CLI, the benches and the tests all
 //! iterate [`REGISTRY`]; nothing lists experiments a second time.
@@ -51,8 +54,6 @@ pub struct Experiment {
     /// is reflected from the WGSL ([`shaders::signature`]). `None` for a pure
     /// transfer, which runs no kernel (and so is neither reflected nor simulated).
     pub kernel: Option<&'static str>,
-    /// What the classic texts expect this experiment to show.
-    pub claim: &'static str,
     /// Expands the experiment into cases sized for a device.
     pub cases: fn(&Sizing) -> Vec<Case>,
     /// What is timed, and on which clock.
@@ -103,6 +104,12 @@ impl Experiment {
     /// `family/variant`, the prefix of every case id.
     pub fn name(&self) -> String {
         format!("{}/{}", self.family, self.variant)
+    }
+
+    /// Whether `other` is this experiment: the same family and variant (constants are
+    /// copied where they are used, so their addresses say nothing).
+    pub fn is(&self, other: &Experiment) -> bool {
+        self.family == other.family && self.variant == other.variant
     }
 
     /// The kernel `case` runs, once its buffers agree with the kernel's signature as

@@ -1,7 +1,8 @@
 //! Bar charts of the cases no sweep drew: one horizontal group per case, a bar per
 //! device, the prediction as a black tick across it, and the status written where a
 //! device has no bandwidth. [`BAR_SPLITS`] splits a family's bars into one chart per
-//! problem size.
+//! problem size, by a typed key; bar labels and titles print params through their
+//! `Display`.
 
 use plotters::coord::Shift;
 use plotters::coord::types::RangedCoordf64;
@@ -11,12 +12,22 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use super::legend::{Entry, draw_legend, legend_height};
 use super::{Chart, FONT, Stroke, WIDTH, chart_error, colour, number_label};
 use crate::error::Result;
-use crate::report::compare::{DeviceResults, Line, natural_cmp};
-use crate::results::{param_value, slug};
+use crate::report::compare::{DeviceResults, Line};
+use crate::results::slug;
+use crate::suite::{Family, Key, Params, Value as ParamValue};
 
 /// Families whose bar charts are split by a param key: one chart per value (one per
 /// problem size), the key left out of the bar labels.
-static BAR_SPLITS: &[(&str, &str)] = &[("transpose", "size"), ("reduce", "n"), ("stencil", "n")];
+pub(super) static BAR_SPLITS: &[(Family, Key)] = &[
+    (Family::Transpose, Key::Size),
+    (Family::Reduce, Key::N),
+    (Family::Stencil, Key::N),
+];
+
+/// The params of a line, where its param parses.
+fn params_of(line: &Line<'_>) -> Option<Params> {
+    line.param.parse().ok()
+}
 
 /// The bar charts of a family's cases that no sweep drew.
 pub(super) fn bar_charts(
@@ -26,7 +37,7 @@ pub(super) fn bar_charts(
 ) -> Result<Vec<Chart>> {
     let split = BAR_SPLITS
         .iter()
-        .find(|(f, _)| *f == family)
+        .find(|(f, _)| f.as_str() == family)
         .map(|(_, key)| *key);
     let mut charts = Vec::new();
     for (value, group) in group_by_split(lines, split) {
@@ -40,7 +51,7 @@ pub(super) fn bar_charts(
         let chart = ChartCases {
             family,
             split,
-            value,
+            value: value.as_ref(),
             group: &group,
         };
         charts.push(chart.draw(devices)?);
@@ -48,21 +59,21 @@ pub(super) fn bar_charts(
     Ok(charts)
 }
 
-/// Cases by the split key's value, in natural order; cases without it last.
-fn group_by_split<'l, 'a>(
+/// Cases by the split key's value, in value order; cases without it last.
+pub(super) fn group_by_split<'l, 'a>(
     lines: &[&'l Line<'a>],
-    split: Option<&str>,
-) -> Vec<(Option<&'a str>, Vec<&'l Line<'a>>)> {
-    let mut groups: Vec<(Option<&str>, Vec<&Line<'_>>)> = Vec::new();
+    split: Option<Key>,
+) -> Vec<(Option<ParamValue>, Vec<&'l Line<'a>>)> {
+    let mut groups: Vec<(Option<ParamValue>, Vec<&Line<'_>>)> = Vec::new();
     for line in lines {
-        let value = split.and_then(|key| param_value(line.param, key));
+        let value = split.and_then(|key| params_of(line)?.get(key).cloned());
         match groups.iter_mut().find(|(v, _)| *v == value) {
             Some((_, group)) => group.push(line),
             None => groups.push((value, vec![line])),
         }
     }
-    groups.sort_by(|a, b| match (a.0, b.0) {
-        (Some(x), Some(y)) => natural_cmp(x, y),
+    groups.sort_by(|a, b| match (&a.0, &b.0) {
+        (Some(x), Some(y)) => x.cmp(y),
         (Some(_), None) => std::cmp::Ordering::Less,
         (None, Some(_)) => std::cmp::Ordering::Greater,
         (None, None) => std::cmp::Ordering::Equal,
@@ -70,13 +81,41 @@ fn group_by_split<'l, 'a>(
     groups
 }
 
+/// Each bar of a family's bar charts that a device has no bandwidth or no prediction
+/// for, and the cases of a split family that lack the split key.
+#[cfg(test)]
+pub(super) fn gaps(family: &str, devices: &[DeviceResults], lines: &[&Line<'_>]) -> Vec<String> {
+    let split = BAR_SPLITS
+        .iter()
+        .find(|(f, _)| f.as_str() == family)
+        .map(|(_, key)| *key);
+    let mut gaps = Vec::new();
+    for (value, group) in group_by_split(lines, split) {
+        if let (Some(key), None) = (split, &value) {
+            gaps.push(format!("{family}: {} cases without `{key}=`", group.len()));
+        }
+        for line in group {
+            for (index, device) in devices.iter().enumerate() {
+                let case = format!("{}/{}/{}", line.family, line.variant, line.param);
+                if line.gbps(index).is_none() {
+                    gaps.push(format!("{case}: no bar on {}", device.label));
+                }
+                if line.sim_gbps(index).is_none() {
+                    gaps.push(format!("{case}: no prediction on {}", device.label));
+                }
+            }
+        }
+    }
+    gaps
+}
+
 /// The cases of one bar chart.
 struct ChartCases<'g, 'l, 'a> {
     family: &'g str,
     /// The family's split key, if it has one.
-    split: Option<&'g str>,
+    split: Option<Key>,
     /// The split key's value for this chart; `None` for cases without the key.
-    value: Option<&'a str>,
+    value: Option<&'g ParamValue>,
     group: &'g [&'l Line<'a>],
 }
 
@@ -108,31 +147,36 @@ impl ChartCases<'_, '_, '_> {
     }
 
     /// Pairs every case of the chart shares: they go to the title, not to each bar.
-    fn shared_pairs(&self) -> Vec<&str> {
-        self.group[0]
-            .param
-            .split(';')
-            .filter(|pair| !pair.is_empty())
-            .filter(|pair| self.split.is_none_or(|key| pair_key(pair) != key))
-            .filter(|pair| {
-                self.group
+    fn shared_pairs(&self) -> Params {
+        let params: Vec<Option<Params>> = self.group.iter().map(|line| params_of(line)).collect();
+        let Some(Some(first)) = params.first() else {
+            return Params::new();
+        };
+        first
+            .iter()
+            .filter(|(key, _)| self.split != Some(*key))
+            .filter(|(key, value)| {
+                let pair = Params::new().with(*key, value.clone());
+                params
                     .iter()
-                    .all(|line| line.param.split(';').any(|p| p == *pair))
+                    .all(|p| p.as_ref().is_some_and(|p| p.contains(&pair)))
             })
-            .collect()
+            .fold(Params::new(), |shared, (key, value)| {
+                shared.with(*key, value.clone())
+            })
     }
 
-    fn title_and_file(&self, shared: &[&str]) -> (String, String) {
+    fn title_and_file(&self, shared: &Params) -> (String, String) {
         let family = self.family;
         let shared_text = if shared.is_empty() {
             String::new()
         } else {
-            format!(" ({})", shared.join(";"))
+            format!(" ({shared})")
         };
         match (self.split, self.value) {
             (Some(key), Some(value)) => (
                 format!("{family}: each variant at {key}={value}{shared_text}"),
-                format!("{family}-{key}-{}.svg", slug(value)),
+                format!("{family}-{key}-{}.svg", slug(&value.to_string())),
             ),
             (Some(_), None) => (
                 format!("{family}: {}{shared_text}", variant_list(self.group)),
@@ -162,24 +206,25 @@ fn variant_list(lines: &[&Line<'_>]) -> String {
     }
 }
 
-/// `variant param`, without the split key and the pairs the title names.
-fn bar_label(line: &Line<'_>, split: Option<&str>, shared: &[&str]) -> String {
-    let rest: Vec<&str> = line
-        .param
-        .split(';')
-        .filter(|pair| !pair.is_empty() && !shared.contains(pair))
-        .filter(|pair| split.is_none_or(|key| pair_key(pair) != key))
-        .collect();
+/// `variant param`, without the split key and the pairs the title names (a param
+/// that does not parse as it stands).
+fn bar_label(line: &Line<'_>, split: Option<Key>, shared: &Params) -> String {
+    let rest = match params_of(line) {
+        Some(params) => params
+            .iter()
+            .filter(|(key, _)| split != Some(*key))
+            .filter(|(key, value)| !shared.contains(&Params::new().with(*key, value.clone())))
+            .fold(Params::new(), |rest, (key, value)| {
+                rest.with(*key, value.clone())
+            })
+            .to_string(),
+        None => line.param.to_owned(),
+    };
     if rest.is_empty() {
         line.variant.to_owned()
     } else {
-        format!("{} {}", line.variant, rest.join(";"))
+        format!("{} {rest}", line.variant)
     }
-}
-
-/// `key` of `key=value`.
-fn pair_key(pair: &str) -> &str {
-    pair.split_once('=').map_or(pair, |(key, _)| key).trim()
 }
 
 /// `skipped: why`, shortened to fit beside the axis.
@@ -514,11 +559,11 @@ mod tests {
             cells: Vec::new(),
         };
         assert_eq!(
-            bar_label(&line, Some("size"), &["wg=256"]),
+            bar_label(&line, Some(Key::Size), &crate::params!(Wg => 256u32)),
             "naive_col block=32x16"
         );
         assert_eq!(
-            bar_label(&line, None, &[]),
+            bar_label(&line, None, &Params::new()),
             "naive_col size=4096x4096;block=32x16;wg=256"
         );
     }

@@ -114,6 +114,108 @@ fn draw_marker<C: plotters::coord::CoordTranslate>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::claims::testing::{of, registry_rows, without};
+    use crate::report::compare;
+    use crate::results::Row;
+    use crate::suite::REGISTRY;
+    use crate::suite::families::{bank, copy};
+    use bars::BAR_SPLITS;
+    use sweep::{SWEEPS, Swept};
+
+    /// One device with `rows`.
+    fn device(rows: Vec<Row>) -> Vec<DeviceResults> {
+        vec![DeviceResults {
+            path: "registry.csv".into(),
+            label: "Registry GPU".to_owned(),
+            rows,
+        }]
+    }
+
+    /// What the report's charts of `devices` leave without data: a sweep or a split
+    /// that draws nothing, a family without a chart, a point of a line or a bar that a
+    /// device has no measurement or prediction for.
+    fn problems(devices: &[DeviceResults]) -> Vec<String> {
+        if let Err(error) = crate::report::build(devices) {
+            return vec![error.to_string()];
+        }
+        let lines = compare::join(devices);
+        let drawn = match charts(devices, &lines) {
+            Ok(drawn) => drawn,
+            Err(error) => return vec![error.to_string()],
+        };
+        let mut problems = Vec::new();
+        for family in families_in_order(&lines) {
+            let family_lines: Vec<&Line<'_>> =
+                lines.iter().filter(|l| l.family == family).collect();
+            for sweep in SWEEPS.iter().filter(|s| s.family().as_str() == family) {
+                problems.extend(sweep.gaps(devices, &family_lines));
+            }
+            match sweep::family_sweeps(family, devices, &family_lines) {
+                Ok((_, rest)) => problems.extend(bars::gaps(family, devices, &rest)),
+                Err(error) => problems.push(error.to_string()),
+            }
+        }
+        for sweep in SWEEPS {
+            let count = match sweep.swept {
+                Swept::One(_) => 1,
+                Swept::Each(_) => devices.len(),
+            };
+            for index in 0..count {
+                let (_, file) = sweep.names(devices, index);
+                if !drawn.iter().any(|c| c.file == file) {
+                    problems.push(format!("{file} is not drawn"));
+                }
+            }
+        }
+        for (family, key) in BAR_SPLITS {
+            let prefix = format!("{family}-{key}-");
+            if !drawn.iter().any(|c| c.file.starts_with(&prefix)) {
+                problems.push(format!("no {prefix}*.svg"));
+            }
+        }
+        for experiment in REGISTRY {
+            if !drawn.iter().any(|c| c.family == experiment.family.as_str()) {
+                problems.push(format!("no chart for {}", experiment.name()));
+            }
+        }
+        problems
+    }
+
+    /// Every sweep and split the charts name exists in the registry at default sizing:
+    /// one row per registry case draws every chart, with every point and bar measured
+    /// and predicted.
+    #[test]
+    fn every_chart_has_data_on_the_registry_cases() {
+        let problems = problems(&device(registry_rows()));
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
+
+    /// The test above fails where a chart's cases are missing.
+    #[test]
+    fn charts_without_their_cases_are_caught() {
+        let no_offsets = problems(&device(without(&registry_rows(), &copy::OFFSET)));
+        assert_eq!(no_offsets, ["copy-offset.svg is not drawn"]);
+
+        let mut rows = registry_rows();
+        for row in rows.iter_mut().filter(|r| of(r, &bank::STRIDE)) {
+            row.sim_gbps = None;
+        }
+        if let Some(row) = rows.iter_mut().find(|r| of(r, &copy::PEAK)) {
+            row.gbps_median = None;
+        }
+        let problems = problems(&device(rows));
+        assert!(
+            problems.iter().any(|p| p.contains("bank/stride/stride=0;")
+                && p.ends_with("not predicted on Registry GPU")),
+            "{problems:?}"
+        );
+        assert!(
+            problems.iter().any(
+                |p| p.starts_with("copy/peak/launch=") && p.ends_with("no bar on Registry GPU")
+            ),
+            "{problems:?}"
+        );
+    }
 
     #[test]
     fn numbers_keep_the_digits_that_matter() {

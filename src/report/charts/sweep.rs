@@ -1,6 +1,7 @@
 //! Line charts of sweeps: a case's bandwidth (or time) over the numeric value of one
 //! param key, one solid line per device and the same colour dashed for its prediction.
-//! [`SWEEPS`] says which cases are drawn so; the rest of a family goes to the bars.
+//! [`SWEEPS`] says which cases are drawn so, by the registry's experiments and typed
+//! keys; the rest of a family goes to the bars.
 
 use std::collections::BTreeMap;
 
@@ -12,7 +13,9 @@ use super::legend::{Entry, draw_legend, legend_height};
 use super::{Chart, FONT, Stroke, WIDTH, chart_error, colour, draw_marker, number_label};
 use crate::error::Result;
 use crate::report::compare::{DeviceResults, Line};
-use crate::results::{param_value, slug};
+use crate::results::slug;
+use crate::suite::families::{bank, copy};
+use crate::suite::{Experiment, Family, Key, Params};
 
 /// How a sweep's y axis reads its cases.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,13 +26,19 @@ enum Axis {
     Slowdown,
 }
 
+/// Which cases a sweep draws.
+pub(super) enum Swept {
+    /// One experiment's: one chart with a line per device.
+    One(&'static Experiment),
+    /// Those of every experiment of the family that has the key: one chart per device
+    /// with a line per variant.
+    Each(Family),
+}
+
 /// A line chart over the numeric value of one param key.
-struct Sweep {
-    family: &'static str,
-    /// One variant: one chart with a line per device. `None`: every variant of the
-    /// family that has the key, one chart per device with a line per variant.
-    variant: Option<&'static str>,
-    key: &'static str,
+pub(super) struct Sweep {
+    pub(super) swept: Swept,
+    key: Key,
     title: &'static str,
     x_label: &'static str,
     axis: Axis,
@@ -45,11 +54,10 @@ struct Reference {
 }
 
 /// The line charts of the report, in the order they appear within a family.
-static SWEEPS: &[Sweep] = &[
+pub(super) static SWEEPS: &[Sweep] = &[
     Sweep {
-        family: "copy",
-        variant: Some("offset"),
-        key: "offset",
+        swept: Swept::One(&copy::OFFSET),
+        key: Key::Offset,
         title: "copy: bandwidth vs offset",
         x_label: "offset (4-byte words)",
         axis: Axis::Gbps,
@@ -57,9 +65,8 @@ static SWEEPS: &[Sweep] = &[
         reference: None,
     },
     Sweep {
-        family: "copy",
-        variant: Some("stride"),
-        key: "stride",
+        swept: Swept::One(&copy::STRIDE),
+        key: Key::Stride,
         title: "copy: bandwidth vs stride",
         x_label: "stride (4-byte words)",
         axis: Axis::Gbps,
@@ -67,9 +74,8 @@ static SWEEPS: &[Sweep] = &[
         reference: None,
     },
     Sweep {
-        family: "bank",
-        variant: Some("stride"),
-        key: "stride",
+        swept: Swept::One(&bank::STRIDE),
+        key: Key::Stride,
         title: "bank: time vs stride, against gcd(s, 32)-way conflicts (s = 0: broadcast)",
         x_label: "stride s (4-byte words)",
         axis: Axis::Slowdown,
@@ -80,9 +86,8 @@ static SWEEPS: &[Sweep] = &[
         }),
     },
     Sweep {
-        family: "transfer",
-        variant: None,
-        key: "size",
+        swept: Swept::Each(Family::Transfer),
+        key: Key::Size,
         title: "transfer: bandwidth vs size",
         x_label: "transfer size (bytes)",
         axis: Axis::Gbps,
@@ -111,10 +116,8 @@ pub(super) fn family_sweeps<'l, 'a>(
 ) -> Result<(Vec<Chart>, Vec<&'l Line<'a>>)> {
     let mut charts = Vec::new();
     let mut swept = vec![false; lines.len()];
-    for sweep in SWEEPS.iter().filter(|s| s.family == family) {
-        let covered: Vec<usize> = (0..lines.len())
-            .filter(|&i| sweep.covers(lines[i]))
-            .collect();
+    for sweep in SWEEPS.iter().filter(|s| s.family().as_str() == family) {
+        let covered = sweep.covered(devices.len(), lines);
         let chosen: Vec<&Line<'_>> = covered.iter().map(|&i| lines[i]).collect();
         let drawn = sweep.charts(devices, &chosen)?;
         if !drawn.is_empty() {
@@ -151,18 +154,57 @@ type SeriesKey = (String, String);
 type Groups<'l, 'a> = BTreeMap<SeriesKey, Vec<&'l Line<'a>>>;
 
 impl Sweep {
+    pub(super) fn family(&self) -> Family {
+        match self.swept {
+            Swept::One(experiment) => experiment.family,
+            Swept::Each(family) => family,
+        }
+    }
+
     /// The swept key's value, where the case has it as a number.
     fn x_of(&self, line: &Line<'_>) -> Option<f64> {
-        param_value(line.param, self.key).and_then(|v| v.parse::<f64>().ok())
+        let params: Params = line.param.parse().ok()?;
+        params.number(self.key).map(|x| x as f64)
+    }
+
+    /// The indices of the lines this sweep draws: those it covers that are a point of a
+    /// series with two points at least, for some device. A case alone in its series on
+    /// every device (a transfer batched into chunks, an overlap workload) would draw no
+    /// line: it stays with the bars.
+    pub(super) fn covered(&self, devices: usize, lines: &[&Line<'_>]) -> Vec<usize> {
+        let covered: Vec<usize> = (0..lines.len())
+            .filter(|&i| self.covers(lines[i]))
+            .collect();
+        let groups = self.group(&covered.iter().map(|&i| lines[i]).collect::<Vec<_>>());
+        covered
+            .into_iter()
+            .filter(|&i| {
+                let Some(group) = groups.get(&self.series_key(lines[i])) else {
+                    return false;
+                };
+                (0..devices).any(|device| {
+                    [false, true].into_iter().any(|predicted| {
+                        !self.points(&[lines[i]], device, predicted).is_empty()
+                            && self.points(group, device, predicted).len() >= 2
+                    })
+                })
+            })
+            .collect()
     }
 
     fn covers(&self, line: &Line<'_>) -> bool {
-        self.variant.is_none_or(|v| v == line.variant) && self.x_of(line).is_some()
+        let drawn = match self.swept {
+            Swept::One(experiment) => {
+                line.family == experiment.family.as_str() && line.variant == experiment.variant
+            }
+            Swept::Each(family) => line.family == family.as_str(),
+        };
+        drawn && self.x_of(line).is_some()
     }
 
     /// One chart per device, a line per variant; or one chart, a line per device.
     fn per_device(&self) -> bool {
-        self.variant.is_none()
+        matches!(self.swept, Swept::Each(_))
     }
 
     /// The charts of this sweep over `lines`: one, or one per device when lines are
@@ -185,12 +227,12 @@ impl Sweep {
                 title: &title,
                 x_label: self.x_label,
                 y_label: self.y_label(),
-                x_bytes: self.key == "size",
+                x_bytes: self.key == Key::Size,
                 log: self.log,
             };
             let svg = line_svg(&layout, &series).map_err(|message| chart_error(&file, message))?;
             charts.push(Chart {
-                family: self.family.to_owned(),
+                family: self.family().to_string(),
                 file,
                 title,
                 svg,
@@ -208,16 +250,14 @@ impl Sweep {
         groups
     }
 
+    /// The variant, and the param without the swept key (a line the sweep covers has
+    /// a param that parses).
     fn series_key(&self, line: &Line<'_>) -> SeriesKey {
-        let rest: Vec<&str> = line
-            .param
-            .split(';')
-            .filter(|pair| {
-                pair.split_once('=')
-                    .is_none_or(|(k, _)| k.trim() != self.key)
-            })
-            .collect();
-        (line.variant.to_owned(), rest.join(";"))
+        let rest = line.param.parse::<Params>().map_or_else(
+            |_| line.param.to_owned(),
+            |p| p.without(self.key).to_string(),
+        );
+        (line.variant.to_owned(), rest)
     }
 
     /// A series' name: its variant where lines are variants, and the rest of the param
@@ -326,18 +366,19 @@ impl Sweep {
     }
 
     /// The title and file name of chart `chart_index`.
-    fn names(&self, devices: &[DeviceResults], chart_index: usize) -> (String, String) {
-        if self.per_device() {
-            let device = &devices[chart_index].label;
-            (
-                format!("{} — {device}", self.title),
-                format!("{}-{}-{}.svg", self.family, self.key, slug(device)),
-            )
-        } else {
-            (
+    pub(super) fn names(&self, devices: &[DeviceResults], chart_index: usize) -> (String, String) {
+        match self.swept {
+            Swept::Each(family) => {
+                let device = &devices[chart_index].label;
+                (
+                    format!("{} — {device}", self.title),
+                    format!("{family}-{}-{}.svg", self.key, slug(device)),
+                )
+            }
+            Swept::One(experiment) => (
                 self.title.to_owned(),
-                format!("{}-{}.svg", self.family, self.variant.unwrap_or(self.key)),
-            )
+                format!("{}-{}.svg", experiment.family, experiment.variant),
+            ),
         }
     }
 
@@ -346,6 +387,37 @@ impl Sweep {
             Axis::Gbps => "GB/s (10⁹ B/s)",
             Axis::Slowdown => "time relative to the first stride (×)",
         }
+    }
+}
+
+#[cfg(test)]
+impl Sweep {
+    /// Each case this sweep draws that a device has no measurement or no prediction
+    /// for: a point missing from its series.
+    pub(super) fn gaps(&self, devices: &[DeviceResults], lines: &[&Line<'_>]) -> Vec<String> {
+        let mut gaps = Vec::new();
+        for line in self
+            .covered(devices.len(), lines)
+            .into_iter()
+            .map(|i| lines[i])
+        {
+            for (index, device) in devices.iter().enumerate() {
+                let case = format!("{}/{}/{}", line.family, line.variant, line.param);
+                if line.gbps(index).is_none() {
+                    gaps.push(format!(
+                        "{}: {case} not measured on {}",
+                        self.title, device.label
+                    ));
+                }
+                if line.sim_gbps(index).is_none() {
+                    gaps.push(format!(
+                        "{}: {case} not predicted on {}",
+                        self.title, device.label
+                    ));
+                }
+            }
+        }
+        gaps
     }
 }
 

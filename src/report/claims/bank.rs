@@ -1,59 +1,66 @@
 //! The bank-conflict claims: column reads, padding, override-sized and rectangular
 //! tiles, strides and the broadcast.
 
-use super::{Claim, Kind, Verdict, all, at_each, at_least, at_most, between, ratio};
-use crate::results::param_value;
+use super::{Cases, Claim, Kind, Verdict, all, at_each, at_least, at_most, between, ratio};
+use crate::params;
+use crate::suite::families::bank::{
+    RECT_ROW_COL, RECT_ROW_COL_PAD, RECT_ROW_ROW, ROW_COL, ROW_COL_OVERRIDE, ROW_COL_OVERRIDE_PAD,
+    ROW_COL_PAD, ROW_ROW, STRIDE,
+};
+use crate::suite::{Family, Key, Params};
 
 /// The bank claims, in checklist order.
 pub(super) const CLAIMS: &[Claim] = &[
     Claim {
         id: "bank-column-conflict",
-        family: "bank",
+        family: Family::Bank,
         claim: "reading a column of a 32-wide tile is a 32-way bank conflict",
         rule: "row_col runs at 0.25 × row_row or slower (4× the time at least)",
         kind: Kind::Bandwidth,
+        experiments: &[&ROW_ROW, &ROW_COL],
         decide: |cases| {
-            at_each(cases, "bank/row_row", |param| {
-                let (value, detail) =
-                    ratio(cases, ("bank/row_col", param), ("bank/row_row", param))?;
+            at_each(cases, &ROW_ROW, |params| {
+                let (value, detail) = ratio(cases, (&ROW_COL, params), (&ROW_ROW, params))?;
                 Ok(at_most(value, 0.25, detail))
             })
         },
     },
     Claim {
         id: "bank-padding",
-        family: "bank",
+        family: Family::Bank,
         claim: "one word of padding per tile row removes the column conflict",
         rule: "row_col_pad runs at 0.8 × row_row or faster",
         kind: Kind::Bandwidth,
+        experiments: &[&ROW_ROW, &ROW_COL_PAD],
         decide: |cases| {
-            at_each(cases, "bank/row_row", |param| {
-                let (value, detail) =
-                    ratio(cases, ("bank/row_col_pad", param), ("bank/row_row", param))?;
+            at_each(cases, &ROW_ROW, |params| {
+                let (value, detail) = ratio(cases, (&ROW_COL_PAD, params), (&ROW_ROW, params))?;
                 Ok(at_least(value, 0.8, detail))
             })
         },
     },
     Claim {
         id: "bank-override",
-        family: "bank",
+        family: Family::Bank,
         claim: "a tile sized by an override constant with computed indices behaves as the static \
                 tile",
         rule: "row_col_override runs at 0.9–1.1 of row_col, and row_col_override_pad at 0.9–1.1 \
                of row_col_pad",
         kind: Kind::Bandwidth,
+        experiments: &[
+            &ROW_COL,
+            &ROW_COL_PAD,
+            &ROW_COL_OVERRIDE,
+            &ROW_COL_OVERRIDE_PAD,
+        ],
         decide: |cases| {
-            at_each(cases, "bank/row_col", |param| {
+            at_each(cases, &ROW_COL, |params| {
                 all([
-                    ("row_col_override", "row_col"),
-                    ("row_col_override_pad", "row_col_pad"),
+                    (&ROW_COL_OVERRIDE, &ROW_COL),
+                    (&ROW_COL_OVERRIDE_PAD, &ROW_COL_PAD),
                 ]
-                .map(|(a, b)| {
-                    let (value, detail) = ratio(
-                        cases,
-                        (&format!("bank/{a}"), param),
-                        (&format!("bank/{b}"), param),
-                    )?;
+                .map(|(overridden, fixed)| {
+                    let (value, detail) = ratio(cases, (overridden, params), (fixed, params))?;
                     Ok(between(value, 0.9, 1.1, detail))
                 })
                 .into())
@@ -62,47 +69,38 @@ pub(super) const CLAIMS: &[Claim] = &[
     },
     Claim {
         id: "bank-rectangular",
-        family: "bank",
+        family: Family::Bank,
         claim: "on a rectangular 32×16 tile the column read conflicts too, and padding of 2 \
                 words removes it",
         rule: "rect_row_col runs at 0.5 × rect_row_row or slower, and rect_row_col_pad at \
                0.8 × rect_row_row or faster",
         kind: Kind::Bandwidth,
+        experiments: &[&RECT_ROW_ROW, &RECT_ROW_COL, &RECT_ROW_COL_PAD],
         decide: |cases| {
-            at_each(cases, "bank/rect_row_row", |param| {
-                let conflict = ratio(
-                    cases,
-                    ("bank/rect_row_col", param),
-                    ("bank/rect_row_row", param),
-                )
-                .map(|(value, detail)| at_most(value, 0.5, detail));
-                let padded = ratio(
-                    cases,
-                    ("bank/rect_row_col_pad", param),
-                    ("bank/rect_row_row", param),
-                )
-                .map(|(value, detail)| at_least(value, 0.8, detail));
+            at_each(cases, &RECT_ROW_ROW, |params| {
+                let conflict = ratio(cases, (&RECT_ROW_COL, params), (&RECT_ROW_ROW, params))
+                    .map(|(value, detail)| at_most(value, 0.5, detail));
+                let padded = ratio(cases, (&RECT_ROW_COL_PAD, params), (&RECT_ROW_ROW, params))
+                    .map(|(value, detail)| at_least(value, 0.8, detail));
                 all(vec![conflict, padded])
             })
         },
     },
     Claim {
         id: "bank-stride-gcd",
-        family: "bank",
+        family: Family::Bank,
         claim: "lane l reading word l·s gives gcd(s, 32)-way conflicts",
         rule: "every odd stride (gcd 1) runs at 0.9 × stride 1 or faster, and stride 32 (32 ways) \
                at 1/8 of stride 1 or slower",
         kind: Kind::Bandwidth,
+        experiments: &[&STRIDE],
         decide: |cases| {
             let stride = |s: u32| {
-                let param = cases
-                    .params("bank/stride")
-                    .into_iter()
-                    .find(|p| param_value(p, "stride") == Some(&s.to_string()))
-                    .ok_or(format!("no bank/stride stride={s}"))?;
-                Ok::<_, String>((param, cases.gbps("bank/stride", param)?))
+                let params = stride_params(cases, s)?;
+                let gbps = cases.gbps(&STRIDE, &params)?;
+                Ok::<_, String>((params, gbps))
             };
-            let (one_param, one) = stride(1)?;
+            let (one_params, one) = stride(1)?;
             let (_, thirty_two) = stride(32)?;
             let odd: Vec<(u32, f64)> = (3..32)
                 .step_by(2)
@@ -112,12 +110,12 @@ pub(super) const CLAIMS: &[Claim] = &[
                 .iter()
                 .copied()
                 .min_by(|a, b| a.1.total_cmp(&b.1))
-                .ok_or("no odd bank/stride above 1")?;
+                .ok_or_else(|| format!("no odd {} above 1", STRIDE.name()))?;
             let odd_ratio = slowest_gbps / one;
             let ratio_32 = thirty_two / one;
             let detail = format!(
                 "slowest odd stride {slowest_odd} / stride 1 = {odd_ratio:.3}; stride 32 / stride \
-                 1 = {ratio_32:.3} ({one:.1} GB/s at {one_param})"
+                 1 = {ratio_32:.3} ({one:.1} GB/s at {one_params})"
             );
             Ok(if odd_ratio >= 0.9 && ratio_32 <= 1.0 / 8.0 {
                 Verdict::Reproduced(detail)
@@ -128,31 +126,42 @@ pub(super) const CLAIMS: &[Claim] = &[
     },
     Claim {
         id: "bank-broadcast",
-        family: "bank",
+        family: Family::Bank,
         claim: "the same word read by all lanes is a broadcast, not a conflict",
         rule: "stride 0 (every lane the same word) runs at 0.9 × stride 1 or faster",
         kind: Kind::Bandwidth,
+        experiments: &[&STRIDE],
         decide: |cases| {
-            let find = |s: &str| {
-                cases
-                    .params("bank/stride")
-                    .into_iter()
-                    .find(|p| param_value(p, "stride") == Some(s))
-                    .ok_or(format!("no bank/stride stride={s}"))
-            };
-            let (zero, one) = (find("0")?, find("1")?);
-            let (value, detail) = ratio(cases, ("bank/stride", zero), ("bank/stride", one))?;
+            let (zero, one) = (stride_params(cases, 0)?, stride_params(cases, 1)?);
+            let (value, detail) = ratio(cases, (&STRIDE, &zero), (&STRIDE, &one))?;
             Ok(at_least(value, 0.9, detail))
         },
     },
 ];
 
+/// The params of the `bank/stride` case at stride `s` (whatever its other params).
+fn stride_params(cases: &Cases<'_>, s: u32) -> Result<Params, String> {
+    cases
+        .params(&STRIDE)
+        .into_iter()
+        .find(|params| params.number(Key::Stride) == Some(u64::from(s)))
+        .ok_or_else(|| format!("no {} {}", STRIDE.name(), params!(Stride => s)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::CLAIMS;
+    use crate::params;
     use crate::report::claims::testing::{self, Threshold, row};
+    use crate::suite::Params;
+    use crate::suite::families::bank::{
+        RECT_ROW_COL, RECT_ROW_COL_PAD, RECT_ROW_ROW, ROW_COL, ROW_COL_OVERRIDE,
+        ROW_COL_OVERRIDE_PAD, ROW_COL_PAD, ROW_ROW, STRIDE,
+    };
 
-    const R: &str = "r=1024";
+    fn r() -> Params {
+        params!(Repeats => 1024u32)
+    }
 
     fn gcd(a: u32, b: u32) -> u32 {
         if b == 0 { a } else { gcd(b, a % b) }
@@ -161,32 +170,22 @@ mod tests {
     static THRESHOLDS: &[Threshold] = &[
         Threshold {
             id: "bank-column-conflict",
-            rows: |x| {
-                vec![
-                    row("bank/row_row", R, 100.0),
-                    row("bank/row_col", R, 100.0 * x),
-                ]
-            },
+            rows: |x| vec![row(&ROW_ROW, r(), 100.0), row(&ROW_COL, r(), 100.0 * x)],
             sides: &[(0.24, true), (0.26, false)],
         },
         Threshold {
             id: "bank-padding",
-            rows: |x| {
-                vec![
-                    row("bank/row_row", R, 100.0),
-                    row("bank/row_col_pad", R, 100.0 * x),
-                ]
-            },
+            rows: |x| vec![row(&ROW_ROW, r(), 100.0), row(&ROW_COL_PAD, r(), 100.0 * x)],
             sides: &[(0.79, false), (0.81, true)],
         },
         Threshold {
             id: "bank-override",
             rows: |x| {
                 vec![
-                    row("bank/row_col", R, 100.0),
-                    row("bank/row_col_override", R, 100.0 * x),
-                    row("bank/row_col_pad", R, 50.0),
-                    row("bank/row_col_override_pad", R, 50.0),
+                    row(&ROW_COL, r(), 100.0),
+                    row(&ROW_COL_OVERRIDE, r(), 100.0 * x),
+                    row(&ROW_COL_PAD, r(), 50.0),
+                    row(&ROW_COL_OVERRIDE_PAD, r(), 50.0),
                 ]
             },
             sides: &[(0.89, false), (0.91, true), (1.09, true), (1.11, false)],
@@ -195,9 +194,9 @@ mod tests {
             id: "bank-rectangular",
             rows: |x| {
                 vec![
-                    row("bank/rect_row_row", R, 100.0),
-                    row("bank/rect_row_col", R, 100.0 * x),
-                    row("bank/rect_row_col_pad", R, 90.0),
+                    row(&RECT_ROW_ROW, r(), 100.0),
+                    row(&RECT_ROW_COL, r(), 100.0 * x),
+                    row(&RECT_ROW_COL_PAD, r(), 90.0),
                 ]
             },
             sides: &[(0.49, true), (0.51, false)],
@@ -206,9 +205,9 @@ mod tests {
             id: "bank-rectangular",
             rows: |x| {
                 vec![
-                    row("bank/rect_row_row", R, 100.0),
-                    row("bank/rect_row_col", R, 10.0),
-                    row("bank/rect_row_col_pad", R, 100.0 * x),
+                    row(&RECT_ROW_ROW, r(), 100.0),
+                    row(&RECT_ROW_COL, r(), 10.0),
+                    row(&RECT_ROW_COL_PAD, r(), 100.0 * x),
                 ]
             },
             sides: &[(0.79, false), (0.81, true)],
@@ -223,7 +222,7 @@ mod tests {
                         } else {
                             100.0 / f64::from(gcd(s, 32))
                         };
-                        row("bank/stride", &format!("stride={s};r=1024"), gbps)
+                        row(&STRIDE, params!(Stride => s, Repeats => 1024u32), gbps)
                     })
                     .collect()
             },
@@ -239,7 +238,7 @@ mod tests {
                             s if s % 2 == 1 => 100.0,
                             s => 100.0 / f64::from(gcd(s, 32)),
                         };
-                        row("bank/stride", &format!("stride={s};r=1024"), gbps)
+                        row(&STRIDE, params!(Stride => s, Repeats => 1024u32), gbps)
                     })
                     .collect()
             },
@@ -249,8 +248,12 @@ mod tests {
             id: "bank-broadcast",
             rows: |x| {
                 vec![
-                    row("bank/stride", "stride=1;r=1024", 100.0),
-                    row("bank/stride", "stride=0;r=1024", 100.0 * x),
+                    row(&STRIDE, params!(Stride => 1u32, Repeats => 1024u32), 100.0),
+                    row(
+                        &STRIDE,
+                        params!(Stride => 0u32, Repeats => 1024u32),
+                        100.0 * x,
+                    ),
                 ]
             },
             sides: &[(0.89, false), (0.91, true)],

@@ -1,39 +1,48 @@
 //! The copy claims: coalescing (misaligned and aligned offsets, strides), the vec4
 //! ceiling and the launch configuration.
 
-use super::{Claim, Kind, Verdict, all, any_measured_all, at_least, between, ratio, same_param};
-use crate::suite::families::copy::{DEFAULT_GRID, DEFAULT_WORKGROUP};
+use super::{Claim, Kind, Verdict, all, any_measured_all, at_least, between, is_of, ratio};
+use crate::params;
+use crate::suite::families::copy::{DEFAULT_GRID, DEFAULT_WORKGROUP, LAUNCH, OFFSET, PEAK, STRIDE};
+use crate::suite::{Experiment, Family, Params};
+
+/// Every copy experiment: the cases the peak is read against.
+const EVERY: &[&Experiment] = &[&OFFSET, &STRIDE, &PEAK, &LAUNCH];
 
 /// The copy claims, in checklist order.
 pub(super) const CLAIMS: &[Claim] = &[
     Claim {
         id: "copy-offset-misaligned",
-        family: "copy",
+        family: Family::Copy,
         claim: "a misaligned copy needs a fifth 32-byte sector per request: about 4/5 of the \
                 aligned bandwidth, softened by cached neighbouring lines (about 9/10 on a V100)",
         rule: "offset 1 runs at 0.75–0.97 of offset 0",
         kind: Kind::Bandwidth,
+        experiments: &[&OFFSET],
         decide: |cases| {
             let (value, detail) = ratio(
                 cases,
-                ("copy/offset", "offset=1"),
-                ("copy/offset", "offset=0"),
+                (&OFFSET, &params!(Offset => 1u32)),
+                (&OFFSET, &params!(Offset => 0u32)),
             )?;
             Ok(between(value, 0.75, 0.97, detail))
         },
     },
     Claim {
         id: "copy-offset-aligned",
-        family: "copy",
+        family: Family::Copy,
         claim: "an offset of a multiple of 8 words (32 bytes) is as fast as offset 0",
         rule: "offsets 8, 16, 24 and 32 each run at 0.97 of offset 0 or faster (those measured, \
                one at least)",
         kind: Kind::Bandwidth,
+        experiments: &[&OFFSET],
         decide: |cases| {
-            let parts = [8, 16, 24, 32].map(|offset| {
-                let param = format!("offset={offset}");
-                let (value, detail) =
-                    ratio(cases, ("copy/offset", &param), ("copy/offset", "offset=0"))?;
+            let parts = [8u32, 16, 24, 32].map(|offset| {
+                let (value, detail) = ratio(
+                    cases,
+                    (&OFFSET, &params!(Offset => offset)),
+                    (&OFFSET, &params!(Offset => 0u32)),
+                )?;
                 Ok(at_least(value, 0.97, detail))
             });
             any_measured_all(parts.into(), "no aligned offset above 0")
@@ -41,32 +50,36 @@ pub(super) const CLAIMS: &[Claim] = &[
     },
     Claim {
         id: "copy-stride-2",
-        family: "copy",
+        family: Family::Copy,
         claim: "stride 2 halves load/store efficiency: half the bandwidth of stride 1",
         rule: "stride 2 runs at 0.40–0.65 of stride 1",
         kind: Kind::Bandwidth,
+        experiments: &[&STRIDE],
         decide: |cases| {
             let (value, detail) = ratio(
                 cases,
-                ("copy/stride", "stride=2"),
-                ("copy/stride", "stride=1"),
+                (&STRIDE, &params!(Stride => 2u32)),
+                (&STRIDE, &params!(Stride => 1u32)),
             )?;
             Ok(between(value, 0.40, 0.65, detail))
         },
     },
     Claim {
         id: "copy-stride-falls",
-        family: "copy",
+        family: Family::Copy,
         claim: "bandwidth falls as 1/s until every lane needs its own sector (1/8 for 4-byte \
                 words)",
         rule: "stride 4 runs at 0.125–0.375 and stride 8 at 0.0625–0.1875 of stride 1 (1/s ± 50 %)",
         kind: Kind::Bandwidth,
+        experiments: &[&STRIDE],
         decide: |cases| {
-            all([(4, 0.125, 0.375), (8, 0.0625, 0.1875)]
+            all([(4u32, 0.125, 0.375), (8, 0.0625, 0.1875)]
                 .map(|(stride, low, high)| {
-                    let param = format!("stride={stride}");
-                    let (value, detail) =
-                        ratio(cases, ("copy/stride", &param), ("copy/stride", "stride=1"))?;
+                    let (value, detail) = ratio(
+                        cases,
+                        (&STRIDE, &params!(Stride => stride)),
+                        (&STRIDE, &params!(Stride => 1u32)),
+                    )?;
                     Ok(between(value, low, high, detail))
                 })
                 .into())
@@ -74,57 +87,70 @@ pub(super) const CLAIMS: &[Claim] = &[
     },
     Claim {
         id: "copy-peak-ceiling",
-        family: "copy",
+        family: Family::Copy,
         claim: "a wide (vec4) copy is the practical bandwidth ceiling",
         rule: "the faster copy/peak runs at 0.98 of the fastest other copy case or faster",
         kind: Kind::Bandwidth,
+        experiments: EVERY,
         decide: |cases| {
+            // The fastest case of the peak (or of every other copy experiment); of
+            // equals, the last row.
             let best = |peak: bool| {
                 cases
-                    .family("copy")
-                    .filter(|row| (row.variant == "peak") == peak)
-                    .filter_map(|row| {
-                        let id = format!("copy/{}", row.variant);
-                        Some((row, cases.gbps(&id, &row.param).ok()?))
+                    .family(Family::Copy)
+                    .filter_map(|(id, _)| {
+                        let experiment = *EVERY.iter().find(|e| is_of(id, e))?;
+                        if experiment.is(&PEAK) != peak {
+                            return None;
+                        }
+                        let gbps = cases.gbps(experiment, &id.params).ok()?;
+                        Some((experiment, id.params.clone(), gbps))
                     })
-                    .max_by(|a, b| a.1.total_cmp(&b.1))
+                    .max_by(|a, b| a.2.total_cmp(&b.2))
             };
-            let (peak, peak_gbps) = best(true).ok_or("no copy/peak measured")?;
-            let (other, other_gbps) = best(false).ok_or("no other copy case measured")?;
+            let (_, peak, peak_gbps) =
+                best(true).ok_or_else(|| format!("no {} measured", PEAK.name()))?;
+            let (other, other_params, other_gbps) =
+                best(false).ok_or_else(|| format!("no other {} case measured", Family::Copy))?;
             let value = peak_gbps / other_gbps;
             Ok(at_least(
                 value,
                 0.98,
                 format!(
-                    "peak {} / {} {} = {value:.3} ({peak_gbps:.1} / {other_gbps:.1} GB/s)",
-                    peak.param, other.variant, other.param
+                    "{} {peak} / {} {other_params} = {value:.3} ({peak_gbps:.1} / \
+                     {other_gbps:.1} GB/s)",
+                    PEAK.variant, other.variant
                 ),
             ))
         },
     },
     Claim {
         id: "copy-launch-default",
-        family: "copy",
+        family: Family::Copy,
         claim: "the launch configuration (workgroup size, 1-D or 2-D grid) changes little; the \
                 default is the fastest",
         rule: "the default launch (wg=512, 2-D grid) runs at 0.97 of the fastest copy/launch case \
                or faster",
         kind: Kind::Bandwidth,
+        experiments: &[&LAUNCH],
         decide: |cases| {
-            let default = format!("wg={};grid={}", DEFAULT_WORKGROUP, DEFAULT_GRID.label());
+            let default: Params = params!(Wg => DEFAULT_WORKGROUP, Grid => DEFAULT_GRID.label());
             let (best, _) = cases
-                .params("copy/launch")
+                .params(&LAUNCH)
                 .into_iter()
-                .filter_map(|p| Some((p, cases.gbps("copy/launch", p).ok()?)))
+                .filter_map(|params| {
+                    let gbps = cases.gbps(&LAUNCH, &params).ok()?;
+                    Some((params, gbps))
+                })
                 .max_by(|a, b| a.1.total_cmp(&b.1))
-                .ok_or("no copy/launch measured")?;
-            if same_param(best, &default) {
-                let gbps = cases.gbps("copy/launch", best)?;
+                .ok_or_else(|| format!("no {} measured", LAUNCH.name()))?;
+            if best.same_pairs(&default) {
+                let gbps = cases.gbps(&LAUNCH, &best)?;
                 return Ok(Verdict::Reproduced(format!(
                     "the default {default} is the fastest ({gbps:.1} GB/s)"
                 )));
             }
-            let (value, detail) = ratio(cases, ("copy/launch", &default), ("copy/launch", best))?;
+            let (value, detail) = ratio(cases, (&LAUNCH, &default), (&LAUNCH, &best))?;
             Ok(at_least(value, 0.97, detail))
         },
     },
@@ -133,15 +159,17 @@ pub(super) const CLAIMS: &[Claim] = &[
 #[cfg(test)]
 mod tests {
     use super::CLAIMS;
+    use crate::params;
     use crate::report::claims::testing::{self, Threshold, row};
+    use crate::suite::families::copy::{LAUNCH, OFFSET, PEAK, STRIDE};
 
     static THRESHOLDS: &[Threshold] = &[
         Threshold {
             id: "copy-offset-misaligned",
             rows: |x| {
                 vec![
-                    row("copy/offset", "offset=0", 100.0),
-                    row("copy/offset", "offset=1", 100.0 * x),
+                    row(&OFFSET, params!(Offset => 0u32), 100.0),
+                    row(&OFFSET, params!(Offset => 1u32), 100.0 * x),
                 ]
             },
             sides: &[(0.74, false), (0.76, true), (0.96, true), (0.98, false)],
@@ -150,9 +178,9 @@ mod tests {
             id: "copy-offset-aligned",
             rows: |x| {
                 vec![
-                    row("copy/offset", "offset=0", 100.0),
-                    row("copy/offset", "offset=8", 100.0 * x),
-                    row("copy/offset", "offset=16", 100.0),
+                    row(&OFFSET, params!(Offset => 0u32), 100.0),
+                    row(&OFFSET, params!(Offset => 8u32), 100.0 * x),
+                    row(&OFFSET, params!(Offset => 16u32), 100.0),
                 ]
             },
             sides: &[(0.96, false), (0.98, true)],
@@ -161,8 +189,8 @@ mod tests {
             id: "copy-stride-2",
             rows: |x| {
                 vec![
-                    row("copy/stride", "stride=1", 100.0),
-                    row("copy/stride", "stride=2", 100.0 * x),
+                    row(&STRIDE, params!(Stride => 1u32), 100.0),
+                    row(&STRIDE, params!(Stride => 2u32), 100.0 * x),
                 ]
             },
             sides: &[(0.39, false), (0.41, true), (0.64, true), (0.66, false)],
@@ -171,9 +199,9 @@ mod tests {
             id: "copy-stride-falls",
             rows: |x| {
                 vec![
-                    row("copy/stride", "stride=1", 100.0),
-                    row("copy/stride", "stride=4", 25.0 * x),
-                    row("copy/stride", "stride=8", 12.5 * x),
+                    row(&STRIDE, params!(Stride => 1u32), 100.0),
+                    row(&STRIDE, params!(Stride => 4u32), 25.0 * x),
+                    row(&STRIDE, params!(Stride => 8u32), 12.5 * x),
                 ]
             },
             sides: &[(0.49, false), (0.51, true), (1.49, true), (1.51, false)],
@@ -182,8 +210,8 @@ mod tests {
             id: "copy-peak-ceiling",
             rows: |x| {
                 vec![
-                    row("copy/peak", "launch=vec4", 100.0 * x),
-                    row("copy/offset", "offset=0", 100.0),
+                    row(&PEAK, params!(Launch => "vec4"), 100.0 * x),
+                    row(&OFFSET, params!(Offset => 0u32), 100.0),
                 ]
             },
             sides: &[(0.97, false), (0.99, true)],
@@ -192,8 +220,8 @@ mod tests {
             id: "copy-launch-default",
             rows: |x| {
                 vec![
-                    row("copy/launch", "wg=512;grid=2d", 100.0 * x),
-                    row("copy/launch", "wg=256;grid=2d", 100.0),
+                    row(&LAUNCH, params!(Wg => 512u32, Grid => "2d"), 100.0 * x),
+                    row(&LAUNCH, params!(Wg => 256u32, Grid => "2d"), 100.0),
                 ]
             },
             sides: &[(0.96, false), (0.98, true), (1.5, true)],

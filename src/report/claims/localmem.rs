@@ -2,22 +2,22 @@
 //! registers.
 
 use super::{Claim, Kind, at_each, at_most, ratio};
+use crate::suite::Family;
+use crate::suite::families::localmem::{DYNAMIC_INDEX, REGISTER_ARRAY};
 
 /// The localmem claims, in checklist order.
 pub(super) const CLAIMS: &[Claim] = &[Claim {
     id: "localmem-dynamic-index",
-    family: "localmem",
+    family: Family::Localmem,
     claim: "a private array indexed at run time may be placed in local memory and be slower \
                 than one the compiler keeps in registers",
     rule: "dynamic_index runs at 0.9 × register_array or slower",
     kind: Kind::Bandwidth,
+    experiments: &[&REGISTER_ARRAY, &DYNAMIC_INDEX],
     decide: |cases| {
-        at_each(cases, "localmem/register_array", |param| {
-            let (value, detail) = ratio(
-                cases,
-                ("localmem/dynamic_index", param),
-                ("localmem/register_array", param),
-            )?;
+        at_each(cases, &REGISTER_ARRAY, |params| {
+            let (value, detail) =
+                ratio(cases, (&DYNAMIC_INDEX, params), (&REGISTER_ARRAY, params))?;
             Ok(at_most(value, 0.9, detail))
         })
     },
@@ -26,14 +26,16 @@ pub(super) const CLAIMS: &[Claim] = &[Claim {
 #[cfg(test)]
 mod tests {
     use super::CLAIMS;
+    use crate::params;
     use crate::report::claims::testing::{self, Threshold, row};
+    use crate::suite::families::localmem::{DYNAMIC_INDEX, REGISTER_ARRAY};
 
     static THRESHOLDS: &[Threshold] = &[Threshold {
         id: "localmem-dynamic-index",
         rows: |x| {
             vec![
-                row("localmem/register_array", "n=64", 100.0),
-                row("localmem/dynamic_index", "n=64", 100.0 * x),
+                row(&REGISTER_ARRAY, params!(N => 64u32), 100.0),
+                row(&DYNAMIC_INDEX, params!(N => 64u32), 100.0 * x),
             ]
         },
         sides: &[(0.89, true), (0.91, false)],

@@ -2,19 +2,26 @@
 //! explicit rule that decides, per device, whether a measurement reproduces it.
 //!
 //! [`CLAIMS`] is the one table, assembled from one file per family (`copy.rs`,
-//! `transpose.rs`, …). Each entry names its family, the claim in words, the rule in
-//! words and a small decision function that applies exactly that rule to one device's
-//! rows. A rule whose rows are absent (not run, skipped, failed) answers "not measured"
-//! and says which row it lacked. The same rule is applied to the simulator's
-//! predictions, which tells whether the model expects the claim too.
+//! `transpose.rs`, …). Each entry names its family, the claim in words (the one place
+//! a claim is written: experiments carry none, `membench list` shows the claims that
+//! name each experiment), the rule in words, the experiments whose rows the rule reads
+//! and a small decision function that applies exactly that rule to one device's rows.
+//! A rule whose rows are absent (not run, skipped, failed) answers "not measured" and
+//! says which row it lacked. The same rule is applied to the simulator's predictions,
+//! which tells whether the model expects the claim too.
 //!
 //! This file holds the vocabulary the rules are written in: [`Verdict`], [`Kind`],
 //! [`Claim`], [`Source`], [`Cases`] and the small helpers (`ratio`, `at_each`, …). A
-//! rule reaches a device's rows only through the accessors of [`Cases`]: `gbps`,
-//! `row`, `params` and `family`.
+//! rule reaches a device's rows only through the accessors of [`Cases`] (`gbps`,
+//! `row`, `params` and `family`), which take the registry's [`Experiment`] constants
+//! and typed [`Params`]: each row's identity is parsed once, and rows whose identity
+//! does not parse are ignored.
 //!
-//! Case names follow the experiment catalogue; where a family is renamed, only the
-//! `family/variant` strings and params of its file change.
+//! Rules name their cases by the registry constants (`copy::OFFSET`) and `params!`
+//! with typed keys, never by strings: renaming a variant or a key is a compile error
+//! here, or, where the values change (an offset, a block shape no longer measured), a
+//! failure of the test that decides every claim on one row per registry case at
+//! default sizing.
 
 mod bank;
 mod constant;
@@ -26,8 +33,8 @@ mod subgroup;
 mod transfer;
 mod transpose;
 
-use crate::report::compare::natural_cmp;
 use crate::results::Row;
+use crate::suite::{CaseId, Experiment, Family, Params};
 
 /// What a rule concluded for one device.
 #[derive(Clone, Debug, PartialEq)]
@@ -70,12 +77,15 @@ pub enum Kind {
 pub struct Claim {
     /// Stable name, also the HTML anchor: `family-what`.
     pub id: &'static str,
-    pub family: &'static str,
-    /// What the classic texts say.
+    pub family: Family,
+    /// What the classic texts say: the one statement of it.
     pub claim: &'static str,
     /// The decision rule in words; `decide` implements exactly this.
     pub rule: &'static str,
     pub kind: Kind,
+    /// The experiments whose rows the rule reads: every row it reads is one of theirs,
+    /// and without theirs it is not measured.
+    pub experiments: &'static [&'static Experiment],
     decide: fn(&Cases<'_>) -> Outcome,
 }
 
@@ -86,6 +96,28 @@ impl Claim {
             return Verdict::NotMeasured("a correctness check: nothing to predict".to_owned());
         }
         (self.decide)(cases).unwrap_or_else(Verdict::NotMeasured)
+    }
+
+    /// Whether the rule reads `experiment`'s rows.
+    pub fn names(&self, experiment: &Experiment) -> bool {
+        self.experiments.iter().any(|e| e.is(experiment))
+    }
+}
+
+/// The claims whose rules read `experiment`'s rows, in checklist order; none for a
+/// reference case.
+pub fn naming(experiment: &Experiment) -> Vec<&'static Claim> {
+    CLAIMS.iter().filter(|c| c.names(experiment)).collect()
+}
+
+/// What the report says of an experiment: `claims: id, id`, or
+/// `claims: none (a reference case)`.
+pub fn summary(experiment: &Experiment) -> String {
+    let ids: Vec<&str> = naming(experiment).iter().map(|c| c.id).collect();
+    if ids.is_empty() {
+        "claims: none (a reference case)".to_owned()
+    } else {
+        format!("claims: {}", ids.join(", "))
     }
 }
 
@@ -101,30 +133,38 @@ pub enum Source {
     Predicted,
 }
 
-/// One device's rows as the rules see them.
+/// One device's rows as the rules see them: each with its identity, parsed once.
 pub struct Cases<'a> {
-    rows: &'a [Row],
+    rows: Vec<(CaseId, &'a Row)>,
     source: Source,
 }
 
 impl<'a> Cases<'a> {
+    /// The rows whose family, variant and param parse; the others are left out.
     pub fn new(rows: &'a [Row], source: Source) -> Self {
+        let rows = rows
+            .iter()
+            .filter_map(|row| {
+                let id = CaseId::from_columns(&row.family, &row.variant, &row.param).ok()?;
+                Some((id, row))
+            })
+            .collect();
         Cases { rows, source }
     }
 
-    /// The row of `id` (`family/variant`) whose param has the pairs of `param`, in any
-    /// order.
-    fn row(&self, id: &str, param: &str) -> Option<&'a Row> {
-        let (family, variant) = id.split_once('/')?;
-        self.rows.iter().find(|row| {
-            row.family == family && row.variant == variant && same_param(&row.param, param)
-        })
+    /// The row of `experiment` whose params are the pairs of `params`, in any order.
+    fn row(&self, experiment: &Experiment, params: &Params) -> Option<&'a Row> {
+        self.rows
+            .iter()
+            .find(|(id, _)| is_of(id, experiment) && id.params.same_pairs(params))
+            .map(|(_, row)| *row)
     }
 
     /// The bandwidth of one case, or why there is none.
-    fn gbps(&self, id: &str, param: &str) -> Result<f64, String> {
-        let Some(row) = self.row(id, param) else {
-            return Err(format!("no {id} {param}"));
+    fn gbps(&self, experiment: &Experiment, params: &Params) -> Result<f64, String> {
+        let name = experiment.name();
+        let Some(row) = self.row(experiment, params) else {
+            return Err(format!("no {name} {params}"));
         };
         match self.source {
             Source::Measured => row.gbps_median.ok_or_else(|| {
@@ -133,69 +173,60 @@ impl<'a> Cases<'a> {
                 } else {
                     format!(": {}", row.note)
                 };
-                format!("{id} {param} {}{why}", row.status)
+                format!("{name} {params} {}{why}", row.status)
             }),
             Source::Predicted => row
                 .sim_gbps
-                .ok_or_else(|| format!("no prediction for {id} {param}")),
+                .ok_or_else(|| format!("no prediction for {name} {params}")),
         }
     }
 
-    /// The params of `id`'s rows, in natural order.
-    fn params(&self, id: &str) -> Vec<&'a str> {
-        let Some((family, variant)) = id.split_once('/') else {
-            return Vec::new();
-        };
-        let mut params: Vec<&str> = self
+    /// The params of `experiment`'s rows, in their order (by value).
+    fn params(&self, experiment: &Experiment) -> Vec<Params> {
+        let mut params: Vec<Params> = self
             .rows
             .iter()
-            .filter(|row| row.family == family && row.variant == variant)
-            .map(|row| row.param.as_str())
+            .filter(|(id, _)| is_of(id, experiment))
+            .map(|(id, _)| id.params.clone())
             .collect();
-        params.sort_by(|a, b| natural_cmp(a, b));
+        params.sort();
         params
     }
 
-    /// The rows of `family`.
-    fn family(&self, family: &str) -> impl Iterator<Item = &'a Row> {
-        let family = family.to_owned();
-        self.rows.iter().filter(move |row| row.family == family)
+    /// The rows of `family`, with their identities.
+    fn family(&self, family: Family) -> impl Iterator<Item = (&CaseId, &'a Row)> {
+        self.rows
+            .iter()
+            .filter(move |(id, _)| id.family == family)
+            .map(|(id, row)| (id, *row))
     }
 }
 
-/// The same `key=value` pairs, in any order.
-fn same_param(a: &str, b: &str) -> bool {
-    let pairs = |param: &str| {
-        let mut pairs: Vec<(String, String)> = param
-            .split(';')
-            .filter(|pair| !pair.trim().is_empty())
-            .map(|pair| match pair.split_once('=') {
-                Some((key, value)) => (key.trim().to_owned(), value.trim().to_owned()),
-                None => (pair.trim().to_owned(), String::new()),
-            })
-            .collect();
-        pairs.sort();
-        pairs
-    };
-    pairs(a) == pairs(b)
+/// Whether `id` is a case of `experiment`.
+fn is_of(id: &CaseId, experiment: &Experiment) -> bool {
+    id.family == experiment.family && id.variant == experiment.variant
 }
 
+/// One case: an experiment at params.
+type At<'c> = (&'c Experiment, &'c Params);
+
 /// `a / b` of two cases, with the numbers it came from.
-fn ratio(cases: &Cases<'_>, a: (&str, &str), b: (&str, &str)) -> Result<(f64, String), String> {
+fn ratio(cases: &Cases<'_>, a: At<'_>, b: At<'_>) -> Result<(f64, String), String> {
     let top = cases.gbps(a.0, a.1)?;
     let bottom = cases.gbps(b.0, b.1)?;
     if bottom <= 0.0 {
-        return Err(format!("{} {} has no bandwidth", b.0, b.1));
+        return Err(format!("{} {} has no bandwidth", b.0.name(), b.1));
     }
     let value = top / bottom;
-    // Only what tells the two apart: `offset=1 / offset=0`, `naive_col / naive_row`.
-    let name = |(id, param): (&str, &str)| {
-        if a.0 == b.0 {
-            param.to_owned()
-        } else if same_param(a.1, b.1) {
-            short(id).to_owned()
+    // Only what tells the two apart: `offset=1 / offset=0`, `naive_col / naive_row`
+    // (details are shown under their family).
+    let name = |(experiment, params): At<'_>| {
+        if a.0.is(b.0) {
+            params.to_string()
+        } else if a.1.same_pairs(b.1) {
+            experiment.variant.to_owned()
         } else {
-            format!("{} {param}", short(id))
+            format!("{} {params}", experiment.variant)
         }
     };
     Ok((
@@ -206,11 +237,6 @@ fn ratio(cases: &Cases<'_>, a: (&str, &str), b: (&str, &str)) -> Result<(f64, St
             name(b)
         ),
     ))
-}
-
-/// `transpose/naive_row` → `naive_row`: details are shown under their family.
-fn short(id: &str) -> &str {
-    id.split_once('/').map_or(id, |(_, variant)| variant)
 }
 
 fn between(value: f64, low: f64, high: f64, detail: String) -> Verdict {
@@ -277,15 +303,15 @@ fn any(parts: Vec<Outcome>) -> Outcome {
 
 /// The rule at every param of `anchor` (each problem size the device ran): it must
 /// hold at each size where it could be decided, and be decidable at one at least.
-fn at_each(cases: &Cases<'_>, anchor: &str, rule: impl Fn(&str) -> Outcome) -> Outcome {
+fn at_each(cases: &Cases<'_>, anchor: &Experiment, rule: impl Fn(&Params) -> Outcome) -> Outcome {
     let params = cases.params(anchor);
     if params.is_empty() {
-        return Err(format!("no {anchor}"));
+        return Err(format!("no {}", anchor.name()));
     }
     let mut decided = Vec::new();
     let mut missing = None;
     for param in params {
-        match rule(param) {
+        match rule(&param) {
             Ok(verdict) => decided.push((param, verdict)),
             Err(why) => missing = missing.or(Some(why)),
         }
@@ -308,13 +334,17 @@ fn at_each(cases: &Cases<'_>, anchor: &str, rule: impl Fn(&str) -> Outcome) -> O
     })
 }
 
-/// The faster of several cases at one param, with its name.
-fn fastest<'v>(cases: &Cases<'_>, ids: &[&'v str], param: &str) -> Result<(&'v str, f64), String> {
-    let mut best: Option<(&str, f64)> = None;
+/// The faster of several experiments at one param, with its bandwidth.
+fn fastest<'e>(
+    cases: &Cases<'_>,
+    experiments: &[&'e Experiment],
+    params: &Params,
+) -> Result<(&'e Experiment, f64), String> {
+    let mut best: Option<(&Experiment, f64)> = None;
     let mut missing = None;
-    for &id in ids {
-        match cases.gbps(id, param) {
-            Ok(gbps) if best.is_none_or(|(_, b)| gbps > b) => best = Some((id, gbps)),
+    for &experiment in experiments {
+        match cases.gbps(experiment, params) {
+            Ok(gbps) if best.is_none_or(|(_, b)| gbps > b) => best = Some((experiment, gbps)),
             Ok(_) => {}
             Err(why) => missing = missing.or(Some(why)),
         }
@@ -325,13 +355,13 @@ fn fastest<'v>(cases: &Cases<'_>, ids: &[&'v str], param: &str) -> Result<(&'v s
 /// `best(a) / best(b)` at one param.
 fn best_ratio(
     cases: &Cases<'_>,
-    a: &[&str],
-    b: &[&str],
-    param: &str,
+    a: &[&Experiment],
+    b: &[&Experiment],
+    params: &Params,
 ) -> Result<(f64, String), String> {
-    let (a_id, _) = fastest(cases, a, param)?;
-    let (b_id, _) = fastest(cases, b, param)?;
-    ratio(cases, (a_id, param), (b_id, param))
+    let (a, _) = fastest(cases, a, params)?;
+    let (b, _) = fastest(cases, b, params)?;
+    ratio(cases, (a, params), (b, params))
 }
 
 /// [`all`] over the parts that could be decided; not measured if none could.
@@ -395,19 +425,20 @@ const fn concatenate<const N: usize>(families: &[&[Claim]]) -> [Claim; N] {
     claims
 }
 
-/// What the families' tests share: rows to decide on, and the threshold tests.
+/// What the families' tests share: rows to decide on, and the threshold tests; and
+/// the rows of every registry case, which the charts' tests draw too.
 #[cfg(test)]
-mod testing {
+pub(crate) mod testing {
     use super::{CLAIMS, Cases, Claim, Kind, Source};
     use crate::results::{Row, SCHEMA_VERSION, Status};
+    use crate::suite::{Experiment, Params, REGISTRY, Sizing};
 
-    /// A measured row of `id` (`family/variant`), predicted at the same bandwidth.
-    pub(super) fn row(id: &str, param: &str, gbps: f64) -> Row {
-        let (family, variant) = id.split_once('/').unwrap();
+    /// A measured row of `experiment` at `params`, predicted at the same bandwidth.
+    pub(crate) fn row(experiment: &Experiment, params: Params, gbps: f64) -> Row {
         Row {
-            family: family.into(),
-            variant: variant.into(),
-            param: param.into(),
+            family: experiment.family.to_string(),
+            variant: experiment.variant.to_owned(),
+            param: params.to_string(),
             status: Status::Ok,
             verified: true,
             gbps_median: Some(gbps),
@@ -415,6 +446,40 @@ mod testing {
             schema_version: SCHEMA_VERSION,
             ..Row::default()
         }
+    }
+
+    /// One verified row for every case of every experiment of the registry at default
+    /// sizing (a large GPU), measured and predicted at bandwidths that vary from case to
+    /// case, so that no ratio is 1 by construction.
+    pub(crate) fn registry_rows() -> Vec<Row> {
+        let sizing = Sizing::nominal(false);
+        let mut rows = Vec::new();
+        for experiment in REGISTRY {
+            for case in (experiment.cases)(&sizing) {
+                let n = rows.len() as f64;
+                rows.push(Row {
+                    status: Status::Ok,
+                    verified: true,
+                    gbps_median: Some(100.0 + (n * 37.0) % 101.0),
+                    sim_gbps: Some(80.0 + (n * 53.0) % 89.0),
+                    ..crate::run::case_row(experiment, &case)
+                });
+            }
+        }
+        rows
+    }
+
+    /// Whether `row` is a case of `experiment`.
+    pub(crate) fn of(row: &Row, experiment: &Experiment) -> bool {
+        row.family == experiment.family.as_str() && row.variant == experiment.variant
+    }
+
+    /// `rows` without those of `experiment`.
+    pub(crate) fn without(rows: &[Row], experiment: &Experiment) -> Vec<Row> {
+        rows.iter()
+            .filter(|r| !of(r, experiment))
+            .cloned()
+            .collect()
     }
 
     pub(super) fn claim(id: &str) -> &'static Claim {
@@ -485,7 +550,11 @@ mod testing {
 
 #[cfg(test)]
 mod tests {
+    use super::testing::{of, registry_rows, without};
     use super::*;
+    use crate::params;
+    use crate::suite::REGISTRY;
+    use crate::suite::families::copy;
 
     #[test]
     fn ids_are_unique() {
@@ -500,7 +569,7 @@ mod tests {
 
     #[test]
     fn every_family_file_holds_its_own_claims_in_order() {
-        let mut families: Vec<&str> = Vec::new();
+        let mut families: Vec<Family> = Vec::new();
         for family in FAMILIES {
             let name = family[0].family;
             assert!(family.iter().all(|c| c.family == name), "{name}");
@@ -526,8 +595,153 @@ mod tests {
 
     #[test]
     fn params_match_in_any_order() {
-        assert!(same_param("wg=512;grid=2d", "grid=2d;wg=512"));
-        assert!(!same_param("wg=512;grid=2d", "wg=512"));
-        assert!(!same_param("offset=1", "offset=10"));
+        let wg_grid = params!(Wg => 512u32, Grid => "2d");
+        assert!(wg_grid.same_pairs(&params!(Grid => "2d", Wg => 512u32)));
+        assert!(!wg_grid.same_pairs(&params!(Wg => 512u32)));
+        assert!(!params!(Offset => 1u32).same_pairs(&params!(Offset => 10u32)));
+        // A row matches whatever the order of its param's pairs.
+        let mut row = testing::row(&copy::LAUNCH, wg_grid, 100.0);
+        row.param = "grid=2d;wg=512".to_owned();
+        let rows = [row];
+        let cases = Cases::new(&rows, Source::Measured);
+        assert_eq!(
+            cases.gbps(&copy::LAUNCH, &params!(Wg => 512u32, Grid => "2d")),
+            Ok(100.0)
+        );
+    }
+
+    #[test]
+    fn rows_whose_identity_does_not_parse_are_ignored() {
+        let mut rows = vec![
+            testing::row(&copy::OFFSET, params!(Offset => 0u32), 100.0),
+            testing::row(&copy::OFFSET, params!(Offset => 1u32), 90.0),
+        ];
+        rows[1].param = "offset=1.5".to_owned();
+        let cases = Cases::new(&rows, Source::Measured);
+        assert_eq!(cases.params(&copy::OFFSET), [params!(Offset => 0u32)]);
+        let verdict = testing::claim("copy-offset-misaligned").decide(&cases);
+        assert_eq!(verdict.detail(), "no copy/offset offset=1");
+    }
+
+    /// Every claim whose verdict on `rows` is "not measured": bandwidth claims for the
+    /// measurements and the predictions, correctness claims for the measurements; each
+    /// with the reason.
+    fn undecided(rows: &[Row]) -> Vec<String> {
+        let mut undecided = Vec::new();
+        for claim in CLAIMS {
+            let sources: &[Source] = match claim.kind {
+                Kind::Bandwidth => &[Source::Measured, Source::Predicted],
+                Kind::Verification => &[Source::Measured],
+            };
+            for &source in sources {
+                let verdict = claim.decide(&Cases::new(rows, source));
+                if let Verdict::NotMeasured(why) = verdict {
+                    undecided.push(format!("{} ({source:?}): {why}", claim.id));
+                }
+            }
+        }
+        undecided
+    }
+
+    /// Every case a claim reads exists in the registry at default sizing: one row per
+    /// registry case decides every claim, measured and predicted.
+    #[test]
+    fn every_claim_decides_on_the_registry_cases() {
+        let rows = registry_rows();
+        let undecided = undecided(&rows);
+        assert!(
+            undecided.is_empty(),
+            "not measured on one row per registry case:\n{}",
+            undecided.join("\n")
+        );
+    }
+
+    /// The test above fails where a claim's cases are missing: without `copy/offset`'s
+    /// rows, the offset claims are not measured, and say which row they lacked.
+    #[test]
+    fn without_an_experiment_its_claims_are_undecided() {
+        let undecided = undecided(&without(&registry_rows(), &copy::OFFSET));
+        for id in ["copy-offset-misaligned", "copy-offset-aligned"] {
+            for source in ["Measured", "Predicted"] {
+                let entry = format!("{id} ({source}): no copy/offset offset=");
+                assert!(
+                    undecided.iter().any(|u| u.starts_with(&entry)),
+                    "{entry}… not in {undecided:?}"
+                );
+            }
+        }
+        // The peak claim reads every copy case: still decided without the offsets.
+        assert!(
+            !undecided.iter().any(|u| u.starts_with("copy-peak-ceiling")),
+            "{undecided:?}"
+        );
+    }
+
+    /// A claim's `experiments` are exactly what its rule reads: on their rows alone it
+    /// decides as on every row, and without them it is not measured.
+    #[test]
+    fn every_claim_reads_its_experiments_and_nothing_else() {
+        let rows = registry_rows();
+        for claim in CLAIMS {
+            let named = |row: &Row| claim.experiments.iter().any(|e| of(row, e));
+            let only: Vec<Row> = rows.iter().filter(|r| named(r)).cloned().collect();
+            let rest: Vec<Row> = rows.iter().filter(|r| !named(r)).cloned().collect();
+            for source in [Source::Measured, Source::Predicted] {
+                assert_eq!(
+                    claim.decide(&Cases::new(&only, source)),
+                    claim.decide(&Cases::new(&rows, source)),
+                    "{} reads rows of an experiment it does not name",
+                    claim.id
+                );
+            }
+            let verdict = claim.decide(&Cases::new(&rest, Source::Measured));
+            assert_eq!(
+                verdict.label(),
+                "not measured",
+                "{} decided without its experiments: {}",
+                claim.id,
+                verdict.detail()
+            );
+        }
+    }
+
+    #[test]
+    fn every_experiment_a_claim_names_is_in_the_registry() {
+        for claim in CLAIMS {
+            assert!(!claim.experiments.is_empty(), "{} names none", claim.id);
+            for experiment in claim.experiments {
+                assert!(
+                    REGISTRY.iter().any(|e| e.is(experiment)),
+                    "{}: {} is not in the registry",
+                    claim.id,
+                    experiment.name()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn experiments_list_the_claims_that_name_them() {
+        let ids = |experiment| -> Vec<&str> { naming(experiment).iter().map(|c| c.id).collect() };
+        assert_eq!(
+            ids(&copy::OFFSET),
+            [
+                "copy-offset-misaligned",
+                "copy-offset-aligned",
+                "copy-peak-ceiling"
+            ]
+        );
+        assert_eq!(summary(&copy::PEAK), "claims: copy-peak-ceiling");
+        let references: Vec<String> = REGISTRY
+            .iter()
+            .filter(|e| naming(e).is_empty())
+            .map(|e| e.name())
+            .collect();
+        // Every other experiment is read by some claim, if only as "every other variant".
+        assert_eq!(references, ["bank/col_col"]);
+        assert_eq!(
+            summary(&crate::suite::families::bank::COL_COL),
+            "claims: none (a reference case)"
+        );
     }
 }

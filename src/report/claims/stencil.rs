@@ -1,44 +1,41 @@
 //! The stencil claims: coefficients in uniform memory, a haloed tile in workgroup memory.
 
 use super::{Claim, Kind, at_each, at_least, best_ratio, ratio};
+use crate::suite::Family;
+use crate::suite::families::stencil::{CONST_COEF, GLOBAL_DIRECT, STORAGE_COEF, UNIFORM_COEF};
 
 /// The stencil claims, in checklist order.
 pub(super) const CLAIMS: &[Claim] = &[
     Claim {
         id: "stencil-uniform-coefficients",
-        family: "stencil",
+        family: Family::Stencil,
         claim: "coefficients every lane reads alike belong in constant (uniform) memory",
         rule: "uniform_coef runs at 0.97 × storage_coef or faster",
         kind: Kind::Bandwidth,
+        experiments: &[&UNIFORM_COEF, &STORAGE_COEF],
         decide: |cases| {
-            at_each(cases, "stencil/uniform_coef", |param| {
-                let (value, detail) = ratio(
-                    cases,
-                    ("stencil/uniform_coef", param),
-                    ("stencil/storage_coef", param),
-                )?;
+            at_each(cases, &UNIFORM_COEF, |params| {
+                let (value, detail) =
+                    ratio(cases, (&UNIFORM_COEF, params), (&STORAGE_COEF, params))?;
                 Ok(at_least(value, 0.97, detail))
             })
         },
     },
     Claim {
         id: "stencil-tile",
-        family: "stencil",
+        family: Family::Stencil,
         claim: "a tile with halo in workgroup memory removes redundant global reads",
         rule: "the fastest tiled variant (uniform_coef, storage_coef, const_coef) runs at \
                1.05 × global_direct or faster",
         kind: Kind::Bandwidth,
+        experiments: &[&UNIFORM_COEF, &STORAGE_COEF, &CONST_COEF, &GLOBAL_DIRECT],
         decide: |cases| {
-            at_each(cases, "stencil/global_direct", |param| {
+            at_each(cases, &GLOBAL_DIRECT, |params| {
                 let (value, detail) = best_ratio(
                     cases,
-                    &[
-                        "stencil/uniform_coef",
-                        "stencil/storage_coef",
-                        "stencil/const_coef",
-                    ],
-                    &["stencil/global_direct"],
-                    param,
+                    &[&UNIFORM_COEF, &STORAGE_COEF, &CONST_COEF],
+                    &[&GLOBAL_DIRECT],
+                    params,
                 )?;
                 Ok(at_least(value, 1.05, detail))
             })
@@ -49,15 +46,17 @@ pub(super) const CLAIMS: &[Claim] = &[
 #[cfg(test)]
 mod tests {
     use super::CLAIMS;
+    use crate::params;
     use crate::report::claims::testing::{self, Threshold, row};
+    use crate::suite::families::stencil::{GLOBAL_DIRECT, STORAGE_COEF, UNIFORM_COEF};
 
     static THRESHOLDS: &[Threshold] = &[
         Threshold {
             id: "stencil-uniform-coefficients",
             rows: |x| {
                 vec![
-                    row("stencil/storage_coef", "n=64", 100.0),
-                    row("stencil/uniform_coef", "n=64", 100.0 * x),
+                    row(&STORAGE_COEF, params!(N => 64u32), 100.0),
+                    row(&UNIFORM_COEF, params!(N => 64u32), 100.0 * x),
                 ]
             },
             sides: &[(0.96, false), (0.98, true)],
@@ -66,8 +65,8 @@ mod tests {
             id: "stencil-tile",
             rows: |x| {
                 vec![
-                    row("stencil/global_direct", "n=64", 100.0),
-                    row("stencil/uniform_coef", "n=64", 100.0 * x),
+                    row(&GLOBAL_DIRECT, params!(N => 64u32), 100.0),
+                    row(&UNIFORM_COEF, params!(N => 64u32), 100.0 * x),
                 ]
             },
             sides: &[(1.04, false), (1.06, true)],

@@ -1,29 +1,34 @@
 //! The subgroup claim: the operations return what their definitions say.
 
 use super::{Claim, Kind, Verdict};
-use crate::results::Row;
 use crate::results::Status;
+use crate::suite::Family;
+use crate::suite::families::subgroup::{BROADCAST, SHUFFLE_DOWN, SHUFFLE_UP, SHUFFLE_XOR, SWAP};
 
 /// The subgroup claims, in checklist order.
 pub(super) const CLAIMS: &[Claim] = &[Claim {
     id: "subgroup-semantics",
-    family: "subgroup",
+    family: Family::Subgroup,
     claim: "broadcast, shuffle up/down/xor and the lane swap return what their definitions \
                 say, for the adapter's subgroup size",
     rule: "every subgroup case ran and was verified (status ok); any failed case refutes it",
     kind: Kind::Verification,
+    experiments: &[&BROADCAST, &SHUFFLE_UP, &SHUFFLE_DOWN, &SHUFFLE_XOR, &SWAP],
     decide: |cases| {
-        let rows: Vec<&Row> = cases.family("subgroup").collect();
+        let rows: Vec<_> = cases.family(Family::Subgroup).collect();
         let failed: Vec<String> = rows
             .iter()
-            .filter(|row| row.status == Status::Failed)
-            .map(|row| format!("{} {} failed", row.variant, row.param))
+            .filter(|(_, row)| row.status == Status::Failed)
+            .map(|(id, _)| format!("{} {} failed", id.variant, id.params))
             .collect();
-        let ok = rows.iter().filter(|row| row.status == Status::Ok).count();
+        let ok = rows
+            .iter()
+            .filter(|(_, row)| row.status == Status::Ok)
+            .count();
         if !failed.is_empty() {
             Ok(Verdict::NotReproduced(failed.join("; ")))
         } else if ok == 0 {
-            Err("no subgroup case ran".to_owned())
+            Err(format!("no {} case ran", Family::Subgroup))
         } else {
             Ok(Verdict::Reproduced(format!(
                 "{ok} of {} cases verified",
@@ -35,17 +40,19 @@ pub(super) const CLAIMS: &[Claim] = &[Claim {
 
 #[cfg(test)]
 mod tests {
+    use crate::params;
     use crate::report::claims::testing::{claim, row};
     use crate::report::claims::{Cases, Source};
     use crate::results::Row;
     use crate::results::Status;
+    use crate::suite::families::subgroup::{BROADCAST, SHUFFLE_XOR};
 
     #[test]
     fn subgroup_rule_counts_verified_cases() {
         let claim = claim("subgroup-semantics");
         let mut rows = vec![
-            row("subgroup/broadcast", "n=64", 1.0),
-            row("subgroup/shuffle_xor", "n=64", 1.0),
+            row(&BROADCAST, params!(N => 64u32), 1.0),
+            row(&SHUFFLE_XOR, params!(N => 64u32), 1.0),
         ];
         let cases = |rows: &[Row]| claim.decide(&Cases::new(rows, Source::Measured));
         assert_eq!(cases(&rows).label(), "reproduced");

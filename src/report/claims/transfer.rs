@@ -1,50 +1,64 @@
 //! The transfer claims: large transfers, batching, overlap with compute.
 
 use super::{Claim, Kind, Outcome, any_measured_all, at_each, at_least, ratio};
-use crate::results::param_value;
+use crate::suite::families::transfer::{
+    BATCH_BYTES, BATCH_CHUNKS, DEVICE_COPY, OVERLAP_INTERLEAVED, OVERLAP_SERIAL, READBACK, Shape,
+    UPLOAD_MAPPABLE, UPLOAD_STAGING, UPLOAD_STAGING_POOLED, UPLOAD_WRITE_BUFFER,
+};
+use crate::suite::{Experiment, Family, Key, Params};
+
+/// The paths swept over size, each also measured batched, in registry order.
+const PATHS: &[&Experiment] = &[
+    &UPLOAD_WRITE_BUFFER,
+    &UPLOAD_STAGING,
+    &UPLOAD_STAGING_POOLED,
+    &UPLOAD_MAPPABLE,
+    &READBACK,
+    &DEVICE_COPY,
+];
 
 /// The transfer claims, in checklist order.
 pub(super) const CLAIMS: &[Claim] = &[
     Claim {
         id: "transfer-large",
-        family: "transfer",
+        family: Family::Transfer,
         claim: "few large transfers beat many small ones: per-transfer overhead dominates small \
                 sizes",
         rule: "for every transfer variant swept over size, the largest size runs at 4 × the \
                bandwidth of the smallest or faster",
         kind: Kind::Bandwidth,
+        experiments: PATHS,
         decide: |cases| {
-            let mut variants: Vec<&str> = cases
-                .family("transfer")
-                .filter(|row| param_value(&row.param, "chunks") == Some("1"))
-                .filter(|row| param_value(&row.param, "size").is_some())
-                .map(|row| row.variant.as_str())
+            // The size of a one-transfer case.
+            let size = |params: &Params| {
+                params
+                    .number(Key::Size)
+                    .filter(|_| params.number(Key::Chunks) == Some(1))
+            };
+            let mut swept: Vec<&Experiment> = PATHS
+                .iter()
+                .copied()
+                .filter(|&path| cases.params(path).iter().any(|p| size(p).is_some()))
                 .collect();
-            variants.sort_unstable();
-            variants.dedup();
-            let parts: Vec<Outcome> = variants
+            // The details list the paths by name.
+            swept.sort_by_key(|path| path.variant);
+            let parts: Vec<Outcome> = swept
                 .into_iter()
-                .map(|variant| {
-                    let id = format!("transfer/{variant}");
-                    let size = |p: &str| {
-                        param_value(p, "size")
-                            .and_then(|s| s.parse::<f64>().ok())
-                            .filter(|_| param_value(p, "chunks") == Some("1"))
-                    };
-                    let measured: Vec<(f64, &str)> = cases
-                        .params(&id)
+                .map(|path| {
+                    let measured: Vec<(u64, Params)> = cases
+                        .params(path)
                         .into_iter()
-                        .filter(|p| cases.gbps(&id, p).is_ok())
-                        .filter_map(|p| Some((size(p)?, p)))
+                        .filter(|params| cases.gbps(path, params).is_ok())
+                        .filter_map(|params| Some((size(&params)?, params)))
                         .collect();
-                    let smallest = measured.iter().min_by(|a, b| a.0.total_cmp(&b.0));
-                    let largest = measured.iter().max_by(|a, b| a.0.total_cmp(&b.0));
+                    let smallest = measured.iter().min_by_key(|(size, _)| *size);
+                    let largest = measured.iter().max_by_key(|(size, _)| *size);
                     match (smallest, largest) {
                         (Some(small), Some(large)) if small.0 < large.0 => {
-                            let (value, detail) = ratio(cases, (&id, large.1), (&id, small.1))?;
+                            let (value, detail) = ratio(cases, (path, &large.1), (path, &small.1))?;
                             Ok(at_least(value, 4.0, detail))
                         }
-                        _ => Err(format!("{id} measured at fewer than two sizes")),
+                        _ => Err(format!("{} measured at fewer than two sizes", path.name())),
                     }
                 })
                 .collect();
@@ -53,23 +67,20 @@ pub(super) const CLAIMS: &[Claim] = &[
     },
     Claim {
         id: "transfer-batching",
-        family: "transfer",
+        family: Family::Transfer,
         claim: "one upload of 4 MiB beats 1024 uploads of 4 KiB",
         rule: "for every upload or readback path, size=4194304;chunks=1 runs at 2 × \
                size=4194304;chunks=1024 or faster",
         kind: Kind::Bandwidth,
+        experiments: PATHS,
         decide: |cases| {
-            let mut variants: Vec<&str> = cases
-                .family("transfer")
-                .filter(|row| row.param == BATCHED)
-                .map(|row| row.variant.as_str())
-                .collect();
-            variants.dedup();
-            let parts: Vec<Outcome> = variants
-                .into_iter()
-                .map(|variant| {
-                    let id = format!("transfer/{variant}");
-                    let (value, detail) = ratio(cases, (&id, ONE_UPLOAD), (&id, BATCHED))?;
+            let one = batch(1);
+            let batched = batch(BATCH_CHUNKS);
+            let parts: Vec<Outcome> = PATHS
+                .iter()
+                .filter(|&&path| cases.row(path, &batched).is_some())
+                .map(|&path| {
+                    let (value, detail) = ratio(cases, (path, &one), (path, &batched))?;
                     Ok(at_least(value, 2.0, detail))
                 })
                 .collect();
@@ -78,17 +89,18 @@ pub(super) const CLAIMS: &[Claim] = &[
     },
     Claim {
         id: "transfer-overlap",
-        family: "transfer",
+        family: Family::Transfer,
         claim: "chunked uploads overlapped with compute hide transfer time where the API and \
                 hardware allow it (wgpu has one queue)",
         rule: "overlap_interleaved runs at 1.10 × overlap_serial or faster",
         kind: Kind::Bandwidth,
+        experiments: &[&OVERLAP_SERIAL, &OVERLAP_INTERLEAVED],
         decide: |cases| {
-            at_each(cases, "transfer/overlap_interleaved", |param| {
+            at_each(cases, &OVERLAP_INTERLEAVED, |params| {
                 let (value, detail) = ratio(
                     cases,
-                    ("transfer/overlap_interleaved", param),
-                    ("transfer/overlap_serial", param),
+                    (&OVERLAP_INTERLEAVED, params),
+                    (&OVERLAP_SERIAL, params),
                 )?;
                 Ok(at_least(value, 1.10, detail))
             })
@@ -96,24 +108,37 @@ pub(super) const CLAIMS: &[Claim] = &[
     },
 ];
 
-/// The batching pair of every transfer path: one 4 MiB transfer, and 1024 of 4 KiB.
-const ONE_UPLOAD: &str = "size=4194304;chunks=1";
-const BATCHED: &str = "size=4194304;chunks=1024";
+/// The batching pair's params: the batch's bytes as one transfer, or as `chunks`.
+fn batch(chunks: u32) -> Params {
+    Shape {
+        bytes: BATCH_BYTES,
+        chunks,
+    }
+    .params()
+}
 
 #[cfg(test)]
 mod tests {
     use super::CLAIMS;
+    use crate::params;
     use crate::report::claims::testing::{self, Threshold, row};
+    use crate::suite::families::transfer::{
+        OVERLAP_INTERLEAVED, OVERLAP_SERIAL, READBACK, UPLOAD_WRITE_BUFFER,
+    };
 
     static THRESHOLDS: &[Threshold] = &[
         Threshold {
             id: "transfer-large",
             rows: |x| {
-                vec![
-                    row("transfer/upload_write_buffer", "size=4096;chunks=1", 1.0),
-                    row("transfer/upload_write_buffer", "size=65536;chunks=1", 2.0),
-                    row("transfer/upload_write_buffer", "size=1048576;chunks=1", x),
-                ]
+                [(4096u64, 1.0), (65536, 2.0), (1_048_576, x)]
+                    .map(|(size, gbps)| {
+                        row(
+                            &UPLOAD_WRITE_BUFFER,
+                            params!(Size => size, Chunks => 1u32),
+                            gbps,
+                        )
+                    })
+                    .into()
             },
             sides: &[(3.9, false), (4.1, true)],
         },
@@ -121,8 +146,12 @@ mod tests {
             id: "transfer-batching",
             rows: |x| {
                 vec![
-                    row("transfer/readback", "size=4194304;chunks=1024", 1.0),
-                    row("transfer/readback", "size=4194304;chunks=1", x),
+                    row(
+                        &READBACK,
+                        params!(Size => 4_194_304u64, Chunks => 1024u32),
+                        1.0,
+                    ),
+                    row(&READBACK, params!(Size => 4_194_304u64, Chunks => 1u32), x),
                 ]
             },
             sides: &[(1.9, false), (2.1, true)],
@@ -130,13 +159,10 @@ mod tests {
         Threshold {
             id: "transfer-overlap",
             rows: |x| {
+                let shape = params!(Size => 67_108_864u64, Chunks => 4u32);
                 vec![
-                    row("transfer/overlap_serial", "size=67108864;chunks=4", 100.0),
-                    row(
-                        "transfer/overlap_interleaved",
-                        "size=67108864;chunks=4",
-                        100.0 * x,
-                    ),
+                    row(&OVERLAP_SERIAL, shape.clone(), 100.0),
+                    row(&OVERLAP_INTERLEAVED, shape, 100.0 * x),
                 ]
             },
             sides: &[(1.09, false), (1.11, true)],

@@ -208,13 +208,12 @@ const fn tile(rows: u32, pad: u32, pad_override: bool, write: Order, read: Order
 
 /// An experiment of the family on one tile pattern.
 macro_rules! tile_experiment {
-    ($variant:literal, $kernel:literal, $claim:literal, $pattern:expr) => {
+    ($variant:literal, $kernel:literal, $pattern:expr) => {
         Experiment {
             family: Family::Bank,
             variant: $variant,
             kernel: Some($kernel),
             measure: Measure::Kernel,
-            claim: $claim,
             cases: |sizing| vec![case(sizing, $pattern, Params::new())],
         }
     };
@@ -236,79 +235,73 @@ pub const EXPERIMENTS: &[Experiment] = &[
     STRIDE,
 ];
 
-pub const ROW_ROW: Experiment = tile_experiment!(
-    "row_row",
-    "bank_row_col",
-    "write and read a 32 x 32 tile by rows: every lane its own bank, 1 way",
-    tile(32, 0, false, Rows, Rows)
-);
+/// Write and read a 32 x 32 tile by rows: every lane its own bank, 1 way.
+pub const ROW_ROW: Experiment =
+    tile_experiment!("row_row", "bank_row_col", tile(32, 0, false, Rows, Rows));
 
+/// Write and read a 32 x 32 tile by columns: all lanes in one bank, 32 ways.
 pub const COL_COL: Experiment = tile_experiment!(
     "col_col",
     "bank_row_col",
-    "write and read a 32 x 32 tile by columns: all lanes in one bank, 32 ways",
     tile(32, 0, false, Columns, Columns)
 );
 
-pub const ROW_COL: Experiment = tile_experiment!(
-    "row_col",
-    "bank_row_col",
-    "write a 32 x 32 tile by rows, read it by columns: the reads are a 32-way conflict",
-    tile(32, 0, false, Rows, Columns)
-);
+/// Write a 32 x 32 tile by rows, read it by columns: the reads are a 32-way conflict.
+pub const ROW_COL: Experiment =
+    tile_experiment!("row_col", "bank_row_col", tile(32, 0, false, Rows, Columns));
 
+/// `row_col` on a 1-D override-sized tile with computed indices (dynamic shared
+/// memory).
 pub const ROW_COL_OVERRIDE: Experiment = tile_experiment!(
     "row_col_override",
     "bank_row_col_override",
-    "row_col on a 1-D override-sized tile with computed indices (dynamic shared \
-     memory): the same 32 ways and the same time as the static tile",
     tile(32, 0, true, Rows, Columns)
 );
 
+/// `row_col` with one word of padding per row: the column read is conflict-free.
 pub const ROW_COL_PAD: Experiment = tile_experiment!(
     "row_col_pad",
     "bank_row_col_pad",
-    "row_col with one word of padding per row: the column read becomes conflict-free",
     tile(32, 1, false, Rows, Columns)
 );
 
+/// `row_col_override` padded by one word per row.
 pub const ROW_COL_OVERRIDE_PAD: Experiment = tile_experiment!(
     "row_col_override_pad",
     "bank_row_col_override",
-    "row_col_override padded by one word per row: conflict-free, as the static pad",
     tile(32, 1, true, Rows, Columns)
 );
 
+/// Write and read a 32-wide x 16-high tile by rows: 1 way.
 pub const RECT_ROW_ROW: Experiment = tile_experiment!(
     "rect_row_row",
     "bank_row_col",
-    "write and read a 32-wide x 16-high tile by rows: 1 way",
     tile(16, 0, false, Rows, Rows)
 );
 
+/// Write a 32 x 16 tile by rows, read it in transposed order: a subgroup's reads fall
+/// in 2 banks, a 16-way conflict.
 pub const RECT_ROW_COL: Experiment = tile_experiment!(
     "rect_row_col",
     "bank_row_col",
-    "write a 32 x 16 tile by rows, read it in transposed order: a subgroup's reads fall \
-     in 2 banks, a 16-way conflict",
     tile(16, 0, false, Rows, Columns)
 );
 
+/// `rect_row_col` with two words of padding per row.
 pub const RECT_ROW_COL_PAD: Experiment = tile_experiment!(
     "rect_row_col_pad",
     "bank_rect_row_col_pad",
-    "rect_row_col with two words of padding per row: conflict-free",
     tile(16, 2, false, Rows, Columns)
 );
 
+/// Lane l reads word l*s of a 1024-word tile, s = 0 to 32: gcd(s, 32)-way conflicts, so
+/// the time grows with the largest power of two dividing s; s = 0 (one word for all
+/// lanes) is a broadcast.
 pub const STRIDE: Experiment = Experiment {
     family: Family::Bank,
     variant: "stride",
     kernel: Some("bank_stride"),
     measure: Measure::Kernel,
-    claim: "lane l reads word l*s of a 1024-word tile: gcd(s, 32)-way conflicts, so time \
-            grows with the largest power of two dividing s; s = 0 (one word for all lanes) \
-            is a broadcast, no conflict",
     cases: stride_cases,
 };
 

@@ -28,6 +28,10 @@ use crate::suite::{
 const TABLE_WORDS: u32 = 256;
 const WORKGROUP: u32 = 256;
 
+/// The `read=` values: every lane reads the same element, or each its own.
+pub const READ_BROADCAST: &str = "broadcast";
+pub const READ_DIVERGENT: &str = "divergent";
+
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
 struct Params {
@@ -48,24 +52,25 @@ struct UniformParams {
 /// The family's experiments, in the order runs and reports show them.
 pub const EXPERIMENTS: &[Experiment] = &[UNIFORM, STORAGE];
 
+/// The table in a uniform buffer (the constant path), which serves one address per
+/// request at register speed (broadcast) and serialises distinct ones: divergent reads
+/// of 32 lanes are expected about 32 times slower.
 pub const UNIFORM: Experiment = Experiment {
     family: Family::Constant,
     variant: "uniform",
     kernel: Some("constant_uniform"),
     measure: Measure::Kernel,
-    claim: "the constant path serves one address per request at register speed \
-            (broadcast) and serialises distinct ones: divergent reads of 32 lanes are \
-            about 32 times slower",
     cases: |sizing| cases(sizing, Path::Uniform),
 };
 
+/// The table in a read-only storage buffer, which coalesces divergent reads of
+/// consecutive words into a few sectors: broadcast and divergent are expected to cost
+/// about the same.
 pub const STORAGE: Experiment = Experiment {
     family: Family::Constant,
     variant: "storage",
     kernel: Some("constant_storage"),
     measure: Measure::Kernel,
-    claim: "the read-only storage path coalesces divergent reads of consecutive words \
-            into a few sectors: broadcast and divergent cost about the same",
     cases: |sizing| cases(sizing, Path::Storage),
 };
 
@@ -110,7 +115,11 @@ fn case(sizing: &Sizing, path: Path, divergent: bool) -> Case {
         ],
     };
     let reads = u64::from(invocations) * u64::from(r);
-    let read = if divergent { "divergent" } else { "broadcast" };
+    let read = if divergent {
+        READ_DIVERGENT
+    } else {
+        READ_BROADCAST
+    };
     Case::builder(sizing, params!(Read => read, Repeats => r))
         .workgroup([WORKGROUP, 1, 1], 0)
         .grid(Grid::OneD, u64::from(invocations / WORKGROUP))

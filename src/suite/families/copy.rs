@@ -62,42 +62,41 @@ struct PeakParams {
 /// The family's experiments, in the order runs and reports show them.
 pub const EXPERIMENTS: &[Experiment] = &[OFFSET, STRIDE, PEAK, LAUNCH];
 
+/// `out[i + offset] = in[i + offset]` at offsets 0 to 32 words. At offset 0 or a
+/// multiple of 8 words a 32-lane request needs 4 sectors, at any other offset 5.
 pub const OFFSET: Experiment = Experiment {
     family: Family::Copy,
     variant: "offset",
     kernel: Some("copy_offset"),
-    claim: "offset 0 or a multiple of 8 words needs 4 sectors per 32-lane request, any \
-            other 5: about 4/5 of the aligned bandwidth, softened by cached neighbours",
     cases: offset_cases,
     measure: Measure::Kernel,
 };
 
+/// `out[i * s] = in[i * s]` at strides 1 to 32 words.
 pub const STRIDE: Experiment = Experiment {
     family: Family::Copy,
     variant: "stride",
     kernel: Some("copy_stride"),
-    claim: "stride 2 halves load/store efficiency; it falls as 1/s until every lane \
-            needs its own sector (1/8 for 4-byte words)",
     cases: stride_cases,
     measure: Measure::Kernel,
 };
 
+/// The vec4 copy, tried both as one vec4 per invocation (`launch=vec4`) and as a
+/// grid-stride loop (`launch=gridstride`).
 pub const PEAK: Experiment = Experiment {
     family: Family::Copy,
     variant: "peak",
     kernel: Some("copy_peak"),
-    claim: "a wide vec4 copy is the practical bandwidth ceiling; one vec4 per invocation \
-            and a grid-stride loop are both tried",
     cases: peak_cases,
     measure: Measure::Kernel,
 };
 
+/// The host-side launch of `copy/offset` at offset 0: workgroup sizes 64 to 1024, each
+/// on a 1-D and a 2-D grid.
 pub const LAUNCH: Experiment = Experiment {
     family: Family::Copy,
     variant: "launch",
     kernel: Some("copy_offset"),
-    claim: "the host-side launch of copy/offset at offset 0 (workgroup size, 1-D or 2-D \
-            grid) should not change the bandwidth much; the fastest is the default",
     cases: launch_cases,
     measure: Measure::Kernel,
 };

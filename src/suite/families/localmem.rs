@@ -47,23 +47,22 @@ struct Params {
 /// The family's experiments, in the order runs and reports show them.
 pub const EXPERIMENTS: &[Experiment] = &[REGISTER_ARRAY, DYNAMIC_INDEX];
 
+/// A private window indexed by loop constants stays in registers: the running mean runs
+/// at streaming bandwidth.
 pub const REGISTER_ARRAY: Experiment = Experiment {
     family: Family::Localmem,
     variant: "register_array",
     kernel: Some("localmem_register_array"),
     measure: Measure::Kernel,
-    claim: "a private window indexed by loop constants stays in registers: the running \
-            mean runs at streaming bandwidth",
     cases,
 };
 
+/// The window indexed at run time (`(j + n) % W`), which may live in local memory.
 pub const DYNAMIC_INDEX: Experiment = Experiment {
     family: Family::Localmem,
     variant: "dynamic_index",
     kernel: Some("localmem_dynamic_index"),
     measure: Measure::Kernel,
-    claim: "a window indexed at run time ((j + n) % W) may live in local memory: slower \
-            than register_array where the compiler cannot keep it in registers",
     cases,
 };
 

@@ -145,131 +145,121 @@ pub const EXPERIMENTS: &[Experiment] = &[
     SUBGROUP_ADD,
 ];
 
+/// The baseline: a global-memory tree of neighbouring pairs (`lid % (2*stride) == 0`),
+/// which keeps most lanes of every subgroup idle but scheduled.
 pub const NEIGHBORED: Experiment = Experiment {
     family: Family::Reduce,
     variant: "neighbored",
     kernel: Some("reduce_neighbored"),
     measure: Measure::Kernel,
-    claim: "the baseline: a global-memory tree of neighbouring pairs (`lid % (2*stride) \
-            == 0`) keeps most lanes of every subgroup idle but scheduled; partials \
-            summed on the host (untimed)",
     cases: |sizing| cases(sizing, &NEIGHBORED_VARIANT),
 };
 
+/// `neighbored` with the active lanes packed (`index = 2*stride*lid`): no divergence.
 pub const NEIGHBORED_LESS: Experiment = Experiment {
     family: Family::Reduce,
     variant: "neighbored_less",
     kernel: Some("reduce_neighbored_less"),
     measure: Measure::Kernel,
-    claim: "packing the active lanes (`index = 2*stride*lid`) removes the divergence: \
-            faster than neighbored; partials summed on the host (untimed)",
     cases: |sizing| cases(sizing, &NEIGHBORED_VARIANT),
 };
 
+/// Interleaved pairs (the stride halving): the active lanes packed and their accesses
+/// contiguous, expected faster than `neighbored_less` too.
 pub const INTERLEAVED: Experiment = Experiment {
     family: Family::Reduce,
     variant: "interleaved",
     kernel: Some("reduce_interleaved"),
     measure: Measure::Kernel,
-    claim: "interleaved pairs (the stride halving) keep the active lanes packed and their \
-            accesses contiguous: faster than neighbored_less; partials summed on the \
-            host (untimed)",
     cases: |sizing| cases(sizing, &NEIGHBORED_VARIANT),
 };
 
+/// Each workgroup first adds 2 blocks: 2 loads in flight per invocation and half the
+/// tree work per element.
 pub const UNROLL2: Experiment = Experiment {
     family: Family::Reduce,
     variant: "unroll2",
     kernel: Some("reduce_unroll"),
     measure: Measure::Kernel,
-    claim: "a workgroup that first adds 2 blocks has 2 loads in flight per invocation \
-            and half the tree work per element: faster than interleaved; partials \
-            summed on the host (untimed)",
     cases: |sizing| cases(sizing, &UNROLL2_VARIANT),
 };
 
+/// Each workgroup first adds 4 blocks: expected faster than `unroll2`.
 pub const UNROLL4: Experiment = Experiment {
     family: Family::Reduce,
     variant: "unroll4",
     kernel: Some("reduce_unroll"),
     measure: Measure::Kernel,
-    claim: "adding 4 blocks first: faster than unroll2; partials summed on the host \
-            (untimed)",
     cases: |sizing| cases(sizing, &UNROLL4_VARIANT),
 };
 
+/// Each workgroup first adds 8 blocks: expected faster than `unroll4`.
 pub const UNROLL8: Experiment = Experiment {
     family: Family::Reduce,
     variant: "unroll8",
     kernel: Some("reduce_unroll"),
     measure: Measure::Kernel,
-    claim: "adding 8 blocks first: faster than unroll4; partials summed on the host \
-            (untimed)",
     cases: |sizing| cases(sizing, &UNROLL8_VARIANT),
 };
 
+/// `unroll8` with the last subgroup finished without barriers, which saves the tree's
+/// last steps (subgroupAdd: the original's volatile warp-synchronous tail is a data
+/// race in WGSL); expected faster than `unroll8`.
 pub const UNROLL8_LASTWARP: Experiment = Experiment {
     family: Family::Reduce,
     variant: "unroll8_lastwarp",
     kernel: Some("reduce_unroll8_lastwarp"),
     measure: Measure::Kernel,
-    claim: "finishing the last subgroup without barriers saves the tree's last steps: \
-            faster than unroll8 (subgroupAdd: the original's volatile warp-synchronous \
-            tail is a data race in WGSL); partials summed on the host (untimed)",
     cases: |sizing| cases(sizing, &LASTWARP_VARIANT),
 };
 
+/// The tree in workgroup memory instead of global memory, every step barrier-separated
+/// (the original's volatile last warp is a data race in WGSL).
 pub const SMEM: Experiment = Experiment {
     family: Family::Reduce,
     variant: "smem",
     kernel: Some("reduce_smem"),
     measure: Measure::Kernel,
-    claim: "the tree in workgroup memory instead of global memory: faster than \
-            interleaved (every step barrier-separated: the original's volatile last \
-            warp is a data race in WGSL); partials summed on the host (untimed)",
     cases: |sizing| cases(sizing, &SMEM_VARIANT),
 };
 
+/// `smem` with the workgroup array sized by an override constant (WGSL's dynamic shared
+/// memory).
 pub const SMEM_OVERRIDE: Experiment = Experiment {
     family: Family::Reduce,
     variant: "smem_override",
     kernel: Some("reduce_smem_override"),
     measure: Measure::Kernel,
-    claim: "a workgroup array sized by an override constant (WGSL's dynamic shared \
-            memory) is as fast as smem's statically sized one; partials summed on the \
-            host (untimed)",
     cases: |sizing| cases(sizing, &SMEM_OVERRIDE_VARIANT),
 };
 
+/// Four vec4 loads in flight per invocation (grid-stride) and a workgroup-memory tree:
+/// expected close to the read bandwidth.
 pub const SMEM_UNROLL4: Experiment = Experiment {
     family: Family::Reduce,
     variant: "smem_unroll4",
     kernel: Some("reduce_smem_unroll4"),
     measure: Measure::Kernel,
-    claim: "four vec4 loads in flight per invocation (grid-stride) and a workgroup-memory \
-            tree: close to the read bandwidth; partials summed on the host (untimed)",
     cases: |sizing| cases(sizing, &SMEM_UNROLL4_VARIANT),
 };
 
+/// `smem_unroll4`'s loads, each subgroup reduced by a subgroupShuffleXor butterfly
+/// instead of workgroup-memory steps: expected at least as fast as `smem_unroll4`.
 pub const SUBGROUP_SHUFFLE: Experiment = Experiment {
     family: Family::Reduce,
     variant: "subgroup_shuffle",
     kernel: Some("reduce_subgroup_shuffle"),
     measure: Measure::Kernel,
-    claim: "smem_unroll4's loads, each subgroup reduced by a subgroupShuffleXor \
-            butterfly instead of workgroup-memory steps: at least as fast; partials \
-            summed on the host (untimed)",
     cases: |sizing| cases(sizing, &SHUFFLE_VARIANT),
 };
 
+/// `smem_unroll4`'s loads, each subgroup reduced by one subgroupAdd: expected at least
+/// 0.9 of `copy/peak`'s effective bandwidth at n = 2^28.
 pub const SUBGROUP_ADD: Experiment = Experiment {
     family: Family::Reduce,
     variant: "subgroup_add",
     kernel: Some("reduce_subgroup_add"),
     measure: Measure::Kernel,
-    claim: "smem_unroll4's loads, each subgroup reduced by one subgroupAdd: the fastest, \
-            at least 0.9 of copy/peak's effective bandwidth at n = 2^28; partials summed \
-            on the host (untimed)",
     cases: |sizing| cases(sizing, &SUBGROUP_ADD_VARIANT),
 };
 

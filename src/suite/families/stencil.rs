@@ -65,43 +65,43 @@ enum Variant {
 /// The family's experiments, in the order runs and reports show them.
 pub const EXPERIMENTS: &[Experiment] = &[UNIFORM_COEF, STORAGE_COEF, CONST_COEF, GLOBAL_DIRECT];
 
+/// Coefficients in a uniform buffer (constant memory), read by every lane at once: a
+/// broadcast at register speed.
 pub const UNIFORM_COEF: Experiment = Experiment {
     family: Family::Stencil,
     variant: "uniform_coef",
     kernel: Some("stencil_uniform_coef"),
     measure: Measure::Kernel,
-    claim: "coefficients every lane reads at once belong in constant memory (a uniform \
-            buffer): broadcast at register speed",
     cases: |sizing| cases(sizing, Variant::UniformCoef),
 };
 
+/// Coefficients through the read-only (L1) path: about as fast as constant memory for a
+/// broadcast; the stencil stays DRAM-bound.
 pub const STORAGE_COEF: Experiment = Experiment {
     family: Family::Stencil,
     variant: "storage_coef",
     kernel: Some("stencil_storage_coef"),
     measure: Measure::Kernel,
-    claim: "coefficients through the read-only (L1) path: about as fast as constant \
-            memory for a broadcast; the stencil stays DRAM-bound",
     cases: |sizing| cases(sizing, Variant::StorageCoef),
 };
 
+/// Coefficients compiled into the code: no load at all, the bound for the other
+/// coefficient placements.
 pub const CONST_COEF: Experiment = Experiment {
     family: Family::Stencil,
     variant: "const_coef",
     kernel: Some("stencil_const_coef"),
     measure: Measure::Kernel,
-    claim: "coefficients compiled into the code: no load at all, the bound for the \
-            other coefficient placements",
     cases: |sizing| cases(sizing, Variant::ConstCoef),
 };
 
+/// No tile: every input is read 9 times from storage, slower than `const_coef` where
+/// the caches do not absorb the re-reads.
 pub const GLOBAL_DIRECT: Experiment = Experiment {
     family: Family::Stencil,
     variant: "global_direct",
     kernel: Some("stencil_global_direct"),
     measure: Measure::Kernel,
-    claim: "without the tile every input is read 9 times from storage: slower than \
-            const_coef where the caches do not absorb the re-reads",
     cases: |sizing| cases(sizing, Variant::GlobalDirect),
 };
 

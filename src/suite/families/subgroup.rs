@@ -109,54 +109,54 @@ impl Op {
 /// The family's experiments, in the order runs and reports show them.
 pub const EXPERIMENTS: &[Experiment] = &[BROADCAST, SHUFFLE_UP, SHUFFLE_DOWN, SHUFFLE_XOR, SWAP];
 
+/// subgroupBroadcast from lane 3 hands one register to every lane without memory;
+/// throughput of bytes received by lanes.
 pub const BROADCAST: Experiment = Experiment {
     family: Family::Subgroup,
     variant: "broadcast",
     kernel: Some("subgroup_broadcast"),
     measure: Measure::Kernel,
-    claim: "subgroupBroadcast from lane 3 hands one register to every lane without \
-            memory; throughput of bytes received by lanes",
     cases: |sizing| cases(sizing, Op::Broadcast),
 };
 
+/// subgroupShuffleUp: lane l takes lane l - d (the lowest d lanes keep their own);
+/// throughput of bytes received by lanes.
 pub const SHUFFLE_UP: Experiment = Experiment {
     family: Family::Subgroup,
     variant: "shuffle_up",
     kernel: Some("subgroup_shuffle_up"),
     measure: Measure::Kernel,
-    claim: "subgroupShuffleUp: lane l takes lane l - d (the lowest d lanes keep their \
-            own); throughput of bytes received by lanes",
     cases: |sizing| cases(sizing, Op::ShuffleUp),
 };
 
+/// subgroupShuffleDown: lane l takes lane l + d (the highest d lanes keep their own);
+/// throughput of bytes received by lanes.
 pub const SHUFFLE_DOWN: Experiment = Experiment {
     family: Family::Subgroup,
     variant: "shuffle_down",
     kernel: Some("subgroup_shuffle_down"),
     measure: Measure::Kernel,
-    claim: "subgroupShuffleDown: lane l takes lane l + d (the highest d lanes keep \
-            their own); throughput of bytes received by lanes",
     cases: |sizing| cases(sizing, Op::ShuffleDown),
 };
 
+/// subgroupShuffleXor (butterfly): lane l takes lane l ^ m; throughput of bytes
+/// received by lanes.
 pub const SHUFFLE_XOR: Experiment = Experiment {
     family: Family::Subgroup,
     variant: "shuffle_xor",
     kernel: Some("subgroup_shuffle_xor"),
     measure: Measure::Kernel,
-    claim: "subgroupShuffleXor (butterfly): lane l takes lane l ^ m; throughput of \
-            bytes received by lanes",
     cases: |sizing| cases(sizing, Op::ShuffleXor),
 };
 
+/// The array swap between lanes (element 0 of lane l with element 3 of lane l ^ m, one
+/// shuffle between two local swaps of dynamically indexed elements); throughput of
+/// bytes received by lanes.
 pub const SWAP: Experiment = Experiment {
     family: Family::Subgroup,
     variant: "swap",
     kernel: Some("subgroup_swap"),
     measure: Measure::Kernel,
-    claim: "the array swap between lanes (element 0 of lane l with element 3 of lane \
-            l ^ m, one shuffle between two local swaps of dynamically indexed \
-            elements); throughput of bytes received by lanes",
     cases: |sizing| cases(sizing, Op::Swap),
 };
 

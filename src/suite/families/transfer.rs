@@ -30,8 +30,8 @@ const FULL_MAX_BYTES: u64 = 1 << 30;
 const QUICK_MAX_BYTES: u64 = 4 << 20;
 const SOFTWARE_MAX_BYTES: u64 = 64 << 20;
 /// Batching: the same bytes as one transfer or as many small ones.
-const BATCH_BYTES: u64 = 4 << 20;
-const BATCH_CHUNKS: u32 = 1024;
+pub const BATCH_BYTES: u64 = 4 << 20;
+pub const BATCH_CHUNKS: u32 = 1024;
 /// Overlap: at most this much data in total (transfers dominate; the working set need
 /// not exceed any cache), in these numbers of chunks.
 const OVERLAP_MAX_BYTES: u64 = 64 << 20;
@@ -55,58 +55,44 @@ pub const EXPERIMENTS: &[Experiment] = &[
     OVERLAP_INTERLEAVED,
 ];
 
-pub const UPLOAD_WRITE_BUFFER: Experiment = declare(
-    "upload_write_buffer",
-    TransferPath::WriteBuffer,
-    "bandwidth grows with size until the per-call cost is amortised; wgpu copies the \
-     data into its own staging memory first, like a pageable cudaMemcpy",
-);
-pub const UPLOAD_STAGING: Experiment = declare(
-    "upload_staging",
-    TransferPath::Staging { pooled: false },
-    "a staging buffer created mapped per transfer: the host writes straight into \
-     memory the GPU copies from, as with pinned memory, but pays an allocation each time",
-);
+/// `queue.write_buffer`: bandwidth grows with size until the per-call cost is
+/// amortised; wgpu copies the data into its own staging memory first, like a pageable
+/// cudaMemcpy.
+pub const UPLOAD_WRITE_BUFFER: Experiment =
+    declare("upload_write_buffer", TransferPath::WriteBuffer);
+/// A staging buffer created mapped per transfer: the host writes straight into memory
+/// the GPU copies from, as with pinned memory, but pays an allocation each time.
+pub const UPLOAD_STAGING: Experiment =
+    declare("upload_staging", TransferPath::Staging { pooled: false });
+/// A staging buffer reused (mapped again after each use): no allocation, expected
+/// faster than a fresh one, most of all for small transfers.
 pub const UPLOAD_STAGING_POOLED: Experiment = declare(
     "upload_staging_pooled",
     TransferPath::Staging { pooled: true },
-    "reusing a staging buffer (mapped again after each use) removes the allocation: \
-     faster than a fresh one, most of all for small transfers",
 );
-pub const UPLOAD_MAPPABLE: Experiment = declare(
-    "upload_mappable",
-    TransferPath::MappableStorage,
-    "storage the host maps needs no copy: on unified memory the fastest path; on a \
-     discrete GPU it lives in host-visible memory the kernels then read over the bus",
-);
-pub const READBACK: Experiment = declare(
-    "readback",
-    TransferPath::Readback,
-    "a readback pays a copy, a map and a round trip to the host: slower than an upload \
-     of the same size, with a larger fixed cost",
-);
-pub const DEVICE_COPY: Experiment = declare(
-    "device_copy",
-    TransferPath::DeviceCopy,
-    "copy_buffer_to_buffer within the device runs near DRAM bandwidth (read + write) \
-     once large, one to two orders above any host transfer",
-);
-pub const OVERLAP_SERIAL: Experiment = declare(
-    "overlap_serial",
-    TransferPath::Overlap(Schedule::Serial),
-    "all uploads, then all kernels: the time is the sum of both",
-);
+/// Storage the host maps needs no copy: on unified memory the fastest path; on a
+/// discrete GPU it lives in host-visible memory the kernels then read over the bus.
+pub const UPLOAD_MAPPABLE: Experiment = declare("upload_mappable", TransferPath::MappableStorage);
+/// A readback pays a copy, a map and a round trip to the host: expected slower than an
+/// upload of the same size, with a larger fixed cost.
+pub const READBACK: Experiment = declare("readback", TransferPath::Readback);
+/// `copy_buffer_to_buffer` within the device: near DRAM bandwidth (read + write) once
+/// large, one to two orders above any host transfer.
+pub const DEVICE_COPY: Experiment = declare("device_copy", TransferPath::DeviceCopy);
+/// All uploads, then all kernels: the time is the sum of both.
+pub const OVERLAP_SERIAL: Experiment =
+    declare("overlap_serial", TransferPath::Overlap(Schedule::Serial));
+/// Upload and process chunk by chunk: with one queue, only the host's preparation of
+/// the next chunk overlaps the GPU's work on the last; the note says how much of the
+/// upload time was hidden.
 pub const OVERLAP_INTERLEAVED: Experiment = declare(
     "overlap_interleaved",
     TransferPath::Overlap(Schedule::Interleaved),
-    "upload and process chunk by chunk: with one queue, only the host's preparation of \
-     the next chunk overlaps the GPU's work on the last; the note says how much of the \
-     upload time was hidden",
 );
 
 /// A transfer experiment: the overlap runs `transfer_work` on its chunks, the other
 /// paths run no kernel.
-const fn declare(variant: &'static str, path: TransferPath, claim: &'static str) -> Experiment {
+const fn declare(variant: &'static str, path: TransferPath) -> Experiment {
     let cases: fn(&Sizing) -> Vec<Case> = match path {
         TransferPath::WriteBuffer | TransferPath::Staging { .. } | TransferPath::Readback => {
             sweep_cases
@@ -123,7 +109,6 @@ const fn declare(variant: &'static str, path: TransferPath, claim: &'static str)
         family: Family::Transfer,
         variant,
         kernel,
-        claim,
         cases,
         measure: Measure::Transfer(path),
     }

@@ -104,14 +104,12 @@ enum Output {
 const fn declare(
     variant: &'static str,
     kernel: &'static str,
-    claim: &'static str,
     cases: fn(&Sizing) -> Vec<Case>,
 ) -> Experiment {
     Experiment {
         family: Family::Transpose,
         variant,
         kernel: Some(kernel),
-        claim,
         cases,
         measure: Measure::Kernel,
     }
@@ -137,113 +135,81 @@ pub const EXPERIMENTS: &[Experiment] = &[
     SMEM_PAD_VEC4,
 ];
 
-pub const COPY_ROW: Experiment = declare(
-    "copy_row",
-    NAIVE,
-    "the upper bound: rows read and rows written, both coalesced",
-    |s| cases(s, Method::direct(true, true, 1, false), Sweep::None),
-);
-pub const COPY_COL: Experiment = declare(
-    "copy_col",
-    NAIVE,
-    "the lower bound: columns read and columns written, neither coalesced",
-    |s| cases(s, Method::direct(false, false, 1, false), Sweep::None),
-);
-pub const NAIVE_ROW: Experiment = declare(
-    "naive_row",
-    NAIVE,
-    "reads rows, writes columns: slower than naive_col on GPUs whose caches absorb \
-     strided reads",
-    |s| cases(s, Method::direct(true, false, 1, false), Sweep::None),
-);
-pub const NAIVE_COL: Experiment = declare(
-    "naive_col",
-    NAIVE,
-    "reads columns, writes rows: beats naive_row on cached GPUs; thinner blocks \
-     (32x16, 32x8) beat 32x32",
-    |s| cases(s, Method::direct(false, true, 1, false), Sweep::Blocks),
-);
-pub const NAIVE_ROW_UNROLL4: Experiment = declare(
-    "naive_row_unroll4",
-    NAIVE,
-    "four elements per invocation put more loads in flight than naive_row",
-    |s| cases(s, Method::direct(true, false, 4, false), Sweep::None),
-);
-pub const NAIVE_COL_UNROLL4: Experiment = declare(
-    "naive_col_unroll4",
-    NAIVE,
-    "four elements per invocation put more loads in flight and can reach copy_row",
-    |s| cases(s, Method::direct(false, true, 4, false), Sweep::None),
-);
-pub const DIAGONAL_ROW: Experiment = declare(
-    "diagonal_row",
-    NAIVE,
-    "naive_row with workgroups visited along diagonals against DRAM partition \
-     camping; may not help on modern GPUs",
-    |s| cases(s, Method::direct(true, false, 1, true), Sweep::None),
-);
-pub const DIAGONAL_COL: Experiment = declare(
-    "diagonal_col",
-    NAIVE,
-    "naive_col with workgroups visited along diagonals against DRAM partition \
-     camping; may not help on modern GPUs",
-    |s| cases(s, Method::direct(false, true, 1, true), Sweep::None),
-);
-pub const SMEM: Experiment = declare(
-    "smem",
-    TILE,
-    "a tile in workgroup memory makes reads and writes coalesced: faster than naive, \
-     though the tile's column read conflicts on one bank",
-    |s| {
-        cases(
-            s,
-            Method::Tile {
-                tiles_x: 1,
-                padded: false,
-            },
-            Sweep::None,
-        )
-    },
-);
-pub const SMEM_PAD: Experiment = declare(
-    "smem_pad",
-    TILE,
-    "padding each tile row removes the bank conflicts: faster than smem; thinner \
-     blocks and several rows per invocation go faster still",
-    |s| {
-        cases(
-            s,
-            Method::Tile {
-                tiles_x: 1,
-                padded: true,
-            },
-            Sweep::BlocksAndRows,
-        )
-    },
-);
-pub const SMEM_UNROLL_PAD: Experiment = declare(
-    "smem_unroll_pad",
-    TILE,
-    "two padded tiles per workgroup put more loads in flight than smem_pad",
-    |s| {
-        cases(
-            s,
-            Method::Tile {
-                tiles_x: 2,
-                padded: true,
-            },
-            Sweep::None,
-        )
-    },
-);
+/// Rows read and rows written, both coalesced: the upper bound of every transpose.
+pub const COPY_ROW: Experiment = declare("copy_row", NAIVE, |s| {
+    cases(s, Method::direct(true, true, 1, false), Sweep::None)
+});
+/// Columns read and columns written, neither coalesced: the lower bound.
+pub const COPY_COL: Experiment = declare("copy_col", NAIVE, |s| {
+    cases(s, Method::direct(false, false, 1, false), Sweep::None)
+});
+/// Reads rows, writes columns.
+pub const NAIVE_ROW: Experiment = declare("naive_row", NAIVE, |s| {
+    cases(s, Method::direct(true, false, 1, false), Sweep::None)
+});
+/// Reads columns, writes rows; also swept over workgroup shapes at the largest size.
+pub const NAIVE_COL: Experiment = declare("naive_col", NAIVE, |s| {
+    cases(s, Method::direct(false, true, 1, false), Sweep::Blocks)
+});
+/// `naive_row` with four elements per invocation in flight.
+pub const NAIVE_ROW_UNROLL4: Experiment = declare("naive_row_unroll4", NAIVE, |s| {
+    cases(s, Method::direct(true, false, 4, false), Sweep::None)
+});
+/// `naive_col` with four elements per invocation in flight.
+pub const NAIVE_COL_UNROLL4: Experiment = declare("naive_col_unroll4", NAIVE, |s| {
+    cases(s, Method::direct(false, true, 4, false), Sweep::None)
+});
+/// `naive_row` with workgroups visited along diagonals, against DRAM partition camping.
+pub const DIAGONAL_ROW: Experiment = declare("diagonal_row", NAIVE, |s| {
+    cases(s, Method::direct(true, false, 1, true), Sweep::None)
+});
+/// `naive_col` with workgroups visited along diagonals, against DRAM partition camping.
+pub const DIAGONAL_COL: Experiment = declare("diagonal_col", NAIVE, |s| {
+    cases(s, Method::direct(false, true, 1, true), Sweep::None)
+});
+/// A tile in workgroup memory makes both the read and the write coalesced, though the
+/// tile's column read conflicts on one bank.
+pub const SMEM: Experiment = declare("smem", TILE, |s| {
+    cases(
+        s,
+        Method::Tile {
+            tiles_x: 1,
+            padded: false,
+        },
+        Sweep::None,
+    )
+});
+/// `smem` with each tile row padded, which removes the bank conflicts; also swept over
+/// workgroup shapes and rows per invocation at the largest size, where the texts expect
+/// thinner blocks and several rows per invocation to go faster still.
+pub const SMEM_PAD: Experiment = declare("smem_pad", TILE, |s| {
+    cases(
+        s,
+        Method::Tile {
+            tiles_x: 1,
+            padded: true,
+        },
+        Sweep::BlocksAndRows,
+    )
+});
+/// Two padded tiles per workgroup: more loads in flight than `smem_pad`, which the
+/// texts expect to be faster.
+pub const SMEM_UNROLL_PAD: Experiment = declare("smem_unroll_pad", TILE, |s| {
+    cases(
+        s,
+        Method::Tile {
+            tiles_x: 2,
+            padded: true,
+        },
+        Sweep::None,
+    )
+});
 
-pub const SMEM_PAD_VEC4: Experiment = declare(
-    "smem_pad_vec4",
-    TILE_VEC4,
-    "beyond the classic texts: a padded tile moved in vec4s, 16-byte accesses and \
-     several in flight per invocation, approaches the vec4 copy",
-    |s| cases(s, Method::TileVec4, Sweep::Vec4Rows),
-);
+/// Beyond the classic texts: a padded tile moved in vec4s, 16-byte accesses and several
+/// in flight per invocation, expected to approach the vec4 copy.
+pub const SMEM_PAD_VEC4: Experiment = declare("smem_pad_vec4", TILE_VEC4, |s| {
+    cases(s, Method::TileVec4, Sweep::Vec4Rows)
+});
 
 /// Which workgroup shapes a variant is measured at.
 #[derive(Clone, Copy)]
