@@ -215,47 +215,6 @@ fn param_order(a: &str, b: &str) -> Ordering {
     }
 }
 
-/// Compares text with runs of digits taken as numbers: `stride=2` < `stride=10`.
-pub fn natural_cmp(a: &str, b: &str) -> Ordering {
-    let (mut a, mut b) = (a, b);
-    loop {
-        match (a.chars().next(), b.chars().next()) {
-            (None, None) => return Ordering::Equal,
-            (None, Some(_)) => return Ordering::Less,
-            (Some(_), None) => return Ordering::Greater,
-            (Some(x), Some(y)) if x.is_ascii_digit() && y.is_ascii_digit() => {
-                let (digits_a, rest_a) = split_digits(a);
-                let (digits_b, rest_b) = split_digits(b);
-                let (trimmed_a, trimmed_b) = (
-                    digits_a.trim_start_matches('0'),
-                    digits_b.trim_start_matches('0'),
-                );
-                let order = trimmed_a
-                    .len()
-                    .cmp(&trimmed_b.len())
-                    .then_with(|| trimmed_a.cmp(trimmed_b));
-                if order != Ordering::Equal {
-                    return order;
-                }
-                (a, b) = (rest_a, rest_b);
-            }
-            (Some(x), Some(y)) => {
-                if x != y {
-                    return x.cmp(&y);
-                }
-                (a, b) = (&a[x.len_utf8()..], &b[y.len_utf8()..]);
-            }
-        }
-    }
-}
-
-fn split_digits(text: &str) -> (&str, &str) {
-    let end = text
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(text.len());
-    text.split_at(end)
-}
-
 /// How `membench compare` prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -491,8 +450,6 @@ mod tests {
                 "size=8192x8192"
             ]
         );
-        assert_eq!(natural_cmp("wg=064", "wg=64"), Ordering::Equal);
-        assert_eq!(natural_cmp("a", "ab"), Ordering::Less);
     }
 
     #[test]

@@ -35,6 +35,7 @@ mod transpose;
 
 use crate::results::Row;
 use crate::suite::{CaseId, Experiment, Family, Params};
+use crate::suite::{concatenate, total_len};
 
 /// What a rule concluded for one device.
 #[derive(Clone, Debug, PartialEq)]
@@ -389,41 +390,10 @@ const FAMILIES: &[&[Claim]] = &[
     transfer::CLAIMS,
 ];
 
-const CLAIM_COUNT: usize = claim_count(FAMILIES);
-
-/// The families' claims as one array, so that [`CLAIMS`] stays one static slice.
-static ALL_CLAIMS: [Claim; CLAIM_COUNT] = concatenate(FAMILIES);
-
 /// Every claim of the catalogue with its rule, in family order.
 pub static CLAIMS: &[Claim] = &ALL_CLAIMS;
 
-const fn claim_count(families: &[&[Claim]]) -> usize {
-    let mut count = 0;
-    let mut family = 0;
-    while family < families.len() {
-        count += families[family].len();
-        family += 1;
-    }
-    count
-}
-
-/// `families` one after the other; evaluated at compile time, where `N` is their count.
-const fn concatenate<const N: usize>(families: &[&[Claim]]) -> [Claim; N] {
-    // Any claim fills the array first: every slot is overwritten below.
-    let mut claims = [families[0][0]; N];
-    let mut slot = 0;
-    let mut family = 0;
-    while family < families.len() {
-        let mut index = 0;
-        while index < families[family].len() {
-            claims[slot] = families[family][index];
-            slot += 1;
-            index += 1;
-        }
-        family += 1;
-    }
-    claims
-}
+static ALL_CLAIMS: [Claim; total_len(FAMILIES)] = concatenate(FAMILIES);
 
 /// What the families' tests share: rows to decide on, and the threshold tests; and
 /// the rows of every registry case, which the charts' tests draw too.
