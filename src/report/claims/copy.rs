@@ -228,18 +228,5 @@ mod tests {
         },
     ];
 
-    #[test]
-    fn every_rule_on_both_sides_of_its_thresholds() {
-        testing::assert_thresholds(THRESHOLDS);
-    }
-
-    #[test]
-    fn every_bandwidth_rule_has_threshold_tests() {
-        testing::assert_thresholds_cover(CLAIMS, THRESHOLDS);
-    }
-
-    #[test]
-    fn skipped_and_failed_rows_are_not_measured() {
-        testing::assert_unmeasured_when_skipped_or_failed(THRESHOLDS);
-    }
+    crate::threshold_tests!(CLAIMS, THRESHOLDS);
 }

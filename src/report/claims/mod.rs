@@ -489,6 +489,29 @@ pub(crate) mod testing {
         }
     }
 
+    /// The three tests every family's claims have: each rule on both sides of its
+    /// thresholds, a threshold test for every bandwidth rule, and skipped or failed
+    /// rows leaving each rule not measured.
+    #[macro_export]
+    macro_rules! threshold_tests {
+        ($claims:expr, $thresholds:expr) => {
+            #[test]
+            fn every_rule_on_both_sides_of_its_thresholds() {
+                testing::assert_thresholds($thresholds);
+            }
+
+            #[test]
+            fn every_bandwidth_rule_has_threshold_tests() {
+                testing::assert_thresholds_cover($claims, $thresholds);
+            }
+
+            #[test]
+            fn skipped_and_failed_rows_are_not_measured() {
+                testing::assert_unmeasured_when_skipped_or_failed($thresholds);
+            }
+        };
+    }
+
     /// Every bandwidth rule of `claims` has a threshold test among `thresholds`.
     pub(super) fn assert_thresholds_cover(claims: &[Claim], thresholds: &[Threshold]) {
         for claim in claims.iter().filter(|c| c.kind == Kind::Bandwidth) {
