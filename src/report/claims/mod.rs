@@ -256,22 +256,31 @@ fn at_most(value: f64, high: f64, detail: String) -> Verdict {
     between(value, f64::NEG_INFINITY, high, detail)
 }
 
-/// Every part must hold; a part not measured leaves the whole not measured.
-fn all(parts: Vec<Outcome>) -> Outcome {
-    let parts = parts.into_iter().collect::<Result<Vec<_>, _>>()?;
-    let failed = parts
-        .iter()
-        .any(|part| matches!(part, Verdict::NotReproduced(_)));
+/// The decided `parts` as one verdict with every part's detail: reproduced where every
+/// part is (`all_must_hold`), or where one is.
+fn joined(parts: &[Verdict], all_must_hold: bool) -> Verdict {
     let detail = parts
         .iter()
         .map(Verdict::detail)
         .collect::<Vec<_>>()
         .join("; ");
-    Ok(if failed {
-        Verdict::NotReproduced(detail)
+    let reproduced = |part: &Verdict| matches!(part, Verdict::Reproduced(_));
+    let holds = if all_must_hold {
+        parts.iter().all(reproduced)
     } else {
+        parts.iter().any(reproduced)
+    };
+    if holds {
         Verdict::Reproduced(detail)
-    })
+    } else {
+        Verdict::NotReproduced(detail)
+    }
+}
+
+/// Every part must hold; a part not measured leaves the whole not measured.
+fn all(parts: Vec<Outcome>) -> Outcome {
+    let parts = parts.into_iter().collect::<Result<Vec<_>, _>>()?;
+    Ok(joined(&parts, true))
 }
 
 /// One of the parts must hold (each measured part counts; at least one measured).
@@ -287,19 +296,7 @@ fn any(parts: Vec<Outcome>) -> Outcome {
     if measured.is_empty() {
         return Err(missing.unwrap_or_else(|| "nothing to decide on".to_owned()));
     }
-    let held = measured
-        .iter()
-        .any(|part| matches!(part, Verdict::Reproduced(_)));
-    let detail = measured
-        .iter()
-        .map(Verdict::detail)
-        .collect::<Vec<_>>()
-        .join("; ");
-    Ok(if held {
-        Verdict::Reproduced(detail)
-    } else {
-        Verdict::NotReproduced(detail)
-    })
+    Ok(joined(&measured, false))
 }
 
 /// The rule at every param of `anchor` (each problem size the device ran): it must
