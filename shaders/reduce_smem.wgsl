@@ -1,4 +1,9 @@
-// reduce/smem: one element per invocation into a statically sized workgroup array, then the interleaved tree there, barrier-separated down to the last pair.
+// reduce/smem, smem_override: one element per invocation into a workgroup array, then the interleaved tree there, barrier-separated down to the last pair.
+//
+// The kernels made from this file (see `permutations`): reduce_smem (STATIC_TILE), the
+// array sized at compile time for the largest workgroup the suite runs (CUDA's
+// `__shared__ int smem[DIM]`); reduce_smem_override, the array sized by the
+// WORKGROUP_SIZE override, WGSL's analogue of CUDA's dynamically sized shared memory.
 //
 // The CUDA original finishes the last warp with `volatile` shared-memory accesses and no
 // barrier, relying on a warp's lanes running in lock-step. WGSL has no `volatile` and
@@ -20,10 +25,14 @@ var<storage, read_write> partials: array<i32>;
 
 override WORKGROUP_SIZE: u32 = 512;
 
-// Sized at compile time for the largest workgroup the suite runs (CUDA's
-// `__shared__ int smem[DIM]`); reduce/smem_override sizes it by the override instead.
+#if STATIC_TILE
 const TILE_WORDS: u32 = 1024;
 var<workgroup> tile: array<i32, TILE_WORDS>;
+#else
+var<workgroup> tile: array<i32, WORKGROUP_SIZE>;
+#endif
+
+#import workgroup_index
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(
@@ -31,7 +40,7 @@ fn main(
     @builtin(num_workgroups) nwg: vec3<u32>,
     @builtin(local_invocation_index) lid: u32,
 ) {
-    let block = wid.y * nwg.x + wid.x;
+    let block = workgroup_index(wid, nwg);
     // The overhang of a 2-D grid; uniform per workgroup, so the barriers stay uniform.
     if block >= params.blocks {
         return;

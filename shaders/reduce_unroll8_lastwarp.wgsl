@@ -27,6 +27,8 @@ override UNROLL: u32 = 8;
 // barrier's loop must be).
 var<workgroup> shared_subgroup_size: u32;
 
+#import workgroup_index
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(
     @builtin(workgroup_id) wid: vec3<u32>,
@@ -36,7 +38,7 @@ fn main(
     @builtin(subgroup_id) subgroup: u32,
     @builtin(subgroup_invocation_id) lane: u32,
 ) {
-    let block = wid.y * nwg.x + wid.x;
+    let block = workgroup_index(wid, nwg);
     // The overhang of a 2-D grid; uniform per workgroup, so the barriers stay uniform.
     if block >= params.blocks {
         return;

@@ -17,9 +17,7 @@ override WORKGROUP_SIZE: u32 = 256;
 // every subgroup (WebGPU's smallest has 4 lanes).
 const SOURCE_LANE: u32 = 3;
 
-fn rotl1(v: u32) -> u32 {
-    return (v << 1u) | (v >> 31u);
-}
+#import rotl1
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(

@@ -20,11 +20,7 @@ var<storage, read_write> dst: array<u32>;
 
 override WORKGROUP_SIZE: u32 = 256;
 
-// Offsets 1, 2, 4, .., size / 2, then 1 again: 2^(round mod log2(size)) without a
-// division in the loop.
-fn next_offset(offset: u32, subgroup_size: u32) -> u32 {
-    return select(offset << 1u, 1u, offset << 1u == subgroup_size);
-}
+#import next_offset
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(

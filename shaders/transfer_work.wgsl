@@ -9,15 +9,16 @@ override WORKGROUP_SIZE: u32 = 256;
 // Arithmetic per element, so that processing a chunk costs time of its own.
 override ROUNDS: u32 = 8;
 
-// A grid wider than 65535 workgroups is dispatched as rows of nwg.x workgroups; a chunk
-// is bound as its own sub-range, so arrayLength is the chunk's length.
+#import workgroup_index
+
+// A chunk is bound as its own sub-range, so arrayLength is the chunk's length.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(
     @builtin(workgroup_id) wid: vec3<u32>,
     @builtin(num_workgroups) nwg: vec3<u32>,
     @builtin(local_invocation_index) lid: u32,
 ) {
-    let i = (wid.y * nwg.x + wid.x) * WORKGROUP_SIZE + lid;
+    let i = workgroup_index(wid, nwg) * WORKGROUP_SIZE + lid;
     if i < arrayLength(&src) {
         var x = src[i];
         for (var round = 0u; round < ROUNDS; round++) {

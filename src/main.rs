@@ -34,6 +34,14 @@ enum Command {
         /// Only cases whose id (family/variant/param) contains one of these.
         #[arg(long, value_delimiter = ',')]
         filter: Vec<String>,
+        /// Print instead the flat WGSL (`wgsl`) of a kernel or of the cases matching a
+        /// filter, each kernel once under a `// kernel: NAME` line.
+        #[arg(long, value_enum)]
+        emit: Option<Emit>,
+        /// With --emit: a kernel name (e.g. bank_row_col_pad), or a case filter as
+        /// --filter takes (e.g. copy/offset); without, --filter's cases.
+        #[arg(requires = "emit")]
+        kernel_or_case_filter: Option<String>,
     },
     /// Verify and time the suite (or the filtered part of it) on one adapter.
     Run(RunArgs),
@@ -44,6 +52,13 @@ enum Command {
     Compare(CompareArgs),
     /// A static HTML report (charts as SVG, the claims checklist) of results CSVs.
     Report(ReportArgs),
+}
+
+/// What `list --emit` prints.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Emit {
+    /// The flat WGSL the GPU and the simulator run (`shaders/`, preprocessed).
+    Wgsl,
 }
 
 #[derive(clap::Args)]
@@ -148,7 +163,12 @@ fn parse_matrix(text: &str) -> Result<(u32, u32), String> {
 fn run_cli(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Devices => devices(),
-        Command::List { filter } => list(&filter),
+        Command::List {
+            filter,
+            emit: Some(Emit::Wgsl),
+            kernel_or_case_filter,
+        } => emit_wgsl(&filter, kernel_or_case_filter.as_deref()),
+        Command::List { filter, .. } => list(&filter),
         Command::Run(args) => run(args),
         Command::Simulate(args) => simulate(args),
         Command::Compare(args) => {
@@ -183,10 +203,18 @@ fn list(filters: &[String]) -> anyhow::Result<ExitCode> {
         if params.is_empty() {
             continue;
         }
+        // Where the kernel's WGSL comes from: its file, or a source of
+        // shaders/permutations and the keys it is made with.
+        let wgsl = |kernel: &str| match membench::suite::shaders::origin(kernel) {
+            Some(origin) if origin != format!("shaders/{kernel}.wgsl") => {
+                format!("{kernel}: {origin}")
+            }
+            _ => format!("shaders/{kernel}.wgsl"),
+        };
         let runs = match (experiment.kernel, experiment.measure) {
-            (Some(kernel), Measure::Kernel) => format!("shaders/{kernel}.wgsl"),
+            (Some(kernel), Measure::Kernel) => wgsl(kernel),
             (Some(kernel), Measure::Transfer(_)) => {
-                format!("host transfers and shaders/{kernel}.wgsl")
+                format!("host transfers and {}", wgsl(kernel))
             }
             (None, _) => "host transfers, no kernel".to_owned(),
         };
@@ -201,6 +229,40 @@ fn list(filters: &[String]) -> anyhow::Result<ExitCode> {
             }
         }
         println!("  cases: {}", params.join(" "));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `list --emit wgsl`: the flat WGSL of the kernel named `target`, or of the kernels
+/// of the cases matching `target` (else `filters`), each once, in registry order.
+fn emit_wgsl(filters: &[String], target: Option<&str>) -> anyhow::Result<ExitCode> {
+    let kernels: Vec<&str> = match target {
+        Some(kernel) if membench::suite::shaders::source(kernel).is_some() => vec![kernel],
+        _ => {
+            let filters = target.map_or_else(|| filters.to_vec(), |t| vec![t.to_owned()]);
+            let selected = run::select(&Sizing::nominal(false), &filters).map_err(|_| {
+                anyhow::anyhow!(
+                    "no kernel or case matches \"{}\" (see membench list)",
+                    filters.join(",")
+                )
+            })?;
+            let mut kernels = Vec::new();
+            for kernel in selected.iter().filter_map(|(e, _)| e.kernel) {
+                if !kernels.contains(&kernel) {
+                    kernels.push(kernel);
+                }
+            }
+            kernels
+        }
+    };
+    if kernels.is_empty() {
+        anyhow::bail!("the matching cases run no kernel: host transfers only");
+    }
+    for kernel in kernels {
+        let source = membench::suite::shaders::source(kernel)
+            .with_context(|| format!("kernel {kernel} has no WGSL in shaders/"))?;
+        println!("// kernel: {kernel}");
+        print!("{source}");
     }
     Ok(ExitCode::SUCCESS)
 }

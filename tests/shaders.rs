@@ -81,3 +81,286 @@ fn case_ids_are_unique() {
         }
     }
 }
+
+#[test]
+fn every_kernel_is_flat_wgsl_with_its_origin() {
+    for (kernel, source) in SHADERS {
+        assert!(
+            source.starts_with("// "),
+            "{kernel}: no one-line comment on top"
+        );
+        for line in source.lines() {
+            assert!(
+                !line.trim_start().starts_with('#') && !line.contains("${"),
+                "{kernel}: a directive left in the flat WGSL: {line}"
+            );
+        }
+        let origin = shaders::origin(kernel).unwrap_or_else(|| panic!("{kernel}: no origin"));
+        assert!(origin.starts_with("shaders/"), "{kernel}: {origin}");
+    }
+    assert_eq!(shaders::ORIGINS.len(), SHADERS.len());
+}
+
+#[test]
+fn every_shader_file_has_a_comment_on_top() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
+    let mut files = 0;
+    for dir in [dir.clone(), dir.join("shared")] {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|ext| ext == "wgsl") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                let first = text.lines().next().unwrap_or_default();
+                assert!(
+                    first.starts_with("// ") && first.len() > 20,
+                    "{}: no one-line comment on top",
+                    path.display()
+                );
+                files += 1;
+            }
+        }
+    }
+    assert!(files > 0);
+}
+
+/// The value of a module-scope `const` or the default of an `override`.
+fn constant(kernel: &str, name: &str) -> Option<(bool, u32)> {
+    let module = naga::front::wgsl::parse_str(shaders::source(kernel)?).ok()?;
+    let literal = |init| match module.global_expressions[init] {
+        naga::Expression::Literal(naga::Literal::U32(value)) => Some(value),
+        naga::Expression::Literal(naga::Literal::AbstractInt(value)) => value.try_into().ok(),
+        _ => None,
+    };
+    if let Some((_, c)) = module
+        .constants
+        .iter()
+        .find(|(_, c)| c.name.as_deref() == Some(name))
+    {
+        return Some((false, literal(c.init)?));
+    }
+    let (_, o) = module
+        .overrides
+        .iter()
+        .find(|(_, o)| o.name.as_deref() == Some(name))?;
+    Some((true, literal(o.init?)?))
+}
+
+#[test]
+fn permutations_set_their_keys() {
+    // (kernel, PAD, whether PAD is an override)
+    for (kernel, pad, is_override) in [
+        ("bank_row_col", 0, false),
+        ("bank_row_col_pad", 1, false),
+        ("bank_rect_row_col_pad", 2, false),
+        ("bank_row_col_override", 0, true),
+    ] {
+        assert_eq!(
+            constant(kernel, "PAD"),
+            Some((is_override, pad)),
+            "{kernel}"
+        );
+    }
+    assert_eq!(constant("reduce_smem", "TILE_WORDS"), Some((false, 1024)));
+    assert_eq!(constant("reduce_smem_override", "TILE_WORDS"), None);
+    for (kernel, builtin) in [
+        ("subgroup_shuffle_up", "subgroupShuffleUp("),
+        ("subgroup_shuffle_down", "subgroupShuffleDown("),
+        ("subgroup_shuffle_xor", "subgroupShuffleXor("),
+    ] {
+        let source = shaders::source(kernel).unwrap_or_default();
+        for other in [
+            "subgroupShuffleUp(",
+            "subgroupShuffleDown(",
+            "subgroupShuffleXor(",
+        ] {
+            assert_eq!(
+                source.contains(other),
+                other == builtin,
+                "{kernel}: {other}"
+            );
+        }
+    }
+}
+
+/// Runs the binary: success, stdout, stderr.
+fn membench(args: &[&str]) -> std::io::Result<(bool, String, String)> {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_membench"))
+        .args(args)
+        .output()?;
+    Ok((
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    ))
+}
+
+#[test]
+fn list_emits_the_flat_wgsl_of_a_kernel_or_of_cases() {
+    let (ok, stdout, _) = membench(&["list", "--emit", "wgsl", "bank_row_col_pad"]).unwrap();
+    assert!(ok);
+    let source = shaders::source("bank_row_col_pad").unwrap_or_default();
+    assert_eq!(stdout, format!("// kernel: bank_row_col_pad\n{source}"));
+    // A case filter: every kernel its cases run, once each.
+    let (ok, stdout, _) = membench(&["list", "--emit", "wgsl", "stencil/"]).unwrap();
+    assert!(ok);
+    let headers: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("// kernel: "))
+        .collect();
+    assert_eq!(
+        headers,
+        [
+            "// kernel: stencil_uniform_coef",
+            "// kernel: stencil_storage_coef",
+            "// kernel: stencil_const_coef",
+            "// kernel: stencil_global_direct"
+        ]
+    );
+    let (ok, stdout, stderr) = membench(&["list", "--emit", "wgsl", "nonesuch"]).unwrap();
+    assert!(!ok && stdout.is_empty());
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("no kernel or case matches \"nonesuch\""),
+        "{stderr}"
+    );
+}
+
+// The preprocessor itself, on throwaway shader directories.
+#[allow(dead_code)]
+#[path = "../build.rs"]
+mod build;
+
+/// Flattens `files` (path under shaders/, text) with build.rs's preprocessor: the
+/// kernels' flat texts, or its error.
+fn flatten(name: &str, files: &[(&str, &str)]) -> Result<Vec<(String, String)>, String> {
+    let io = |e: std::io::Error| e.to_string();
+    let root = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&root);
+    for (path, text) in files {
+        let path = root.join("shaders").join(path);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(io)?;
+        }
+        std::fs::write(path, text).map_err(io)?;
+    }
+    let out = root.join("out");
+    build::shaders(&root, &out)?;
+    let mut kernels = Vec::new();
+    for entry in std::fs::read_dir(out.join("wgsl")).map_err(io)? {
+        let path = entry.map_err(io)?.path();
+        let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+        kernels.push((
+            stem.into_owned(),
+            std::fs::read_to_string(&path).map_err(io)?,
+        ));
+    }
+    kernels.sort();
+    Ok(kernels)
+}
+
+#[test]
+fn the_preprocessor_expands_imports_ifs_and_values() {
+    let source = "// s\n#import f\n#if A\na ${N}\n#if !B\nnot b\n#else\nb\n#endif\n#else\nnot a\n#endif\n#import f\n";
+    let kernels = flatten(
+        "expands",
+        &[
+            (
+                "permutations",
+                "# comment\nk1: s A N=1\nk2: s A B N=2\nk3: s\n",
+            ),
+            ("s.wgsl", source),
+            ("shared/f.wgsl", "// f\nfn f() {}\n"),
+            ("plain.wgsl", "// plain\n#import f\n"),
+        ],
+    )
+    .unwrap();
+    let f = "// f\nfn f() {}\n";
+    assert_eq!(
+        kernels,
+        [
+            ("k1".into(), format!("// s\n{f}a 1\nnot b\n")),
+            ("k2".into(), format!("// s\n{f}a 2\nb\n")),
+            ("k3".into(), format!("// s\n{f}not a\n")),
+            ("plain".into(), format!("// plain\n{f}")),
+        ]
+    );
+}
+
+#[test]
+fn a_malformed_directive_or_permutation_fails_the_build() {
+    let s = |text: &'static str| ("s.wgsl", text);
+    for (name, files, expected) in [
+        (
+            "directive",
+            vec![s("// s\n#iff A\n")],
+            "shaders/s.wgsl:2: `#iff A` is not",
+        ),
+        (
+            "unclosed",
+            vec![s("// s\n#if A\n"), ("permutations", "k: s A\n")],
+            "shaders/s.wgsl:2: #if without #endif",
+        ),
+        (
+            "else",
+            vec![s("// s\n#else\n")],
+            "shaders/s.wgsl:2: #else without #if",
+        ),
+        (
+            "endif",
+            vec![s("// s\n#endif\n")],
+            "shaders/s.wgsl:2: #endif without #if",
+        ),
+        (
+            "unset",
+            vec![s("// s\n#if A\n#endif\n")],
+            "shaders/s.wgsl:2: #if A: no kernel",
+        ),
+        (
+            "value",
+            vec![s("// s\n${N}\n")],
+            "shaders/s.wgsl:2: ${N}: N is not set",
+        ),
+        (
+            "brace",
+            vec![s("// s\n${N\n")],
+            "shaders/s.wgsl:2: `${` without `}`",
+        ),
+        (
+            "import",
+            vec![s("// s\n#import g\n")],
+            "shaders/shared/g.wgsl: ",
+        ),
+        (
+            "line",
+            vec![s("// s\n"), ("permutations", "k s A\n")],
+            "shaders/permutations:1: expected",
+        ),
+        (
+            "source",
+            vec![s("// s\n"), ("permutations", "k: t A\n")],
+            "shaders/permutations:1: no shaders/t.wgsl",
+        ),
+        (
+            "unread",
+            vec![s("// s\n"), ("permutations", "k: s A\n")],
+            "shaders/permutations:1: shaders/s.wgsl never reads A",
+        ),
+        (
+            "twice",
+            vec![s("// s\n${A}\n"), ("permutations", "k: s A=1\nk: s A=2\n")],
+            "shaders/permutations:2: kernel k is listed twice",
+        ),
+        (
+            "clash",
+            vec![
+                s("// s\n${A}\n"),
+                ("k.wgsl", "// k\n"),
+                ("permutations", "k: s A=1\n"),
+            ],
+            "shaders/permutations:1: kernel k is also shaders/k.wgsl",
+        ),
+    ] {
+        let error = flatten(&format!("error_{name}"), &files).unwrap_err();
+        assert!(error.starts_with(expected), "{name}: {error}");
+    }
+}

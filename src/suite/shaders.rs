@@ -1,13 +1,24 @@
-//! The suite's WGSL, embedded at build time from `shaders/` (see `build.rs`).
+//! The suite's WGSL, flattened and embedded at build time from `shaders/` (see
+//! `build.rs`): `shaders/<kernel>.wgsl`, or a source that `shaders/permutations` makes
+//! the kernel from, with its `#import`s, `#if`s and `${KEY}`s resolved.
 
 include!(concat!(env!("OUT_DIR"), "/shaders.rs"));
 
-/// The source of `shaders/<kernel>.wgsl`.
+/// The flat WGSL of a kernel: what the GPU and the simulator run.
 pub fn source(kernel: &str) -> Option<&'static str> {
     SHADERS
         .iter()
         .find(|(name, _)| *name == kernel)
         .map(|(_, source)| *source)
+}
+
+/// Where a kernel's WGSL comes from: `shaders/<kernel>.wgsl`, or its source file and
+/// the keys its `shaders/permutations` line sets (`shaders/bank_tile.wgsl PAD=1`).
+pub fn origin(kernel: &str) -> Option<&'static str> {
+    ORIGINS
+        .iter()
+        .find(|(name, _)| *name == kernel)
+        .map(|(_, origin)| *origin)
 }
 
 /// What a kernel declares, read from its WGSL with naga: the binding of each

@@ -1,4 +1,9 @@
-// subgroup/shuffle_up: `rounds` rounds of v = subgroupShuffleUp(v, d) + rotl1(v), d = 2^(round mod log2(subgroup size)); lanes below d, whose source does not exist, keep their own value.
+// subgroup/shuffle_up, shuffle_down, shuffle_xor: `rounds` rounds of v = subgroupShuffle{Up,Down,Xor}(v, d) + rotl1(v), d = 2^(round mod log2(subgroup size)).
+//
+// The kernels made from this file (see `permutations`): subgroup_shuffle_up (UP), where
+// lanes below d, whose source does not exist, keep their own value;
+// subgroup_shuffle_down (DOWN), where lanes whose source lane + d does not exist keep
+// their own value; subgroup_shuffle_xor (XOR), butterfly rounds with mask d.
 
 struct Params {
     rounds: u32,
@@ -14,15 +19,9 @@ var<storage, read_write> dst: array<u32>;
 
 override WORKGROUP_SIZE: u32 = 256;
 
-fn rotl1(v: u32) -> u32 {
-    return (v << 1u) | (v >> 31u);
-}
+#import rotl1
 
-// Offsets 1, 2, 4, .., size / 2, then 1 again: 2^(round mod log2(size)) without a
-// division in the loop.
-fn next_offset(offset: u32, subgroup_size: u32) -> u32 {
-    return select(offset << 1u, 1u, offset << 1u == subgroup_size);
-}
+#import next_offset
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(
@@ -30,7 +29,9 @@ fn main(
     @builtin(num_workgroups) nwg: vec3<u32>,
     @builtin(local_invocation_index) lid: u32,
     @builtin(subgroup_size) subgroup_size: u32,
+#if !XOR
     @builtin(subgroup_invocation_id) lane: u32,
+#endif
 ) {
     let i = wid.x * WORKGROUP_SIZE + lid;
     var v = src[i];
@@ -38,9 +39,19 @@ fn main(
     // The lane's own term, rotated so that high bits feed low ones, keeps the lanes'
     // values apart: the result depends on the source lane of every round.
     for (var round = 0u; round < params.rounds; round++) {
+#if UP
         // The shuffle's result is indeterminate where lane - offset is not a lane.
         let shifted = subgroupShuffleUp(v, offset);
         v = select(v, shifted, lane >= offset) + rotl1(v);
+#endif
+#if DOWN
+        // The shuffle's result is indeterminate where lane + offset is not a lane.
+        let shifted = subgroupShuffleDown(v, offset);
+        v = select(v, shifted, lane + offset < subgroup_size) + rotl1(v);
+#endif
+#if XOR
+        v = subgroupShuffleXor(v, offset) + rotl1(v);
+#endif
         offset = next_offset(offset, subgroup_size);
     }
     dst[i] = v;
