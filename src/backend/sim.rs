@@ -21,7 +21,7 @@ pub fn load(experiment: &Experiment, case: &Case) -> Result<Kernel, SimError> {
     };
     let kernel = experiment.kernel_for(case).map_err(missing)?;
     let source =
-        shaders::source(kernel).ok_or_else(|| missing(format!("no shaders/{kernel}.wgsl")))?;
+        shaders::source(kernel).ok_or_else(|| missing(format!("no kernel named {kernel}")))?;
     Kernel::load(kernel, source, &case.overrides)
 }
 

@@ -849,8 +849,11 @@ fn describe_pipeline<'a>(
     checks: BoundsChecks,
 ) -> Result<Pipeline<'a>> {
     let kernel = experiment.kernel_for(case).map_err(Error::Gpu)?;
-    let source = crate::suite::shaders::source(kernel)
-        .ok_or_else(|| Error::Gpu(format!("no shader shaders/{kernel}.wgsl")))?;
+    let source = crate::suite::shaders::source(kernel).ok_or_else(|| {
+        Error::Gpu(format!(
+            "no kernel named {kernel} (membench list --emit wgsl)"
+        ))
+    })?;
     Ok(Pipeline {
         label: kernel,
         source,
