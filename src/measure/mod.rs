@@ -124,7 +124,8 @@ impl Sampler {
     pub fn measure(&self, clock: &mut dyn Clock, warm: bool) -> Result<Timing> {
         let pilot = clock.samples_ns(Self::PILOT_SAMPLES, 1, 1)?;
         let fastest = pilot.iter().copied().fold(f64::INFINITY, f64::min).max(1.0);
-        let plan = self.plan(fastest, warm);
+        // The pilot warmed up too: long work (a 1 GiB transfer) needs nothing more.
+        let plan = self.plan(fastest, pilot.iter().sum(), warm);
         let samples_ns = clock
             .samples_ns(plan.samples, plan.repeats, plan.warmup)?
             .into_iter()
@@ -139,8 +140,8 @@ impl Sampler {
     }
 
     /// Repetitions per sample, warm-up repetitions and samples for work whose fastest
-    /// repetition took `fastest_ns`.
-    fn plan(&self, fastest_ns: f64, warm: bool) -> Plan {
+    /// repetition took `fastest_ns`, after `warmed_ns` of work already done.
+    fn plan(&self, fastest_ns: f64, warmed_ns: f64, warm: bool) -> Plan {
         let repeats =
             ((self.sample_target_ns / fastest_ns).ceil() as u32).clamp(1, self.max_repeats);
         let sample_ns = fastest_ns * f64::from(repeats);
@@ -148,11 +149,11 @@ impl Sampler {
             self.short_warmup_ns
         } else {
             self.warmup_ns
-        };
+        } - warmed_ns;
         Plan {
             repeats,
             // Whole samples' worth, as the samples run.
-            warmup: (warmup_ns / sample_ns).ceil() as u32 * repeats,
+            warmup: (warmup_ns.max(0.0) / sample_ns).ceil() as u32 * repeats,
             samples: self
                 .samples
                 .min(((self.case_budget_ns / sample_ns) as u32).max(MIN_SAMPLES)),
@@ -297,7 +298,7 @@ mod tests {
 
     #[test]
     fn short_work_is_repeated_to_the_target_and_long_work_is_not() {
-        let plan = |ns| Sampler::TRANSFER.plan(ns, false);
+        let plan = |ns| Sampler::TRANSFER.plan(ns, 0.0, false);
         assert_eq!(plan(10_000.0).repeats, 100);
         assert_eq!(plan(5.0e6).repeats, 1);
         assert_eq!(plan(1.0).repeats, Sampler::TRANSFER.max_repeats);
@@ -305,7 +306,7 @@ mod tests {
 
     #[test]
     fn slow_cases_take_fewer_samples_but_never_under_the_minimum() {
-        let samples = |ns| Sampler::TRANSFER.plan(ns, false).samples;
+        let samples = |ns| Sampler::TRANSFER.plan(ns, 0.0, false).samples;
         assert_eq!(samples(1.0e6), 30);
         assert_eq!(samples(100.0e6), MIN_SAMPLES);
         assert_eq!(samples(25.0e6), 20);
@@ -313,10 +314,13 @@ mod tests {
 
     #[test]
     fn warm_up_is_whole_samples_and_short_when_the_device_is_warm() {
-        let cold = Sampler::KERNEL.plan(1.0e6, false);
+        let cold = Sampler::KERNEL.plan(1.0e6, 0.0, false);
         assert_eq!((cold.repeats, cold.warmup), (2, 200));
-        let warm = Sampler::KERNEL.plan(1.0e6, true);
+        let warm = Sampler::KERNEL.plan(1.0e6, 0.0, true);
         assert_eq!(warm.warmup, 20);
+        // Work the pilot already did counts: a 60 ms transfer needs no more.
+        let long = Sampler::TRANSFER.plan(60.0e6, 180.0e6, false);
+        assert_eq!((long.repeats, long.warmup), (1, 0));
     }
 
     /// A clock whose every repetition takes `ns`, recording what it was asked.
@@ -343,6 +347,7 @@ mod tests {
             calls: Vec::new(),
         };
         let timing = Sampler::KERNEL.measure(&mut clock, false).unwrap();
+        // 200 ms of warm-up less the pilot's 1.5 ms: 100 samples of 2 ms.
         assert_eq!(clock.calls, [(3, 1, 1), (30, 4, 400)]);
         assert_eq!(timing.dispatches_per_sample, 4);
         assert!(timing.samples_ns.iter().all(|&ns| ns == 0.5e6));
