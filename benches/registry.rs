@@ -14,12 +14,12 @@ use std::time::Duration;
 use anyhow::Context as _;
 use criterion::{BenchmarkId, Criterion, Throughput};
 
-use membench::backend::wgpu::{BoundsChecks, GpuContext, Wgpu};
+use membench::backend::wgpu::{GpuContext, Wgpu};
 use membench::error::{Error, Result};
 use membench::measure::{Clock, Sample, Timing};
 use membench::results;
-use membench::run::{self, Outcome, Progress, RunSettings, Session};
-use membench::suite::CaseId;
+use membench::run::{self, Measurer, Outcome, Progress, RunSettings, Session};
+use membench::suite::{Build, CaseId, Setting};
 
 const SAMPLES: usize = 10;
 
@@ -29,7 +29,13 @@ struct CriterionSampler {
 }
 
 impl Sample for CriterionSampler {
-    fn sample(&mut self, id: &CaseId, bytes: u64, clock: &mut dyn Clock) -> Result<Timing> {
+    fn sample(
+        &mut self,
+        id: &CaseId,
+        setting: Setting,
+        bytes: u64,
+        clock: &mut dyn Clock,
+    ) -> Result<Timing> {
         // Per-repetition time of every sample criterion takes; the last SAMPLES are
         // its measurement, the ones before its warm-up.
         let mut samples = Vec::<(f64, u64)>::new();
@@ -37,7 +43,7 @@ impl Sample for CriterionSampler {
         let timer = clock.timer();
         let mut group = self
             .criterion
-            .benchmark_group(format!("{}/{}", id.family, id.variant));
+            .benchmark_group(format!("{}/{}/{setting}", id.family, id.variant));
         group.throughput(Throughput::BytesDecimal(bytes));
         group.bench_function(BenchmarkId::from_parameter(&id.params), |bencher| {
             bencher.iter_custom(|iters| {
@@ -77,10 +83,10 @@ impl Sample for CriterionSampler {
 struct Report;
 
 impl Progress for Report {
-    fn finished(&self, id: &CaseId, outcome: &Outcome) {
+    fn finished(&self, id: &CaseId, setting: Setting, outcome: &Outcome) {
         match outcome {
-            Outcome::Failed(error) => eprintln!("FAILED {id}: {error}"),
-            Outcome::Skipped(reason) => eprintln!("skipped {id}: {reason}"),
+            Outcome::Failed(error) => eprintln!("FAILED {id} ({setting}): {error}"),
+            Outcome::Skipped(reason) => eprintln!("skipped {id} ({setting}): {reason}"),
             Outcome::Measured(_) | Outcome::Predicted => {}
         }
     }
@@ -110,14 +116,23 @@ fn main() -> anyhow::Result<()> {
     let ctx = GpuContext::new(None, Duration::from_secs(20))?;
     let sizing = ctx.sizing(settings.quick, settings.buffer_bytes, settings.matrix)?;
     let cases = run::select(&sizing, &filter)?;
-    let info = ctx.run_info(BoundsChecks::On);
+    let builds = if ctx.has_passthrough() {
+        [Build::Default, Build::TaxFree]
+    } else {
+        [Build::Default, Build::Unchecked]
+    };
+    let backends = builds.map(|build| Wgpu { ctx: &ctx, build });
+    let measurers: Vec<Measurer> = backends
+        .iter()
+        .map(|backend| Measurer {
+            backend,
+            info: ctx.run_info(backend.build),
+        })
+        .collect();
     let session = Session {
-        backend: &Wgpu {
-            ctx: &ctx,
-            checks: BoundsChecks::On,
-        },
+        measurers: &measurers,
         settings: &settings,
-        info: &info,
+        device: &ctx.info.name,
         beside: !sizing.software,
         known_rows: &[],
         output: None,
@@ -132,9 +147,8 @@ fn main() -> anyhow::Result<()> {
 
     let out = std::env::var_os("MEMBENCH_OUT").map(Into::into);
     if let Some(path) = out.or_else(|| {
-        benchmarking.then(|| {
-            results::default_path(&ctx.info.name, &format!("{:?}", ctx.info.backend), false)
-        })
+        benchmarking
+            .then(|| results::default_path(&ctx.info.name, &format!("{:?}", ctx.info.backend)))
     }) {
         let old = if path.exists() {
             results::read(&path)?

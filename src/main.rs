@@ -8,13 +8,13 @@ use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
-use membench::backend::wgpu::{self as gpu, BoundsChecks, GpuContext, Wgpu};
+use membench::backend::wgpu::{self as gpu, GpuContext, Wgpu};
 use membench::measure::{MIN_SAMPLES, SuiteSampler};
 use membench::report::{self, compare};
 use membench::results;
-use membench::run::{self, Outcome, Output, Progress, RunSettings, Session};
+use membench::run::{self, Measurer, Outcome, Output, Progress, RunSettings, Session};
 use membench::sim::device as sim_device;
-use membench::suite::{CaseId, Measure, REGISTRY, Sizing};
+use membench::suite::{Api, Build, CaseId, Measure, REGISTRY, Setting, Sizing};
 
 /// GPU memory benchmarks: the classic CUDA memory experiments in WGSL, verified
 /// against a CPU reference and timed on the GPU clock.
@@ -110,10 +110,16 @@ struct RunArgs {
     /// are kept.
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Drop wgpu's injected bounds checks (recorded in the CSV; default file gets
-    /// an -unchecked suffix).
-    #[arg(long)]
-    unchecked: bool,
+    /// The apis to measure with, comma-separated: wgpu, cuda (where the CUDA
+    /// backend is available). Each row records its api.
+    #[arg(long, value_delimiter = ',', default_values = ["wgpu", "cuda"], value_parser = parse_name::<Api>)]
+    api: Vec<Api>,
+    /// The wgpu builds to measure, comma-separated: default (what a plain wgpu
+    /// program gets), tax-free (runtime checks off, barriers at the WGSL spec's
+    /// scope; unchecked where SPIR-V passthrough is not offered), unchecked (checks
+    /// off, naga's barriers). Each row records its build.
+    #[arg(long, value_delimiter = ',', default_values = ["default", "tax-free"], value_parser = parse_name::<Build>)]
+    build: Vec<Build>,
     /// Timed samples per case.
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(i64::from(MIN_SAMPLES)..=4096))]
     samples: u32,
@@ -143,6 +149,11 @@ fn main() -> ExitCode {
 /// The simulator's device presets, as `--device` accepts them.
 fn preset_names() -> clap::builder::PossibleValuesParser {
     clap::builder::PossibleValuesParser::new(sim_device::presets().iter().map(|d| d.name))
+}
+
+/// One of the names of `T` (an api, a build), as the CSV writes it.
+fn parse_name<T: std::str::FromStr<Err = String>>(text: &str) -> Result<T, String> {
+    text.parse()
 }
 
 /// `NXxNY`, both at least 1.
@@ -284,7 +295,7 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if infos.is_empty() {
         anyhow::bail!(membench::Error::NoAdapter(String::new()));
     }
-    let paths = adapter_paths(&infos, args.unchecked);
+    let paths = adapter_paths(&infos);
     let mut code = ExitCode::SUCCESS;
     for (index, (info, out)) in infos.iter().zip(paths).enumerate() {
         eprintln!(
@@ -307,21 +318,16 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
 
 /// The default results file of each adapter; adapters that would share one (two
 /// GPUs of the same model on the same backend) get their index appended.
-fn adapter_paths(infos: &[wgpu::AdapterInfo], unchecked: bool) -> Vec<PathBuf> {
+fn adapter_paths(infos: &[wgpu::AdapterInfo]) -> Vec<PathBuf> {
     let paths = infos
         .iter()
-        .map(|info| results::default_path(&info.name, &format!("{:?}", info.backend), unchecked))
+        .map(|info| results::default_path(&info.name, &format!("{:?}", info.backend)))
         .collect();
     results::distinct_paths(paths)
 }
 
 fn run_on(args: &RunArgs, adapter: Option<&str>, out: Option<PathBuf>) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
-    let checks = if args.unchecked {
-        BoundsChecks::Off
-    } else {
-        BoundsChecks::On
-    };
     let settings = RunSettings {
         quick: args.quick,
         samples: args.samples,
@@ -332,11 +338,7 @@ fn run_on(args: &RunArgs, adapter: Option<&str>, out: Option<PathBuf>) -> anyhow
     let sizing = ctx.sizing(settings.quick, settings.buffer_bytes, settings.matrix)?;
     let cases = run::select(&sizing, &args.filter)?;
     let out = out.unwrap_or_else(|| {
-        results::default_path(
-            &ctx.info.name,
-            &format!("{:?}", ctx.info.backend),
-            args.unchecked,
-        )
+        results::default_path(&ctx.info.name, &format!("{:?}", ctx.info.backend))
     });
     // A malformed results file stops the run before anything is measured.
     let old_rows = if out.exists() {
@@ -344,23 +346,38 @@ fn run_on(args: &RunArgs, adapter: Option<&str>, out: Option<PathBuf>) -> anyhow
     } else {
         Vec::new()
     };
+    let builds = wgpu_builds(&ctx, &args.build, &args.api);
+    let wgpu_backends: Vec<Wgpu> = builds
+        .iter()
+        .map(|&build| Wgpu { ctx: &ctx, build })
+        .collect();
+    let measurers: Vec<Measurer> = wgpu_backends
+        .iter()
+        .map(|backend| Measurer {
+            backend,
+            info: ctx.run_info(backend.build),
+        })
+        .collect();
+    let settings_text: Vec<String> = measurers
+        .iter()
+        .map(|m| m.backend.setting().to_string())
+        .collect();
     eprintln!(
-        "membench: {} cases on {}, bounds checks {}, results to {}",
+        "membench: {} cases on {} in {}, results to {}",
         cases.len(),
         gpu::describe(&ctx.info),
-        checks.label(),
+        settings_text.join(", "),
         out.display()
     );
-    let info = ctx.run_info(checks);
     let same_device: Vec<_> = old_rows
         .iter()
         .filter(|row| row.device == ctx.info.name)
         .cloned()
         .collect();
     let session = Session {
-        backend: &Wgpu { ctx: &ctx, checks },
+        measurers: &measurers,
         settings: &settings,
-        info: &info,
+        device: &ctx.info.name,
         beside: !sizing.software,
         known_rows: &same_device,
         output: Some(Output {
@@ -368,7 +385,16 @@ fn run_on(args: &RunArgs, adapter: Option<&str>, out: Option<PathBuf>) -> anyhow
             old_rows: &old_rows,
         }),
     };
-    let progress = Bars::new(cases.len())?;
+    let measurements = cases
+        .iter()
+        .map(|(experiment, _)| {
+            measurers
+                .iter()
+                .filter(|m| m.backend.takes(experiment))
+                .count()
+        })
+        .sum();
+    let progress = Bars::new(measurements, cases.len())?;
     let ran = session.run(&cases, &mut SuiteSampler::new(settings.samples), &progress)?;
     progress.finish();
     eprintln!(
@@ -397,6 +423,32 @@ fn run_on(args: &RunArgs, adapter: Option<&str>, out: Option<PathBuf>) -> anyhow
     })
 }
 
+/// The wgpu builds of `wanted` (none where `apis` leaves wgpu out), each once; the
+/// tax-free build falls back to unchecked where SPIR-V passthrough is not offered.
+fn wgpu_builds(ctx: &GpuContext, wanted: &[Build], apis: &[Api]) -> Vec<Build> {
+    if !apis.contains(&Api::Wgpu) {
+        return Vec::new();
+    }
+    let mut builds = Vec::new();
+    for &build in wanted {
+        let build = match build {
+            Build::TaxFree if !ctx.has_passthrough() => {
+                eprintln!(
+                    "membench: SPIR-V passthrough is not offered on {}: the unchecked build \
+                     stands in for tax-free",
+                    gpu::describe(&ctx.info)
+                );
+                Build::Unchecked
+            }
+            other => other,
+        };
+        if !builds.contains(&build) {
+            builds.push(build);
+        }
+    }
+    builds
+}
+
 /// A run's progress: one bar for the cases, one for the predictions.
 struct Bars {
     cases: ProgressBar,
@@ -405,12 +457,14 @@ struct Bars {
 }
 
 impl Bars {
-    fn new(cases: usize) -> anyhow::Result<Self> {
+    /// Bars for `measurements` (a case in each setting that takes it) and the
+    /// predictions of `cases`.
+    fn new(measurements: usize, cases: usize) -> anyhow::Result<Self> {
         let bars = MultiProgress::new();
         let simulation = bars.add(bar(cases)?);
         simulation.set_message("simulating (once the model is calibrated)");
         Ok(Bars {
-            cases: bars.insert(0, bar(cases)?),
+            cases: bars.insert(0, bar(measurements)?),
             simulation,
             _bars: bars,
         })
@@ -423,14 +477,18 @@ impl Bars {
 }
 
 impl Progress for Bars {
-    fn started(&self, id: &CaseId) {
-        self.cases.set_message(id.to_string());
+    fn started(&self, id: &CaseId, setting: Setting) {
+        self.cases.set_message(format!("{id} ({setting})"));
     }
 
-    fn finished(&self, id: &CaseId, outcome: &Outcome) {
+    fn finished(&self, id: &CaseId, setting: Setting, outcome: &Outcome) {
         match outcome {
-            Outcome::Failed(reason) => self.cases.println(format!("FAILED {id}: {reason}")),
-            Outcome::Skipped(reason) => self.cases.println(format!("skipped {id}: {reason}")),
+            Outcome::Failed(reason) => self
+                .cases
+                .println(format!("FAILED {id} ({setting}): {reason}")),
+            Outcome::Skipped(reason) => self
+                .cases
+                .println(format!("skipped {id} ({setting}): {reason}")),
             Outcome::Measured(_) | Outcome::Predicted => {}
         }
         self.cases.inc(1);

@@ -6,11 +6,11 @@ use std::time::Duration;
 
 use membench::Error;
 use membench::backend::Backend;
-use membench::backend::wgpu::{BoundsChecks, GpuContext, Wgpu};
+use membench::backend::wgpu::{GpuContext, Wgpu};
 use membench::measure::SuiteSampler;
 use membench::results::Status;
 use membench::run::{self, Outcome, RunSettings};
-use membench::suite::{Case, Expected, Experiment, Measure, REGISTRY, Sizing};
+use membench::suite::{Build, Case, Expected, Experiment, Measure, REGISTRY, Sizing};
 
 /// The default adapter; `None` (said on stderr) where there is none outside CI.
 fn context() -> Result<Option<GpuContext>, String> {
@@ -37,7 +37,7 @@ fn measure(
 ) -> Outcome {
     let backend = Wgpu {
         ctx,
-        checks: BoundsChecks::On,
+        build: Build::Default,
     };
     let mut sampler = SuiteSampler::new(settings.samples);
     run::measure_case(
@@ -46,7 +46,7 @@ fn measure(
         case,
         settings.samples,
         &mut sampler,
-        || Ok((case.data)()),
+        &(case.data)(),
     )
 }
 
@@ -64,21 +64,25 @@ fn every_case_verifies_at_quick_size() {
     };
     let sizing = sizing(&ctx, &quick()).unwrap();
     let mut verified = 0;
-    for checks in [BoundsChecks::On, BoundsChecks::Off] {
+    let mut builds = vec![Build::Default, Build::Unchecked];
+    if ctx.has_passthrough() {
+        builds.push(Build::TaxFree);
+    }
+    for build in builds {
         for (experiment, case) in run::select(&sizing, &[]).unwrap() {
             // Transfers verify what arrives in their own test below.
             if case.skip.is_some() || experiment.measure != Measure::Kernel {
                 continue;
             }
             let id = case.id(experiment).to_string();
-            let backend = Wgpu { ctx: &ctx, checks };
+            let backend = Wgpu { ctx: &ctx, build };
             let data = (case.data)();
             let kernel = backend
-                .prepare(experiment, &case, data.inputs)
-                .unwrap_or_else(|e| panic!("{id}: {e}"));
+                .prepare(experiment, &case, &data.inputs)
+                .unwrap_or_else(|e| panic!("{id} ({build}): {e}"));
             backend
                 .verify(&kernel, &data.expected)
-                .unwrap_or_else(|e| panic!("{id} (bounds checks {}): {e}", checks.label()));
+                .unwrap_or_else(|e| panic!("{id} ({build}): {e}"));
             verified += 1;
         }
     }
@@ -103,7 +107,7 @@ fn every_transfer_case_verifies_and_times_at_quick_size() {
             Outcome::Measured(timing) => {
                 assert!(timing.samples_ns.len() >= 10, "{id}");
                 assert!(timing.samples_ns.iter().all(|&ns| ns > 0.0), "{id}");
-                let info = ctx.run_info(BoundsChecks::On);
+                let info = ctx.run_info(Build::Default);
                 let row = run::row(&info, experiment, &case, &Outcome::Measured(timing));
                 assert!(row.verified && row.gbps_median.unwrap_or(0.0) > 0.0, "{id}");
                 assert!(matches!(row.timer.as_str(), "host" | "gpu"), "{id}");
@@ -169,10 +173,10 @@ fn a_wrong_reference_fails_verification() {
         .remove(0);
     let backend = Wgpu {
         ctx: &ctx,
-        checks: BoundsChecks::On,
+        build: Build::Default,
     };
     let mut data = (case.data)();
-    let kernel = backend.prepare(experiment, &case, data.inputs).unwrap();
+    let kernel = backend.prepare(experiment, &case, &data.inputs).unwrap();
     let Expected::Exact(words) = &mut data.expected[0] else {
         panic!("copy cases are checked exactly");
     };
@@ -197,7 +201,7 @@ fn a_timed_case_reports_sane_statistics() {
     };
     assert_eq!(timing.samples_ns.len(), settings.samples as usize);
     assert!(timing.samples_ns.iter().all(|&ns| ns > 0.0));
-    let info = ctx.run_info(BoundsChecks::On);
+    let info = ctx.run_info(Build::Default);
     let row = run::row(&info, experiment, &case, &Outcome::Measured(timing));
     assert!(row.verified && row.status == Status::Ok);
     let (median, best) = (row.gbps_median.unwrap(), row.gbps_best.unwrap());

@@ -509,6 +509,7 @@ fn read_anything(bytes: &[u8]) -> Result<(), TestCaseError> {
             let device = DeviceResults {
                 path: path.to_owned(),
                 label: "fuzzed".to_owned(),
+                setting: membench::suite::Setting::WGPU,
                 rows,
             };
             let first = fixtures().map_err(|e| TestCaseError::fail(e.to_string()))?;

@@ -11,7 +11,7 @@ pub mod wgpu;
 
 use crate::error::{Error, Result};
 use crate::measure::{Clock, Sampler, Timing};
-use crate::suite::{Case, CaseData, Expected, Experiment, TransferPath};
+use crate::suite::{Case, CaseData, Expected, Experiment, Setting, TransferPath};
 
 /// What a backend does with one case.
 pub trait Backend {
@@ -19,13 +19,30 @@ pub trait Backend {
     /// kernel built.
     type Prepared;
 
+    /// The api and build this backend measures with: the `api` and `build` columns of
+    /// its rows.
+    fn setting(&self) -> Setting;
+
+    /// Whether this backend measures `experiment` at all: an experiment it does not
+    /// take gets no row of its setting (a transfer does not depend on how kernels are
+    /// built, so only one wgpu build takes transfers).
+    fn takes(&self, _experiment: &Experiment) -> bool {
+        true
+    }
+
+    /// Why this backend cannot measure `case` (beyond the case's own skip reason),
+    /// if it cannot: a kernel without a CUDA twin, say.
+    fn skip(&self, _experiment: &Experiment, _case: &Case) -> Option<String> {
+        None
+    }
+
     /// Makes the case's buffers from `inputs` (in binding order of its input buffers)
     /// and builds its kernel.
     fn prepare(
         &self,
         experiment: &Experiment,
         case: &Case,
-        inputs: Vec<Vec<u32>>,
+        inputs: &[Vec<u32>],
     ) -> Result<Self::Prepared>;
 
     /// Runs the case once and checks each output against `expected`, in order.
@@ -42,7 +59,7 @@ pub trait Backend {
         _case: &Case,
         _path: TransferPath,
         _sampler: Sampler,
-        _data: CaseData,
+        _data: &CaseData,
     ) -> Result<Timing> {
         Err(Error::Case(format!(
             "{}: this backend has no host-device transfers",

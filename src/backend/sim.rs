@@ -11,7 +11,7 @@ use crate::sim::device::DeviceModel;
 use crate::sim::model::{self, Prediction};
 use crate::sim::{Binding, Kernel, Launch, NoTrace, SimError, run};
 use crate::suite::shaders;
-use crate::suite::{Buffer, Case, Expected, Experiment, POISON};
+use crate::suite::{Buffer, Case, Expected, Experiment, POISON, Setting};
 
 /// Loads a case's kernel with its override constants.
 pub fn load(experiment: &Experiment, case: &Case) -> Result<Kernel, SimError> {
@@ -43,12 +43,12 @@ pub struct Loaded {
 impl Backend for Simulator {
     type Prepared = Loaded;
 
-    fn prepare(
-        &self,
-        experiment: &Experiment,
-        case: &Case,
-        inputs: Vec<Vec<u32>>,
-    ) -> Result<Loaded> {
+    /// The interpreter runs the WGSL as written, like wgpu's default build.
+    fn setting(&self) -> Setting {
+        Setting::WGPU
+    }
+
+    fn prepare(&self, experiment: &Experiment, case: &Case, inputs: &[Vec<u32>]) -> Result<Loaded> {
         let kernel = load(experiment, case).map_err(|e| Error::Case(e.to_string()))?;
         Ok(Loaded {
             kernel,
@@ -91,21 +91,23 @@ impl Backend for Simulator {
 
 /// Interpreter bindings for a case: uniforms as declared, inputs from `inputs` (in
 /// binding order), outputs poisoned.
-pub fn bindings(case: &Case, inputs: Vec<Vec<u32>>) -> Vec<Binding> {
-    let mut inputs = inputs.into_iter();
+pub fn bindings(case: &Case, inputs: &[Vec<u32>]) -> Vec<Binding> {
+    let mut inputs = inputs.iter();
     case.buffers
         .iter()
         .enumerate()
         .map(|(index, buffer)| {
             let words = match buffer {
-                Buffer::Uniform(words) => words.clone(),
-                Buffer::Input(_) => inputs.next().unwrap_or_default(),
-                Buffer::Output(words) => vec![POISON; *words],
+                Buffer::Uniform(words) => bytemuck::cast_slice(words).to_vec(),
+                Buffer::Input(_) => inputs
+                    .next()
+                    .map_or_else(Vec::new, |words| bytemuck::cast_slice(words).to_vec()),
+                Buffer::Output(words) => bytemuck::cast_slice(&vec![POISON; *words]).to_vec(),
             };
             Binding {
                 group: 0,
                 binding: index as u32,
-                data: bytemuck::cast_slice(&words).to_vec(),
+                data: words,
             }
         })
         .collect()
@@ -117,7 +119,7 @@ pub fn execute(experiment: &Experiment, case: &Case, subgroup_size: u32) -> Resu
     let simulator = Simulator { subgroup_size };
     let data = (case.data)();
     simulator
-        .prepare(experiment, case, data.inputs)
+        .prepare(experiment, case, &data.inputs)
         .and_then(|loaded| simulator.verify(&loaded, &data.expected))
         .map_err(|e| e.to_string())
 }

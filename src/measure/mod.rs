@@ -10,7 +10,7 @@
 use std::time::{Duration, Instant};
 
 use crate::error::Result;
-use crate::suite::CaseId;
+use crate::suite::{CaseId, Setting};
 
 /// Which clock measured a case.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,7 +58,13 @@ pub struct Timing {
 /// `cargo bench`.
 pub trait Sample {
     /// Samples case `id`, which moves `bytes`, on `clock`.
-    fn sample(&mut self, id: &CaseId, bytes: u64, clock: &mut dyn Clock) -> Result<Timing>;
+    fn sample(
+        &mut self,
+        id: &CaseId,
+        setting: Setting,
+        bytes: u64,
+        clock: &mut dyn Clock,
+    ) -> Result<Timing>;
 }
 
 /// Fewest samples of any case.
@@ -195,7 +201,7 @@ impl SuiteSampler {
 }
 
 impl Sample for SuiteSampler {
-    fn sample(&mut self, _: &CaseId, _: u64, clock: &mut dyn Clock) -> Result<Timing> {
+    fn sample(&mut self, _: &CaseId, _: Setting, _: u64, clock: &mut dyn Clock) -> Result<Timing> {
         let warm = self
             .last_timed
             .is_some_and(|last| last.elapsed() < WARM_GAP);

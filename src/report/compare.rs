@@ -13,23 +13,24 @@ use comfy_table::{CellAlignment, ContentLineStyle, Table, TableStyle};
 
 use crate::error::{Error, Result};
 use crate::results::{self, Row};
-use crate::suite::{Params, REGISTRY};
+use crate::suite::{Build, Params, REGISTRY, Setting};
 
-/// One results file: one device's rows.
+/// One device's rows in one setting (api and build), from one results file.
 #[derive(Clone, Debug)]
 pub struct DeviceResults {
     pub path: PathBuf,
-    /// The device as the table names it: adapter, backend, and the bounds checks where
-    /// they were off (`NVIDIA H200 (vulkan, unchecked)`); the file name is added where
-    /// two files would otherwise have the same label.
+    /// The device as the table names it: adapter, backend, and the build where it is
+    /// not the default (`NVIDIA H200 (vulkan, tax-free)`); the file name is added where
+    /// two would otherwise have the same label.
     pub label: String,
+    pub setting: Setting,
     pub rows: Vec<Row>,
 }
 
 impl DeviceResults {
-    /// Reads one file; it must hold rows of exactly one device, backend and bounds
-    /// checks setting.
-    pub fn read(path: &Path) -> Result<Self> {
+    /// Reads one file, which must hold rows of exactly one device: one entry per
+    /// setting it holds, in the settings' order.
+    pub fn read(path: &Path) -> Result<Vec<Self>> {
         let error = |message: String| Error::Results {
             path: path.to_owned(),
             message,
@@ -38,54 +39,67 @@ impl DeviceResults {
         let Some((first_line, first)) = rows.first() else {
             return Err(error("no rows: nothing to compare".to_owned()));
         };
-        let identity = |row: &Row| {
-            (
-                row.device.clone(),
-                row.backend.clone(),
-                row.bounds_checks.clone(),
-            )
-        };
-        if let Some((line, other)) = rows
-            .iter()
-            .find(|(_, row)| identity(row) != identity(first))
-        {
-            return Err(error(format!(
-                "line {line}: rows of a second device ({}); one file holds one device, \
-                 backend and bounds-checks setting ({} on line {first_line})",
-                device_label(other),
-                device_label(first)
-            )));
+        let identity = |row: &Row| (row.device.clone(), row.setting());
+        let mut settings: BTreeMap<Setting, (u64, &Row)> = BTreeMap::new();
+        for (line, row) in &rows {
+            if row.device != first.device {
+                return Err(error(format!(
+                    "line {line}: rows of a second device ({}); one file holds one device \
+                     ({} on line {first_line})",
+                    device_label(row),
+                    device_label(first)
+                )));
+            }
+            let (setting_line, setting_first) =
+                *settings.entry(row.setting()).or_insert((*line, row));
+            if row.backend != setting_first.backend {
+                return Err(error(format!(
+                    "line {line}: rows of a second backend ({}) in {}; one file holds one \
+                     backend per setting ({} on line {setting_line})",
+                    row.backend,
+                    row.setting(),
+                    setting_first.backend
+                )));
+            }
         }
-        let label = device_label(first);
-        Ok(DeviceResults {
-            path: path.to_owned(),
-            label,
-            rows: rows.into_iter().map(|(_, row)| row).collect(),
-        })
+        Ok(settings
+            .into_iter()
+            .map(|(setting, (_, first))| DeviceResults {
+                path: path.to_owned(),
+                label: device_label(first),
+                setting,
+                rows: rows
+                    .iter()
+                    .filter(|(_, row)| identity(row) == identity(first))
+                    .map(|(_, row)| row.clone())
+                    .collect(),
+            })
+            .collect())
     }
 
-    /// Any row: every row of a file has the same device metadata.
+    /// Any row: every row of one device and setting has the same device metadata.
     pub fn metadata(&self) -> Option<&Row> {
         self.rows.first()
     }
 }
 
-/// `device (backend[, unchecked])`.
+/// `device (backend[, build])`: the build where it is not the api's default.
 fn device_label(row: &Row) -> String {
-    let checks = if row.bounds_checks == "off" {
-        ", unchecked"
-    } else {
-        ""
-    };
-    format!("{} ({}{checks})", row.device, row.backend)
+    match row.build {
+        Build::Default => format!("{} ({})", row.device, row.backend),
+        build => format!("{} ({}, {build})", row.device, row.backend),
+    }
 }
 
 /// Reads every file, stopping at the first bad one, and makes the labels unique.
 pub fn load(paths: &[PathBuf]) -> Result<Vec<DeviceResults>> {
-    let mut devices = paths
+    let mut devices: Vec<DeviceResults> = paths
         .iter()
         .map(|path| DeviceResults::read(path))
-        .collect::<Result<Vec<_>>>()?;
+        .collect::<Result<Vec<_>>>()?
+        .into_iter()
+        .flatten()
+        .collect();
     let labels: Vec<String> = devices.iter().map(|d| d.label.clone()).collect();
     for (index, device) in devices.iter_mut().enumerate() {
         if labels
@@ -465,6 +479,7 @@ mod tests {
         let devices = [DeviceResults {
             path: "a.csv".into(),
             label: "A | B".into(),
+            setting: Setting::WGPU,
             rows: vec![row],
         }];
         let text = markdown(&devices, &join(&devices));

@@ -258,7 +258,7 @@ fn device_table(devices: &[DeviceResults]) -> Markup {
             "\n"
             tr {
                 th { "#" } th { "device" } th { "vendor" } th { "backend" } th { "driver" }
-                th { "subgroup size" } th { "bounds checks" } th { "cases ok / failed / skipped" }
+                th { "subgroup size" } th { "api / build" } th { "cases ok / failed / skipped" }
                 th { "run" } th { "file" }
             }
             "\n"
@@ -271,7 +271,7 @@ fn device_table(devices: &[DeviceResults]) -> Markup {
                         td { (row.backend) }
                         td { (row.driver) }
                         td { (row.subgroup_size) }
-                        td { (row.bounds_checks) }
+                        td { (device.setting) }
                         td class="num" {
                             (count(device, Status::Ok)) " / " (count(device, Status::Failed)) " / "
                             (count(device, Status::Skipped))
@@ -487,6 +487,7 @@ mod tests {
         let device = DeviceResults {
             path: "a&b.csv".into(),
             label: "<i>GPU</i> \"A\"".into(),
+            setting: crate::suite::Setting::WGPU,
             rows: vec![row],
         };
         let page = build(&[device]).unwrap().html;

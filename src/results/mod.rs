@@ -7,9 +7,14 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::suite::{Api, Build, Setting};
 
 /// Bumped whenever a column changes meaning, appears or disappears.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// Version 1 had one `bounds_checks` column (`on`/`off`) where version 2 has `api` and
+/// `build`: its rows still read, as wgpu rows of the `default` or `unchecked` build.
+const LEGACY_SCHEMA_VERSION: u32 = 1;
 
 /// What became of a case.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -102,7 +107,14 @@ pub struct Row {
     pub backend: String,
     pub driver: String,
     pub subgroup_size: String,
-    pub bounds_checks: String,
+    /// Absent from schema version 1 (see [`LEGACY_SCHEMA_VERSION`]).
+    #[serde(default)]
+    pub api: Api,
+    #[serde(default)]
+    pub build: Build,
+    /// Schema version 1's column, read and never written.
+    #[serde(default, skip_serializing)]
+    pub bounds_checks: Option<String>,
     pub membench_version: String,
     pub schema_version: u32,
     pub git_commit: String,
@@ -119,19 +131,27 @@ pub struct RunInfo {
     pub backend: String,
     pub driver: String,
     pub subgroup_size: String,
-    /// Whether wgpu's runtime checks were in the shaders (`on`/`off`).
-    pub bounds_checks: String,
+    pub setting: Setting,
     pub timestamp_utc: String,
 }
 
 impl Row {
-    /// The key rows are merged and compared on.
-    pub fn key(&self) -> (String, String, String) {
+    /// The key rows are merged on: the case and the setting it was measured in.
+    pub fn key(&self) -> (String, String, String, Setting) {
         (
             self.family.clone(),
             self.variant.clone(),
             self.param.clone(),
+            self.setting(),
         )
+    }
+
+    /// The api and build the row was measured with.
+    pub fn setting(&self) -> Setting {
+        Setting {
+            api: self.api,
+            build: self.build,
+        }
     }
 
     /// The floating-point columns with their names, for checks that apply to all.
@@ -151,13 +171,10 @@ impl Row {
     }
 }
 
-/// `results/<device-slug>.csv`, e.g. `nvidia-h100-80gb-hbm3-vulkan`.
-pub fn default_path(device: &str, backend: &str, unchecked: bool) -> PathBuf {
-    let suffix = if unchecked { "-unchecked" } else { "" };
-    PathBuf::from("results").join(format!(
-        "{}{suffix}.csv",
-        slug(&format!("{device} {backend}"))
-    ))
+/// `results/<device-slug>.csv`, e.g. `nvidia-h100-80gb-hbm3-vulkan`: one file per
+/// device and backend, holding every api and build measured on it.
+pub fn default_path(device: &str, backend: &str) -> PathBuf {
+    PathBuf::from("results").join(format!("{}.csv", slug(&format!("{device} {backend}"))))
 }
 
 /// `paths`, with the index appended to the stem of every path that occurs twice.
@@ -234,7 +251,12 @@ pub fn parse_with_lines(path: &Path, bytes: &[u8]) -> Result<Vec<(u64, Row)>> {
         .headers()
         .map_err(|e| error(csv_message(&e, None)))?
         .clone();
-    let columns = columns()?;
+    let legacy = header.iter().any(|name| name == "bounds_checks");
+    let columns = if legacy {
+        legacy_columns()?
+    } else {
+        columns()?
+    };
     if let Some(problem) = header_problem(&header, &columns) {
         // A file of another schema version fails here first: say so, not only which
         // column differs.
@@ -248,7 +270,7 @@ pub fn parse_with_lines(path: &Path, bytes: &[u8]) -> Result<Vec<(u64, Row)>> {
     }
 
     let mut rows = Vec::new();
-    let mut first_line: HashMap<(String, String, String), u64> = HashMap::new();
+    let mut first_line: HashMap<(String, String, String, Setting), u64> = HashMap::new();
     let mut record = csv::StringRecord::new();
     loop {
         match reader.read_record(&mut record) {
@@ -282,12 +304,32 @@ pub fn parse_with_lines(path: &Path, bytes: &[u8]) -> Result<Vec<(u64, Row)>> {
                 _ => format!("line {line}: {e}"),
             })
         })?;
-        if row.schema_version != SCHEMA_VERSION {
+        let mut row = row;
+        let version = if legacy {
+            LEGACY_SCHEMA_VERSION
+        } else {
+            SCHEMA_VERSION
+        };
+        if row.schema_version != version {
             return Err(error(format!(
-                "{}: schema version {} where this membench reads {SCHEMA_VERSION}",
+                "{}: schema version {} where this membench reads {version} with this \
+                 header",
                 at("schema_version"),
                 row.schema_version
             )));
+        }
+        if let Some(checks) = row.bounds_checks.take() {
+            row.build = match checks.as_str() {
+                "on" => Build::Default,
+                "off" => Build::Unchecked,
+                other => {
+                    return Err(error(format!(
+                        "{}: `{other}` is neither on nor off",
+                        at("bounds_checks")
+                    )));
+                }
+            };
+            row.schema_version = SCHEMA_VERSION;
         }
         for (column, text) in [("family", &row.family), ("variant", &row.variant)] {
             if text.is_empty() {
@@ -317,8 +359,11 @@ pub fn parse_with_lines(path: &Path, bytes: &[u8]) -> Result<Vec<(u64, Row)>> {
         }
         if let Some(earlier) = first_line.insert(row.key(), line) {
             return Err(error(format!(
-                "line {line}: the case {}/{}/{} again (first on line {earlier})",
-                row.family, row.variant, row.param
+                "line {line}: the case {}/{}/{} in {} again (first on line {earlier})",
+                row.family,
+                row.variant,
+                row.param,
+                row.setting()
             )));
         }
         rows.push((line, row));
@@ -343,6 +388,16 @@ pub fn columns() -> Result<Vec<String>> {
     let mut reader = csv::Reader::from_reader(bytes.as_slice());
     let header = reader.headers().map_err(|e| failed(e.to_string()))?;
     Ok(header.iter().map(str::to_owned).collect())
+}
+
+/// The columns of schema version 1: `bounds_checks` where `api` and `build` are now.
+fn legacy_columns() -> Result<Vec<String>> {
+    let mut columns = columns()?;
+    columns.retain(|column| column != "build");
+    if let Some(api) = columns.iter_mut().find(|column| *column == "api") {
+        "bounds_checks".clone_into(api);
+    }
+    Ok(columns)
 }
 
 /// What is wrong with a header line, if anything: a column missing, unknown or twice.
@@ -487,8 +542,17 @@ pub fn summary(rows: &[Row]) -> String {
     let variant = width(|row| &row.variant, 10);
     let param = width(|row| &row.param, 18);
     let mut table = format!(
-        "{:<family$} {:<variant$} {:<param$} {:>10} {:>8} {:>7} {:>10} {:>9}  {}\n",
-        "family", "variant", "param", "GB/s", "% peak", "cv %", "sim GB/s", "meas/sim", "status"
+        "{:<family$} {:<variant$} {:<param$} {:<14} {:>10} {:>8} {:>7} {:>10} {:>9}  {}\n",
+        "family",
+        "variant",
+        "param",
+        "api/build",
+        "GB/s",
+        "% peak",
+        "cv %",
+        "sim GB/s",
+        "meas/sim",
+        "status"
     );
     let number = |value: Option<f64>, digits: usize| {
         value.map_or("-".to_owned(), |v| format!("{v:.digits$}"))
@@ -509,8 +573,11 @@ pub fn summary(rows: &[Row]) -> String {
             format!("{}: {}", row.status, row.note)
         };
         table.push_str(&format!(
-            "{:<family$} {:<variant$} {:<param$} {gbps:>10} {share:>8} {cv:>7} {sim:>10} {ratio:>9}  {status}\n",
-            row.family, row.variant, row.param
+            "{:<family$} {:<variant$} {:<param$} {:<14} {gbps:>10} {share:>8} {cv:>7} {sim:>10} {ratio:>9}  {status}\n",
+            row.family,
+            row.variant,
+            row.param,
+            row.setting().to_string()
         ));
     }
     table

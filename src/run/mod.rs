@@ -18,7 +18,7 @@ use crate::measure::{Sample, Sampler, Timing};
 use crate::results::{self, Row, RunInfo, Status};
 use crate::sim::device::DeviceModel;
 use crate::sim::model::Prediction;
-use crate::suite::{Case, CaseData, CaseId, Experiment, Measure, REGISTRY, Sizing};
+use crate::suite::{Case, CaseData, CaseId, Experiment, Measure, REGISTRY, Setting, Sizing};
 
 /// Settings of one run that change what is measured.
 #[derive(Clone, Debug)]
@@ -89,27 +89,28 @@ pub enum Outcome {
 
 /// Skip, prepare, verify, then time one case on `backend`: a kernel through
 /// `sampler`, a transfer through the backend's own path with the transfer sampler.
-/// `data` makes the case's inputs and references (it is not called for a skipped
-/// case); errors become a failed outcome, so one case never sinks the run.
+/// `data` holds the case's inputs and references, made once for every backend (it is
+/// not made for a case every backend skips); errors become a failed outcome, so one
+/// case never sinks the run.
 pub fn measure_case<B: Backend>(
     backend: &B,
     experiment: &Experiment,
     case: &Case,
     samples: u32,
     sampler: &mut dyn Sample,
-    data: impl FnOnce() -> Result<CaseData>,
+    data: &CaseData,
 ) -> Outcome {
-    if let Some(reason) = &case.skip {
-        return Outcome::Skipped(reason.clone());
+    if let Some(reason) = skip_reason(backend, experiment, case) {
+        return Outcome::Skipped(reason);
     }
-    let measure = || -> Result<Timing> {
-        let data = data()?;
+    let mut measure = || -> Result<Timing> {
         match experiment.measure {
             Measure::Kernel => {
-                let prepared = backend.prepare(experiment, case, data.inputs)?;
+                let prepared = backend.prepare(experiment, case, &data.inputs)?;
                 backend.verify(&prepared, &data.expected)?;
                 let mut clock = backend.clock(&prepared)?;
-                sampler.sample(&case.id(experiment), case.bytes, clock.as_mut())
+                let id = case.id(experiment);
+                sampler.sample(&id, backend.setting(), case.bytes, clock.as_mut())
             }
             Measure::Transfer(path) => {
                 let transfer = Sampler::TRANSFER.with_samples(samples);
@@ -121,6 +122,62 @@ pub fn measure_case<B: Backend>(
         Ok(timing) => Outcome::Measured(timing),
         Err(error) => Outcome::Failed(error.to_string()),
     }
+}
+
+/// Why `backend` does not measure `case`: the case's own reason, else the backend's.
+fn skip_reason<B: Backend>(backend: &B, experiment: &Experiment, case: &Case) -> Option<String> {
+    case.skip.clone().or_else(|| backend.skip(experiment, case))
+}
+
+/// A backend as the session drives it, whatever its prepared type: several of them
+/// measure each case in turn.
+pub trait Runner: Sync {
+    /// The api and build of the backend's rows.
+    fn setting(&self) -> Setting;
+    /// Whether the backend gives `experiment` rows at all.
+    fn takes(&self, experiment: &Experiment) -> bool;
+    /// Why the backend skips `case`, if it does.
+    fn skip_reason(&self, experiment: &Experiment, case: &Case) -> Option<String>;
+    /// [`measure_case`] on the backend.
+    fn measure(
+        &self,
+        experiment: &Experiment,
+        case: &Case,
+        samples: u32,
+        sampler: &mut dyn Sample,
+        data: &CaseData,
+    ) -> Outcome;
+}
+
+impl<B: Backend + Sync> Runner for B {
+    fn setting(&self) -> Setting {
+        Backend::setting(self)
+    }
+
+    fn takes(&self, experiment: &Experiment) -> bool {
+        Backend::takes(self, experiment)
+    }
+
+    fn skip_reason(&self, experiment: &Experiment, case: &Case) -> Option<String> {
+        skip_reason(self, experiment, case)
+    }
+
+    fn measure(
+        &self,
+        experiment: &Experiment,
+        case: &Case,
+        samples: u32,
+        sampler: &mut dyn Sample,
+        data: &CaseData,
+    ) -> Outcome {
+        measure_case(self, experiment, case, samples, sampler, data)
+    }
+}
+
+/// One backend of a session and the columns its rows record.
+pub struct Measurer<'a> {
+    pub backend: &'a dyn Runner,
+    pub info: RunInfo,
 }
 
 /// The rows of `membench simulate`: every case predicted on `model`, none measured.
@@ -157,10 +214,10 @@ pub fn predicted_rows(
 
 /// What a person watching a run is told.
 pub trait Progress: Sync {
-    /// Case `id` is about to run.
-    fn started(&self, _id: &CaseId) {}
-    /// Case `id` ran, with `outcome`.
-    fn finished(&self, _id: &CaseId, _outcome: &Outcome) {}
+    /// Case `id` is about to run in `setting`.
+    fn started(&self, _id: &CaseId, _setting: Setting) {}
+    /// Case `id` ran in `setting`, with `outcome`.
+    fn finished(&self, _id: &CaseId, _setting: Setting, _outcome: &Outcome) {}
     /// The predictions have started.
     fn predicting(&self) {}
     /// One more case is predicted.
@@ -176,15 +233,17 @@ impl Progress for Quiet {}
 pub struct Output<'a> {
     pub path: &'a Path,
     /// The file's rows from before this run; this run's rows replace those of the
-    /// same case.
+    /// same case and setting.
     pub old_rows: &'a [Row],
 }
 
-/// One run of cases on one backend.
-pub struct Session<'a, B> {
-    pub backend: &'a B,
+/// One run of cases, each on every backend that takes it.
+pub struct Session<'a> {
+    /// The backends, in the order each case visits them.
+    pub measurers: &'a [Measurer<'a>],
     pub settings: &'a RunSettings,
-    pub info: &'a RunInfo,
+    /// The device, as the model's preset is chosen by it.
+    pub device: &'a str,
     /// Make the next case's data and the predictions beside the GPU-clock
     /// measurements: not on a software adapter, whose kernels run on those cores.
     pub beside: bool,
@@ -196,16 +255,17 @@ pub struct Session<'a, B> {
 
 /// What a session made.
 pub struct Ran {
+    /// One row per case and backend that takes it, in case order.
     pub rows: Vec<Row>,
     pub failed: usize,
     pub predicted: Predicted,
 }
 
-impl<B: Backend + Sync> Session<'_, B> {
-    /// Runs `cases` in order: each measured (its data made beside the previous one's
-    /// measurement), its row saved; the predictions start once the model is
-    /// calibrated from this run's last `copy/peak` and run beside the GPU-clock
-    /// measurements, never beside a host-clock transfer.
+impl Session<'_> {
+    /// Runs `cases` in order, each on every backend that takes it (its data made once,
+    /// beside the previous case's measurement), its rows saved; the predictions start
+    /// once the model is calibrated from this run's last `copy/peak` and run beside
+    /// the GPU-clock measurements, never beside a host-clock transfer.
     pub fn run(
         &self,
         cases: &[(&'static Experiment, Case)],
@@ -215,7 +275,9 @@ impl<B: Backend + Sync> Session<'_, B> {
         let calibrated_after = cases
             .iter()
             .rposition(|(experiment, _)| experiment.name() == "copy/peak");
-        let mut rows = Vec::with_capacity(cases.len());
+        let mut rows = Vec::with_capacity(cases.len() * self.measurers.len());
+        // The case of each row, for its prediction.
+        let mut row_cases = Vec::with_capacity(rows.capacity());
         let mut failed = 0;
         let predicted = std::thread::scope(|scope| -> Result<Predicted> {
             let mut background = Background::Waiting;
@@ -225,29 +287,51 @@ impl<B: Backend + Sync> Session<'_, B> {
                 if !gpu_clock {
                     background = background.finished()?;
                 }
-                let data = next_data.take();
+                let prefetched = next_data.take();
                 if self.beside && gpu_clock {
                     next_data = prefetch(scope, cases.get(index + 1));
                 }
-                let data = || match data {
-                    Some(thread) => thread
+                let takers: Vec<&Measurer> = self
+                    .measurers
+                    .iter()
+                    .filter(|m| m.backend.takes(experiment))
+                    .collect();
+                let runs = takers
+                    .iter()
+                    .any(|m| m.backend.skip_reason(experiment, case).is_none());
+                let data = match (runs, prefetched) {
+                    (false, _) => Ok(None),
+                    (true, Some(thread)) => thread
                         .join()
-                        .map_err(|_| Error::Internal("a case's data panicked".to_owned())),
-                    None => Ok((case.data)()),
+                        .map(Some)
+                        .map_err(|_| "a case's data panicked".to_owned()),
+                    (true, None) => Ok(Some((case.data)())),
                 };
                 let id = case.id(experiment);
-                progress.started(&id);
-                let outcome = measure_case(
-                    self.backend,
-                    experiment,
-                    case,
-                    self.settings.samples,
-                    sampler,
-                    data,
-                );
-                failed += usize::from(matches!(outcome, Outcome::Failed(_)));
-                progress.finished(&id, &outcome);
-                rows.push(row(self.info, experiment, case, &outcome));
+                for measurer in takers {
+                    let setting = measurer.backend.setting();
+                    progress.started(&id, setting);
+                    let outcome = match &data {
+                        Ok(Some(data)) => measurer.backend.measure(
+                            experiment,
+                            case,
+                            self.settings.samples,
+                            sampler,
+                            data,
+                        ),
+                        Ok(None) => Outcome::Skipped(
+                            measurer
+                                .backend
+                                .skip_reason(experiment, case)
+                                .unwrap_or_default(),
+                        ),
+                        Err(why) => Outcome::Failed(why.clone()),
+                    };
+                    failed += usize::from(matches!(outcome, Outcome::Failed(_)));
+                    progress.finished(&id, setting, &outcome);
+                    rows.push(row(&measurer.info, experiment, case, &outcome));
+                    row_cases.push(index);
+                }
                 self.save(&rows)?;
                 let calibrated = calibrated_after.is_none_or(|last| index >= last);
                 if self.beside && calibrated && matches!(background, Background::Waiting) {
@@ -265,8 +349,8 @@ impl<B: Backend + Sync> Session<'_, B> {
                 }
             }
         })?;
-        for (row, prediction) in rows.iter_mut().zip(&predicted.predictions) {
-            if let Some(prediction) = prediction {
+        for (row, &index) in rows.iter_mut().zip(&row_cases) {
+            if let Some(Some(prediction)) = predicted.predictions.get(index) {
                 fill_prediction(row, prediction);
             }
         }
@@ -281,9 +365,8 @@ impl<B: Backend + Sync> Session<'_, B> {
     /// The model calibrated from `rows` and the known rows of this device.
     fn model(&self, rows: &[Row]) -> DeviceModel {
         let known: Vec<Row> = rows.iter().chain(self.known_rows).cloned().collect();
-        device_model(&self.info.device, &known)
+        device_model(self.device, &known)
     }
-
     fn save(&self, rows: &[Row]) -> Result<()> {
         match &self.output {
             Some(output) => {

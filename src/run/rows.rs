@@ -15,7 +15,8 @@ pub fn row(info: &RunInfo, experiment: &Experiment, case: &Case, outcome: &Outco
         backend: info.backend.clone(),
         driver: info.driver.clone(),
         subgroup_size: info.subgroup_size.clone(),
-        bounds_checks: info.bounds_checks.clone(),
+        api: info.setting.api,
+        build: info.setting.build,
         timestamp_utc: info.timestamp_utc.clone(),
         ..case_row(experiment, case)
     };

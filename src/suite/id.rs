@@ -36,6 +36,19 @@ macro_rules! names {
             }
         }
 
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+                text.parse().map_err(serde::de::Error::custom)
+            }
+        }
+
         impl FromStr for $name {
             type Err = String;
 
@@ -83,6 +96,65 @@ names! {
         Chunks = "chunks",
         /// Transfers per batch, in rows written before `chunks` replaced it.
         Uploads = "uploads",
+    }
+}
+
+names! {
+    /// The programming interface a row was measured through.
+    #[derive(Default)]
+    Api {
+        #[default]
+        Wgpu = "wgpu",
+        Cuda = "cuda",
+    }
+}
+
+names! {
+    /// How a kernel was built for its api. For wgpu: `default` is what a plain wgpu
+    /// program gets (naga's barrier scopes, wgpu's runtime checks); `tax-free` has the
+    /// checks off and every barrier at the memory scope the WGSL spec defines (SPIR-V
+    /// passthrough); `unchecked` has the checks off and naga's barriers, where
+    /// passthrough is not offered. CUDA has one build, `default` (NVRTC's).
+    #[derive(Default)]
+    Build {
+        #[default]
+        Default = "default",
+        TaxFree = "tax-free",
+        Unchecked = "unchecked",
+    }
+}
+
+/// An api and a build: what, besides the case, a measurement depends on in the
+/// toolchain. Rows of one case differ only in it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Setting {
+    pub api: Api,
+    pub build: Build,
+}
+
+impl Setting {
+    pub const WGPU: Setting = Setting {
+        api: Api::Wgpu,
+        build: Build::Default,
+    };
+    pub const TAX_FREE: Setting = Setting {
+        api: Api::Wgpu,
+        build: Build::TaxFree,
+    };
+    pub const UNCHECKED: Setting = Setting {
+        api: Api::Wgpu,
+        build: Build::Unchecked,
+    };
+    pub const CUDA: Setting = Setting {
+        api: Api::Cuda,
+        build: Build::Default,
+    };
+}
+
+impl fmt::Display for Setting {
+    /// `wgpu/tax-free`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.api, self.build)
     }
 }
 

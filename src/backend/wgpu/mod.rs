@@ -14,26 +14,11 @@ use crate::error::{Error, Result};
 use crate::measure::{Clock, Sampler, Timing};
 use crate::results::RunInfo;
 use crate::suite::{
-    Binding, Buffer, Case, CaseData, Expected, Experiment, POISON, Sizing, TransferPath,
+    Api, Binding, Buffer, Build, Case, CaseData, Expected, Experiment, Measure, POISON, Setting,
+    Sizing, TransferPath,
 };
 use rayon::prelude::*;
 use timing::KernelClock;
-
-/// Whether wgpu injects index clamping into the shaders (it does by default).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BoundsChecks {
-    On,
-    Off,
-}
-
-impl BoundsChecks {
-    pub fn label(self) -> &'static str {
-        match self {
-            BoundsChecks::On => "on",
-            BoundsChecks::Off => "off",
-        }
-    }
-}
 
 /// The instance from the environment: `WGPU_BACKEND` picks backends.
 pub fn instance() -> wgpu::Instance {
@@ -140,6 +125,8 @@ fn wanted_features(adapter: &wgpu::Adapter) -> wgpu::Features {
         & (wgpu::Features::TIMESTAMP_QUERY
             | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
             | wgpu::Features::SUBGROUP
+            // SPIR-V given to the driver as it is: the tax-free build.
+            | wgpu::Features::PASSTHROUGH_SHADERS
             // Storage the host maps directly: one of the transfer paths.
             | wgpu::Features::MAPPABLE_PRIMARY_BUFFERS)
 }
@@ -147,19 +134,26 @@ fn wanted_features(adapter: &wgpu::Adapter) -> wgpu::Features {
 /// The wgpu backend: a device, and the build its kernels are made with.
 pub struct Wgpu<'a> {
     pub ctx: &'a GpuContext,
-    pub checks: BoundsChecks,
+    pub build: Build,
 }
 
 impl Backend for Wgpu<'_> {
     type Prepared = Kernel;
 
-    fn prepare(
-        &self,
-        experiment: &Experiment,
-        case: &Case,
-        inputs: Vec<Vec<u32>>,
-    ) -> Result<Kernel> {
-        self.ctx.build(experiment, case, self.checks, inputs)
+    fn setting(&self) -> Setting {
+        Setting {
+            api: Api::Wgpu,
+            build: self.build,
+        }
+    }
+
+    /// Transfers move bytes the same whatever the build: the default build takes them.
+    fn takes(&self, experiment: &Experiment) -> bool {
+        self.build == Build::Default || experiment.measure == Measure::Kernel
+    }
+
+    fn prepare(&self, experiment: &Experiment, case: &Case, inputs: &[Vec<u32>]) -> Result<Kernel> {
+        self.ctx.build(experiment, case, self.build, inputs)
     }
 
     fn verify(&self, kernel: &Kernel, expected: &[Expected]) -> Result<()> {
@@ -176,9 +170,9 @@ impl Backend for Wgpu<'_> {
         case: &Case,
         path: TransferPath,
         sampler: Sampler,
-        data: CaseData,
+        data: &CaseData,
     ) -> Result<Timing> {
-        transfer::measure(self.ctx, experiment, case, path, self.checks, sampler, data)
+        transfer::measure(self.ctx, experiment, case, path, self.build, sampler, data)
     }
 }
 
@@ -350,8 +344,8 @@ impl GpuContext {
     }
 
     /// The columns every row of a run on this device records, for kernels built with
-    /// `checks`.
-    pub fn run_info(&self, checks: BoundsChecks) -> RunInfo {
+    /// `build`.
+    pub fn run_info(&self, build: Build) -> RunInfo {
         let info = &self.info;
         RunInfo {
             device: info.name.clone(),
@@ -361,10 +355,21 @@ impl GpuContext {
                 .trim()
                 .to_owned(),
             subgroup_size: subgroup_label(&self.adapter),
-            bounds_checks: checks.label().to_owned(),
+            setting: Setting {
+                api: Api::Wgpu,
+                build,
+            },
             timestamp_utc: humantime::format_rfc3339_seconds(std::time::SystemTime::now())
                 .to_string(),
         }
+    }
+
+    /// Whether SPIR-V modules can be given to the driver as they are: the tax-free
+    /// build needs it.
+    pub fn has_passthrough(&self) -> bool {
+        self.device
+            .features()
+            .contains(wgpu::Features::PASSTHROUGH_SHADERS)
     }
 
     pub fn has_timestamps(&self) -> bool {
@@ -479,10 +484,10 @@ impl GpuContext {
         &self,
         experiment: &Experiment,
         case: &Case,
-        checks: BoundsChecks,
-        inputs: Vec<Vec<u32>>,
+        build: Build,
+        inputs: &[Vec<u32>],
     ) -> Result<Kernel> {
-        let pipeline = describe_pipeline(experiment, case, checks)?;
+        let pipeline = describe_pipeline(experiment, case, build)?;
         let limit = self
             .limits
             .max_storage_buffer_binding_size
@@ -503,18 +508,18 @@ impl GpuContext {
         &self,
         experiment: &Experiment,
         case: &Case,
-        checks: BoundsChecks,
+        build: Build,
     ) -> Result<wgpu::ComputePipeline> {
-        let pipeline = describe_pipeline(experiment, case, checks)?;
-        self.scoped(|| self.compile(&pipeline))
+        let pipeline = describe_pipeline(experiment, case, build)?;
+        self.scoped(|| self.compile(&pipeline))?
     }
 
-    /// Compiles a pipeline and creates its buffers: `inputs` uploaded (and dropped),
-    /// outputs poisoned.
+    /// Compiles a pipeline and creates its buffers: `inputs` uploaded, outputs
+    /// poisoned.
     fn assemble(
         &self,
         pipeline: &Pipeline,
-        inputs: Vec<Vec<u32>>,
+        inputs: &[Vec<u32>],
         workgroups: [u32; 3],
     ) -> Result<Kernel> {
         let declared: Vec<usize> = pipeline
@@ -531,8 +536,8 @@ impl GpuContext {
             )));
         }
         self.scoped(|| {
-            let compiled = self.compile(pipeline);
-            let mut inputs = inputs.into_iter();
+            let compiled = self.compile(pipeline)?;
+            let mut inputs = inputs.iter();
             let mut bound = Vec::new();
             let mut outputs = Vec::new();
             for (binding, buffer) in pipeline.buffers.iter().enumerate() {
@@ -542,8 +547,8 @@ impl GpuContext {
                         self.upload(&label, wgpu::BufferUsages::UNIFORM, words)?
                     }
                     Buffer::Input(_) => {
-                        let words = inputs.next().unwrap_or_default();
-                        self.upload(&label, wgpu::BufferUsages::STORAGE, &words)?
+                        let words = inputs.next().map_or(&[][..], Vec::as_slice);
+                        self.upload(&label, wgpu::BufferUsages::STORAGE, words)?
                     }
                     Buffer::Output(words) => {
                         let output = self.poisoned(&label, *words)?;
@@ -575,21 +580,27 @@ impl GpuContext {
         })?
     }
 
-    fn compile(&self, pipeline: &Pipeline) -> wgpu::ComputePipeline {
+    fn compile(&self, pipeline: &Pipeline) -> Result<wgpu::ComputePipeline> {
         let descriptor = wgpu::ShaderModuleDescriptor {
             label: Some(pipeline.label),
             source: wgpu::ShaderSource::Wgsl(pipeline.source.into()),
         };
-        let module = match pipeline.checks {
-            BoundsChecks::On => self.device.create_shader_module(descriptor),
-            // SAFETY: every kernel is verified against its CPU reference with bounds
-            // checks on; unchecked is an opt-in measurement setting, recorded in the CSV.
-            BoundsChecks::Off => unsafe {
+        let module = match pipeline.build {
+            Build::Default => self.device.create_shader_module(descriptor),
+            // SAFETY: every kernel is verified against its CPU reference before it is
+            // timed; the build is recorded in the CSV.
+            Build::Unchecked => unsafe {
                 self.device.create_shader_module_trusted(
                     descriptor,
                     wgpu::ShaderRuntimeChecks::unchecked(),
                 )
             },
+            Build::TaxFree => {
+                return Err(Error::Gpu(format!(
+                    "{}: the tax-free build is not offered yet",
+                    pipeline.label
+                )));
+            }
         };
         let entries: Vec<wgpu::BindGroupLayoutEntry> = pipeline
             .buffers
@@ -623,7 +634,8 @@ impl GpuContext {
                 bind_group_layouts: &[Some(&layout)],
                 immediate_size: 0,
             });
-        self.device
+        Ok(self
+            .device
             .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(pipeline.label),
                 layout: Some(&layout),
@@ -635,7 +647,7 @@ impl GpuContext {
                     zero_initialize_workgroup_memory: false,
                 },
                 cache: None,
-            })
+            }))
     }
 
     /// The timestamp queries every timed batch reuses.
@@ -795,10 +807,10 @@ impl GpuContext {
             source,
             buffers: &buffers,
             overrides: &[],
-            checks: BoundsChecks::On,
+            build: Build::Default,
         };
-        let inputs = inputs.iter().map(|i| i.to_vec()).collect();
-        let kernel = self.assemble(&pipeline, inputs, workgroups)?;
+        let inputs: Vec<Vec<u32>> = inputs.iter().map(|i| i.to_vec()).collect();
+        let kernel = self.assemble(&pipeline, &inputs, workgroups)?;
         self.scoped(|| {
             self.dispatch_once(&kernel)?;
             let mut words = Vec::with_capacity(output_words);
@@ -846,7 +858,7 @@ fn write_parallel(staging: &wgpu::Buffer, bytes: &[u8]) -> Result<()> {
 fn describe_pipeline<'a>(
     experiment: &Experiment,
     case: &'a Case,
-    checks: BoundsChecks,
+    build: Build,
 ) -> Result<Pipeline<'a>> {
     let kernel = experiment.kernel_for(case).map_err(Error::Gpu)?;
     let source = crate::suite::shaders::source(kernel).ok_or_else(|| {
@@ -859,7 +871,7 @@ fn describe_pipeline<'a>(
         source,
         buffers: &case.buffers,
         overrides: &case.overrides,
-        checks,
+        build,
     })
 }
 
@@ -869,7 +881,7 @@ struct Pipeline<'a> {
     source: &'a str,
     buffers: &'a [Buffer],
     overrides: &'a [(&'a str, f64)],
-    checks: BoundsChecks,
+    build: Build,
 }
 
 /// A case ready to dispatch: pipeline, bound buffers and grid.

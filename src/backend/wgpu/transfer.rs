@@ -34,11 +34,11 @@ use std::num::NonZeroU64;
 use std::time::Instant;
 
 use super::timing::gpu_ns;
-use super::{BoundsChecks, GpuContext, Kernel};
+use super::{GpuContext, Kernel};
 use crate::error::{Error, Result};
 use crate::measure::{Clock, FnClock, Sampler, Stats, Timer, Timing};
 use crate::suite::families::transfer::Shape;
-use crate::suite::{Case, CaseData, Expected, Experiment, Grid, Schedule, TransferPath};
+use crate::suite::{Build, Case, CaseData, Expected, Experiment, Grid, Schedule, TransferPath};
 
 /// The most dispatches of the overlap kernel per chunk.
 const MAX_KERNEL_REPEATS: u32 = 256;
@@ -49,9 +49,9 @@ pub fn measure(
     experiment: &Experiment,
     case: &Case,
     path: TransferPath,
-    checks: BoundsChecks,
+    build: Build,
     sampler: Sampler,
-    data: CaseData,
+    data: &CaseData,
 ) -> Result<Timing> {
     let shape = Shape::of(&case.params).map_err(Error::Case)?;
     let (Some(sent), Some(expected)) = (data.inputs.first(), data.expected.first()) else {
@@ -76,7 +76,7 @@ pub fn measure(
         TransferPath::Readback => transfer.readback(),
         TransferPath::DeviceCopy => transfer.device_copy(),
         TransferPath::Overlap(schedule) => {
-            let pipeline = ctx.case_pipeline(experiment, case, checks)?;
+            let pipeline = ctx.case_pipeline(experiment, case, build)?;
             overlap(&transfer, pipeline, case.workgroup_size[0], schedule)
         }
     })?

@@ -127,6 +127,7 @@ mod tests {
         vec![DeviceResults {
             path: "registry.csv".into(),
             label: "Registry GPU".to_owned(),
+            setting: crate::suite::Setting::WGPU,
             rows,
         }]
     }
