@@ -229,6 +229,119 @@ fn param_order(a: &str, b: &str) -> Ordering {
     }
 }
 
+/// One device measured in several settings: per case, each setting's GB/s and its
+/// ratio to the setting closest to the hardware — the toolchain's tax beside the
+/// memory system.
+pub struct Tax<'l, 'r> {
+    pub device: &'r str,
+    /// Indexes of this device's settings among the compared ones, in setting order.
+    pub columns: Vec<usize>,
+    /// The column the others are divided by: CUDA where it was measured, else the
+    /// last wgpu build (tax-free before unchecked before default).
+    pub reference: usize,
+    /// The cases measured on the GPU clock in at least two of the settings.
+    pub lines: Vec<&'l Line<'r>>,
+}
+
+impl Tax<'_, '_> {
+    /// The columns other than the reference, each divided by it.
+    pub fn ratio_columns(&self) -> impl Iterator<Item = usize> + '_ {
+        self.columns
+            .iter()
+            .copied()
+            .filter(|&c| c != self.reference)
+    }
+}
+
+/// The tax of every device compared in more than one setting, in file order.
+pub fn taxes<'l, 'r>(devices: &'r [DeviceResults], lines: &'l [Line<'r>]) -> Vec<Tax<'l, 'r>> {
+    let mut names: Vec<&str> = devices
+        .iter()
+        .filter_map(|d| Some(d.metadata()?.device.as_str()))
+        .collect();
+    names.dedup();
+    names
+        .into_iter()
+        .filter_map(|name| {
+            let mut columns: Vec<usize> = (0..devices.len())
+                .filter(|&i| devices[i].metadata().is_some_and(|row| row.device == name))
+                .collect();
+            columns.sort_by_key(|&i| devices[i].setting);
+            let reference = *columns
+                .iter()
+                .max_by_key(|&&i| devices[i].setting.closeness())?;
+            let lines: Vec<&Line<'_>> = lines
+                .iter()
+                .filter(|line| {
+                    columns
+                        .iter()
+                        .filter(|&&c| {
+                            line.cells[c].is_some_and(|row| row.timer == "gpu")
+                                && line.gbps(c).is_some()
+                        })
+                        .count()
+                        >= 2
+                })
+                .collect();
+            (columns.len() >= 2 && !lines.is_empty()).then_some(Tax {
+                device: name,
+                columns,
+                reference,
+                lines,
+            })
+        })
+        .collect()
+}
+
+/// A case's GB/s in `column` over its GB/s in the reference.
+pub fn tax_ratio(tax: &Tax<'_, '_>, line: &Line<'_>, column: usize) -> Option<f64> {
+    let reference = line.gbps(tax.reference).filter(|&g| g > 0.0)?;
+    Some(line.gbps(column)? / reference)
+}
+
+/// The tax tables of `devices`, as a terminal reads them.
+fn tax_tables(devices: &[DeviceResults], lines: &[Line<'_>], style: TableStyle) -> String {
+    let mut out = String::new();
+    for tax in taxes(devices, lines) {
+        let setting = |c: usize| devices[c].setting.to_string();
+        out.push_str(&format!(
+            "\nthe toolchain's tax on {} (GB/s per api/build; ratios to {}):\n",
+            tax.device,
+            setting(tax.reference)
+        ));
+        let mut header = vec![
+            "family".to_owned(),
+            "variant".to_owned(),
+            "param".to_owned(),
+        ];
+        header.extend(tax.columns.iter().map(|&c| setting(c)));
+        header.extend(
+            tax.ratio_columns()
+                .map(|c| format!("{} ÷ {}", setting(c), setting(tax.reference))),
+        );
+        let body = tax
+            .lines
+            .iter()
+            .map(|line| {
+                let mut cells = vec![
+                    line.family.to_owned(),
+                    line.variant.to_owned(),
+                    line.param.to_owned(),
+                ];
+                cells.extend(tax.columns.iter().map(|&c| line.gbps_text(c)));
+                cells.extend(
+                    tax.ratio_columns()
+                        .map(|c| number(tax_ratio(&tax, line, c), 2)),
+                );
+                cells
+            })
+            .collect();
+        out.push_str(&aligned_table(style, (0, 2), header, body).trim_fmt());
+        out.push('\n');
+    }
+    out
+}
+
 /// How `membench compare` prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -335,6 +448,7 @@ fn table(devices: &[DeviceResults], lines: &[Line<'_>]) -> String {
     let table = aligned_table(TableStyle::new(), (0, 2), header, body);
     out.push_str(&table.trim_fmt());
     out.push('\n');
+    out.push_str(&tax_tables(devices, lines, TableStyle::new()));
     out
 }
 
@@ -464,6 +578,69 @@ mod tests {
                 "size=8192x8192"
             ]
         );
+    }
+
+    #[test]
+    fn the_tax_is_read_against_the_setting_closest_to_the_hardware() {
+        let row = |variant: &str, setting: Setting, timer: &str, gbps: f64| Row {
+            family: "reduce".into(),
+            variant: variant.into(),
+            param: "n=1024".into(),
+            status: crate::results::Status::Ok,
+            timer: timer.into(),
+            gbps_median: Some(gbps),
+            device: "GPU".into(),
+            api: setting.api,
+            build: setting.build,
+            ..Row::default()
+        };
+        let device = |setting: Setting, rows: Vec<Row>| DeviceResults {
+            path: "gpu.csv".into(),
+            label: format!("GPU {setting}"),
+            setting,
+            rows,
+        };
+        let devices = [
+            device(
+                Setting::WGPU,
+                vec![
+                    row("smem", Setting::WGPU, "gpu", 100.0),
+                    row("upload", Setting::WGPU, "host", 5.0),
+                ],
+            ),
+            device(
+                Setting::CUDA,
+                vec![row("smem", Setting::CUDA, "gpu", 400.0)],
+            ),
+            device(
+                Setting::TAX_FREE,
+                vec![
+                    row("smem", Setting::TAX_FREE, "gpu", 360.0),
+                    row("upload", Setting::TAX_FREE, "host", 5.0),
+                ],
+            ),
+        ];
+        let lines = join(&devices);
+        let taxes = taxes(&devices, &lines);
+        assert_eq!(taxes.len(), 1);
+        let tax = &taxes[0];
+        // Setting order, CUDA the reference; host-clock cases are not the tax.
+        assert_eq!(tax.columns, [0, 2, 1]);
+        assert_eq!(tax.reference, 1);
+        assert_eq!(tax.lines.len(), 1);
+        let ratios: Vec<Option<f64>> = tax
+            .ratio_columns()
+            .map(|c| tax_ratio(tax, tax.lines[0], c))
+            .collect();
+        assert_eq!(ratios, [Some(0.25), Some(0.9)]);
+        let text = render(&devices, Format::Table).unwrap();
+        assert!(
+            text.contains(
+                "the toolchain's tax on GPU (GB/s per api/build; ratios to cuda/default)"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("wgpu/tax-free ÷ cuda/default"), "{text}");
     }
 
     #[test]

@@ -45,6 +45,7 @@ td.absent { color: #888; text-align: right; }
 .verdict.na { background: #f3f3f3; color: #666; }
 .detail { font-size: 0.85em; color: #444; margin-top: 0.2em; overflow-wrap: anywhere; }
 .model { font-size: 0.85em; margin-top: 0.3em; color: #333; }
+.split { font-size: 0.85em; color: #8a4b00; white-space: nowrap; }
 figure { margin: 1.2em 0; }
 figure svg { max-width: 100%; height: auto; border: 1px solid #e4e4e4; }
 figcaption { font-size: 0.9em; color: #444; }
@@ -168,6 +169,7 @@ impl Page<'_> {
                     (contents(self.families)) "\n"
                     (device_table(self.devices))
                     (claims_table(self.devices, self.families))
+                    (tax_section(self.devices, self.lines))
                     @for family in self.families {
                         (self.family_section(family))
                     }
@@ -231,11 +233,74 @@ fn introduction(devices: &[DeviceResults]) -> Markup {
              must read plus bytes it must write, over the median time) of " (devices.len())
             " device" @if devices.len() != 1 { "s" } ", beside the simulator's prediction. \
              Ratios are to the first device. Written by " code { "membench report" } " from "
-            @for (index, device) in devices.iter().enumerate() {
+            @for (index, path) in files(devices).iter().enumerate() {
                 @if index > 0 { ", " }
-                code { (device.path.display()) }
+                code { (path.display()) }
             }
             "."
+        }
+    }
+}
+
+/// The files `devices` were read from, each once.
+fn files(devices: &[DeviceResults]) -> Vec<&Path> {
+    let mut paths: Vec<&Path> = devices.iter().map(|d| d.path.as_path()).collect();
+    paths.dedup();
+    paths
+}
+
+/// Per device measured in several settings, every GPU-clock case in each, with the
+/// ratios to the setting closest to the hardware.
+fn tax_section(devices: &[DeviceResults], lines: &[Line<'_>]) -> Markup {
+    let taxes = compare::taxes(devices, lines);
+    html! {
+        @if !taxes.is_empty() {
+            h2 id="tax" { "The toolchain's tax" } "\n"
+            p {
+                "The same kernels in each api and build a device was measured with: "
+                b { "default" } " is what a plain wgpu program gets (naga's barrier scopes, \
+                 wgpu's runtime checks), " b { "tax-free" } " has the checks off and every \
+                 barrier at the memory scope the WGSL spec defines, " b { "cuda" } " is the \
+                 kernel's CUDA C twin. A ratio below 1 is what the toolchain costs; the claims \
+                 above are decided per column, and flagged where the columns disagree."
+            }
+            "\n"
+            @for tax in &taxes {
+                @let setting = |c: usize| devices[c].setting.to_string();
+                h3 { (tax.device) } "\n"
+                details {
+                    summary {
+                        (tax.lines.len()) " cases, GB/s per api/build and the ratio to "
+                        (setting(tax.reference))
+                    }
+                    "\n"
+                    table {
+                        "\n"
+                        tr {
+                            th { "family" } th { "variant" } th { "param" }
+                            @for &column in &tax.columns { th { (setting(column)) br; "GB/s" } }
+                            @for column in tax.ratio_columns() {
+                                th { (setting(column)) br; "÷ " (setting(tax.reference)) }
+                            }
+                        }
+                        "\n"
+                        @for line in &tax.lines {
+                            tr {
+                                td { (line.family) } td { (line.variant) } td { code { (line.param) } }
+                                @for &column in &tax.columns {
+                                    td class="num" { (number(line.gbps(column), 1)) }
+                                }
+                                @for column in tax.ratio_columns() {
+                                    td class="num" { (number(compare::tax_ratio(tax, line, column), 2)) }
+                                }
+                            }
+                            "\n"
+                        }
+                    }
+                    "\n"
+                }
+                "\n"
+            }
         }
     }
 }
@@ -244,6 +309,7 @@ fn contents(families: &[&str]) -> Markup {
     html! {
         nav {
             "Contents: " a href="#devices" { "devices" } " · " a href="#claims" { "claims" }
+            " · " a href="#tax" { "toolchain tax" }
             @for family in families {
                 " · " a href={ "#family-" (family) } { (family) }
             }
@@ -374,27 +440,61 @@ fn claim_words(claim: &Claim) -> Markup {
     }
 }
 
-/// One claim's row: its words, then each device's verdict and the model's.
+/// One claim's row: its words, then each device's verdict and the model's; flagged
+/// where one device's settings disagree (the toolchain, not the hardware, decides).
 fn claim_row(claim: &Claim, devices: &[DeviceResults]) -> Markup {
+    let verdicts: Vec<Verdict> = devices
+        .iter()
+        .map(|device| claim.decide(&Cases::new(&device.rows, Source::Measured)))
+        .collect();
+    let split = split_by_setting(devices, &verdicts);
     html! {
         tr id={ "claim-" (claim.id) } {
             (claim_words(claim))
-            @for device in devices {
-                (verdict_cell(claim, device))
+            @for (device, verdict) in devices.iter().zip(&verdicts) {
+                (verdict_cell(claim, device, verdict, split.contains(&device_name(device))))
             }
         }
     }
 }
 
-/// A device's verdict on a claim and, for a bandwidth rule, the model's.
-fn verdict_cell(claim: &Claim, device: &DeviceResults) -> Markup {
-    let measured = claim.decide(&Cases::new(&device.rows, Source::Measured));
-    let (mark, class) = verdict_mark(&measured);
+fn device_name(device: &DeviceResults) -> &str {
+    device.metadata().map_or("", |row| row.device.as_str())
+}
+
+/// The devices on which one setting reproduces a claim and another does not.
+fn split_by_setting<'a>(devices: &'a [DeviceResults], verdicts: &[Verdict]) -> Vec<&'a str> {
+    let decided = |name: &str, reproduced: bool| {
+        devices.iter().zip(verdicts).any(|(device, verdict)| {
+            device_name(device) == name
+                && match verdict {
+                    Verdict::Reproduced(_) => reproduced,
+                    Verdict::NotReproduced(_) => !reproduced,
+                    Verdict::NotMeasured(_) => false,
+                }
+        })
+    };
+    let mut split: Vec<&str> = devices
+        .iter()
+        .map(device_name)
+        .filter(|name| decided(name, true) && decided(name, false))
+        .collect();
+    split.dedup();
+    split
+}
+
+/// A device's verdict on a claim and, for a bandwidth rule, the model's; `split`
+/// where another setting of the device decides the other way.
+fn verdict_cell(claim: &Claim, device: &DeviceResults, measured: &Verdict, split: bool) -> Markup {
+    let (mark, class) = verdict_mark(measured);
     let predicted = (claim.kind == Kind::Bandwidth)
         .then(|| claim.decide(&Cases::new(&device.rows, Source::Predicted)));
     html! {
         td class={ "verdict " (class) } {
             span class="mark" { (mark) " " (measured.label()) }
+            @if split {
+                " " span class="split" title="another api/build of this device decides the other way: the toolchain, not the memory system, decides this claim here" { "⚑ depends on the build" }
+            }
             div class="detail" { (measured.detail()) }
             @if let Some(predicted) = predicted {
                 div class="model" title=(predicted.detail()) {
@@ -471,6 +571,33 @@ fn svg_body(svg: &str) -> &str {
 mod tests {
     use super::*;
     use crate::results::{Row, SCHEMA_VERSION};
+    use crate::suite::Setting;
+
+    #[test]
+    fn a_claim_is_flagged_where_the_settings_of_one_device_disagree() {
+        let device = |name: &str, setting: Setting| DeviceResults {
+            path: "gpu.csv".into(),
+            label: name.into(),
+            setting,
+            rows: vec![Row {
+                device: name.into(),
+                ..Row::default()
+            }],
+        };
+        let devices = [
+            device("A", Setting::WGPU),
+            device("A", Setting::TAX_FREE),
+            device("B", Setting::WGPU),
+            device("B", Setting::TAX_FREE),
+        ];
+        let verdicts = [
+            Verdict::NotReproduced(String::new()),
+            Verdict::Reproduced(String::new()),
+            Verdict::Reproduced(String::new()),
+            Verdict::NotMeasured(String::new()),
+        ];
+        assert_eq!(split_by_setting(&devices, &verdicts), ["A"]);
+    }
 
     #[test]
     fn the_page_escapes_what_it_reads_and_says_who_wrote_it() {

@@ -252,21 +252,23 @@ pub fn parse_with_lines(path: &Path, bytes: &[u8]) -> Result<Vec<(u64, Row)>> {
         .map_err(|e| error(csv_message(&e, None)))?
         .clone();
     let legacy = header.iter().any(|name| name == "bounds_checks");
-    let columns = if legacy {
-        legacy_columns()?
+    let (columns, expected_version) = if legacy {
+        (legacy_columns()?, LEGACY_SCHEMA_VERSION)
     } else {
-        columns()?
+        (columns()?, SCHEMA_VERSION)
     };
-    if let Some(problem) = header_problem(&header, &columns) {
+    if let Some(problem) = header_problem(&header, &columns, expected_version) {
         // A file of another schema version fails here first: say so, not only which
         // column differs.
-        return Err(error(match other_schema_version(&mut reader, &header) {
-            Some((line, version)) => format!(
-                "line {line}: schema version {version} where this membench reads \
-                 {SCHEMA_VERSION} (line 1: {problem})"
-            ),
-            None => format!("line 1: {problem}"),
-        }));
+        return Err(error(
+            match other_schema_version(&mut reader, &header, expected_version) {
+                Some((line, version)) => format!(
+                    "line {line}: schema version {version} where this membench reads \
+                     {SCHEMA_VERSION} (line 1: {problem})"
+                ),
+                None => format!("line 1: {problem}"),
+            },
+        ));
     }
 
     let mut rows = Vec::new();
@@ -305,27 +307,23 @@ pub fn parse_with_lines(path: &Path, bytes: &[u8]) -> Result<Vec<(u64, Row)>> {
             })
         })?;
         let mut row = row;
-        let version = if legacy {
-            LEGACY_SCHEMA_VERSION
-        } else {
-            SCHEMA_VERSION
-        };
-        if row.schema_version != version {
+        if row.schema_version != expected_version {
             return Err(error(format!(
-                "{}: schema version {} where this membench reads {version} with this \
-                 header",
+                "{}: schema version {} where this membench reads {expected_version} with \
+                 this header",
                 at("schema_version"),
                 row.schema_version
             )));
         }
-        if let Some(checks) = row.bounds_checks.take() {
-            row.build = match checks.as_str() {
-                "on" => Build::Default,
-                "off" => Build::Unchecked,
+        if legacy {
+            row.build = match row.bounds_checks.take().as_deref() {
+                Some("on") => Build::Default,
+                Some("off") => Build::Unchecked,
                 other => {
                     return Err(error(format!(
-                        "{}: `{other}` is neither on nor off",
-                        at("bounds_checks")
+                        "{}: `{}` is neither on nor off",
+                        at("bounds_checks"),
+                        other.unwrap_or_default()
                     )));
                 }
             };
@@ -401,7 +399,7 @@ fn legacy_columns() -> Result<Vec<String>> {
 }
 
 /// What is wrong with a header line, if anything: a column missing, unknown or twice.
-fn header_problem(header: &csv::StringRecord, columns: &[String]) -> Option<String> {
+fn header_problem(header: &csv::StringRecord, columns: &[String], version: u32) -> Option<String> {
     if header.iter().all(str::is_empty) {
         return Some(format!(
             "no header; a results CSV starts with the {} column names `{},…`",
@@ -420,7 +418,7 @@ fn header_problem(header: &csv::StringRecord, columns: &[String]) -> Option<Stri
         }
         if !columns.iter().any(|column| column == name) {
             return Some(format!(
-                "column {} (`{name}`) is not a column of schema version {SCHEMA_VERSION}",
+                "column {} (`{name}`) is not a column of schema version {version}",
                 index + 1
             ));
         }
@@ -434,17 +432,18 @@ fn header_problem(header: &csv::StringRecord, columns: &[String]) -> Option<Stri
 }
 
 /// The line and value of the first row's `schema_version`, where it is a version other
-/// than this one.
+/// than `expected` (the version of the header's kind).
 fn other_schema_version(
     reader: &mut csv::Reader<&[u8]>,
     header: &csv::StringRecord,
+    expected: u32,
 ) -> Option<(u64, u32)> {
     let index = header.iter().position(|name| name == "schema_version")?;
     let mut record = csv::StringRecord::new();
     reader.read_record(&mut record).ok()?;
     let version: u32 = record.get(index)?.trim().parse().ok()?;
     let line = record.position()?.line();
-    (version != SCHEMA_VERSION).then_some((line, version))
+    (version != expected).then_some((line, version))
 }
 
 /// A csv reading error as `line L[, column C (`name`)]: what`, without csv's own
@@ -674,6 +673,77 @@ mod tests {
         assert_eq!(merged.len(), 2);
         assert_eq!(merged[0].variant, "stride");
         assert_eq!(merged[1].gbps_median, Some(3.0));
+    }
+
+    #[test]
+    fn merge_keeps_the_other_settings_of_a_case() {
+        let default = row("offset", "offset=0", 1.0);
+        let tax_free = Row {
+            build: Build::TaxFree,
+            ..row("offset", "offset=0", 2.0)
+        };
+        let merged = merge(vec![default.clone()], std::slice::from_ref(&tax_free));
+        assert_eq!(merged, [default, tax_free]);
+    }
+
+    #[test]
+    fn schema_1_files_read_as_wgpu_builds_and_are_written_as_schema_2() {
+        let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("results");
+        for (file, build) in [
+            ("nvidia-h200-vulkan-unchecked.csv", Build::Unchecked),
+            ("nvidia-h100-80gb-hbm3-vulkan.csv", Build::Default),
+        ] {
+            let rows = read(&committed.join(file)).unwrap();
+            assert!(!rows.is_empty(), "{file}");
+            for row in &rows {
+                assert_eq!(
+                    row.setting(),
+                    Setting {
+                        api: Api::Wgpu,
+                        build
+                    },
+                    "{file}"
+                );
+                assert_eq!(row.schema_version, SCHEMA_VERSION, "{file}");
+            }
+        }
+        let mut writer = csv::Writer::from_writer(Vec::new());
+        writer.serialize(row("offset", "offset=0", 1.0)).unwrap();
+        let text = String::from_utf8(writer.into_inner().unwrap()).unwrap();
+        let header = text.lines().next().unwrap();
+        assert!(
+            header.contains(",api,build,") && !header.contains("bounds_checks"),
+            "{header}"
+        );
+    }
+
+    #[test]
+    fn a_schema_1_row_of_schema_2_or_a_bad_checks_value_is_refused() {
+        let dir = std::env::temp_dir().join(format!("membench-legacy-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let legacy = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("results/nvidia-h200-vulkan-unchecked.csv"),
+        )
+        .unwrap();
+        let path = dir.join("legacy.csv");
+        for (from, to, expected) in [
+            (
+                ",off,0.1.0,1,",
+                ",maybe,0.1.0,1,",
+                "`maybe` is neither on nor off",
+            ),
+            (
+                ",off,0.1.0,1,",
+                ",off,0.1.0,2,",
+                "schema version 2 where this membench reads 1",
+            ),
+        ] {
+            assert!(legacy.contains(from), "{from}");
+            std::fs::write(&path, legacy.replacen(from, to, 1)).unwrap();
+            let message = read(&path).unwrap_err().to_string();
+            assert!(message.contains(expected), "{message}");
+        }
+        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]

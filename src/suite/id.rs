@@ -149,6 +149,18 @@ impl Setting {
         api: Api::Cuda,
         build: Build::Default,
     };
+
+    /// How close the setting's kernels are to what the hardware can do: CUDA, then
+    /// wgpu's tax-free, unchecked and default builds. Claims are decided on the
+    /// closest, the toolchain's tax is read against it.
+    pub fn closeness(self) -> u8 {
+        match (self.api, self.build) {
+            (Api::Cuda, _) => 3,
+            (Api::Wgpu, Build::TaxFree) => 2,
+            (Api::Wgpu, Build::Unchecked) => 1,
+            (Api::Wgpu, Build::Default) => 0,
+        }
+    }
 }
 
 impl fmt::Display for Setting {
