@@ -3,6 +3,7 @@
 //!
 //! All wgpu calls of the suite live here, in [`timing`] and in [`transfer`].
 
+pub mod spirv;
 pub mod timing;
 pub mod transfer;
 
