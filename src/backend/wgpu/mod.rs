@@ -3,6 +3,7 @@
 //!
 //! All wgpu calls of the suite live here, in [`timing`] and in [`transfer`].
 
+pub mod spirv;
 pub mod timing;
 pub mod transfer;
 
@@ -585,21 +586,52 @@ impl GpuContext {
             label: Some(pipeline.label),
             source: wgpu::ShaderSource::Wgsl(pipeline.source.into()),
         };
-        let module = match pipeline.build {
-            Build::Default => self.device.create_shader_module(descriptor),
+        // The tax-free module has its overrides resolved already; the others take
+        // them at pipeline creation.
+        let (module, constants) = match pipeline.build {
+            Build::Default => (
+                self.device.create_shader_module(descriptor),
+                pipeline.overrides,
+            ),
             // SAFETY: every kernel is verified against its CPU reference before it is
             // timed; the build is recorded in the CSV.
-            Build::Unchecked => unsafe {
-                self.device.create_shader_module_trusted(
-                    descriptor,
-                    wgpu::ShaderRuntimeChecks::unchecked(),
-                )
-            },
+            Build::Unchecked => (
+                unsafe {
+                    self.device.create_shader_module_trusted(
+                        descriptor,
+                        wgpu::ShaderRuntimeChecks::unchecked(),
+                    )
+                },
+                pipeline.overrides,
+            ),
             Build::TaxFree => {
-                return Err(Error::Gpu(format!(
-                    "{}: the tax-free build is not offered yet",
-                    pipeline.label
-                )));
+                if !self.has_passthrough() {
+                    return Err(Error::Gpu(format!(
+                        "{}: the tax-free build needs Features::PASSTHROUGH_SHADERS, which the adapter does not offer",
+                        pipeline.label
+                    )));
+                }
+                let spirv = spirv::tax_free(pipeline.label, pipeline.source, pipeline.overrides)?;
+                let [x, y, z] = spirv.workgroup_size;
+                let entry_points = [wgpu::PassthroughShaderEntryPoint {
+                    name: spirv::ENTRY_POINT.into(),
+                    workgroup_size: (x, y, z),
+                }];
+                // SAFETY: naga parsed and validated the kernel before writing these
+                // words, and the barrier rewrite only narrows memory scopes to what
+                // the WGSL spec defines; every kernel is verified against its CPU
+                // reference before it is timed, and the build is recorded in the CSV.
+                let module = unsafe {
+                    self.device.create_shader_module_passthrough(
+                        wgpu::ShaderModuleDescriptorPassthrough {
+                            label: Some(pipeline.label),
+                            entry_points: entry_points[..].into(),
+                            spirv: Some(spirv.words.into()),
+                            ..Default::default()
+                        },
+                    )
+                };
+                (module, &[][..])
             }
         };
         let entries: Vec<wgpu::BindGroupLayoutEntry> = pipeline
@@ -640,9 +672,9 @@ impl GpuContext {
                 label: Some(pipeline.label),
                 layout: Some(&layout),
                 module: &module,
-                entry_point: Some("main"),
+                entry_point: Some(spirv::ENTRY_POINT),
                 compilation_options: wgpu::PipelineCompilationOptions {
-                    constants: pipeline.overrides,
+                    constants,
                     // Timed kernels must not pay an injected zeroing loop.
                     zero_initialize_workgroup_memory: false,
                 },
