@@ -63,8 +63,9 @@ enum Emit {
 
 #[derive(clap::Args)]
 struct CompareArgs {
-    /// Results CSVs, one per device; ratios are to the first.
-    #[arg(required = true, num_args = 2..)]
+    /// Results CSVs, one per device; ratios are to the first device (and setting).
+    /// One file is enough where it holds several apis or builds.
+    #[arg(required = true, num_args = 1..)]
     csv: Vec<PathBuf>,
     #[arg(long, value_enum, default_value = "table")]
     format: compare::Format,
@@ -184,6 +185,13 @@ fn run_cli(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Simulate(args) => simulate(args),
         Command::Compare(args) => {
             let devices = compare::load(&args.csv)?;
+            if devices.len() < 2 {
+                anyhow::bail!(
+                    "{} holds one device in one api/build: compare needs two (another file, \
+                     or a run with more than one --build)",
+                    args.csv[0].display()
+                );
+            }
             print!("{}", compare::render(&devices, args.format)?);
             Ok(ExitCode::SUCCESS)
         }
