@@ -75,7 +75,7 @@ pub fn shaders(root: &Path, out: &Path) -> Result<(), String> {
     let mut key_table = String::from(
         "/// The keys each kernel's `shaders/permutations` line sets: (KEY, VALUE), no VALUE\n\
          /// for a FLAG.\n\
-         pub static KEYS: &[(&str, &[(&str, Option<&str>)])] = &[\n",
+         pub static KEYS: &[(&str, KernelKeys)] = &[\n",
     );
     // Per source: every key its kernels set, the keys its `#if`s may test.
     let mut known: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();

@@ -220,3 +220,40 @@ pub const fn concatenate<T: Copy, const N: usize>(parts: &[&[T]]) -> [T; N] {
     }
     all
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every kernel of the eight kernel families has a CUDA twin whose source exists
+    /// and declares its entry; an experiment without one says why.
+    #[test]
+    fn every_experiment_has_a_twin_or_says_why() {
+        let mut twins = 0;
+        for experiment in REGISTRY {
+            match experiment.twin {
+                Twin::Cuda(twin) => {
+                    let source = shaders::cuda_source(twin.source).unwrap_or_default();
+                    assert!(
+                        source.contains("extern \"C\" __global__")
+                            && source.contains(&format!("{}(", twin.source)),
+                        "{}: shaders/cuda/{}.cu has no entry {}",
+                        experiment.name(),
+                        twin.source,
+                        twin.source
+                    );
+                    twins += 1;
+                }
+                Twin::None(why) => {
+                    assert!(!why.trim().is_empty(), "{}", experiment.name());
+                    assert_eq!(experiment.family, Family::Transfer, "{}", experiment.name());
+                }
+            }
+        }
+        let kernels = REGISTRY
+            .iter()
+            .filter(|e| e.family != Family::Transfer)
+            .count();
+        assert_eq!(twins, kernels);
+    }
+}

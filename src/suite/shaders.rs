@@ -3,6 +3,9 @@
 //! the kernel from, with its `#import`s, `#if`s and `${KEY}`s resolved. The CUDA C
 //! twins (`shaders/cuda/*.cu`) are embedded as they are: [`cuda_source`].
 
+/// A kernel's `shaders/permutations` keys: (KEY, VALUE), no VALUE for a FLAG.
+pub type KernelKeys = &'static [(&'static str, Option<&'static str>)];
+
 include!(concat!(env!("OUT_DIR"), "/shaders.rs"));
 include!(concat!(env!("OUT_DIR"), "/cuda.rs"));
 
@@ -26,7 +29,7 @@ pub fn origin(kernel: &str) -> Option<&'static str> {
 /// The keys a kernel's `shaders/permutations` line sets, (KEY, VALUE) with no VALUE
 /// for a FLAG; none for a plain file. Its CUDA twin is compiled with them as defines,
 /// so that one twin source makes the same variants.
-pub fn keys(kernel: &str) -> &'static [(&'static str, Option<&'static str>)] {
+pub fn keys(kernel: &str) -> KernelKeys {
     KEYS.iter()
         .find(|(name, _)| *name == kernel)
         .map_or(&[], |(_, keys)| *keys)

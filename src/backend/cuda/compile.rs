@@ -133,6 +133,37 @@ impl Program {
     }
 }
 
+/// `membench list --emit ptx`: the PTX of each distinct twin program of `cases` for
+/// `arch`, under a `// twin: ` line naming its source, first case and options.
+pub fn ptx_listing(cases: &[(&Experiment, Case)], arch: (i32, i32)) -> Result<String> {
+    let mut seen = Vec::new();
+    let mut listing = String::new();
+    for (experiment, case) in cases {
+        if matches!(experiment.twin, Twin::None(_)) {
+            continue;
+        }
+        let program = Program::of(experiment, case)?;
+        let key = program.cache_key(arch);
+        if seen.contains(&key) {
+            continue;
+        }
+        let ptx = program.compile(arch)?;
+        listing.push_str(&format!(
+            "// twin: shaders/cuda/{}.cu for {}: {}\n{ptx}\n",
+            program.twin.source,
+            case.id(experiment),
+            program.options(arch).join(" ")
+        ));
+        seen.push(key);
+    }
+    if seen.is_empty() {
+        return Err(Error::Cuda(
+            "the matching cases have no CUDA twin: host transfers only".to_owned(),
+        ));
+    }
+    Ok(listing)
+}
+
 /// A C literal of an override constant's value: whole numbers as integers, an f32 as
 /// its shortest `f` literal (C1..C4), anything else as a double.
 pub fn define_value(value: f64) -> Option<String> {
@@ -160,9 +191,10 @@ fn describe_compile_error(source: &str, error: &cudarc::nvrtc::CompileError) -> 
 }
 
 /// Holds compiled PTX to the twins' conventions: the entry `entry` takes one pointer per
-/// storage buffer of `buffers`, and `params` in constant memory has the uniform's size
-/// (or there is no uniform and no `params`).
-pub fn check_ptx(ptx: &str, entry: &str, buffers: &[Buffer]) -> Result<()> {
+/// storage buffer of `buffers`, `params` in constant memory has the uniform's size (or
+/// there is no uniform and no `params`), and the module declares dynamic shared memory
+/// exactly where the twin is launched with it.
+pub fn check_ptx(ptx: &str, entry: &str, buffers: &[Buffer], dynamic_shared: bool) -> Result<()> {
     let error = |what: String| Error::Cuda(format!("shaders/cuda/{entry}.cu: {what}"));
     let header = format!(".entry {entry}(");
     let start = ptx
@@ -191,6 +223,17 @@ pub fn check_ptx(ptx: &str, entry: &str, buffers: &[Buffer]) -> Result<()> {
         return Err(error(format!(
             "__constant__ params of {params_bytes:?} bytes where the uniform has \
              {uniform_bytes:?}"
+        )));
+    }
+    if ptx.contains(".extern .shared") != dynamic_shared {
+        return Err(error(format!(
+            "extern __shared__ {} where the experiment's twin is declared {}",
+            if dynamic_shared { "missing" } else { "present" },
+            if dynamic_shared {
+                "with dynamic shared memory"
+            } else {
+                "without"
+            }
         )));
     }
     Ok(())
@@ -317,9 +360,9 @@ mod tests {
         let failures: Vec<String> = programs
             .par_iter()
             .filter_map(|(key, program, buffers)| {
-                let checked = program
-                    .compile(DEFAULT_ARCH)
-                    .and_then(|ptx| check_ptx(&ptx, program.entry(), buffers));
+                let checked = program.compile(DEFAULT_ARCH).and_then(|ptx| {
+                    check_ptx(&ptx, program.entry(), buffers, program.twin.dynamic_shared)
+                });
                 checked.err().map(|e| format!("{key}: {e}"))
             })
             .collect();
@@ -339,9 +382,10 @@ mod tests {
             Buffer::Input(4),
             Buffer::Output(4),
         ];
-        assert!(check_ptx(ptx, "copy_offset", &buffers).is_ok());
+        assert!(check_ptx(ptx, "copy_offset", &buffers, false).is_ok());
+        assert!(check_ptx(ptx, "copy_offset", &buffers, true).is_err());
         let error = |buffers: &[Buffer]| {
-            check_ptx(ptx, "copy_offset", buffers)
+            check_ptx(ptx, "copy_offset", buffers, false)
                 .err()
                 .map(|e| e.to_string())
                 .unwrap_or_default()
@@ -358,6 +402,6 @@ mod tests {
             error(&[Buffer::Uniform(vec![0; 2]), Buffer::Output(4)])
                 .contains("2 parameters (2 pointers) where the case binds 1")
         );
-        assert!(check_ptx(ptx, "copy_stride", &buffers).is_err());
+        assert!(check_ptx(ptx, "copy_stride", &buffers, false).is_err());
     }
 }

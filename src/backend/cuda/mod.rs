@@ -177,6 +177,19 @@ fn driver_label() -> String {
     }
 }
 
+/// What `membench devices` prints about CUDA: each device, or why there are none.
+pub fn devices_report() -> String {
+    match devices() {
+        Ok(devices) if devices.is_empty() => "cuda: the driver sees no device".to_owned(),
+        Ok(devices) => devices
+            .iter()
+            .map(CudaDevice::report)
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Err(error) => format!("cuda: {error}"),
+    }
+}
+
 /// Every CUDA device, or why there are none to use.
 pub fn devices() -> Result<Vec<CudaDevice>> {
     if let Some(why) = unavailable() {
@@ -224,7 +237,15 @@ impl Cuda {
     /// The backend on the CUDA device that is wgpu's adapter `name` at `pci_bus_id`
     /// (`AdapterInfo::device_pci_bus_id`, empty if unknown), so that both measure the
     /// same GPU.
+    /// Every error is [`Error::CudaUnavailable`]: a run goes on without CUDA.
     pub fn for_adapter(name: &str, pci_bus_id: &str, timeout: Duration) -> Result<Cuda> {
+        Cuda::matching(name, pci_bus_id, timeout).map_err(|error| match error {
+            Error::CudaUnavailable(_) => error,
+            other => Error::CudaUnavailable(other.to_string()),
+        })
+    }
+
+    fn matching(name: &str, pci_bus_id: &str, timeout: Duration) -> Result<Cuda> {
         let devices = devices()?;
         match devices.iter().find(|d| d.is_adapter(name, pci_bus_id)) {
             Some(device) => Cuda::on(device.clone(), timeout),
@@ -309,7 +330,12 @@ impl Cuda {
         experiment.kernel_for(case).map_err(Error::Cuda)?;
         let program = Program::of(experiment, case)?;
         let (module, ptx) = self.module(&program)?;
-        check_ptx(&ptx, program.entry(), &case.buffers)?;
+        check_ptx(
+            &ptx,
+            program.entry(),
+            &case.buffers,
+            program.twin.dynamic_shared,
+        )?;
         let function = module
             .load_function(program.entry())
             .map_err(driver_error("finding the twin's entry"))?;
