@@ -72,12 +72,20 @@ fn driver_version() -> Option<String> {
     Some(format!("CUDA {}.{}", version / 1000, version % 1000 / 10))
 }
 
-/// The NVIDIA kernel module's release (`580.95.05`), where Linux reports it.
+/// The NVIDIA kernel module's release (`580.159.04`), where Linux reports it.
 fn kernel_module_release() -> Option<String> {
     let text = std::fs::read_to_string("/proc/driver/nvidia/version").ok()?;
-    let line = text.lines().next()?;
+    release_of(text.lines().next()?)
+}
+
+/// The release in `/proc/driver/nvidia/version`'s first line: the first version
+/// number after "Kernel Module" (`... Open Kernel Module for x86_64  580.159.04  ...`).
+fn release_of(line: &str) -> Option<String> {
     let after = &line[line.find("Kernel Module")? + "Kernel Module".len()..];
-    after.split_whitespace().next().map(str::to_owned)
+    after
+        .split_whitespace()
+        .find(|word| word.contains('.') && word.chars().all(|c| c.is_ascii_digit() || c == '.'))
+        .map(str::to_owned)
 }
 
 /// A driver error as this crate's, saying what was being done.
@@ -589,6 +597,16 @@ mod tests {
         assert!(matches!(matching, Err(Error::CudaUnavailable(_))));
         assert!(matches!(devices(), Err(Error::CudaUnavailable(_))));
         assert!(unavailable().is_some_and(|why| why.contains("libcuda")));
+    }
+
+    #[test]
+    fn the_release_is_read_from_either_kernel_module() {
+        let open = "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  \
+                    Release Build  (nixbld@)";
+        assert_eq!(release_of(open).as_deref(), Some("580.159.04"));
+        let proprietary = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar";
+        assert_eq!(release_of(proprietary).as_deref(), Some("550.54.15"));
+        assert_eq!(release_of("no module here"), None);
     }
 
     #[test]
