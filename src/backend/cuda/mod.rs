@@ -548,8 +548,8 @@ impl Backend for Cuda {
         experiment.measure == Measure::Kernel
     }
 
-    fn skip(&self, _experiment: &Experiment, _case: &Case) -> Option<String> {
-        match _experiment.twin {
+    fn skip(&self, experiment: &Experiment, _case: &Case) -> Option<String> {
+        match experiment.twin {
             Twin::Cuda(_) => None,
             Twin::None(why) => Some(format!("no CUDA twin: {why}")),
         }
