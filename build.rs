@@ -21,6 +21,9 @@
 //! A malformed directive or permutation line, an unknown KEY, an `#if` on a KEY that no
 //! kernel of the source sets, or a key that a kernel sets and its source never reads
 //! fails the build with the file and line.
+//!
+//! CUDA C twins: every `shaders/cuda/*.cu` is embedded as it is, by file stem, as
+//! `CUDA_SOURCES`; NVRTC compiles them at run time with the kernel's keys as defines.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -46,7 +49,7 @@ fn main() {
     // A directory: cargo scans all of it, shared/ and permutations included.
     println!("cargo:rerun-if-changed={}", root.join("shaders").display());
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap_or_else(|_| ".".to_owned()));
-    if let Err(error) = shaders(root, &out) {
+    if let Err(error) = shaders(root, &out).and_then(|()| cuda_sources(root, &out)) {
         eprintln!("error: {error}");
         std::process::exit(1);
     }
@@ -68,6 +71,11 @@ pub fn shaders(root: &Path, out: &Path) -> Result<(), String> {
         "/// Where each kernel's WGSL comes from: its file, or the source and keys of its\n\
          /// `shaders/permutations` line.\n\
          pub static ORIGINS: &[(&str, &str)] = &[\n",
+    );
+    let mut key_table = String::from(
+        "/// The keys each kernel's `shaders/permutations` line sets: (KEY, VALUE), no VALUE\n\
+         /// for a FLAG.\n\
+         pub static KEYS: &[(&str, KernelKeys)] = &[\n",
     );
     // Per source: every key its kernels set, the keys its `#if`s may test.
     let mut known: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
@@ -113,11 +121,62 @@ pub fn shaders(root: &Path, out: &Path) -> Result<(), String> {
             };
         }
         let _ = writeln!(origins, "    ({:?}, {origin:?}),", kernel.name);
+        let _ = writeln!(
+            key_table,
+            "    ({:?}, &{:?}),",
+            kernel.name,
+            kernel.keys_list()
+        );
     }
     table.push_str("];\n");
     origins.push_str("];\n");
+    key_table.push_str("];\n");
     let path = out.join("shaders.rs");
-    std::fs::write(&path, table + &origins).map_err(|e| format!("{}: {e}", path.display()))
+    std::fs::write(&path, table + &origins + &key_table)
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Writes the table of every `root/shaders/cuda/*.cu` (file stem, text) to
+/// `out/cuda.rs`; no directory is no twins.
+pub fn cuda_sources(root: &Path, out: &Path) -> Result<(), String> {
+    let dir = root.join("shaders").join("cuda");
+    let mut stems = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(&dir) {
+        for entry in entries {
+            let path = entry.map_err(|e| format!("{}: {e}", dir.display()))?.path();
+            if path.extension().is_some_and(|ext| ext == "cu") {
+                let stem = path
+                    .file_stem()
+                    .and_then(|s| s.to_str())
+                    .unwrap_or_default();
+                if !is_name(stem) {
+                    return Err(format!("{}: twin names are [a-z0-9_]+", path.display()));
+                }
+                stems.push((stem.to_owned(), path.display().to_string()));
+            }
+        }
+    }
+    stems.sort();
+    let mut table = String::from(
+        "/// Every CUDA C twin's source (`shaders/cuda/<name>.cu`), by name.\n\
+         pub static CUDA_SOURCES: &[(&str, &str)] = &[\n",
+    );
+    for (stem, path) in stems {
+        let _ = writeln!(table, "    ({stem:?}, include_str!({path:?})),");
+    }
+    table.push_str("];\n");
+    let path = out.join("cuda.rs");
+    std::fs::write(&path, table).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+impl Kernel {
+    /// The keys as (KEY, VALUE) pairs, `None` for a FLAG.
+    fn keys_list(&self) -> Vec<(&str, Option<&str>)> {
+        self.keys
+            .iter()
+            .map(|(key, value)| (key.as_str(), value.as_deref()))
+            .collect()
+    }
 }
 
 /// The plain kernels and those `shaders/permutations` lists, by name.

@@ -7,6 +7,9 @@
 //! Transfers (host clock) are verified and timed by the suite's own loop, as
 //! `membench run` does, not by criterion.
 //!
+//! Where the CUDA driver and NVRTC are there (feature `cuda`), every kernel is also run
+//! through its CUDA twin, as `membench run` does.
+//!
 //! `cargo test --benches` runs every case once at quick size and writes nothing.
 
 use std::time::Duration;
@@ -14,6 +17,8 @@ use std::time::Duration;
 use anyhow::Context as _;
 use criterion::{BenchmarkId, Criterion, Throughput};
 
+#[cfg(feature = "cuda")]
+use membench::backend::cuda::Cuda;
 use membench::backend::wgpu::{GpuContext, Wgpu};
 use membench::error::{Error, Result};
 use membench::measure::{Clock, Sample, Timing};
@@ -122,13 +127,36 @@ fn main() -> anyhow::Result<()> {
         [Build::Default, Build::Unchecked]
     };
     let backends = builds.map(|build| Wgpu { ctx: &ctx, build });
-    let measurers: Vec<Measurer> = backends
+    // The same GPU through the CUDA twins, where the driver and NVRTC are there.
+    #[cfg(feature = "cuda")]
+    let cuda = Cuda::for_adapter(
+        &ctx.info.name,
+        &ctx.info.device_pci_bus_id,
+        Duration::from_secs(20),
+    )
+    .map_err(|error| eprintln!("{error}"))
+    .ok();
+    #[cfg_attr(
+        not(feature = "cuda"),
+        expect(
+            unused_mut,
+            reason = "only the CUDA backend is added after the wgpu builds"
+        )
+    )]
+    let mut measurers: Vec<Measurer> = backends
         .iter()
         .map(|backend| Measurer {
             backend,
             info: ctx.run_info(backend.build),
         })
         .collect();
+    #[cfg(feature = "cuda")]
+    if let Some(backend) = &cuda {
+        measurers.push(Measurer {
+            backend,
+            info: backend.run_info(),
+        });
+    }
     let session = Session {
         measurers: &measurers,
         settings: &settings,

@@ -14,6 +14,13 @@ pub enum Error {
     RequestDevice(#[from] wgpu::RequestDeviceError),
     #[error("GPU error: {0}")]
     Gpu(String),
+    /// The CUDA backend cannot run here at all (no driver, no NVRTC, too old a driver,
+    /// no matching device): the run goes on without it.
+    #[error("CUDA backend unavailable: {0}")]
+    CudaUnavailable(String),
+    /// A CUDA call or an NVRTC compilation failed for one case.
+    #[error("CUDA: {0}")]
+    Cuda(String),
     #[error("the device did not finish within {0:?} (hung or lost)")]
     Timeout(std::time::Duration),
     #[error("buffer mapping failed: {0}")]

@@ -8,6 +8,8 @@ use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
+#[cfg(feature = "cuda")]
+use membench::backend::cuda;
 use membench::backend::wgpu::{self as gpu, GpuContext, Wgpu};
 use membench::measure::{MIN_SAMPLES, SuiteSampler};
 use membench::report::{self, compare};
@@ -27,7 +29,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// List every adapter: name, backend, type, driver, subgroup size, limits.
+    /// List every adapter (name, backend, type, driver, subgroup size, limits) and every
+    /// CUDA device, or why CUDA has none.
     Devices,
     /// Print the registry: experiments, their cases and the claims they test.
     List {
@@ -35,7 +38,8 @@ enum Command {
         #[arg(long, value_delimiter = ',')]
         filter: Vec<String>,
         /// Print instead the flat WGSL (`wgsl`) of a kernel or of the cases matching a
-        /// filter, each kernel once under a `// kernel: NAME` line.
+        /// filter, each kernel once under a `// kernel: NAME` line; or the PTX of their
+        /// CUDA twins (`ptx`, needs NVRTC), each distinct program once.
         #[arg(long, value_enum)]
         emit: Option<Emit>,
         /// With --emit: a kernel name (e.g. bank_row_col_pad), or a case filter as
@@ -59,6 +63,12 @@ enum Command {
 enum Emit {
     /// The flat WGSL the GPU and the simulator run (`shaders/`, preprocessed).
     Wgsl,
+    /// The PTX NVRTC makes of the CUDA twins (`shaders/cuda/`) for compute_90.
+    #[cfg(feature = "cuda")]
+    Ptx,
+    /// The tax-free build's SPIR-V (overrides resolved, runtime checks off, barriers
+    /// at Workgroup scope) of each case's kernel, as text.
+    Spirv,
 }
 
 #[derive(clap::Args)]
@@ -180,6 +190,17 @@ fn run_cli(cli: Cli) -> anyhow::Result<ExitCode> {
             emit: Some(Emit::Wgsl),
             kernel_or_case_filter,
         } => emit_wgsl(&filter, kernel_or_case_filter.as_deref()),
+        #[cfg(feature = "cuda")]
+        Command::List {
+            filter,
+            emit: Some(Emit::Ptx),
+            kernel_or_case_filter,
+        } => emit_ptx(&filter, kernel_or_case_filter.as_deref()),
+        Command::List {
+            filter,
+            emit: Some(Emit::Spirv),
+            kernel_or_case_filter,
+        } => emit_spirv(&filter, kernel_or_case_filter.as_deref()),
         Command::List { filter, .. } => list(&filter),
         Command::Run(args) => run(args),
         Command::Simulate(args) => simulate(args),
@@ -201,11 +222,13 @@ fn run_cli(cli: Cli) -> anyhow::Result<ExitCode> {
 
 fn devices() -> anyhow::Result<ExitCode> {
     let adapters = gpu::adapters(&gpu::instance());
-    if adapters.is_empty() {
-        anyhow::bail!(membench::Error::NoAdapter(String::new()));
-    }
     for (index, adapter) in adapters.iter().enumerate() {
         println!("{}", gpu::adapter_report(index, adapter));
+    }
+    #[cfg(feature = "cuda")]
+    println!("{}", cuda::devices_report());
+    if adapters.is_empty() {
+        anyhow::bail!(membench::Error::NoAdapter(String::new()));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -286,6 +309,71 @@ fn emit_wgsl(filters: &[String], target: Option<&str>) -> anyhow::Result<ExitCod
     Ok(ExitCode::SUCCESS)
 }
 
+/// `list --emit ptx`: the PTX of the CUDA twins of the cases of the kernel (WGSL kernel
+/// or twin source) named `target`, or of the cases matching `target` (else `filters`).
+#[cfg(feature = "cuda")]
+fn emit_ptx(filters: &[String], target: Option<&str>) -> anyhow::Result<ExitCode> {
+    let selected = emitted_cases(filters, target)?;
+    print!(
+        "{}",
+        cuda::compile::ptx_listing(&selected, cuda::compile::DEFAULT_ARCH)?
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `list --emit spirv`: the tax-free SPIR-V of each distinct kernel and override
+/// constants among the cases `emitted_cases` selects.
+fn emit_spirv(filters: &[String], target: Option<&str>) -> anyhow::Result<ExitCode> {
+    let mut seen = Vec::new();
+    for (experiment, case) in emitted_cases(filters, target)? {
+        let Some(kernel) = experiment.kernel else {
+            continue;
+        };
+        let overrides = format!("{:?}", case.overrides);
+        if seen.contains(&(kernel, overrides.clone())) {
+            continue;
+        }
+        let source = membench::suite::shaders::source(kernel)
+            .with_context(|| format!("kernel {kernel} has no WGSL in shaders/"))?;
+        let text = gpu::spirv::tax_free_text(kernel, source, &case.overrides)?;
+        println!("; kernel: {kernel} for {}", case.id(experiment));
+        print!("{text}");
+        seen.push((kernel, overrides));
+    }
+    if seen.is_empty() {
+        anyhow::bail!("the matching cases run no kernel: host transfers only");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The cases `list --emit` prints: those of the kernel (or CUDA twin) named `target`,
+/// else of the case filter `target`, else of `filters`, at nominal size.
+fn emitted_cases(
+    filters: &[String],
+    target: Option<&str>,
+) -> anyhow::Result<Vec<(&'static membench::suite::Experiment, membench::suite::Case)>> {
+    let sizing = Sizing::nominal(false);
+    let names_kernel = |experiment: &membench::suite::Experiment, name: &str| {
+        experiment.kernel == Some(name)
+            || matches!(experiment.twin, membench::suite::Twin::Cuda(t) if t.source == name)
+    };
+    Ok(match target {
+        Some(name) if REGISTRY.iter().any(|e| names_kernel(e, name)) => run::select(&sizing, &[])?
+            .into_iter()
+            .filter(|(e, _)| names_kernel(e, name))
+            .collect(),
+        _ => {
+            let filters = target.map_or_else(|| filters.to_vec(), |t| vec![t.to_owned()]);
+            run::select(&sizing, &filters).map_err(|_| {
+                anyhow::anyhow!(
+                    "no kernel or case matches \"{}\" (see membench list)",
+                    filters.join(",")
+                )
+            })?
+        }
+    })
+}
+
 fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if args.adapter.as_deref() != Some("all") {
         let out = args.out.clone();
@@ -359,13 +447,44 @@ fn run_on(args: &RunArgs, adapter: Option<&str>, out: Option<PathBuf>) -> anyhow
         .iter()
         .map(|&build| Wgpu { ctx: &ctx, build })
         .collect();
-    let measurers: Vec<Measurer> = wgpu_backends
+    // The same GPU through its CUDA twins, after the wgpu builds; a run without CUDA
+    // goes on, saying why in one line.
+    #[cfg(feature = "cuda")]
+    let cuda_backend = args
+        .api
+        .contains(&Api::Cuda)
+        .then(|| {
+            let timeout = Duration::from_secs(args.timeout_s);
+            cuda::Cuda::for_adapter(&ctx.info.name, &ctx.info.device_pci_bus_id, timeout)
+                .map_err(|error| eprintln!("membench: {error}"))
+                .ok()
+        })
+        .flatten();
+    #[cfg_attr(
+        not(feature = "cuda"),
+        expect(
+            unused_mut,
+            reason = "only the CUDA backend is added after the wgpu builds"
+        )
+    )]
+    let mut measurers: Vec<Measurer> = wgpu_backends
         .iter()
         .map(|backend| Measurer {
             backend,
             info: ctx.run_info(backend.build),
         })
         .collect();
+    #[cfg(feature = "cuda")]
+    if let Some(backend) = &cuda_backend {
+        measurers.push(Measurer {
+            backend,
+            info: backend.run_info(),
+        });
+    }
+    #[cfg(not(feature = "cuda"))]
+    if args.api.contains(&Api::Cuda) {
+        eprintln!("membench: CUDA backend unavailable: built without the `cuda` feature");
+    }
     let settings_text: Vec<String> = measurers
         .iter()
         .map(|m| m.backend.setting().to_string())

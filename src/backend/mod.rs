@@ -1,11 +1,14 @@
 //! The seam every backend implements: prepare a case's buffers and kernel, run it once
 //! and check its outputs, and time it on the backend's clock.
 //!
-//! [`wgpu`] runs cases on any GPU wgpu drives; [`sim`] runs the same cases in the
-//! simulator's interpreter (and predicts their time from its trace). The driver
+//! [`wgpu`] runs cases on any GPU wgpu drives; `cuda` (feature `cuda`) runs their CUDA C
+//! twins through the CUDA driver; [`sim`] runs the same cases in the simulator's
+//! interpreter (and predicts their time from its trace). The driver
 //! ([`crate::run`]) takes every case through one backend the same way: skip, prepare,
 //! verify, time.
 
+#[cfg(feature = "cuda")]
+pub mod cuda;
 pub mod sim;
 pub mod wgpu;
 

@@ -10,6 +10,9 @@ pub struct Case {
     /// What distinguishes this case among its experiment's, e.g. `offset=3`.
     pub params: Params,
     pub workgroup_size: [u32; 3],
+    /// Bytes of workgroup memory one workgroup uses: what a twin with dynamic shared
+    /// memory is launched with.
+    pub workgroup_storage_bytes: u32,
     /// Pipeline-overridable constants, by name.
     pub overrides: Vec<(&'static str, f64)>,
     /// Workgroup counts of one dispatch.
@@ -35,6 +38,7 @@ impl Case {
             case: Case {
                 params,
                 workgroup_size: [1, 1, 1],
+                workgroup_storage_bytes: 0,
                 overrides: Vec::new(),
                 workgroups: [0, 1, 1],
                 elements: 0,
@@ -134,6 +138,7 @@ impl CaseBuilder<'_> {
     /// Workgroups of `size` invocations using `storage_bytes` of workgroup memory.
     pub fn workgroup(mut self, size: [u32; 3], storage_bytes: u32) -> Self {
         self.case.workgroup_size = size;
+        self.case.workgroup_storage_bytes = storage_bytes;
         let invocations = size.iter().product();
         let reason = self.sizing.workgroup_skip(invocations, storage_bytes);
         self.skip_if(reason)

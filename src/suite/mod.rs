@@ -58,6 +58,47 @@ pub struct Experiment {
     pub cases: fn(&Sizing) -> Vec<Case>,
     /// What is timed, and on which clock.
     pub measure: Measure,
+    /// The kernel's CUDA C twin, which the CUDA backend runs on the same buffers and
+    /// checks against the same reference, or why there is none.
+    pub twin: Twin,
+}
+
+/// An experiment's kernel written as the CUDA texts write it, or why it has none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Twin {
+    Cuda(CudaTwin),
+    None(&'static str),
+}
+
+/// A CUDA C twin: `shaders/cuda/<source>.cu`, whose `extern "C" __global__` function
+/// of the same name computes what the WGSL kernel computes. One source serves every
+/// kernel made from one WGSL source: it is compiled with that kernel's
+/// `shaders/permutations` keys and the case's override constants as defines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CudaTwin {
+    pub source: &'static str,
+    /// The twin's workgroup array is `extern __shared__`, sized at launch with the
+    /// case's workgroup storage bytes: CUDA's dynamic shared memory, where the WGSL
+    /// sizes the array by an override.
+    pub dynamic_shared: bool,
+}
+
+impl Twin {
+    /// The twin in `shaders/cuda/<source>.cu`, its shared memory (if any) static.
+    pub const fn cuda(source: &'static str) -> Twin {
+        Twin::Cuda(CudaTwin {
+            source,
+            dynamic_shared: false,
+        })
+    }
+
+    /// The twin in `shaders/cuda/<source>.cu`, with dynamic shared memory.
+    pub const fn cuda_dynamic_shared(source: &'static str) -> Twin {
+        Twin::Cuda(CudaTwin {
+            source,
+            dynamic_shared: true,
+        })
+    }
 }
 
 /// How an experiment is measured.
@@ -178,4 +219,41 @@ pub const fn concatenate<T: Copy, const N: usize>(parts: &[&[T]]) -> [T; N] {
         part += 1;
     }
     all
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every kernel of the eight kernel families has a CUDA twin whose source exists
+    /// and declares its entry; an experiment without one says why.
+    #[test]
+    fn every_experiment_has_a_twin_or_says_why() {
+        let mut twins = 0;
+        for experiment in REGISTRY {
+            match experiment.twin {
+                Twin::Cuda(twin) => {
+                    let source = shaders::cuda_source(twin.source).unwrap_or_default();
+                    assert!(
+                        source.contains("extern \"C\" __global__")
+                            && source.contains(&format!("{}(", twin.source)),
+                        "{}: shaders/cuda/{}.cu has no entry {}",
+                        experiment.name(),
+                        twin.source,
+                        twin.source
+                    );
+                    twins += 1;
+                }
+                Twin::None(why) => {
+                    assert!(!why.trim().is_empty(), "{}", experiment.name());
+                    assert_eq!(experiment.family, Family::Transfer, "{}", experiment.name());
+                }
+            }
+        }
+        let kernels = REGISTRY
+            .iter()
+            .filter(|e| e.family != Family::Transfer)
+            .count();
+        assert_eq!(twins, kernels);
+    }
 }

@@ -1,8 +1,13 @@
 //! The suite's WGSL, flattened and embedded at build time from `shaders/` (see
 //! `build.rs`): `shaders/<kernel>.wgsl`, or a source that `shaders/permutations` makes
-//! the kernel from, with its `#import`s, `#if`s and `${KEY}`s resolved.
+//! the kernel from, with its `#import`s, `#if`s and `${KEY}`s resolved. The CUDA C
+//! twins (`shaders/cuda/*.cu`) are embedded as they are: [`cuda_source`].
+
+/// A kernel's `shaders/permutations` keys: (KEY, VALUE), no VALUE for a FLAG.
+pub type KernelKeys = &'static [(&'static str, Option<&'static str>)];
 
 include!(concat!(env!("OUT_DIR"), "/shaders.rs"));
+include!(concat!(env!("OUT_DIR"), "/cuda.rs"));
 
 /// The flat WGSL of a kernel: what the GPU and the simulator run.
 pub fn source(kernel: &str) -> Option<&'static str> {
@@ -19,6 +24,23 @@ pub fn origin(kernel: &str) -> Option<&'static str> {
         .iter()
         .find(|(name, _)| *name == kernel)
         .map(|(_, origin)| *origin)
+}
+
+/// The keys a kernel's `shaders/permutations` line sets, (KEY, VALUE) with no VALUE
+/// for a FLAG; none for a plain file. Its CUDA twin is compiled with them as defines,
+/// so that one twin source makes the same variants.
+pub fn keys(kernel: &str) -> KernelKeys {
+    KEYS.iter()
+        .find(|(name, _)| *name == kernel)
+        .map_or(&[], |(_, keys)| *keys)
+}
+
+/// The text of `shaders/cuda/<name>.cu`, a CUDA C twin.
+pub fn cuda_source(name: &str) -> Option<&'static str> {
+    CUDA_SOURCES
+        .iter()
+        .find(|(stem, _)| *stem == name)
+        .map(|(_, source)| *source)
 }
 
 /// What a kernel declares, read from its WGSL with naga: the binding of each

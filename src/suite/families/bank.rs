@@ -22,7 +22,7 @@ use rayon::prelude::*;
 
 use crate::params;
 use crate::suite::{
-    Buffer, Case, CaseData, Expected, Experiment, Family, Grid, Key, Measure, Params, Sizing,
+    Buffer, Case, CaseData, Expected, Experiment, Family, Grid, Key, Measure, Params, Sizing, Twin,
     f32_data, words,
 };
 
@@ -206,7 +206,8 @@ const fn tile(rows: u32, pad: u32, pad_override: bool, write: Order, read: Order
     })
 }
 
-/// An experiment of the family on one tile pattern.
+/// An experiment of the family on one tile pattern. Its twin is `bank_tile`, with
+/// dynamic shared memory where the WGSL sizes the tile by overrides.
 macro_rules! tile_experiment {
     ($variant:literal, $kernel:literal, $pattern:expr) => {
         Experiment {
@@ -215,6 +216,12 @@ macro_rules! tile_experiment {
             kernel: Some($kernel),
             measure: Measure::Kernel,
             cases: |sizing| vec![case(sizing, $pattern, Params::new())],
+            twin: match $pattern {
+                Pattern::Tile(Tile {
+                    pad_override: true, ..
+                }) => Twin::cuda_dynamic_shared("bank_tile"),
+                _ => Twin::cuda("bank_tile"),
+            },
         }
     };
 }
@@ -302,6 +309,7 @@ pub const STRIDE: Experiment = Experiment {
     variant: "stride",
     kernel: Some("bank_stride"),
     measure: Measure::Kernel,
+    twin: Twin::cuda("bank_stride"),
     cases: stride_cases,
 };
 

@@ -20,7 +20,7 @@ use bytemuck::{Pod, Zeroable};
 use super::bank::{MIX, fold_periodic, on_chip_size};
 use crate::params;
 use crate::suite::{
-    Buffer, Case, CaseData, Expected, Experiment, Family, Grid, Measure, Sizing, f32_data,
+    Buffer, Case, CaseData, Expected, Experiment, Family, Grid, Measure, Sizing, Twin, f32_data,
 };
 
 /// Words of the table: small enough for any constant cache (1 KiB), and a power of two
@@ -60,6 +60,7 @@ pub const UNIFORM: Experiment = Experiment {
     variant: "uniform",
     kernel: Some("constant_uniform"),
     measure: Measure::Kernel,
+    twin: Twin::cuda("constant"),
     cases: |sizing| cases(sizing, Path::Uniform),
 };
 
@@ -71,6 +72,7 @@ pub const STORAGE: Experiment = Experiment {
     variant: "storage",
     kernel: Some("constant_storage"),
     measure: Measure::Kernel,
+    twin: Twin::cuda("constant"),
     cases: |sizing| cases(sizing, Path::Storage),
 };
 

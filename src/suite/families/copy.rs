@@ -20,7 +20,7 @@ use rayon::prelude::*;
 use crate::params;
 use crate::suite::{
     Buffer, Case, CaseData, Expected, Experiment, Family, Grid, Measure, POISON, Params, Sizing,
-    f32_data,
+    Twin, f32_data,
 };
 
 /// Workgroup size and grid of the one-element-per-invocation kernels: the fastest
@@ -70,6 +70,7 @@ pub const OFFSET: Experiment = Experiment {
     kernel: Some("copy_offset"),
     cases: offset_cases,
     measure: Measure::Kernel,
+    twin: Twin::cuda("copy_offset"),
 };
 
 /// `out[i * s] = in[i * s]` at strides 1 to 32 words.
@@ -79,6 +80,7 @@ pub const STRIDE: Experiment = Experiment {
     kernel: Some("copy_stride"),
     cases: stride_cases,
     measure: Measure::Kernel,
+    twin: Twin::cuda("copy_stride"),
 };
 
 /// The vec4 copy, tried both as one vec4 per invocation (`launch=vec4`) and as a
@@ -89,6 +91,7 @@ pub const PEAK: Experiment = Experiment {
     kernel: Some("copy_peak"),
     cases: peak_cases,
     measure: Measure::Kernel,
+    twin: Twin::cuda("copy_peak"),
 };
 
 /// The host-side launch of `copy/offset` at offset 0: workgroup sizes 64 to 1024, each
@@ -99,6 +102,7 @@ pub const LAUNCH: Experiment = Experiment {
     kernel: Some("copy_offset"),
     cases: launch_cases,
     measure: Measure::Kernel,
+    twin: Twin::cuda("copy_offset"),
 };
 
 /// Words in the main buffer of every copy case.

@@ -21,7 +21,7 @@ use rayon::prelude::*;
 
 use crate::params;
 use crate::suite::{
-    Buffer, Case, CaseData, Expected, Experiment, Family, Grid, Measure, Sizing, f32_data,
+    Buffer, Case, CaseData, Expected, Experiment, Family, Grid, Measure, Sizing, Twin, f32_data,
 };
 
 /// Window of the running mean (the shaders' `W`).
@@ -54,6 +54,7 @@ pub const REGISTER_ARRAY: Experiment = Experiment {
     variant: "register_array",
     kernel: Some("localmem_register_array"),
     measure: Measure::Kernel,
+    twin: Twin::cuda("localmem"),
     cases,
 };
 
@@ -63,6 +64,7 @@ pub const DYNAMIC_INDEX: Experiment = Experiment {
     variant: "dynamic_index",
     kernel: Some("localmem_dynamic_index"),
     measure: Measure::Kernel,
+    twin: Twin::cuda("localmem"),
     cases,
 };
 

@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use super::copy::{DEFAULT_GRID, DEFAULT_WORKGROUP};
 use crate::params;
 use crate::suite::{
-    Buffer, Case, CaseData, Expected, Experiment, Family, Measure, Sizing, f32_data,
+    Buffer, Case, CaseData, Expected, Experiment, Family, Measure, Sizing, Twin, f32_data,
 };
 
 const RADIUS: usize = 4;
@@ -72,6 +72,7 @@ pub const UNIFORM_COEF: Experiment = Experiment {
     variant: "uniform_coef",
     kernel: Some("stencil_uniform_coef"),
     measure: Measure::Kernel,
+    twin: Twin::cuda("stencil"),
     cases: |sizing| cases(sizing, Variant::UniformCoef),
 };
 
@@ -82,6 +83,7 @@ pub const STORAGE_COEF: Experiment = Experiment {
     variant: "storage_coef",
     kernel: Some("stencil_storage_coef"),
     measure: Measure::Kernel,
+    twin: Twin::cuda("stencil"),
     cases: |sizing| cases(sizing, Variant::StorageCoef),
 };
 
@@ -92,6 +94,7 @@ pub const CONST_COEF: Experiment = Experiment {
     variant: "const_coef",
     kernel: Some("stencil_const_coef"),
     measure: Measure::Kernel,
+    twin: Twin::cuda("stencil"),
     cases: |sizing| cases(sizing, Variant::ConstCoef),
 };
 
@@ -102,6 +105,7 @@ pub const GLOBAL_DIRECT: Experiment = Experiment {
     variant: "global_direct",
     kernel: Some("stencil_global_direct"),
     measure: Measure::Kernel,
+    twin: Twin::cuda("stencil"),
     cases: |sizing| cases(sizing, Variant::GlobalDirect),
 };
 

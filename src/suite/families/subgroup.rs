@@ -24,7 +24,8 @@ use rayon::prelude::*;
 
 use crate::params;
 use crate::suite::{
-    Buffer, Case, CaseData, Expected, Experiment, Family, Grid, Measure, Sizing, f32_data, words,
+    Buffer, Case, CaseData, Expected, Experiment, Family, Grid, Measure, Sizing, Twin, f32_data,
+    words,
 };
 
 /// A multiple of every subgroup size (at most 128), so that every subgroup is full.
@@ -116,6 +117,7 @@ pub const BROADCAST: Experiment = Experiment {
     variant: "broadcast",
     kernel: Some("subgroup_broadcast"),
     measure: Measure::Kernel,
+    twin: Twin::cuda("subgroup_broadcast"),
     cases: |sizing| cases(sizing, Op::Broadcast),
 };
 
@@ -126,6 +128,7 @@ pub const SHUFFLE_UP: Experiment = Experiment {
     variant: "shuffle_up",
     kernel: Some("subgroup_shuffle_up"),
     measure: Measure::Kernel,
+    twin: Twin::cuda("subgroup_shuffle"),
     cases: |sizing| cases(sizing, Op::ShuffleUp),
 };
 
@@ -136,6 +139,7 @@ pub const SHUFFLE_DOWN: Experiment = Experiment {
     variant: "shuffle_down",
     kernel: Some("subgroup_shuffle_down"),
     measure: Measure::Kernel,
+    twin: Twin::cuda("subgroup_shuffle"),
     cases: |sizing| cases(sizing, Op::ShuffleDown),
 };
 
@@ -146,6 +150,7 @@ pub const SHUFFLE_XOR: Experiment = Experiment {
     variant: "shuffle_xor",
     kernel: Some("subgroup_shuffle_xor"),
     measure: Measure::Kernel,
+    twin: Twin::cuda("subgroup_shuffle"),
     cases: |sizing| cases(sizing, Op::ShuffleXor),
 };
 
@@ -157,6 +162,7 @@ pub const SWAP: Experiment = Experiment {
     variant: "swap",
     kernel: Some("subgroup_swap"),
     measure: Measure::Kernel,
+    twin: Twin::cuda("subgroup_swap"),
     cases: |sizing| cases(sizing, Op::Swap),
 };
 

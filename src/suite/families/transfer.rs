@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use crate::params;
 use crate::suite::{
     Buffer, Case, CaseData, Expected, Experiment, Family, Grid, Key, Measure, Params, Schedule,
-    Sizing, TransferPath, f32_data,
+    Sizing, TransferPath, Twin, f32_data,
 };
 
 /// Smallest transfer of the size sweep; each next size is [`SIZE_STEP`] times larger.
@@ -111,6 +111,10 @@ const fn declare(variant: &'static str, path: TransferPath) -> Experiment {
         kernel,
         cases,
         measure: Measure::Transfer(path),
+        twin: Twin::None(
+            "a host-device transfer: the CUDA paths (pageable and pinned cudaMemcpy, \
+             streams) are separate work",
+        ),
     }
 }
 

@@ -17,7 +17,7 @@ use rayon::prelude::*;
 
 use crate::params;
 use crate::suite::{
-    Buffer, Case, CaseData, Expected, Experiment, Family, Measure, Sizing, f32_data,
+    Buffer, Case, CaseData, Expected, Experiment, Family, Measure, Sizing, Twin, f32_data,
 };
 
 /// The workgroup of every variant outside the sweeps.
@@ -101,6 +101,7 @@ enum Output {
     TransposeOfColumns,
 }
 
+/// A transpose experiment; its CUDA twin is the file of the same name as its kernel.
 const fn declare(
     variant: &'static str,
     kernel: &'static str,
@@ -112,6 +113,7 @@ const fn declare(
         kernel: Some(kernel),
         cases,
         measure: Measure::Kernel,
+        twin: Twin::cuda(kernel),
     }
 }
 

@@ -1,0 +1,39 @@
+// transpose without a tile: the row and column copies that bound it, the naive
+// transposes, their 4x unrolled and diagonally remapped forms, chosen by the defines
+// READ_ROWS, WRITE_ROWS, UNROLL and DIAGONAL (the WGSL kernel's overrides).
+//
+// The input is read at in[iy*nx + ix] when READ_ROWS (one row of a ny x nx matrix),
+// else at in[ix*ny + iy] (one column of it, seen as nx x ny); the output likewise with
+// WRITE_ROWS.
+
+struct Params {
+    unsigned nx;
+    unsigned ny;
+};
+
+__constant__ Params params;
+
+extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
+transpose_naive(const float* __restrict__ src, float* __restrict__ dst) {
+    unsigned block_x = blockIdx.x;
+    unsigned block_y = blockIdx.y;
+#if DIAGONAL
+    // The general (any grid shape) form of block_y = blockIdx.x,
+    // block_x = (blockIdx.x + blockIdx.y) % gridDim.x: a bijection on the grid.
+    unsigned linear = blockIdx.x + gridDim.x * blockIdx.y;
+    block_y = linear % gridDim.y;
+    block_x = (linear / gridDim.y + block_y) % gridDim.x;
+#endif
+    unsigned iy = block_y * WG_Y + threadIdx.y;
+    unsigned x0 = block_x * WG_X * UNROLL + threadIdx.x;
+    // UNROLL elements WG_X apart along x: all their loads in flight before the stores.
+#pragma unroll
+    for (unsigned k = 0; k < UNROLL; k++) {
+        unsigned ix = x0 + k * WG_X;
+        if (ix < params.nx && iy < params.ny) {
+            unsigned row = iy * params.nx + ix;
+            unsigned col = ix * params.ny + iy;
+            dst[WRITE_ROWS ? row : col] = src[READ_ROWS ? row : col];
+        }
+    }
+}

@@ -1,0 +1,630 @@
+//! The CUDA backend: the same cases as wgpu, run through each experiment's CUDA C twin
+//! (`shaders/cuda/`, compiled by NVRTC for the device), verified against the same CPU
+//! reference and timed with CUDA events. Its rows are `api=cuda`, so that a device's
+//! file shows what wgpu costs against the native toolchain.
+//!
+//! libcuda and libnvrtc are loaded at run time: without them (a machine with no NVIDIA
+//! driver, CI) every entry point returns [`Error::CudaUnavailable`] with the reason,
+//! never a panic. Buffers follow the case's binding order: storage buffers are the
+//! kernel's pointer arguments, the uniform is copied into the module's `__constant__`
+//! `params` (see [`compile`] for the conventions).
+
+pub mod compile;
+pub mod timing;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use cudarc::driver::sys::{self, CUdevice_attribute};
+use cudarc::driver::{
+    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr,
+    DriverError, LaunchConfig, PushKernelArg, result,
+};
+use cudarc::nvrtc::Ptx;
+
+use super::Backend;
+use crate::error::{Error, Result};
+use crate::measure::Clock;
+use crate::results::RunInfo;
+use crate::suite::{Buffer, Case, Expected, Experiment, Measure, POISON, Setting, Twin};
+use compile::{Program, check_ptx};
+use timing::EventClock;
+
+/// Words of each piece an output is read back and checked in: the host never holds a
+/// second copy of a large output.
+const READBACK_WORDS: usize = 16 << 20;
+
+/// Why the CUDA backend cannot run here, if it cannot: checked before any other cudarc
+/// call, since cudarc panics on a missing library or symbol.
+pub fn unavailable() -> Option<String> {
+    // SAFETY: only tries to open the library by its usual names.
+    if !unsafe { sys::is_culib_present() } {
+        return Some(
+            "libcuda not found (libcuda.so.1: no NVIDIA driver on the loader path)".to_owned(),
+        );
+    }
+    if let Some(why) = compile::nvrtc_unavailable() {
+        return Some(why);
+    }
+    // The cuda-13000 bindings time events with cuEventElapsedTime_v2 (CUDA 12.8,
+    // driver R570): an older driver lacks it, and cudarc would panic looking it up.
+    // SAFETY: looks the symbol up without calling it.
+    let elapsed = unsafe { sys::culib().get::<unsafe extern "C" fn()>("cuEventElapsedTime_v2") };
+    if elapsed.is_err() {
+        return Some(format!(
+            "the driver ({}) has no cuEventElapsedTime_v2: CUDA 12.8 (driver R570) or newer \
+             is needed",
+            driver_version().unwrap_or_else(|| "version unknown".to_owned())
+        ));
+    }
+    None
+}
+
+/// The CUDA version the driver supports, e.g. `CUDA 13.0`. Call only once libcuda is
+/// known to be present.
+fn driver_version() -> Option<String> {
+    let mut version = 0;
+    // SAFETY: writes one int; cuDriverGetVersion needs no cuInit.
+    unsafe { sys::cuDriverGetVersion(&mut version) }
+        .result()
+        .ok()?;
+    Some(format!("CUDA {}.{}", version / 1000, version % 1000 / 10))
+}
+
+/// The NVIDIA kernel module's release (`580.159.04`), where Linux reports it.
+fn kernel_module_release() -> Option<String> {
+    let text = std::fs::read_to_string("/proc/driver/nvidia/version").ok()?;
+    release_of(text.lines().next()?)
+}
+
+/// The release in `/proc/driver/nvidia/version`'s first line: the first version
+/// number after "Kernel Module" (`... Open Kernel Module for x86_64  580.159.04  ...`).
+fn release_of(line: &str) -> Option<String> {
+    let after = &line[line.find("Kernel Module")? + "Kernel Module".len()..];
+    after
+        .split_whitespace()
+        .find(|word| word.contains('.') && word.chars().all(|c| c.is_ascii_digit() || c == '.'))
+        .map(str::to_owned)
+}
+
+/// A driver error as this crate's, saying what was being done.
+fn driver_error(doing: &'static str) -> impl Fn(DriverError) -> Error {
+    move |error| Error::Cuda(format!("{doing}: {}", describe(&error)))
+}
+
+/// `CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)`.
+fn describe(error: &DriverError) -> String {
+    match error.error_string() {
+        Ok(text) => format!("{:?} ({})", error.0, text.to_string_lossy()),
+        Err(_) => format!("{:?}", error.0),
+    }
+}
+
+/// What `membench devices` and the results record of one CUDA device.
+#[derive(Clone, Debug)]
+pub struct CudaDevice {
+    pub ordinal: usize,
+    /// As the driver names it: the same as the wgpu adapter's name on Vulkan.
+    pub name: String,
+    pub compute_capability: (i32, i32),
+    /// `domain:bus:device.0`, as wgpu writes an adapter's PCI bus id.
+    pub pci_bus_id: String,
+    pub memory_bytes: usize,
+    pub multiprocessors: i32,
+    pub shared_bytes_per_block: i32,
+}
+
+impl CudaDevice {
+    fn query(ordinal: usize) -> Result<CudaDevice> {
+        let failed = driver_error("querying a device");
+        let device = i32::try_from(ordinal)
+            .map_err(|_| Error::Cuda(format!("no device ordinal {ordinal}")))
+            .and_then(|ordinal| result::device::get(ordinal).map_err(&failed))?;
+        // SAFETY: `device` came from cuDeviceGet.
+        let attribute = |attribute| unsafe { result::device::get_attribute(device, attribute) };
+        let attribute = |which| attribute(which).map_err(&failed);
+        let pci_bus_id = format!(
+            "{:04x}:{:02x}:{:02x}.0",
+            attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID)?,
+            attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID)?,
+            attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID)?
+        );
+        Ok(CudaDevice {
+            ordinal,
+            name: result::device::get_name(device).map_err(&failed)?,
+            compute_capability: (
+                attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
+                attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
+            ),
+            pci_bus_id,
+            // SAFETY: `device` came from cuDeviceGet.
+            memory_bytes: unsafe { result::device::total_mem(device) }.map_err(&failed)?,
+            multiprocessors: attribute(
+                CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+            )?,
+            shared_bytes_per_block: attribute(
+                CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
+            )?,
+        })
+    }
+
+    /// Whether this is the wgpu adapter `name` at PCI bus `pci_bus_id` (empty where wgpu
+    /// does not know it): the same name (GL appends `/PCIe/SSE2`), the same bus.
+    pub fn is_adapter(&self, name: &str, pci_bus_id: &str) -> bool {
+        let same_name = name == self.name
+            || name
+                .strip_prefix(self.name.as_str())
+                .is_some_and(|rest| rest.starts_with('/'));
+        same_name && (pci_bus_id.is_empty() || pci_bus_id.eq_ignore_ascii_case(&self.pci_bus_id))
+    }
+
+    /// What `membench devices` prints about this device.
+    pub fn report(&self) -> String {
+        let (major, minor) = self.compute_capability;
+        format!(
+            "cuda {}: {}\n   compute capability {major}.{minor}, {} SMs, {} MiB, PCI {}, \
+             shared memory per block {} KiB, {}",
+            self.ordinal,
+            self.name,
+            self.multiprocessors,
+            self.memory_bytes >> 20,
+            self.pci_bus_id,
+            self.shared_bytes_per_block >> 10,
+            driver_label(),
+        )
+    }
+}
+
+/// The driver as the `driver` column records it: `580.95.05, CUDA 13.0`.
+fn driver_label() -> String {
+    let version = driver_version().unwrap_or_else(|| "CUDA version unknown".to_owned());
+    match kernel_module_release() {
+        Some(release) => format!("{release}, {version}"),
+        None => version,
+    }
+}
+
+/// What `membench devices` prints about CUDA: each device, or why there are none.
+pub fn devices_report() -> String {
+    match devices() {
+        Ok(devices) if devices.is_empty() => "cuda: the driver sees no device".to_owned(),
+        Ok(devices) => devices
+            .iter()
+            .map(CudaDevice::report)
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Err(error) => format!("cuda: {error}"),
+    }
+}
+
+/// Every CUDA device, or why there are none to use.
+pub fn devices() -> Result<Vec<CudaDevice>> {
+    if let Some(why) = unavailable() {
+        return Err(Error::CudaUnavailable(why));
+    }
+    result::init().map_err(|e| Error::CudaUnavailable(format!("cuInit: {}", describe(&e))))?;
+    let count = result::device::get_count()
+        .map_err(|e| Error::CudaUnavailable(format!("cuDeviceGetCount: {}", describe(&e))))?;
+    (0..usize::try_from(count).unwrap_or(0))
+        .map(CudaDevice::query)
+        .collect()
+}
+
+/// A PTX module and the PTX it was loaded from, which every case that uses it is
+/// checked against.
+struct Compiled {
+    module: Arc<CudaModule>,
+    ptx: String,
+}
+
+/// The CUDA backend on one device: a context, the stream everything runs on, and the
+/// modules compiled so far.
+pub struct Cuda {
+    pub device: CudaDevice,
+    ctx: Arc<CudaContext>,
+    /// The one stream: cudarc tracks no events on a single stream, so nothing but the
+    /// kernels lies between the timing events.
+    stream: Arc<CudaStream>,
+    /// How long one launch (or batch) may take before the device counts as hung.
+    timeout: Duration,
+    /// Modules by [`Program::cache_key`]: cases that differ only in their data share one.
+    modules: Mutex<HashMap<String, Compiled>>,
+}
+
+impl Cuda {
+    /// The backend on the device with CUDA ordinal `ordinal`.
+    pub fn open(ordinal: usize, timeout: Duration) -> Result<Cuda> {
+        let device = devices()?
+            .into_iter()
+            .find(|device| device.ordinal == ordinal)
+            .ok_or_else(|| Error::CudaUnavailable(format!("no CUDA device {ordinal}")))?;
+        Cuda::on(device, timeout)
+    }
+
+    /// The backend on the CUDA device that is wgpu's adapter `name` at `pci_bus_id`
+    /// (`AdapterInfo::device_pci_bus_id`, empty if unknown), so that both measure the
+    /// same GPU.
+    /// Every error is [`Error::CudaUnavailable`]: a run goes on without CUDA.
+    pub fn for_adapter(name: &str, pci_bus_id: &str, timeout: Duration) -> Result<Cuda> {
+        Cuda::matching(name, pci_bus_id, timeout).map_err(|error| match error {
+            Error::CudaUnavailable(_) => error,
+            other => Error::CudaUnavailable(other.to_string()),
+        })
+    }
+
+    fn matching(name: &str, pci_bus_id: &str, timeout: Duration) -> Result<Cuda> {
+        let devices = devices()?;
+        match devices.iter().find(|d| d.is_adapter(name, pci_bus_id)) {
+            Some(device) => Cuda::on(device.clone(), timeout),
+            None => Err(Error::CudaUnavailable(format!(
+                "no CUDA device is the adapter {name}{} (CUDA sees: {})",
+                if pci_bus_id.is_empty() {
+                    String::new()
+                } else {
+                    format!(" at {pci_bus_id}")
+                },
+                if devices.is_empty() {
+                    "none".to_owned()
+                } else {
+                    devices
+                        .iter()
+                        .map(|d| format!("{} at {}", d.name, d.pci_bus_id))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }
+            ))),
+        }
+    }
+
+    fn on(device: CudaDevice, timeout: Duration) -> Result<Cuda> {
+        let ctx = CudaContext::new(device.ordinal)
+            .map_err(|e| Error::CudaUnavailable(format!("creating a context: {}", describe(&e))))?;
+        let stream = ctx.default_stream();
+        Ok(Cuda {
+            device,
+            ctx,
+            stream,
+            timeout,
+            modules: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The columns every CUDA row of a run records: the same device name as wgpu's
+    /// rows, backend `cuda`, the driver, warps of 32.
+    pub fn run_info(&self) -> RunInfo {
+        RunInfo {
+            device: self.device.name.clone(),
+            // As wgpu's rows name the vendor (PCI id 0x10de).
+            vendor: "NVIDIA 0x10de".to_owned(),
+            backend: "cuda".to_owned(),
+            driver: driver_label(),
+            subgroup_size: "32".to_owned(),
+            setting: Setting::CUDA,
+            timestamp_utc: humantime::format_rfc3339_seconds(std::time::SystemTime::now())
+                .to_string(),
+        }
+    }
+
+    /// The loaded module of `program` and its PTX, compiled for this device on first
+    /// use.
+    fn module(&self, program: &Program) -> Result<(Arc<CudaModule>, String)> {
+        let arch = self.device.compute_capability;
+        let key = program.cache_key(arch);
+        let mut modules = self
+            .modules
+            .lock()
+            .map_err(|_| Error::Internal("the module cache was poisoned".to_owned()))?;
+        if let Some(compiled) = modules.get(&key) {
+            return Ok((compiled.module.clone(), compiled.ptx.clone()));
+        }
+        let ptx = program.compile(arch)?;
+        let module = self
+            .ctx
+            .load_module(Ptx::from_src(ptx.clone()))
+            .map_err(driver_error("loading the PTX"))?;
+        modules.insert(
+            key,
+            Compiled {
+                module: module.clone(),
+                ptx: ptx.clone(),
+            },
+        );
+        Ok((module, ptx))
+    }
+
+    /// `case`'s buffers made and its twin loaded: inputs uploaded, outputs poisoned.
+    fn build(&self, experiment: &Experiment, case: &Case, inputs: &[Vec<u32>]) -> Result<Prepared> {
+        experiment.kernel_for(case).map_err(Error::Cuda)?;
+        let program = Program::of(experiment, case)?;
+        let (module, ptx) = self.module(&program)?;
+        check_ptx(
+            &ptx,
+            program.entry(),
+            &case.buffers,
+            program.twin.dynamic_shared,
+        )?;
+        let function = module
+            .load_function(program.entry())
+            .map_err(driver_error("finding the twin's entry"))?;
+        let declared: Vec<usize> = case
+            .buffers
+            .iter()
+            .filter(|b| matches!(b, Buffer::Input(_)))
+            .map(Buffer::words)
+            .collect();
+        let given: Vec<usize> = inputs.iter().map(Vec::len).collect();
+        if declared != given {
+            return Err(Error::Cuda(format!(
+                "{}: inputs of {given:?} words where {declared:?} are declared",
+                experiment.name()
+            )));
+        }
+        let mut inputs = inputs.iter();
+        let mut uniform = None;
+        let mut storage = Vec::new();
+        let mut outputs = Vec::new();
+        for buffer in &case.buffers {
+            match buffer {
+                Buffer::Uniform(words) => uniform = Some(words.clone()),
+                Buffer::Input(_) => {
+                    let words = inputs.next().map_or(&[][..], Vec::as_slice);
+                    storage.push(self.upload(words)?);
+                }
+                Buffer::Output(words) => {
+                    outputs.push(storage.len());
+                    storage.push(self.poisoned(*words)?);
+                }
+            }
+        }
+        let [x, y, z] = case.workgroups;
+        let [bx, by, bz] = case.workgroup_size;
+        let prepared = Prepared {
+            label: experiment.name(),
+            module,
+            function,
+            uniform,
+            storage,
+            outputs,
+            config: LaunchConfig {
+                grid_dim: (x, y, z),
+                block_dim: (bx, by, bz),
+                shared_mem_bytes: if program.twin.dynamic_shared {
+                    case.workgroup_storage_bytes
+                } else {
+                    0
+                },
+            },
+        };
+        self.upload_uniform(&prepared)?;
+        self.stream
+            .synchronize()
+            .map_err(driver_error("making the buffers"))?;
+        Ok(prepared)
+    }
+
+    /// A device buffer holding `words`.
+    fn upload(&self, words: &[u32]) -> Result<CudaSlice<u32>> {
+        if words.is_empty() {
+            return self.poisoned(0);
+        }
+        self.stream
+            .clone_htod(words)
+            .map_err(driver_error("uploading an input"))
+    }
+
+    /// A device buffer of `words` words, every one [`POISON`].
+    fn poisoned(&self, words: usize) -> Result<CudaSlice<u32>> {
+        // SAFETY: every word is set by the fill below before anything reads it.
+        let buffer = unsafe { self.stream.alloc::<u32>(words.max(1)) }
+            .map_err(driver_error("allocating an output"))?;
+        {
+            let (pointer, _recorded) = buffer.device_ptr(&self.stream);
+            // SAFETY: `pointer` is the start of `buffer`, which holds `buffer.len()` words
+            // and outlives the fill (freeing is ordered after it on the same stream).
+            unsafe {
+                sys::cuMemsetD32Async(pointer, POISON, buffer.len(), self.stream.cu_stream())
+            }
+            .result()
+            .map_err(driver_error("poisoning an output"))?;
+        }
+        Ok(buffer)
+    }
+
+    /// Copies the case's uniform into the module's `params`. Done before every batch:
+    /// cases with the same twin and defines share the module, and so `params`.
+    fn upload_uniform(&self, prepared: &Prepared) -> Result<()> {
+        let Some(words) = &prepared.uniform else {
+            return Ok(());
+        };
+        let bytes: &[u8] = bytemuck::cast_slice(words);
+        let mut params = prepared
+            .module
+            .get_global("params", &self.stream)
+            .map_err(driver_error("finding __constant__ params"))?;
+        if params.len() != bytes.len() {
+            return Err(Error::Cuda(format!(
+                "{}: __constant__ params has {} bytes, the uniform {}",
+                prepared.label,
+                params.len(),
+                bytes.len()
+            )));
+        }
+        self.stream
+            .memcpy_htod(bytes, &mut params)
+            .map_err(driver_error("writing __constant__ params"))
+    }
+
+    /// Queues one launch of the prepared twin.
+    fn launch(&self, prepared: &Prepared) -> Result<()> {
+        let mut launch = self.stream.launch_builder(&prepared.function);
+        for buffer in &prepared.storage {
+            launch.arg(buffer);
+        }
+        // SAFETY: `check_ptx` held the entry to one pointer per storage buffer, which are
+        // passed in binding order, each as large as the case declares and the WGSL
+        // kernel (whose index math the twin repeats) indexes within.
+        unsafe { launch.launch(prepared.config) }
+            .map(drop)
+            .map_err(driver_error("launching the twin"))
+    }
+
+    /// Waits for `event` with the timeout, so that a hung kernel is an error.
+    fn wait(&self, event: &CudaEvent) -> Result<()> {
+        let started = Instant::now();
+        while !event
+            .try_is_complete()
+            .map_err(driver_error("running the twin"))?
+        {
+            if started.elapsed() > self.timeout {
+                return Err(Error::Timeout(self.timeout));
+            }
+            std::thread::sleep(Duration::from_micros(50));
+        }
+        Ok(())
+    }
+
+    /// Runs the twin once and checks every output against its reference.
+    fn check(&self, prepared: &Prepared, expected: &[Expected]) -> Result<()> {
+        self.upload_uniform(prepared)?;
+        self.launch(prepared)?;
+        let done = self
+            .stream
+            .record_event(None)
+            .map_err(driver_error("recording an event"))?;
+        self.wait(&done)?;
+        for (&output, expected) in prepared.outputs.iter().zip(expected) {
+            self.check_output(&prepared.storage[output], expected)?;
+        }
+        Ok(())
+    }
+
+    /// Whether `output` holds what `expected` says, read back piece by piece.
+    fn check_output(&self, output: &CudaSlice<u32>, expected: &Expected) -> Result<()> {
+        let mut checker = expected.checker();
+        let words = expected.len_words().min(output.len());
+        let mut host = vec![0u32; words.min(READBACK_WORDS)];
+        let mut start = 0;
+        while start < words {
+            let end = (start + READBACK_WORDS).min(words);
+            let piece = &mut host[..end - start];
+            self.stream
+                .memcpy_dtoh(&output.slice(start..end), piece)
+                .map_err(driver_error("reading an output"))?;
+            self.stream
+                .synchronize()
+                .map_err(driver_error("reading an output"))?;
+            checker.feed(piece);
+            start = end;
+        }
+        checker.finish().map_err(Error::Verification)
+    }
+}
+
+/// A case ready to launch: its twin, buffers and launch shape.
+pub struct Prepared {
+    label: String,
+    /// Holds `params`, which the uniform is copied into.
+    module: Arc<CudaModule>,
+    function: CudaFunction,
+    uniform: Option<Vec<u32>>,
+    /// The storage buffers in binding order: the kernel's arguments.
+    storage: Vec<CudaSlice<u32>>,
+    /// Which of `storage` are outputs, in order.
+    outputs: Vec<usize>,
+    config: LaunchConfig,
+}
+
+impl Backend for Cuda {
+    type Prepared = Prepared;
+
+    fn setting(&self) -> Setting {
+        Setting::CUDA
+    }
+
+    /// Kernels only: the CUDA transfer paths (pageable and pinned copies, streams) are
+    /// not written yet, and a transfer's row says nothing about how kernels are built.
+    fn takes(&self, experiment: &Experiment) -> bool {
+        experiment.measure == Measure::Kernel
+    }
+
+    fn skip(&self, experiment: &Experiment, _case: &Case) -> Option<String> {
+        match experiment.twin {
+            Twin::Cuda(_) => None,
+            Twin::None(why) => Some(format!("no CUDA twin: {why}")),
+        }
+    }
+
+    fn prepare(
+        &self,
+        experiment: &Experiment,
+        case: &Case,
+        inputs: &[Vec<u32>],
+    ) -> Result<Prepared> {
+        self.build(experiment, case, inputs)
+    }
+
+    fn verify(&self, prepared: &Prepared, expected: &[Expected]) -> Result<()> {
+        self.check(prepared, expected)
+    }
+
+    fn clock<'a>(&'a self, prepared: &'a Prepared) -> Result<Box<dyn Clock + 'a>> {
+        Ok(Box::new(EventClock::new(self, prepared)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// This machine and CI have no NVIDIA driver: the backend says so, naming the
+    /// library, and nothing panics.
+    #[test]
+    fn without_libcuda_the_backend_is_unavailable_not_a_panic() {
+        // SAFETY: only tries to open the library.
+        if unsafe { sys::is_culib_present() } {
+            eprintln!("libcuda is present: the unavailable path is not reachable here");
+            return;
+        }
+        let opened = Cuda::open(0, Duration::from_secs(1));
+        let error = opened.err().map(|e| e.to_string()).unwrap_or_default();
+        assert_eq!(
+            error,
+            "CUDA backend unavailable: libcuda not found (libcuda.so.1: no NVIDIA driver on \
+             the loader path)"
+        );
+        let matching = Cuda::for_adapter("NVIDIA H100 80GB HBM3", "", Duration::from_secs(1));
+        assert!(matches!(matching, Err(Error::CudaUnavailable(_))));
+        assert!(matches!(devices(), Err(Error::CudaUnavailable(_))));
+        assert!(unavailable().is_some_and(|why| why.contains("libcuda")));
+    }
+
+    #[test]
+    fn the_release_is_read_from_either_kernel_module() {
+        let open = "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  \
+                    Release Build  (nixbld@)";
+        assert_eq!(release_of(open).as_deref(), Some("580.159.04"));
+        let proprietary = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar";
+        assert_eq!(release_of(proprietary).as_deref(), Some("550.54.15"));
+        assert_eq!(release_of("no module here"), None);
+    }
+
+    #[test]
+    fn devices_match_adapters_by_name_and_bus() {
+        let device = CudaDevice {
+            ordinal: 1,
+            name: "NVIDIA H100 80GB HBM3".to_owned(),
+            compute_capability: (9, 0),
+            pci_bus_id: "0000:1b:00.0".to_owned(),
+            memory_bytes: 80 << 30,
+            multiprocessors: 132,
+            shared_bytes_per_block: 48 << 10,
+        };
+        assert!(device.is_adapter("NVIDIA H100 80GB HBM3", ""));
+        assert!(device.is_adapter("NVIDIA H100 80GB HBM3", "0000:1B:00.0"));
+        assert!(device.is_adapter("NVIDIA H100 80GB HBM3/PCIe/SSE2", ""));
+        assert!(!device.is_adapter("NVIDIA H100 80GB HBM3", "0000:2a:00.0"));
+        assert!(!device.is_adapter("NVIDIA H100 80GB HBM3e", ""));
+        assert!(!device.is_adapter("llvmpipe (LLVM 15.0.6, 256 bits)", ""));
+    }
+}
