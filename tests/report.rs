@@ -161,10 +161,21 @@ fn compare_command_prints_the_table() {
 }
 
 #[test]
-fn compare_needs_two_files() {
+fn compare_needs_two_devices_or_settings() {
     let (ok, _, stderr) = membench(&["compare", "tests/fixtures/gpu-a.csv"]).unwrap();
     assert!(!ok);
-    assert!(stderr.contains("2 values required"), "{stderr}");
+    assert!(
+        stderr.contains("gpu-a.csv holds one device in one api/build: compare needs two"),
+        "{stderr}"
+    );
+    // One file of the H100 in three settings: the settings side by side, and the tax.
+    let (ok, stdout, stderr) =
+        membench(&["compare", "results/nvidia-h100-80gb-hbm3-vulkan.csv"]).unwrap();
+    assert!(ok, "{stderr}");
+    assert!(
+        stdout.contains("the toolchain's tax on NVIDIA H100 80GB HBM3"),
+        "{stdout}"
+    );
 }
 
 #[test]
