@@ -17,14 +17,12 @@ use std::time::Duration;
 use anyhow::Context as _;
 use criterion::{BenchmarkId, Criterion, Throughput};
 
-#[cfg(feature = "cuda")]
-use membench::backend::cuda::Cuda;
-use membench::backend::wgpu::{GpuContext, Wgpu};
+use membench::backend::wgpu::GpuContext;
 use membench::error::{Error, Result};
 use membench::measure::{Clock, Sample, Timing};
 use membench::results;
-use membench::run::{self, Measurer, Outcome, Progress, RunSettings, Session};
-use membench::suite::{Build, CaseId, Setting};
+use membench::run::{self, Backends, Outcome, Progress, RunSettings, Session};
+use membench::suite::{Api, Build, CaseId, Setting};
 
 const SAMPLES: usize = 10;
 
@@ -121,42 +119,13 @@ fn main() -> anyhow::Result<()> {
     let ctx = GpuContext::new(None, Duration::from_secs(20))?;
     let sizing = ctx.sizing(settings.quick, settings.buffer_bytes, settings.matrix)?;
     let cases = run::select(&sizing, &filter)?;
-    let builds = if ctx.has_passthrough() {
-        [Build::Default, Build::TaxFree]
-    } else {
-        [Build::Default, Build::Unchecked]
-    };
-    let backends = builds.map(|build| Wgpu { ctx: &ctx, build });
-    // The same GPU through the CUDA twins, where the driver and NVRTC are there.
-    #[cfg(feature = "cuda")]
-    let cuda = Cuda::for_adapter(
-        &ctx.info.name,
-        &ctx.info.device_pci_bus_id,
+    let backends = Backends::new(
+        &ctx,
+        &[Api::Wgpu, Api::Cuda],
+        &[Build::Default, Build::TaxFree],
         Duration::from_secs(20),
-    )
-    .map_err(|error| eprintln!("{error}"))
-    .ok();
-    #[cfg_attr(
-        not(feature = "cuda"),
-        expect(
-            unused_mut,
-            reason = "only the CUDA backend is added after the wgpu builds"
-        )
-    )]
-    let mut measurers: Vec<Measurer> = backends
-        .iter()
-        .map(|backend| Measurer {
-            backend,
-            info: ctx.run_info(backend.build),
-        })
-        .collect();
-    #[cfg(feature = "cuda")]
-    if let Some(backend) = &cuda {
-        measurers.push(Measurer {
-            backend,
-            info: backend.run_info(),
-        });
-    }
+    );
+    let measurers = backends.measurers();
     let session = Session {
         measurers: &measurers,
         settings: &settings,

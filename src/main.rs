@@ -10,11 +10,11 @@ use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
 #[cfg(feature = "cuda")]
 use membench::backend::cuda;
-use membench::backend::wgpu::{self as gpu, GpuContext, Wgpu};
+use membench::backend::wgpu::{self as gpu, GpuContext};
 use membench::measure::{MIN_SAMPLES, SuiteSampler};
 use membench::report::{self, compare};
 use membench::results;
-use membench::run::{self, Measurer, Outcome, Output, Progress, RunSettings, Session};
+use membench::run::{self, Backends, Outcome, Output, Progress, RunSettings, Session};
 use membench::sim::device as sim_device;
 use membench::suite::{Api, Build, CaseId, Measure, REGISTRY, Setting, Sizing};
 
@@ -442,49 +442,13 @@ fn run_on(args: &RunArgs, adapter: Option<&str>, out: Option<PathBuf>) -> anyhow
     } else {
         Vec::new()
     };
-    let builds = wgpu_builds(&ctx, &args.build, &args.api);
-    let wgpu_backends: Vec<Wgpu> = builds
-        .iter()
-        .map(|&build| Wgpu { ctx: &ctx, build })
-        .collect();
-    // The same GPU through its CUDA twins, after the wgpu builds; a run without CUDA
-    // goes on, saying why in one line.
-    #[cfg(feature = "cuda")]
-    let cuda_backend = args
-        .api
-        .contains(&Api::Cuda)
-        .then(|| {
-            let timeout = Duration::from_secs(args.timeout_s);
-            cuda::Cuda::for_adapter(&ctx.info.name, &ctx.info.device_pci_bus_id, timeout)
-                .map_err(|error| eprintln!("membench: {error}"))
-                .ok()
-        })
-        .flatten();
-    #[cfg_attr(
-        not(feature = "cuda"),
-        expect(
-            unused_mut,
-            reason = "only the CUDA backend is added after the wgpu builds"
-        )
-    )]
-    let mut measurers: Vec<Measurer> = wgpu_backends
-        .iter()
-        .map(|backend| Measurer {
-            backend,
-            info: ctx.run_info(backend.build),
-        })
-        .collect();
-    #[cfg(feature = "cuda")]
-    if let Some(backend) = &cuda_backend {
-        measurers.push(Measurer {
-            backend,
-            info: backend.run_info(),
-        });
-    }
-    #[cfg(not(feature = "cuda"))]
-    if args.api.contains(&Api::Cuda) {
-        eprintln!("membench: CUDA backend unavailable: built without the `cuda` feature");
-    }
+    let backends = Backends::new(
+        &ctx,
+        &args.api,
+        &args.build,
+        Duration::from_secs(args.timeout_s),
+    );
+    let measurers = backends.measurers();
     let settings_text: Vec<String> = measurers
         .iter()
         .map(|m| m.backend.setting().to_string())
@@ -548,32 +512,6 @@ fn run_on(args: &RunArgs, adapter: Option<&str>, out: Option<PathBuf>) -> anyhow
     } else {
         ExitCode::SUCCESS
     })
-}
-
-/// The wgpu builds of `wanted` (none where `apis` leaves wgpu out), each once; the
-/// tax-free build falls back to unchecked where SPIR-V passthrough is not offered.
-fn wgpu_builds(ctx: &GpuContext, wanted: &[Build], apis: &[Api]) -> Vec<Build> {
-    if !apis.contains(&Api::Wgpu) {
-        return Vec::new();
-    }
-    let mut builds = Vec::new();
-    for &build in wanted {
-        let build = match build {
-            Build::TaxFree if !ctx.has_passthrough() => {
-                eprintln!(
-                    "membench: SPIR-V passthrough is not offered on {}: the unchecked build \
-                     stands in for tax-free",
-                    gpu::describe(&ctx.info)
-                );
-                Build::Unchecked
-            }
-            other => other,
-        };
-        if !builds.contains(&build) {
-            builds.push(build);
-        }
-    }
-    builds
 }
 
 /// A run's progress: one bar for the cases, one for the predictions.

@@ -154,6 +154,15 @@ impl Line<'_> {
         }
     }
 
+    /// The three cells that name the case, as the text and CSV tables start a row.
+    fn case_cells(&self) -> Vec<String> {
+        vec![
+            self.family.to_owned(),
+            self.variant.to_owned(),
+            self.param.to_owned(),
+        ]
+    }
+
     /// The measured GB/s as the tables print it, or the status where there is none.
     fn gbps_text(&self, device: usize) -> String {
         self.gbps(device).map_or_else(
@@ -309,11 +318,7 @@ fn tax_tables(devices: &[DeviceResults], lines: &[Line<'_>], style: TableStyle) 
             tax.device,
             setting(tax.reference)
         ));
-        let mut header = vec![
-            "family".to_owned(),
-            "variant".to_owned(),
-            "param".to_owned(),
-        ];
+        let mut header = case_header();
         header.extend(tax.columns.iter().map(|&c| setting(c)));
         header.extend(
             tax.ratio_columns()
@@ -323,11 +328,7 @@ fn tax_tables(devices: &[DeviceResults], lines: &[Line<'_>], style: TableStyle) 
             .lines
             .iter()
             .map(|line| {
-                let mut cells = vec![
-                    line.family.to_owned(),
-                    line.variant.to_owned(),
-                    line.param.to_owned(),
-                ];
+                let mut cells = line.case_cells();
                 cells.extend(tax.columns.iter().map(|&c| line.gbps_text(c)));
                 cells.extend(
                     tax.ratio_columns()
@@ -376,6 +377,11 @@ fn device_cells(line: &Line<'_>, device: usize) -> Vec<String> {
     cells
 }
 
+/// The header cells of the three columns that name a case.
+fn case_header() -> Vec<String> {
+    ["family", "variant", "param"].map(str::to_owned).to_vec()
+}
+
 /// The three columns that name a case; the devices' numbers follow.
 const CASE_COLUMNS: usize = 3;
 
@@ -417,11 +423,7 @@ fn table(devices: &[DeviceResults], lines: &[Line<'_>]) -> String {
         ));
     }
     out.push('\n');
-    let mut header = vec![
-        "family".to_owned(),
-        "variant".to_owned(),
-        "param".to_owned(),
-    ];
+    let mut header = case_header();
     for index in 0..devices.len() {
         let n = index + 1;
         header.push(format!("GB/s [{n}]"));
@@ -433,11 +435,7 @@ fn table(devices: &[DeviceResults], lines: &[Line<'_>]) -> String {
     let body: Vec<Vec<String>> = lines
         .iter()
         .map(|line| {
-            let mut cells = vec![
-                line.family.to_owned(),
-                line.variant.to_owned(),
-                line.param.to_owned(),
-            ];
+            let mut cells = line.case_cells();
             for index in 0..devices.len() {
                 cells.extend(device_cells(line, index));
             }
@@ -507,11 +505,7 @@ fn csv_text(devices: &[DeviceResults], lines: &[Line<'_>]) -> Result<String> {
         message,
     };
     let mut writer = csv::Writer::from_writer(Vec::new());
-    let mut header = vec![
-        "family".to_owned(),
-        "variant".to_owned(),
-        "param".to_owned(),
-    ];
+    let mut header = case_header();
     for (index, device) in devices.iter().enumerate() {
         header.push(format!("{} status", device.label));
         header.push(format!("{} gbps", device.label));
@@ -524,11 +518,7 @@ fn csv_text(devices: &[DeviceResults], lines: &[Line<'_>]) -> Result<String> {
         .write_record(&header)
         .map_err(|e| failed(e.to_string()))?;
     for line in lines {
-        let mut cells = vec![
-            line.family.to_owned(),
-            line.variant.to_owned(),
-            line.param.to_owned(),
-        ];
+        let mut cells = line.case_cells();
         for index in 0..devices.len() {
             cells.push(line.status(index).to_owned());
             // Full precision: a CSV is read by programs.

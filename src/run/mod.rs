@@ -3,8 +3,11 @@
 //! `membench simulate` and `cargo bench` all go through here; `cargo bench` swaps only
 //! the sampler ([`Sample`]) for criterion's.
 
+mod backends;
 mod predict;
 mod rows;
+
+pub use backends::Backends;
 
 pub use predict::{Background, Predicted, describe_model, device_model, predict_cases};
 pub use rows::{case_row, fill_prediction, row};

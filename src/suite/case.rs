@@ -84,6 +84,24 @@ pub enum Buffer {
     Output(usize),
 }
 
+/// Whether `inputs` are the input buffers `buffers` declare, in order and size; what
+/// differs, where they are not.
+pub fn check_inputs(buffers: &[Buffer], inputs: &[Vec<u32>]) -> Result<(), String> {
+    let declared: Vec<usize> = buffers
+        .iter()
+        .filter(|b| matches!(b, Buffer::Input(_)))
+        .map(Buffer::words)
+        .collect();
+    let given: Vec<usize> = inputs.iter().map(Vec::len).collect();
+    if declared == given {
+        Ok(())
+    } else {
+        Err(format!(
+            "inputs of {given:?} words where {declared:?} are declared"
+        ))
+    }
+}
+
 impl Buffer {
     /// The binding kind this buffer fills.
     pub fn binding(&self) -> Binding {

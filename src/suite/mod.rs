@@ -18,7 +18,7 @@ pub mod shaders;
 pub mod sizing;
 pub mod verify;
 
-pub use case::{Buffer, Case, CaseBuilder, CaseData};
+pub use case::{Buffer, Case, CaseBuilder, CaseData, check_inputs};
 pub use data::{f32_data, mix, words};
 pub use id::{Api, Build, CaseId, Family, Key, Params, Setting, Value};
 pub use sizing::{Grid, Sizing};

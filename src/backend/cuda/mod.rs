@@ -27,7 +27,9 @@ use super::Backend;
 use crate::error::{Error, Result};
 use crate::measure::Clock;
 use crate::results::RunInfo;
-use crate::suite::{Buffer, Case, Expected, Experiment, Measure, POISON, Setting, Twin};
+use crate::suite::{
+    Buffer, Case, Expected, Experiment, Measure, POISON, Setting, Twin, check_inputs,
+};
 use compile::{Program, check_ptx};
 use timing::EventClock;
 
@@ -347,19 +349,8 @@ impl Cuda {
         let function = module
             .load_function(program.entry())
             .map_err(driver_error("finding the twin's entry"))?;
-        let declared: Vec<usize> = case
-            .buffers
-            .iter()
-            .filter(|b| matches!(b, Buffer::Input(_)))
-            .map(Buffer::words)
-            .collect();
-        let given: Vec<usize> = inputs.iter().map(Vec::len).collect();
-        if declared != given {
-            return Err(Error::Cuda(format!(
-                "{}: inputs of {given:?} words where {declared:?} are declared",
-                experiment.name()
-            )));
-        }
+        check_inputs(&case.buffers, inputs)
+            .map_err(|why| Error::Cuda(format!("{}: {why}", experiment.name())))?;
         let mut inputs = inputs.iter();
         let mut uniform = None;
         let mut storage = Vec::new();

@@ -16,7 +16,7 @@ use crate::measure::{Clock, Sampler, Timing};
 use crate::results::RunInfo;
 use crate::suite::{
     Api, Binding, Buffer, Build, Case, CaseData, Expected, Experiment, Measure, POISON, Setting,
-    Sizing, TransferPath,
+    Sizing, TransferPath, check_inputs,
 };
 use rayon::prelude::*;
 use timing::KernelClock;
@@ -523,19 +523,8 @@ impl GpuContext {
         inputs: &[Vec<u32>],
         workgroups: [u32; 3],
     ) -> Result<Kernel> {
-        let declared: Vec<usize> = pipeline
-            .buffers
-            .iter()
-            .filter(|b| matches!(b, Buffer::Input(_)))
-            .map(Buffer::words)
-            .collect();
-        let given: Vec<usize> = inputs.iter().map(Vec::len).collect();
-        if declared != given {
-            return Err(Error::Gpu(format!(
-                "{}: inputs of {given:?} words where {declared:?} are declared",
-                pipeline.label
-            )));
-        }
+        check_inputs(pipeline.buffers, inputs)
+            .map_err(|why| Error::Gpu(format!("{}: {why}", pipeline.label)))?;
         self.scoped(|| {
             let compiled = self.compile(pipeline)?;
             let mut inputs = inputs.iter();
