@@ -686,15 +686,19 @@ mod tests {
         assert_eq!(merged, [default, tax_free]);
     }
 
+    /// A schema-1 file (the test fixture) with its `bounds_checks` set to `checks`.
+    fn legacy_file(checks: &str) -> String {
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gpu-a.csv");
+        let text = std::fs::read_to_string(fixture).unwrap();
+        assert!(text.contains(",on,0.1.0,1,"));
+        text.replace(",on,0.1.0,1,", &format!(",{checks},0.1.0,1,"))
+    }
+
     #[test]
     fn schema_1_files_read_as_wgpu_builds_and_are_written_as_schema_2() {
-        let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("results");
-        for (file, build) in [
-            ("nvidia-h200-vulkan-unchecked.csv", Build::Unchecked),
-            ("nvidia-h100-80gb-hbm3-vulkan.csv", Build::Default),
-        ] {
-            let rows = read(&committed.join(file)).unwrap();
-            assert!(!rows.is_empty(), "{file}");
+        for (checks, build) in [("on", Build::Default), ("off", Build::Unchecked)] {
+            let rows = parse(Path::new("legacy.csv"), legacy_file(checks).as_bytes()).unwrap();
+            assert!(!rows.is_empty());
             for row in &rows {
                 assert_eq!(
                     row.setting(),
@@ -702,9 +706,9 @@ mod tests {
                         api: Api::Wgpu,
                         build
                     },
-                    "{file}"
+                    "{checks}"
                 );
-                assert_eq!(row.schema_version, SCHEMA_VERSION, "{file}");
+                assert_eq!(row.schema_version, SCHEMA_VERSION);
             }
         }
         let mut writer = csv::Writer::from_writer(Vec::new());
@@ -719,31 +723,20 @@ mod tests {
 
     #[test]
     fn a_schema_1_row_of_schema_2_or_a_bad_checks_value_is_refused() {
-        let dir = std::env::temp_dir().join(format!("membench-legacy-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let legacy = std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("results/nvidia-h200-vulkan-unchecked.csv"),
-        )
-        .unwrap();
-        let path = dir.join("legacy.csv");
-        for (from, to, expected) in [
-            (
-                ",off,0.1.0,1,",
-                ",maybe,0.1.0,1,",
-                "`maybe` is neither on nor off",
-            ),
-            (
-                ",off,0.1.0,1,",
-                ",off,0.1.0,2,",
-                "schema version 2 where this membench reads 1",
-            ),
+        for (checks, version, expected) in [
+            ("maybe", "1", "`maybe` is neither on nor off"),
+            ("off", "2", "schema version 2 where this membench reads 1"),
         ] {
-            assert!(legacy.contains(from), "{from}");
-            std::fs::write(&path, legacy.replacen(from, to, 1)).unwrap();
-            let message = read(&path).unwrap_err().to_string();
+            let text = legacy_file(checks).replacen(
+                &format!(",{checks},0.1.0,1,"),
+                &format!(",{checks},0.1.0,{version},"),
+                1,
+            );
+            let message = parse(Path::new("legacy.csv"), text.as_bytes())
+                .unwrap_err()
+                .to_string();
             assert!(message.contains(expected), "{message}");
         }
-        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
