@@ -329,8 +329,7 @@ fn emit_spirv(filters: &[String], target: Option<&str>) -> anyhow::Result<ExitCo
         let Some(kernel) = experiment.kernel else {
             continue;
         };
-        let overrides = format!("{:?}", case.overrides);
-        if seen.contains(&(kernel, overrides.clone())) {
+        if seen.contains(&(kernel, case.overrides.clone())) {
             continue;
         }
         let source = membench::suite::shaders::source(kernel)
@@ -338,7 +337,7 @@ fn emit_spirv(filters: &[String], target: Option<&str>) -> anyhow::Result<ExitCo
         let text = gpu::spirv::tax_free_text(kernel, source, &case.overrides)?;
         println!("; kernel: {kernel} for {}", case.id(experiment));
         print!("{text}");
-        seen.push((kernel, overrides));
+        seen.push((kernel, case.overrides));
     }
     if seen.is_empty() {
         anyhow::bail!("the matching cases run no kernel: host transfers only");

@@ -39,7 +39,6 @@ impl DeviceResults {
         let Some((first_line, first)) = rows.first() else {
             return Err(error("no rows: nothing to compare".to_owned()));
         };
-        let identity = |row: &Row| (row.device.clone(), row.setting());
         let mut settings: BTreeMap<Setting, (u64, &Row)> = BTreeMap::new();
         for (line, row) in &rows {
             if row.device != first.device {
@@ -70,7 +69,7 @@ impl DeviceResults {
                 setting,
                 rows: rows
                     .iter()
-                    .filter(|(_, row)| identity(row) == identity(first))
+                    .filter(|(_, row)| row.setting() == setting)
                     .map(|(_, row)| row.clone())
                     .collect(),
             })
@@ -264,11 +263,12 @@ impl Tax<'_, '_> {
 
 /// The tax of every device compared in more than one setting, in file order.
 pub fn taxes<'l, 'r>(devices: &'r [DeviceResults], lines: &'l [Line<'r>]) -> Vec<Tax<'l, 'r>> {
-    let mut names: Vec<&str> = devices
-        .iter()
-        .filter_map(|d| Some(d.metadata()?.device.as_str()))
-        .collect();
-    names.dedup();
+    let mut names: Vec<&str> = Vec::new();
+    for device in devices.iter().filter_map(|d| d.metadata()) {
+        if !names.contains(&device.device.as_str()) {
+            names.push(&device.device);
+        }
+    }
     names
         .into_iter()
         .filter_map(|name| {

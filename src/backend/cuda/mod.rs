@@ -213,13 +213,6 @@ pub fn devices() -> Result<Vec<CudaDevice>> {
         .collect()
 }
 
-/// A PTX module and the PTX it was loaded from, which every case that uses it is
-/// checked against.
-struct Compiled {
-    module: Arc<CudaModule>,
-    ptx: String,
-}
-
 /// The CUDA backend on one device: a context, the stream everything runs on, and the
 /// modules compiled so far.
 pub struct Cuda {
@@ -231,7 +224,7 @@ pub struct Cuda {
     /// How long one launch (or batch) may take before the device counts as hung.
     timeout: Duration,
     /// Modules by [`Program::cache_key`]: cases that differ only in their data share one.
-    modules: Mutex<HashMap<String, Compiled>>,
+    modules: Mutex<HashMap<String, Arc<CudaModule>>>,
 }
 
 impl Cuda {
@@ -308,44 +301,34 @@ impl Cuda {
         }
     }
 
-    /// The loaded module of `program` and its PTX, compiled for this device on first
-    /// use.
-    fn module(&self, program: &Program) -> Result<(Arc<CudaModule>, String)> {
+    /// The loaded module of `program`, compiled for this device and its PTX checked
+    /// against `buffers` on first use (every case of one program has the same
+    /// bindings).
+    fn module(&self, program: &Program, buffers: &[Buffer]) -> Result<Arc<CudaModule>> {
         let arch = self.device.compute_capability;
         let key = program.cache_key(arch);
         let mut modules = self
             .modules
             .lock()
             .map_err(|_| Error::Internal("the module cache was poisoned".to_owned()))?;
-        if let Some(compiled) = modules.get(&key) {
-            return Ok((compiled.module.clone(), compiled.ptx.clone()));
+        if let Some(module) = modules.get(&key) {
+            return Ok(module.clone());
         }
         let ptx = program.compile(arch)?;
+        check_ptx(&ptx, program.entry(), buffers, program.twin.dynamic_shared)?;
         let module = self
             .ctx
-            .load_module(Ptx::from_src(ptx.clone()))
+            .load_module(Ptx::from_src(ptx))
             .map_err(driver_error("loading the PTX"))?;
-        modules.insert(
-            key,
-            Compiled {
-                module: module.clone(),
-                ptx: ptx.clone(),
-            },
-        );
-        Ok((module, ptx))
+        modules.insert(key, module.clone());
+        Ok(module)
     }
 
     /// `case`'s buffers made and its twin loaded: inputs uploaded, outputs poisoned.
     fn build(&self, experiment: &Experiment, case: &Case, inputs: &[Vec<u32>]) -> Result<Prepared> {
         experiment.kernel_for(case).map_err(Error::Cuda)?;
         let program = Program::of(experiment, case)?;
-        let (module, ptx) = self.module(&program)?;
-        check_ptx(
-            &ptx,
-            program.entry(),
-            &case.buffers,
-            program.twin.dynamic_shared,
-        )?;
+        let module = self.module(&program, &case.buffers)?;
         let function = module
             .load_function(program.entry())
             .map_err(driver_error("finding the twin's entry"))?;
