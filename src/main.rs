@@ -11,7 +11,7 @@ use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 #[cfg(feature = "cuda")]
 use membench::backend::cuda;
 use membench::backend::wgpu::{self as gpu, GpuContext};
-use membench::measure::{MIN_SAMPLES, SuiteSampler};
+use membench::measure::{MIN_SAMPLES, Stats, SuiteSampler};
 use membench::report::{self, compare};
 use membench::results;
 use membench::run::{self, Backends, Outcome, Output, Progress, RunSettings, Session};
@@ -513,11 +513,14 @@ fn run_on(args: &RunArgs, adapter: Option<&str>, out: Option<PathBuf>) -> anyhow
     })
 }
 
-/// A run's progress: one bar for the cases, one for the predictions.
+/// A run's progress: one bar for the cases, one for the predictions; where standard
+/// error is no terminal (a log, CI), a line per measurement instead, with the time since
+/// the start, so that a log shows where a run spends its time.
 struct Bars {
     cases: ProgressBar,
     simulation: ProgressBar,
     _bars: MultiProgress,
+    lines: Option<Instant>,
 }
 
 impl Bars {
@@ -527,10 +530,12 @@ impl Bars {
         let bars = MultiProgress::new();
         let simulation = bars.add(bar(cases)?);
         simulation.set_message("simulating (once the model is calibrated)");
+        let lines = (!std::io::IsTerminal::is_terminal(&std::io::stderr())).then(Instant::now);
         Ok(Bars {
             cases: bars.insert(0, bar(measurements)?),
             simulation,
             _bars: bars,
+            lines,
         })
     }
 
@@ -546,6 +551,20 @@ impl Progress for Bars {
     }
 
     fn finished(&self, id: &CaseId, setting: Setting, outcome: &Outcome) {
+        if let Some(start) = self.lines {
+            let what = match outcome {
+                Outcome::Measured(timing) => Stats::of(&timing.samples_ns)
+                    .map_or_else(String::new, |s| format!("{:.3} us", s.median / 1e3)),
+                Outcome::Failed(reason) => format!("FAILED: {reason}"),
+                Outcome::Skipped(reason) => format!("skipped: {reason}"),
+                Outcome::Predicted => "predicted".to_owned(),
+            };
+            eprintln!(
+                "[{:7.1} s] {id} ({setting}): {what}",
+                start.elapsed().as_secs_f64()
+            );
+            return;
+        }
         match outcome {
             Outcome::Failed(reason) => self
                 .cases

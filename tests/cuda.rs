@@ -1,15 +1,17 @@
-//! Every case that has a CUDA twin, at quick size, through the CUDA backend on device
-//! 0: verified against its CPU reference, then timed on CUDA events. Where there is no
+//! Every case the CUDA backend takes (every kernel's twin, CUDA's transfer paths), at
+//! quick size, through the CUDA backend on device 0: verified against its CPU
+//! reference, then timed. Where there is no
 //! NVIDIA driver (CI, most machines) the test says why and passes: the NVRTC test of the
 //! library (`backend::cuda::compile`) is what CI holds the twins to.
 #![cfg(feature = "cuda")]
 
 use std::time::Duration;
 
+use membench::backend::Backend;
 use membench::backend::cuda::Cuda;
 use membench::measure::{MIN_SAMPLES, Stats, SuiteSampler, gbps};
 use membench::run::{self, Outcome};
-use membench::suite::{Measure, REGISTRY, Sizing};
+use membench::suite::{REGISTRY, Sizing};
 
 #[test]
 fn every_twin_matches_its_reference_on_the_device() {
@@ -24,7 +26,7 @@ fn every_twin_matches_its_reference_on_the_device() {
     let sizing = Sizing::nominal(true);
     let mut sampler = SuiteSampler::new(MIN_SAMPLES);
     let (mut measured, mut failures) = (0, Vec::new());
-    for experiment in REGISTRY.iter().filter(|e| e.measure == Measure::Kernel) {
+    for experiment in REGISTRY.iter().filter(|e| cuda.takes(e)) {
         for case in (experiment.cases)(&sizing) {
             let id = case.id(experiment);
             let data = (case.data)();

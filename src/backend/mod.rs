@@ -9,6 +9,7 @@
 
 #[cfg(feature = "cuda")]
 pub mod cuda;
+pub mod overlap;
 pub mod sim;
 pub mod wgpu;
 

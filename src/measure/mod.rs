@@ -99,11 +99,11 @@ impl Sampler {
     /// Kernels on the GPU clock.
     pub const KERNEL: Sampler = Sampler {
         samples: 30,
-        sample_target_ns: 2.0e6,
+        sample_target_ns: 1.0e6,
         max_repeats: 1024,
         case_budget_ns: 2.0e9,
         warmup_ns: 200.0e6,
-        short_warmup_ns: 20.0e6,
+        short_warmup_ns: 10.0e6,
     };
 
     /// Host↔device transfers on the host clock: a 1 GiB transfer takes tens of
@@ -320,9 +320,9 @@ mod tests {
 
     #[test]
     fn warm_up_is_whole_samples_and_short_when_the_device_is_warm() {
-        let cold = Sampler::KERNEL.plan(1.0e6, 0.0, false);
-        assert_eq!((cold.repeats, cold.warmup), (2, 200));
-        let warm = Sampler::KERNEL.plan(1.0e6, 0.0, true);
+        let cold = Sampler::KERNEL.plan(0.5e6, 0.0, false);
+        assert_eq!((cold.repeats, cold.warmup), (2, 400));
+        let warm = Sampler::KERNEL.plan(0.5e6, 0.0, true);
         assert_eq!(warm.warmup, 20);
         // Work the pilot already did counts: a 60 ms transfer needs no more.
         let long = Sampler::TRANSFER.plan(60.0e6, 180.0e6, false);
@@ -353,9 +353,9 @@ mod tests {
             calls: Vec::new(),
         };
         let timing = Sampler::KERNEL.measure(&mut clock, false).unwrap();
-        // 200 ms of warm-up less the pilot's 1.5 ms: 100 samples of 2 ms.
-        assert_eq!(clock.calls, [(3, 1, 1), (30, 4, 400)]);
-        assert_eq!(timing.dispatches_per_sample, 4);
+        // 200 ms of warm-up less the pilot's 1.5 ms: 199 samples of 1 ms.
+        assert_eq!(clock.calls, [(3, 1, 1), (30, 2, 398)]);
+        assert_eq!(timing.dispatches_per_sample, 2);
         assert!(timing.samples_ns.iter().all(|&ns| ns == 0.5e6));
     }
 }

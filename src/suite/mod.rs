@@ -109,7 +109,7 @@ pub enum Measure {
     Kernel,
     /// Move bytes between host and device (or within the device) along a path, verify
     /// what arrived, and time it from the call to the moment the data is usable
-    /// ([`crate::backend::wgpu::transfer`]).
+    /// ([`crate::backend::wgpu::transfer`], `crate::backend::cuda::transfer`).
     Transfer(TransferPath),
 }
 
@@ -126,10 +126,53 @@ pub enum TransferPath {
     MappableStorage,
     /// A copy into a mapped staging buffer, mapped and read by the host.
     Readback,
-    /// `copy_buffer_to_buffer` between two storage buffers.
+    /// `copy_buffer_to_buffer` between two storage buffers (CUDA: `cuMemcpyDtoDAsync`).
     DeviceCopy,
-    /// Chunks each uploaded and then processed by the experiment's kernel.
+    /// Chunks each uploaded and then processed by the experiment's kernel (CUDA: on
+    /// streams, from pinned memory).
     Overlap(Schedule),
+    /// A path only CUDA has.
+    Cuda(CudaPath),
+}
+
+impl TransferPath {
+    /// Whether wgpu has this path (and CUDA too: both measure it, as rows of their api).
+    pub fn in_wgpu(self) -> bool {
+        !matches!(self, TransferPath::Cuda(_))
+    }
+
+    /// Whether CUDA has this path.
+    pub fn in_cuda(self) -> bool {
+        matches!(
+            self,
+            TransferPath::DeviceCopy | TransferPath::Overlap(_) | TransferPath::Cuda(_)
+        )
+    }
+}
+
+/// CUDA's own host↔device paths: the `bandwidthTest` memory kinds and zero-copy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CudaPath {
+    /// `cuMemcpyHtoDAsync` per chunk from host memory of this kind.
+    Upload(HostMemory),
+    /// `cuMemcpyDtoHAsync` per chunk into host memory of this kind.
+    Readback(HostMemory),
+    /// A kernel reads pinned host memory mapped into the device's address space
+    /// (zero-copy) and writes device memory: the bus at the kernel's own access pattern.
+    MappedRead,
+}
+
+/// Host memory as CUDA copies from or into it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostMemory {
+    /// Ordinary (pageable) memory: the driver stages it through pinned buffers of its
+    /// own.
+    Pageable,
+    /// Page-locked memory from `cuMemHostAlloc`: the copy engines read it directly.
+    Pinned,
+    /// Ordinary memory page-locked for the transfer by `cuMemHostRegister` (on the
+    /// clock, with its unregistering): what pinning on demand costs.
+    Registered,
 }
 
 /// The order of a chunked upload-and-process workload.
@@ -225,8 +268,9 @@ pub const fn concatenate<T: Copy, const N: usize>(parts: &[&[T]]) -> [T; N] {
 mod tests {
     use super::*;
 
-    /// Every kernel of the eight kernel families has a CUDA twin whose source exists
-    /// and declares its entry; an experiment without one says why.
+    /// Every kernel has a CUDA twin whose source exists and declares its entry; an
+    /// experiment without one runs no kernel (a copy between host and device) and says
+    /// why.
     #[test]
     fn every_experiment_has_a_twin_or_says_why() {
         let mut twins = 0;
@@ -246,14 +290,11 @@ mod tests {
                 }
                 Twin::None(why) => {
                     assert!(!why.trim().is_empty(), "{}", experiment.name());
-                    assert_eq!(experiment.family, Family::Transfer, "{}", experiment.name());
+                    assert_eq!(experiment.kernel, None, "{}", experiment.name());
                 }
             }
         }
-        let kernels = REGISTRY
-            .iter()
-            .filter(|e| e.family != Family::Transfer)
-            .count();
+        let kernels = REGISTRY.iter().filter(|e| e.kernel.is_some()).count();
         assert_eq!(twins, kernels);
     }
 }

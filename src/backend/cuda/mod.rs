@@ -11,6 +11,7 @@
 
 pub mod compile;
 pub mod timing;
+pub mod transfer;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -25,10 +26,11 @@ use cudarc::nvrtc::Ptx;
 
 use super::Backend;
 use crate::error::{Error, Result};
-use crate::measure::Clock;
+use crate::measure::{Clock, Sampler, Timing};
 use crate::results::RunInfo;
 use crate::suite::{
-    Buffer, Case, Expected, Experiment, Measure, POISON, Setting, Twin, check_inputs,
+    Buffer, Case, CaseData, Expected, Experiment, Measure, POISON, Setting, TransferPath, Twin,
+    check_inputs,
 };
 use compile::{Program, check_ptx};
 use timing::EventClock;
@@ -444,16 +446,24 @@ impl Cuda {
     }
 
     /// Waits for `event` with the timeout, so that a hung kernel is an error.
+    /// Polls without sleeping for the first [`SPIN`]: a host-clock transfer's time ends
+    /// here, and a sleep's wake-up (50 µs and more) would be part of it.
     fn wait(&self, event: &CudaEvent) -> Result<()> {
+        const SPIN: Duration = Duration::from_millis(5);
         let started = Instant::now();
         while !event
             .try_is_complete()
             .map_err(driver_error("running the twin"))?
         {
-            if started.elapsed() > self.timeout {
+            let waited = started.elapsed();
+            if waited > self.timeout {
                 return Err(Error::Timeout(self.timeout));
             }
-            std::thread::sleep(Duration::from_micros(50));
+            if waited > SPIN {
+                std::thread::sleep(Duration::from_micros(50));
+            } else {
+                std::hint::spin_loop();
+            }
         }
         Ok(())
     }
@@ -516,16 +526,18 @@ impl Backend for Cuda {
         Setting::CUDA
     }
 
-    /// Kernels only: the CUDA transfer paths (pageable and pinned copies, streams) are
-    /// not written yet, and a transfer's row says nothing about how kernels are built.
+    /// Every kernel, and the transfer paths CUDA has ([`TransferPath::in_cuda`]).
     fn takes(&self, experiment: &Experiment) -> bool {
-        experiment.measure == Measure::Kernel
+        match experiment.measure {
+            Measure::Kernel => true,
+            Measure::Transfer(path) => path.in_cuda(),
+        }
     }
 
     fn skip(&self, experiment: &Experiment, _case: &Case) -> Option<String> {
-        match experiment.twin {
-            Twin::Cuda(_) => None,
-            Twin::None(why) => Some(format!("no CUDA twin: {why}")),
+        match (experiment.twin, experiment.kernel) {
+            (Twin::None(why), Some(_)) => Some(format!("no CUDA twin: {why}")),
+            _ => None,
         }
     }
 
@@ -544,6 +556,17 @@ impl Backend for Cuda {
 
     fn clock<'a>(&'a self, prepared: &'a Prepared) -> Result<Box<dyn Clock + 'a>> {
         Ok(Box::new(EventClock::new(self, prepared)))
+    }
+
+    fn transfer(
+        &self,
+        experiment: &Experiment,
+        case: &Case,
+        path: TransferPath,
+        sampler: Sampler,
+        data: &CaseData,
+    ) -> Result<Timing> {
+        transfer::measure(self, experiment, case, path, sampler, data)
     }
 }
 

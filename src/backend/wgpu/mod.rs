@@ -150,7 +150,10 @@ impl Backend for Wgpu<'_> {
 
     /// Transfers move bytes the same whatever the build: the default build takes them.
     fn takes(&self, experiment: &Experiment) -> bool {
-        self.build == Build::Default || experiment.measure == Measure::Kernel
+        match experiment.measure {
+            Measure::Kernel => true,
+            Measure::Transfer(path) => path.in_wgpu() && self.build == Build::Default,
+        }
     }
 
     fn prepare(&self, experiment: &Experiment, case: &Case, inputs: &[Vec<u32>]) -> Result<Kernel> {

@@ -24,7 +24,7 @@
 //!   the encoder (GPU clock); without `Features::TIMESTAMP_QUERY_INSIDE_ENCODERS`,
 //!   encoding, submission and wait on the host clock.
 //! - overlap: the whole workload (every chunk uploaded by `write_buffer` and processed
-//!   by the kernel) until the last submission finished; see [`overlap`].
+//!   by the kernel) until the last submission finished; see [`upload_and_process`].
 //!
 //! Every path is verified before it is timed: the destination is cleared (the data
 //! never holds a zero word), one transfer runs, and what arrived is compared with what
@@ -35,13 +35,11 @@ use std::time::Instant;
 
 use super::timing::gpu_ns;
 use super::{GpuContext, Kernel};
+use crate::backend::overlap::{self, Phase};
 use crate::error::{Error, Result};
-use crate::measure::{Clock, FnClock, Sampler, Stats, Timer, Timing};
+use crate::measure::{FnClock, Sampler, Timer, Timing};
 use crate::suite::families::transfer::Shape;
 use crate::suite::{Build, Case, CaseData, Expected, Experiment, Grid, Schedule, TransferPath};
-
-/// The most dispatches of the overlap kernel per chunk.
-const MAX_KERNEL_REPEATS: u32 = 256;
 
 /// Verifies and times one transfer case along `path`.
 pub fn measure(
@@ -77,8 +75,12 @@ pub fn measure(
         TransferPath::DeviceCopy => transfer.device_copy(),
         TransferPath::Overlap(schedule) => {
             let pipeline = ctx.case_pipeline(experiment, case, build)?;
-            overlap(&transfer, pipeline, case.workgroup_size[0], schedule)
+            upload_and_process(&transfer, pipeline, case.workgroup_size[0], schedule)
         }
+        TransferPath::Cuda(_) => Err(Error::Case(format!(
+            "{}: a path only CUDA has",
+            experiment.name()
+        ))),
     })?
 }
 
@@ -381,24 +383,6 @@ impl Transfer<'_> {
     }
 }
 
-/// The parts of the overlap workload timed on their own and together.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Phase {
-    /// Every chunk uploaded, no kernel.
-    Uploads,
-    /// Every chunk processed, no upload.
-    Kernels,
-    /// A schedule of both.
-    Both(Schedule),
-}
-
-const PHASES: [Phase; 4] = [
-    Phase::Uploads,
-    Phase::Kernels,
-    Phase::Both(Schedule::Serial),
-    Phase::Both(Schedule::Interleaved),
-];
-
 /// K chunks, each uploaded with `write_buffer` and processed by the kernel (bound to
 /// the chunk's sub-range of one input and one output buffer).
 ///
@@ -414,7 +398,7 @@ const PHASES: [Phase; 4] = [
 /// phases are sampled in turn, so drift affects them alike; the row's samples are the
 /// case's schedule, and the note gives every median and the fraction of the upload
 /// time that interleaving hid: (serial − interleaved) / uploads alone.
-fn overlap(
+fn upload_and_process(
     transfer: &Transfer,
     pipeline: wgpu::ComputePipeline,
     workgroup_size: u32,
@@ -464,7 +448,7 @@ fn overlap(
         ctx.submit_and_wait(encoder.finish())
     };
     // Host nanoseconds of one run of `phase` with `repeats` dispatches per chunk.
-    let run = |phase: Phase, repeats: u32| -> Result<f64> {
+    let mut run = |phase: Phase, repeats: u32| -> Result<f64> {
         let start = Instant::now();
         match phase {
             Phase::Uploads => {
@@ -492,11 +476,7 @@ fn overlap(
         Ok(elapsed_ns(start))
     };
 
-    // Kernel repeats per chunk: kernels alone about as long as uploads alone.
-    let uploads_ns = fastest_ns(|| run(Phase::Uploads, 1))?;
-    let kernel_ns = fastest_ns(|| run(Phase::Kernels, 1))?;
-    let kernel_repeats = ((uploads_ns / kernel_ns).round() as u32).clamp(1, MAX_KERNEL_REPEATS);
-
+    let kernel_repeats = overlap::kernel_repeats(&mut run)?;
     for phase in [
         Phase::Both(Schedule::Serial),
         Phase::Both(Schedule::Interleaved),
@@ -505,90 +485,15 @@ fn overlap(
         run(phase, kernel_repeats)?;
         transfer.check(&[&output])?;
     }
-
-    // One repetition runs every phase in turn, so drift affects them alike; each
-    // phase's time per repetition is kept beside the total the sampler sees.
-    let mut by_phase: Vec<[f64; PHASES.len()]> = Vec::new();
-    let timing = transfer.sampler.measure(
-        &mut FnClock {
-            timer: Timer::Host,
-            run: |repeats: u32| -> Result<f64> {
-                let mut ns = [0.0; PHASES.len()];
-                for _ in 0..repeats {
-                    for (slot, phase) in ns.iter_mut().zip(PHASES) {
-                        *slot += run(phase, kernel_repeats)?;
-                    }
-                }
-                by_phase.push(ns.map(|total| total / f64::from(repeats)));
-                Ok(ns.iter().sum())
-            },
-        },
-        false,
-    )?;
-    let repeats = timing.dispatches_per_sample;
-    let sampled = &by_phase[by_phase.len().saturating_sub(timing.samples_ns.len())..];
-    let mut samples: [Vec<f64>; PHASES.len()] = Default::default();
-    for (index, phase_samples) in samples.iter_mut().enumerate() {
-        *phase_samples = sampled.iter().map(|ns| ns[index]).collect();
-    }
-    let median_us = |phase: Phase| {
-        let index = PHASES.iter().position(|&p| p == phase).unwrap_or(0);
-        Stats::of(&samples[index]).map_or(0.0, |s| s.median / 1e3)
-    };
-    let uploads = median_us(Phase::Uploads);
-    let serial = median_us(Phase::Both(Schedule::Serial));
-    let interleaved = median_us(Phase::Both(Schedule::Interleaved));
-    let note = format!(
-        "kernel x{kernel_repeats} per chunk; medians: uploads alone {uploads:.1} us, kernels \
-         alone {:.1} us, serial {serial:.1} us, interleaved {interleaved:.1} us; hidden: {:.0} % \
-         of the upload time",
-        median_us(Phase::Kernels),
-        hidden_percent(uploads, serial, interleaved)
-    );
-    let index = PHASES
-        .iter()
-        .position(|&p| p == Phase::Both(schedule))
-        .unwrap_or(0);
-    Ok(Timing {
-        samples_ns: std::mem::take(&mut samples[index]),
-        timer: Timer::Host,
-        dispatches_per_sample: repeats * transfer.shape.chunks,
-        note,
-    })
-}
-
-/// The share of the upload time that interleaving hid: what it saved over the serial
-/// schedule, over what the uploads take alone (negative where it cost time).
-fn hidden_percent(uploads: f64, serial: f64, interleaved: f64) -> f64 {
-    if uploads > 0.0 {
-        100.0 * (serial - interleaved) / uploads
-    } else {
-        0.0
-    }
-}
-
-/// The fastest of a few untimed-first runs of `once`: a pilot's estimate.
-fn fastest_ns(mut once: impl FnMut() -> Result<f64>) -> Result<f64> {
-    let mut clock = FnClock {
-        timer: Timer::Host,
-        run: |_| once(),
-    };
-    let pilot = clock.samples_ns(3, 1, 1)?;
-    Ok(pilot.iter().copied().fold(f64::INFINITY, f64::min).max(1.0))
+    overlap::sample(
+        &transfer.sampler,
+        run,
+        kernel_repeats,
+        transfer.shape.chunks,
+        schedule,
+    )
 }
 
 fn elapsed_ns(start: Instant) -> f64 {
     start.elapsed().as_nanos() as f64
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn hidden_share_is_of_the_upload_time() {
-        assert_eq!(hidden_percent(100.0, 300.0, 250.0), 50.0);
-        assert_eq!(hidden_percent(100.0, 300.0, 320.0), -20.0);
-        assert_eq!(hidden_percent(0.0, 1.0, 1.0), 0.0);
-    }
 }

@@ -2,8 +2,9 @@
 
 use super::{Claim, Kind, Outcome, any_measured_all, at_each, at_least, ratio};
 use crate::suite::families::transfer::{
-    BATCH_BYTES, BATCH_CHUNKS, DEVICE_COPY, OVERLAP_INTERLEAVED, OVERLAP_SERIAL, READBACK, Shape,
-    UPLOAD_MAPPABLE, UPLOAD_STAGING, UPLOAD_STAGING_POOLED, UPLOAD_WRITE_BUFFER,
+    BATCH_BYTES, BATCH_CHUNKS, DEVICE_COPY, MAPPED_READ, OVERLAP_INTERLEAVED, OVERLAP_SERIAL,
+    READBACK, READBACK_PAGEABLE, READBACK_PINNED, Shape, UPLOAD_MAPPABLE, UPLOAD_PAGEABLE,
+    UPLOAD_PINNED, UPLOAD_REGISTERED, UPLOAD_STAGING, UPLOAD_STAGING_POOLED, UPLOAD_WRITE_BUFFER,
 };
 use crate::suite::{Experiment, Family, Key, Params};
 
@@ -15,6 +16,18 @@ const PATHS: &[&Experiment] = &[
     &UPLOAD_MAPPABLE,
     &READBACK,
     &DEVICE_COPY,
+    &UPLOAD_PAGEABLE,
+    &UPLOAD_PINNED,
+    &UPLOAD_REGISTERED,
+    &READBACK_PAGEABLE,
+    &READBACK_PINNED,
+    &MAPPED_READ,
+];
+
+/// CUDA's pinned paths beside their pageable counterparts.
+const PINNED_PAIRS: [(&Experiment, &Experiment); 2] = [
+    (&UPLOAD_PINNED, &UPLOAD_PAGEABLE),
+    (&READBACK_PINNED, &READBACK_PAGEABLE),
 ];
 
 /// The transfer claims, in checklist order.
@@ -88,6 +101,47 @@ pub(super) const CLAIMS: &[Claim] = &[
         },
     },
     Claim {
+        id: "transfer-pinned",
+        family: Family::Transfer,
+        claim: "pinned (page-locked) host memory transfers faster than pageable memory, which \
+                the driver stages through a pinned buffer of its own",
+        rule: "at the largest size both measured, upload_pinned runs at 1.5 × upload_pageable \
+               and readback_pinned at 1.5 × readback_pageable or faster",
+        kind: Kind::Bandwidth,
+        experiments: &[
+            &UPLOAD_PINNED,
+            &UPLOAD_PAGEABLE,
+            &READBACK_PINNED,
+            &READBACK_PAGEABLE,
+        ],
+        decide: |cases| {
+            let parts: Vec<Outcome> = PINNED_PAIRS
+                .iter()
+                .map(|&(pinned, pageable)| {
+                    let sizes = |path| -> Vec<Params> {
+                        cases
+                            .params(path)
+                            .into_iter()
+                            .filter(|params| params.number(Key::Chunks) == Some(1))
+                            .filter(|params| cases.gbps(path, params).is_ok())
+                            .collect()
+                    };
+                    let theirs = sizes(pageable);
+                    let largest = sizes(pinned)
+                        .into_iter()
+                        .filter(|params| theirs.contains(params))
+                        .max_by_key(|params| params.number(Key::Size))
+                        .ok_or_else(|| {
+                            format!("{} and {} share no size", pinned.name(), pageable.name())
+                        })?;
+                    let (value, detail) = ratio(cases, (pinned, &largest), (pageable, &largest))?;
+                    Ok(at_least(value, 1.5, detail))
+                })
+                .collect();
+            any_measured_all(parts, "no pinned and pageable pair measured")
+        },
+    },
+    Claim {
         id: "transfer-overlap",
         family: Family::Transfer,
         claim: "chunked uploads overlapped with compute hide transfer time where the API and \
@@ -123,7 +177,8 @@ mod tests {
     use crate::params;
     use crate::report::claims::testing::{self, Threshold, row};
     use crate::suite::families::transfer::{
-        OVERLAP_INTERLEAVED, OVERLAP_SERIAL, READBACK, UPLOAD_WRITE_BUFFER,
+        OVERLAP_INTERLEAVED, OVERLAP_SERIAL, READBACK, READBACK_PAGEABLE, READBACK_PINNED,
+        UPLOAD_PAGEABLE, UPLOAD_PINNED, UPLOAD_WRITE_BUFFER,
     };
 
     static THRESHOLDS: &[Threshold] = &[
@@ -155,6 +210,21 @@ mod tests {
                 ]
             },
             sides: &[(1.9, false), (2.1, true)],
+        },
+        Threshold {
+            id: "transfer-pinned",
+            rows: |x| {
+                let size = |bytes: u64| params!(Size => bytes, Chunks => 1u32);
+                vec![
+                    row(&UPLOAD_PAGEABLE, size(1 << 20), 10.0),
+                    row(&UPLOAD_PINNED, size(1 << 20), 10.0 * x),
+                    // The largest size both measured decides, not the pinned path's own.
+                    row(&UPLOAD_PINNED, size(1 << 22), 1.0),
+                    row(&READBACK_PAGEABLE, size(1 << 20), 10.0),
+                    row(&READBACK_PINNED, size(1 << 20), 20.0),
+                ]
+            },
+            sides: &[(1.49, false), (1.51, true)],
         },
         Threshold {
             id: "transfer-overlap",

@@ -10,23 +10,30 @@
 //! queue per device, so overlap here can only come from the host preparing chunk i+1
 //! while the GPU processes chunk i, or from the driver overlapping work of one queue.
 //!
+//! CUDA measures the device copy and the overlap schedules too (on streams, as rows of
+//! api `cuda`) and has paths of its own that wgpu cannot show: `cudaMemcpy` from
+//! pageable, pinned and on-demand registered memory, readbacks into pageable and pinned
+//! memory, and a kernel reading mapped host memory (zero-copy).
+//!
 //! Transfers are timed on the host clock from the call to the moment the data is
-//! usable (see [`crate::backend::wgpu::transfer`] for what each time includes); the device-to-device
-//! copy on the GPU clock where timestamps inside encoders exist.
+//! usable (see [`crate::backend::wgpu::transfer`] for what each time includes); the
+//! device-to-device copy and the zero-copy read on the GPU clock.
 
 use rayon::prelude::*;
 
 use crate::params;
 use crate::suite::{
-    Buffer, Case, CaseData, Expected, Experiment, Family, Grid, Key, Measure, Params, Schedule,
-    Sizing, TransferPath, Twin, f32_data,
+    Buffer, Case, CaseData, CudaPath, Expected, Experiment, Family, Grid, HostMemory, Key, Measure,
+    Params, Schedule, Sizing, TransferPath, Twin, f32_data,
 };
 
 /// Smallest transfer of the size sweep; each next size is [`SIZE_STEP`] times larger.
 const SWEEP_MIN_BYTES: u64 = 4 << 10;
 const SIZE_STEP: u64 = 4;
-/// Largest transfer of a full run, of a `--quick` run and on software adapters.
-const FULL_MAX_BYTES: u64 = 1 << 30;
+/// Largest transfer of a full run, of a `--quick` run and on software adapters. Every
+/// path has reached its plateau well before 256 MiB (on an H100 each path's 256 MiB and
+/// 1 GiB transfers differ by under 10 %), and larger ones only lengthen the run.
+const FULL_MAX_BYTES: u64 = 256 << 20;
 const QUICK_MAX_BYTES: u64 = 4 << 20;
 const SOFTWARE_MAX_BYTES: u64 = 64 << 20;
 /// Batching: the same bytes as one transfer or as many small ones.
@@ -36,12 +43,13 @@ pub const BATCH_CHUNKS: u32 = 1024;
 /// not exceed any cache), in these numbers of chunks.
 const OVERLAP_MAX_BYTES: u64 = 64 << 20;
 const OVERLAP_CHUNKS: [u32; 2] = [4, 16];
-/// A chunk is bound as a sub-range of a storage buffer, whose offset must be a multiple
-/// of `min_storage_buffer_offset_alignment` (256 at most in WebGPU).
-const CHUNK_ALIGN_BYTES: u64 = 256;
 /// Workgroup size and arithmetic rounds per element of `transfer_work`.
 const WORK_WORKGROUP: u32 = 256;
 const WORK_ROUNDS: u32 = 8;
+/// A chunk is bound as a sub-range of a storage buffer, whose offset must be a multiple
+/// of `min_storage_buffer_offset_alignment` (256 at most in WebGPU), and is whole
+/// workgroups of `transfer_work`, so that the CUDA twin's grid covers it exactly.
+const CHUNK_ALIGN_BYTES: u64 = 4 * WORK_WORKGROUP as u64;
 
 /// The family's experiments, in the order runs and reports show them.
 pub const EXPERIMENTS: &[Experiment] = &[
@@ -51,6 +59,12 @@ pub const EXPERIMENTS: &[Experiment] = &[
     UPLOAD_MAPPABLE,
     READBACK,
     DEVICE_COPY,
+    UPLOAD_PAGEABLE,
+    UPLOAD_PINNED,
+    UPLOAD_REGISTERED,
+    READBACK_PAGEABLE,
+    READBACK_PINNED,
+    MAPPED_READ,
     OVERLAP_SERIAL,
     OVERLAP_INTERLEAVED,
 ];
@@ -76,34 +90,75 @@ pub const UPLOAD_MAPPABLE: Experiment = declare("upload_mappable", TransferPath:
 /// A readback pays a copy, a map and a round trip to the host: expected slower than an
 /// upload of the same size, with a larger fixed cost.
 pub const READBACK: Experiment = declare("readback", TransferPath::Readback);
-/// `copy_buffer_to_buffer` within the device: near DRAM bandwidth (read + write) once
-/// large, one to two orders above any host transfer.
+/// `copy_buffer_to_buffer` within the device (CUDA: `cudaMemcpy` device to device):
+/// near DRAM bandwidth (read + write) once large, one to two orders above any host
+/// transfer.
 pub const DEVICE_COPY: Experiment = declare("device_copy", TransferPath::DeviceCopy);
+/// CUDA: `cudaMemcpy` from pageable memory, which the driver stages through pinned
+/// buffers of its own: the texts expect it well below pinned.
+pub const UPLOAD_PAGEABLE: Experiment = declare(
+    "upload_pageable",
+    TransferPath::Cuda(CudaPath::Upload(HostMemory::Pageable)),
+);
+/// CUDA: `cudaMemcpy` from `cudaHostAlloc` memory: the copy engines read it directly, at
+/// the bus's rate once large.
+pub const UPLOAD_PINNED: Experiment = declare(
+    "upload_pinned",
+    TransferPath::Cuda(CudaPath::Upload(HostMemory::Pinned)),
+);
+/// CUDA: pageable memory pinned for the transfer by `cudaHostRegister` and released
+/// after it, on the clock: pinning on demand pays off only for large transfers.
+pub const UPLOAD_REGISTERED: Experiment = declare(
+    "upload_registered",
+    TransferPath::Cuda(CudaPath::Upload(HostMemory::Registered)),
+);
+/// CUDA: `cudaMemcpy` into pageable memory, staged by the driver.
+pub const READBACK_PAGEABLE: Experiment = declare(
+    "readback_pageable",
+    TransferPath::Cuda(CudaPath::Readback(HostMemory::Pageable)),
+);
+/// CUDA: `cudaMemcpy` into `cudaHostAlloc` memory.
+pub const READBACK_PINNED: Experiment = declare(
+    "readback_pinned",
+    TransferPath::Cuda(CudaPath::Readback(HostMemory::Pinned)),
+);
+/// CUDA: a kernel (`transfer_work` with no rounds: a copy) reads mapped pinned host
+/// memory (`cudaHostAllocMapped`, zero-copy) and writes device memory; GPU clock.
+pub const MAPPED_READ: Experiment =
+    declare("mapped_read", TransferPath::Cuda(CudaPath::MappedRead));
 /// All uploads, then all kernels: the time is the sum of both.
 pub const OVERLAP_SERIAL: Experiment =
     declare("overlap_serial", TransferPath::Overlap(Schedule::Serial));
 /// Upload and process chunk by chunk: with one queue, only the host's preparation of
 /// the next chunk overlaps the GPU's work on the last; the note says how much of the
-/// upload time was hidden.
+/// upload time was hidden. CUDA puts the chunks on streams, so its copy engines
+/// overlap the kernels.
 pub const OVERLAP_INTERLEAVED: Experiment = declare(
     "overlap_interleaved",
     TransferPath::Overlap(Schedule::Interleaved),
 );
 
-/// A transfer experiment: the overlap runs `transfer_work` on its chunks, the other
-/// paths run no kernel.
+/// A transfer experiment: the overlap and the zero-copy read run `transfer_work` (its
+/// CUDA twin on CUDA), the other paths run no kernel.
 const fn declare(variant: &'static str, path: TransferPath) -> Experiment {
     let cases: fn(&Sizing) -> Vec<Case> = match path {
-        TransferPath::WriteBuffer | TransferPath::Staging { .. } | TransferPath::Readback => {
-            sweep_cases
-        }
+        TransferPath::WriteBuffer
+        | TransferPath::Staging { .. }
+        | TransferPath::Readback
+        | TransferPath::Cuda(CudaPath::Upload(_) | CudaPath::Readback(_)) => sweep_cases,
         TransferPath::DeviceCopy => device_copy_cases,
         TransferPath::MappableStorage => mappable_cases,
+        TransferPath::Cuda(CudaPath::MappedRead) => mapped_read_cases,
         TransferPath::Overlap(_) => overlap_cases,
     };
-    let kernel = match path {
-        TransferPath::Overlap(_) => Some("transfer_work"),
-        _ => None,
+    let (kernel, twin) = match path {
+        TransferPath::Overlap(_) | TransferPath::Cuda(CudaPath::MappedRead) => {
+            (Some("transfer_work"), Twin::cuda("transfer_work"))
+        }
+        _ => (
+            None,
+            Twin::None("a copy between host and device: no kernel runs"),
+        ),
     };
     Experiment {
         family: Family::Transfer,
@@ -111,10 +166,7 @@ const fn declare(variant: &'static str, path: TransferPath) -> Experiment {
         kernel,
         cases,
         measure: Measure::Transfer(path),
-        twin: Twin::None(
-            "a host-device transfer: the CUDA paths (pageable and pinned cudaMemcpy, \
-             streams) are separate work",
-        ),
+        twin,
     }
 }
 
@@ -266,36 +318,51 @@ fn overlap_bytes(sizing: &Sizing) -> u64 {
 
 fn overlap_cases(sizing: &Sizing) -> Vec<Case> {
     let bytes = overlap_bytes(sizing);
-    let words = (bytes / 4) as usize;
     OVERLAP_CHUNKS
         .iter()
         .map(|&chunks| {
-            let shape = Shape { bytes, chunks };
-            // The whole buffer as one dispatch: how the simulator test runs the kernel.
-            Case::builder(sizing, shape.params())
-                .workgroup([WORK_WORKGROUP, 1, 1], 0)
-                .skip_if(size_skip(sizing, bytes))
-                .skip_if((bytes == 0).then(|| "the overlap workload has no whole chunk".into()))
-                .grid(
-                    Grid::TwoD,
-                    (words as u64).div_ceil(u64::from(WORK_WORKGROUP)),
-                )
-                .constants([
-                    ("WORKGROUP_SIZE", f64::from(WORK_WORKGROUP)),
-                    ("ROUNDS", f64::from(WORK_ROUNDS)),
-                ])
-                .moves(words as u64, bytes)
-                .buffers(vec![Buffer::Input(words), Buffer::Output(words)])
-                .data(move || {
-                    let src = f32_data(words, u64::from(chunks));
-                    let expected = src.par_iter().map(|&x| work(x, WORK_ROUNDS)).collect();
-                    CaseData {
-                        inputs: vec![src],
-                        expected: vec![Expected::Exact(expected)],
-                    }
-                })
+            let empty = (bytes == 0).then(|| "the overlap workload has no whole chunk".into());
+            work_case(sizing, Shape { bytes, chunks }, WORK_ROUNDS, empty)
         })
         .collect()
+}
+
+/// The size sweep as a copy by `transfer_work` (no rounds) out of mapped host memory.
+fn mapped_read_cases(sizing: &Sizing) -> Vec<Case> {
+    shapes(sizing)
+        .into_iter()
+        .filter(|shape| shape.chunks == 1)
+        .map(|shape| work_case(sizing, shape, 0, None))
+        .collect()
+}
+
+/// `transfer_work` with `rounds` rounds over data the size of `shape`, the whole buffer
+/// as one dispatch (how the simulator test runs the kernel; a transfer path dispatches
+/// it per chunk), skipped for `skip` too.
+fn work_case(sizing: &Sizing, shape: Shape, rounds: u32, skip: Option<String>) -> Case {
+    let words = (shape.bytes / 4) as usize;
+    Case::builder(sizing, shape.params())
+        .workgroup([WORK_WORKGROUP, 1, 1], 0)
+        .skip_if(size_skip(sizing, shape.bytes))
+        .skip_if(skip)
+        .grid(
+            Grid::TwoD,
+            (words as u64).div_ceil(u64::from(WORK_WORKGROUP)),
+        )
+        .constants([
+            ("WORKGROUP_SIZE", f64::from(WORK_WORKGROUP)),
+            ("ROUNDS", f64::from(rounds)),
+        ])
+        .moves(words as u64, shape.bytes)
+        .buffers(vec![Buffer::Input(words), Buffer::Output(words)])
+        .data(move || {
+            let src = f32_data(words, u64::from(shape.chunks));
+            let expected = src.par_iter().map(|&x| work(x, rounds)).collect();
+            CaseData {
+                inputs: vec![src],
+                expected: vec![Expected::Exact(expected)],
+            }
+        })
 }
 
 #[cfg(test)]
@@ -303,9 +370,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn full_sweep_is_ten_sizes_from_4_kib_to_1_gib_plus_the_batch() {
+    fn full_sweep_is_nine_sizes_from_4_kib_to_256_mib_plus_the_batch() {
         let shapes = shapes(&Sizing::nominal(false));
-        assert_eq!(shapes.len(), 11);
+        assert_eq!(shapes.len(), 10);
         assert_eq!(
             shapes[0],
             Shape {
@@ -314,20 +381,20 @@ mod tests {
             }
         );
         assert_eq!(
-            shapes[9],
+            shapes[8],
             Shape {
-                bytes: 1 << 30,
+                bytes: 256 << 20,
                 chunks: 1
             }
         );
         assert!(
             shapes
                 .windows(2)
-                .take(9)
+                .take(8)
                 .all(|w| w[1].bytes == 4 * w[0].bytes)
         );
         // The batching pair: the same bytes in one transfer and in 1024 of 4 KiB.
-        let batch = shapes[10];
+        let batch = shapes[9];
         assert_eq!(batch.chunk_bytes(), 4096);
         assert!(shapes.contains(&Shape {
             bytes: batch.bytes,

@@ -1,0 +1,126 @@
+//! The overlap workload's sampling, the same for every backend: K chunks each uploaded
+//! and processed by `transfer_work`, timed as four phases in turn (uploads alone,
+//! kernels alone, the serial schedule, the interleaved one), so that drift affects them
+//! alike. A backend supplies how one phase runs; this module sizes the kernel work to
+//! the uploads, samples, and says how much of the upload time interleaving hid.
+
+use crate::error::Result;
+use crate::measure::{Clock, FnClock, Sampler, Stats, Timer, Timing};
+use crate::suite::Schedule;
+
+/// The most dispatches of the overlap kernel per chunk.
+const MAX_KERNEL_REPEATS: u32 = 256;
+
+/// The parts of the overlap workload timed on their own and together.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Every chunk uploaded, no kernel.
+    Uploads,
+    /// Every chunk processed, no upload.
+    Kernels,
+    /// A schedule of both.
+    Both(Schedule),
+}
+
+const PHASES: [Phase; 4] = [
+    Phase::Uploads,
+    Phase::Kernels,
+    Phase::Both(Schedule::Serial),
+    Phase::Both(Schedule::Interleaved),
+];
+
+/// Kernel dispatches per chunk that make the kernels alone about as long as the uploads
+/// alone (then overlap could hide up to all of the upload time); `run(phase, repeats)`
+/// runs one phase with `repeats` dispatches per chunk and returns its host nanoseconds.
+pub fn kernel_repeats(run: &mut impl FnMut(Phase, u32) -> Result<f64>) -> Result<u32> {
+    let uploads_ns = fastest_ns(|| run(Phase::Uploads, 1))?;
+    let kernel_ns = fastest_ns(|| run(Phase::Kernels, 1))?;
+    Ok(((uploads_ns / kernel_ns).round() as u32).clamp(1, MAX_KERNEL_REPEATS))
+}
+
+/// Samples every phase in turn with `kernel_repeats` dispatches per chunk of `chunks`;
+/// the timing's samples are `schedule`'s, and its note gives every phase's median and
+/// the share of the upload time that interleaving hid.
+pub fn sample(
+    sampler: &Sampler,
+    mut run: impl FnMut(Phase, u32) -> Result<f64>,
+    kernel_repeats: u32,
+    chunks: u32,
+    schedule: Schedule,
+) -> Result<Timing> {
+    // Each phase's time per repetition, kept beside the total the sampler sees.
+    let mut by_phase: Vec<[f64; PHASES.len()]> = Vec::new();
+    let timing = sampler.measure(
+        &mut FnClock {
+            timer: Timer::Host,
+            run: |repeats: u32| -> Result<f64> {
+                let mut ns = [0.0; PHASES.len()];
+                for _ in 0..repeats {
+                    for (slot, phase) in ns.iter_mut().zip(PHASES) {
+                        *slot += run(phase, kernel_repeats)?;
+                    }
+                }
+                by_phase.push(ns.map(|total| total / f64::from(repeats)));
+                Ok(ns.iter().sum())
+            },
+        },
+        false,
+    )?;
+    let repeats = timing.dispatches_per_sample;
+    let sampled = &by_phase[by_phase.len().saturating_sub(timing.samples_ns.len())..];
+    let mut samples: [Vec<f64>; PHASES.len()] = Default::default();
+    for (index, phase_samples) in samples.iter_mut().enumerate() {
+        *phase_samples = sampled.iter().map(|ns| ns[index]).collect();
+    }
+    let index = |phase: Phase| PHASES.iter().position(|&p| p == phase).unwrap_or(0);
+    let median_us =
+        |phase: Phase| Stats::of(&samples[index(phase)]).map_or(0.0, |s| s.median / 1e3);
+    let uploads = median_us(Phase::Uploads);
+    let serial = median_us(Phase::Both(Schedule::Serial));
+    let interleaved = median_us(Phase::Both(Schedule::Interleaved));
+    let note = format!(
+        "kernel x{kernel_repeats} per chunk; medians: uploads alone {uploads:.1} us, kernels \
+         alone {:.1} us, serial {serial:.1} us, interleaved {interleaved:.1} us; hidden: {:.0} % \
+         of the upload time",
+        median_us(Phase::Kernels),
+        hidden_percent(uploads, serial, interleaved)
+    );
+    Ok(Timing {
+        samples_ns: std::mem::take(&mut samples[index(Phase::Both(schedule))]),
+        timer: Timer::Host,
+        dispatches_per_sample: repeats * chunks,
+        note,
+    })
+}
+
+/// The share of the upload time that interleaving hid: what it saved over the serial
+/// schedule, over what the uploads take alone (negative where it cost time).
+fn hidden_percent(uploads: f64, serial: f64, interleaved: f64) -> f64 {
+    if uploads > 0.0 {
+        100.0 * (serial - interleaved) / uploads
+    } else {
+        0.0
+    }
+}
+
+/// The fastest of a few untimed-first runs of `once`: a pilot's estimate.
+fn fastest_ns(mut once: impl FnMut() -> Result<f64>) -> Result<f64> {
+    let mut clock = FnClock {
+        timer: Timer::Host,
+        run: |_| once(),
+    };
+    let pilot = clock.samples_ns(3, 1, 1)?;
+    Ok(pilot.iter().copied().fold(f64::INFINITY, f64::min).max(1.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hidden_share_is_of_the_upload_time() {
+        assert_eq!(hidden_percent(100.0, 300.0, 250.0), 50.0);
+        assert_eq!(hidden_percent(100.0, 300.0, 320.0), -20.0);
+        assert_eq!(hidden_percent(0.0, 1.0, 1.0), 0.0);
+    }
+}
