@@ -88,6 +88,10 @@ struct ReportArgs {
     /// Directory for index.html and the charts' SVG files.
     #[arg(long, default_value = "results/report")]
     out: PathBuf,
+    /// The device the ratios are to: its label (as the report names it) or a part of
+    /// the labels of one file's devices; default: the first file's.
+    #[arg(long)]
+    baseline: Option<String>,
 }
 
 #[derive(clap::Args)]
@@ -613,7 +617,10 @@ fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
     } else {
         args.csv
     };
-    let devices = compare::load(&inputs)?;
+    let mut devices = compare::load(&inputs)?;
+    if let Some(baseline) = &args.baseline {
+        devices = report::with_baseline(devices, baseline)?;
+    }
     // Built in full before anything is written: bad input leaves the directory as it was.
     let built = report::build(&devices)?;
     report::write(&built, &args.out)?;

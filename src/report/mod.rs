@@ -1,14 +1,22 @@
-//! `membench report`: a static HTML page of several devices' results — the devices,
-//! the claims checklist, one or more charts per family and the full comparison
-//! tables — and each chart again as a standalone SVG file.
+//! `membench report`: a static HTML page of several devices' results — a summary of
+//! each family's finding, the claims as a matrix of verdicts, the devices, the
+//! toolchain's tax, and per family its charts and full comparison table — and each
+//! chart again as a standalone SVG file.
 //!
 //! The page needs no network and no scripts: the charts are inline SVG, the style is
 //! inline CSS. It is a `maud` template, so every text is escaped where it is written.
-//! Everything is built in memory first, so bad input writes nothing.
+//! Everything is built in memory first, so bad input writes nothing, and written into
+//! a directory beside the destination that then takes its place, so a failed write
+//! leaves no half report.
+//!
+//! Ratios are to the first device given (`--baseline` picks another). Results of
+//! different sizings are charted apart (`sizing`); family charts show each device in
+//! its plainest setting and the one closest to the hardware, the tax chart the rest.
 
 pub mod charts;
 pub mod claims;
 pub mod compare;
+pub mod sizing;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -18,11 +26,12 @@ use maud::{DOCTYPE, Markup, PreEscaped, html};
 use crate::error::{Error, Result};
 use crate::results::Status;
 use crate::suite::REGISTRY;
-use claims::{CLAIMS, Cases, Claim, Kind, Source, Verdict};
+use charts::{Chart, Panel};
+use claims::{CLAIMS, Cases, Claim, FINDINGS, Kind, Source, Verdict, ratio_text};
 use compare::{DeviceResults, Line, number};
 
 /// Marks a page as written by this command: only such a directory's old charts are
-/// removed when the report is written again.
+/// dropped when the report is written again.
 const GENERATOR: &str = r#"<meta name="generator" content="membench report">"#;
 
 /// The page's style sheet.
@@ -33,30 +42,34 @@ h2 { border-bottom: 1px solid #ccc; padding-bottom: 0.2em; margin-top: 2em; }
 nav { margin: 1em 0; }
 code { font-size: 0.92em; }
 table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.92em; }
-th, td { border: 1px solid #d0d0d0; padding: 0.3em 0.55em; vertical-align: top; text-align: left; }
+th, td { border: 1px solid #d0d0d0; padding: 0.3em 0.55em; vertical-align: top; text-align: left; overflow-wrap: anywhere; }
 th { background: #f4f4f4; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.absent { color: #888; text-align: right; }
-.claims td.rule { font-size: 0.95em; color: #333; }
-.verdict { min-width: 11em; }
-.verdict .mark { font-weight: 600; white-space: nowrap; }
-.verdict.yes { background: #e3f4e6; }
-.verdict.no { background: #fbe3e4; }
-.verdict.na { background: #f3f3f3; color: #666; }
-.detail { font-size: 0.85em; color: #444; margin-top: 0.2em; overflow-wrap: anywhere; }
-.model { font-size: 0.85em; margin-top: 0.3em; color: #333; }
-.split { font-size: 0.85em; color: #8a4b00; white-space: nowrap; }
+.scroll { overflow-x: auto; max-width: 100%; }
+.summary td { vertical-align: middle; }
+.summary img { width: 260px; height: auto; border: 1px solid #e4e4e4; display: block; }
+.finding { margin: 0.15em 0; }
+.matrix td.verdict { text-align: center; font-weight: 600; white-space: nowrap; width: 2.2em; }
+.matrix tr.family th { background: #fafafa; font-weight: 600; }
+.matrix details p, .matrix details ul { margin: 0.3em 0; font-size: 0.9em; color: #333; overflow-wrap: anywhere; }
+.verdict.yes, .mark.yes { background: #e3f4e6; }
+.verdict.no, .mark.no { background: #fbe3e4; }
+.verdict.na, .mark.na { background: #f3f3f3; color: #666; }
+.split { font-size: 0.85em; color: #8a4b00; }
+.devices li { margin: 0.1em 0; }
 figure { margin: 1.2em 0; }
 figure svg { max-width: 100%; height: auto; border: 1px solid #e4e4e4; }
 figcaption { font-size: 0.9em; color: #444; }
-details { margin: 1em 0; }
-summary { cursor: pointer; font-weight: 600; }
+details { margin: 0.3em 0; }
+summary { cursor: pointer; }
+h2 + details > summary, h3 + details > summary, figure + details > summary { font-weight: 600; }
 "#;
 
 /// The page and its charts, not yet written.
 pub struct Report {
     pub html: String,
-    pub charts: Vec<charts::Chart>,
+    pub charts: Vec<Chart>,
 }
 
 /// Every `*.csv` directly in `dir`, by name: the default input of `membench report`.
@@ -83,11 +96,60 @@ pub fn default_inputs(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(paths)
 }
 
+/// `devices` with the baseline of the ratios first: the device whose label is
+/// `baseline`, or the only file whose labels contain it (ignoring case), and the
+/// rest of its file after it.
+pub fn with_baseline(
+    mut devices: Vec<DeviceResults>,
+    baseline: &str,
+) -> Result<Vec<DeviceResults>> {
+    let wanted = baseline.to_lowercase();
+    let exact = devices.iter().position(|d| d.label == baseline);
+    let matching: Vec<usize> = (0..devices.len())
+        .filter(|&i| devices[i].label.to_lowercase().contains(&wanted))
+        .collect();
+    let mut files: Vec<&Path> = matching
+        .iter()
+        .map(|&i| devices[i].path.as_path())
+        .collect();
+    files.dedup();
+    let chosen = match (exact, matching.first(), files.len()) {
+        (Some(index), _, _) => index,
+        (None, Some(&index), 1) => index,
+        (None, _, count) => {
+            let labels: Vec<&str> = devices.iter().map(|d| d.label.as_str()).collect();
+            let why = if count == 0 {
+                "matches no device"
+            } else {
+                "matches devices of several files"
+            };
+            return Err(Error::Results {
+                path: PathBuf::from("--baseline"),
+                message: format!("{baseline:?} {why}; the devices: {}", labels.join("; ")),
+            });
+        }
+    };
+    let file = devices[chosen].path.clone();
+    let label = devices[chosen].label.clone();
+    // Stable: the others keep their order.
+    devices.sort_by_key(|d| (d.label != label, d.path != file));
+    Ok(devices)
+}
+
 /// Builds the page and its charts for `devices` (in the order given; ratios are to
 /// the first).
 pub fn build(devices: &[DeviceResults]) -> Result<Report> {
     let lines = compare::join(devices);
-    let charts = charts::charts(devices, &lines)?;
+    let panels = panels(devices, &lines);
+    let mut drawn = Vec::new();
+    for panel in &panels {
+        drawn.push(charts::charts(panel)?);
+    }
+    let taxes = compare::taxes(devices, &lines);
+    let tax_charts = taxes
+        .iter()
+        .map(|tax| charts::tax_chart(devices, tax))
+        .collect::<Result<Vec<_>>>()?;
     let mut families: Vec<&str> = Vec::new();
     for line in &lines {
         if !families.contains(&line.family) {
@@ -97,59 +159,164 @@ pub fn build(devices: &[DeviceResults]) -> Result<Report> {
     let page = Page {
         devices,
         lines: &lines,
-        charts: &charts,
+        panels: &panels,
+        charts: &drawn,
+        taxes: &taxes,
+        tax_charts: &tax_charts,
         families: &families,
     };
+    let html = page.render().into_string();
     Ok(Report {
-        html: page.render().into_string(),
-        charts,
+        html,
+        charts: drawn.into_iter().flatten().chain(tax_charts).collect(),
     })
 }
 
-/// Writes `index.html` and every chart into `dir`, each file atomically. Charts an
-/// earlier report left there and this one no longer has are removed.
+/// The family charts' panels: one per sizing, each device in the settings it is
+/// charted in.
+fn panels<'d>(devices: &'d [DeviceResults], lines: &[Line<'d>]) -> Vec<Panel<'d>> {
+    sizing::groups(devices)
+        .into_iter()
+        .enumerate()
+        .map(|(number, group)| {
+            let shown = charted(devices, &group);
+            let lines = lines
+                .iter()
+                .map(|line| Line {
+                    cells: shown.iter().map(|&d| line.cells[d]).collect(),
+                    ..line.clone()
+                })
+                .filter(|line| line.cells.iter().any(Option::is_some))
+                .collect();
+            let names: Vec<&str> = shown.iter().map(|&d| devices[d].label.as_str()).collect();
+            Panel {
+                devices: shown.iter().map(|&d| &devices[d]).collect(),
+                lines,
+                sizing: (number > 0).then(|| (number + 1, names.join(", "))),
+            }
+        })
+        .collect()
+}
+
+/// Of `group`, what family charts show: per device its plainest setting and the one
+/// closest to the hardware (the tax chart shows the rest), in `group`'s order.
+fn charted(devices: &[DeviceResults], group: &[usize]) -> Vec<usize> {
+    let closeness = |d: usize| devices[d].setting.closeness();
+    let same_device = |a: usize, b: usize| device_name(&devices[a]) == device_name(&devices[b]);
+    group
+        .iter()
+        .copied()
+        .filter(|&d| {
+            let others = group.iter().copied().filter(|&o| same_device(o, d));
+            let (least, most) = others.fold((u8::MAX, 0), |(l, m), o| {
+                (l.min(closeness(o)), m.max(closeness(o)))
+            });
+            closeness(d) == least || closeness(d) == most
+        })
+        .collect()
+}
+
+/// Writes `index.html` and every chart into `dir` as a whole: into a directory beside
+/// it first, which then takes its place, so that a failed write (a full disk) leaves
+/// `dir` as it was and nothing beside it. The files of an earlier `dir` that this
+/// report does not write (notes, a screenshot) are kept; an earlier report's charts
+/// are not.
 pub fn write(report: &Report, dir: &Path) -> Result<()> {
     let io = |path: &Path| {
         let path = path.to_owned();
         move |source| Error::Io { path, source }
     };
-    std::fs::create_dir_all(dir).map_err(io(dir))?;
-    let index = dir.join("index.html");
-    let ours = std::fs::read_to_string(&index).is_ok_and(|text| text.contains(GENERATOR));
-    if ours {
-        let keep: BTreeSet<&str> = report.charts.iter().map(|c| c.file.as_str()).collect();
-        for entry in std::fs::read_dir(dir).map_err(io(dir))? {
-            let path = entry.map_err(io(dir))?.path();
-            let name = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or_default();
-            if path.extension().is_some_and(|e| e == "svg") && !keep.contains(name) {
-                std::fs::remove_file(&path).map_err(io(&path))?;
-            }
-        }
+    let name = dir.file_name().ok_or_else(|| Error::Results {
+        path: dir.to_owned(),
+        message: "not a directory name to write the report to".to_owned(),
+    })?;
+    let beside = |what: &str| {
+        let mut hidden = std::ffi::OsString::from(".");
+        hidden.push(name);
+        hidden.push(format!(".{what}-{}", std::process::id()));
+        dir.with_file_name(hidden)
+    };
+    let (staging, old) = (beside("new"), beside("old"));
+    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(io(dir))?;
     }
-    for chart in &report.charts {
-        write_atomically(&dir.join(&chart.file), chart.svg.as_bytes())?;
+    std::fs::create_dir(&staging).map_err(io(&staging))?;
+    let staged = stage(report, &staging).and_then(|()| carry_over(report, dir, &staging));
+    if let Err(error) = staged {
+        let _ = std::fs::remove_dir_all(&staging);
+        return Err(error);
     }
-    write_atomically(&index, report.html.as_bytes())
+    if !dir.exists() {
+        return std::fs::rename(&staging, dir).map_err(io(dir));
+    }
+    std::fs::rename(dir, &old).map_err(io(dir))?;
+    if let Err(source) = std::fs::rename(&staging, dir) {
+        let _ = std::fs::rename(&old, dir);
+        let _ = std::fs::remove_dir_all(&staging);
+        return Err(Error::Io {
+            path: dir.to_owned(),
+            source,
+        });
+    }
+    std::fs::remove_dir_all(&old).map_err(io(&old))
 }
 
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let temporary = path.with_extension("tmp");
-    let io = |source| Error::Io {
-        path: path.to_owned(),
-        source,
+/// Writes the page and the charts into `staging`.
+fn stage(report: &Report, staging: &Path) -> Result<()> {
+    let files = report
+        .charts
+        .iter()
+        .map(|chart| (chart.file.as_str(), &chart.svg))
+        .chain([("index.html", &report.html)]);
+    for (file, text) in files {
+        let path = staging.join(file);
+        std::fs::write(&path, text).map_err(|source| Error::Io { path, source })?;
+    }
+    Ok(())
+}
+
+/// Copies into `staging` what `dir` holds beside an earlier report: every file this
+/// report does not write, but an earlier report's charts (where `dir` is one).
+fn carry_over(report: &Report, dir: &Path, staging: &Path) -> Result<()> {
+    let io = |path: &Path| {
+        let path = path.to_owned();
+        move |source| Error::Io { path, source }
     };
-    std::fs::write(&temporary, bytes).map_err(io)?;
-    std::fs::rename(&temporary, path).map_err(io)
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    let ours =
+        std::fs::read_to_string(dir.join("index.html")).is_ok_and(|text| text.contains(GENERATOR));
+    let written: BTreeSet<&str> = report
+        .charts
+        .iter()
+        .map(|c| c.file.as_str())
+        .chain(["index.html"])
+        .collect();
+    for entry in entries {
+        let path = entry.map_err(io(dir))?.path();
+        let Some(name) = path.file_name() else {
+            continue;
+        };
+        let chart = path.extension().is_some_and(|e| e == "svg");
+        if written.contains(name.to_string_lossy().as_ref()) || (ours && chart) || !path.is_file() {
+            continue;
+        }
+        std::fs::copy(&path, staging.join(name)).map_err(io(&path))?;
+    }
+    Ok(())
 }
 
 /// What the page is drawn from.
 struct Page<'p> {
     devices: &'p [DeviceResults],
     lines: &'p [Line<'p>],
-    charts: &'p [charts::Chart],
+    panels: &'p [Panel<'p>],
+    /// Each panel's charts.
+    charts: &'p [Vec<Chart>],
+    taxes: &'p [compare::Tax<'p, 'p>],
+    /// Each tax's chart.
+    tax_charts: &'p [Chart],
     /// The families of `lines`, in case order.
     families: &'p [&'p str],
 }
@@ -167,9 +334,10 @@ impl Page<'_> {
                     h1 { "membench report" } "\n"
                     (introduction(self.devices)) "\n"
                     (contents(self.families)) "\n"
+                    (self.summary())
+                    (claims_matrix(self.devices, self.families))
                     (device_table(self.devices))
-                    (claims_table(self.devices, self.families))
-                    (tax_section(self.devices, self.lines))
+                    (self.tax_section())
                     @for family in self.families {
                         (self.family_section(family))
                     }
@@ -177,6 +345,112 @@ impl Page<'_> {
                 "\n"
             }
             "\n"
+        }
+    }
+
+    /// The charts of `family`, panel by panel.
+    fn family_charts<'c>(&'c self, family: &'c str) -> impl Iterator<Item = &'c Chart> + 'c {
+        self.charts
+            .iter()
+            .flatten()
+            .filter(move |c| c.family == family)
+    }
+
+    /// Per family its finding on each charted device, and its first chart.
+    fn summary(&self) -> Markup {
+        let charted: Vec<&DeviceResults> = self
+            .panels
+            .iter()
+            .flat_map(|panel| panel.devices.iter().copied())
+            .collect();
+        html! {
+            h2 id="summary" { "Summary" } "\n"
+            p {
+                "Per family, the ratio its headline claim is decided on, per device (as the \
+                 family charts show them: each in its plainest api/build and the one closest to \
+                 the hardware): "
+                (mark(&Verdict::Reproduced(String::new().into()))) " the claim reproduced, "
+                (mark(&Verdict::NotReproduced(String::new().into()))) " not, "
+                (mark(&Verdict::NotMeasured(String::new()))) " not measured. The claims below \
+                 give every rule and number."
+            }
+            "\n"
+            table class="summary" {
+                "\n"
+                tr { th { "family" } th { "finding" } th { "key chart" } } "\n"
+                @for family in self.families {
+                    tr {
+                        td { a href={ "#family-" (family) } { (family) } }
+                        td { (finding(family, &charted)) }
+                        td {
+                            @if let Some(chart) = self.family_charts(family).next() {
+                                a href={ "#" (chart.anchor()) } {
+                                    img src=(chart.file) alt=(chart.title);
+                                }
+                            }
+                        }
+                    }
+                    "\n"
+                }
+            }
+            "\n"
+        }
+    }
+
+    /// Per device measured in several settings, the tax chart and every GPU-clock case
+    /// in each setting, with the ratios to the setting closest to the hardware.
+    fn tax_section(&self) -> Markup {
+        let devices = self.devices;
+        html! {
+            @if !self.taxes.is_empty() {
+                h2 id="tax" { "The toolchain's tax" } "\n"
+                p {
+                    "The same kernels in each api and build a device was measured with: "
+                    b { "default" } " is what a plain wgpu program gets (naga's barrier scopes, \
+                     wgpu's runtime checks), " b { "tax-free" } " has the checks off and every \
+                     barrier at the memory scope the WGSL spec defines, " b { "cuda" } " is the \
+                     kernel's CUDA C twin. A ratio below 1 is what the toolchain costs; the \
+                     claims are decided per column, and flagged where the columns disagree."
+                }
+                "\n"
+                @for (tax, chart) in self.taxes.iter().zip(self.tax_charts) {
+                    @let setting = |c: usize| devices[c].setting.to_string();
+                    h3 { (tax.device) } "\n"
+                    (figure(chart))
+                    details {
+                        summary {
+                            (tax.lines.len()) " cases, GB/s per api/build and the ratio to "
+                            (setting(tax.reference))
+                        }
+                        "\n"
+                        div class="scroll" { table {
+                            "\n"
+                            tr {
+                                th { "family" } th { "variant" } th { "param" }
+                                @for &column in &tax.columns { th { (setting(column)) br; "GB/s" } }
+                                @for column in tax.ratio_columns() {
+                                    th { (setting(column)) br; "÷ " (setting(tax.reference)) }
+                                }
+                            }
+                            "\n"
+                            @for line in &tax.lines {
+                                tr {
+                                    td { (line.family) } td { (line.variant) } td { code { (line.param) } }
+                                    @for &column in &tax.columns {
+                                        td class="num" { (number(line.gbps(column), 1)) }
+                                    }
+                                    @for column in tax.ratio_columns() {
+                                        td class="num" { (number(compare::tax_ratio(tax, line, column), 2)) }
+                                    }
+                                }
+                                "\n"
+                            }
+                        } }
+                        "\n"
+                    }
+                    "\n"
+                }
+            }
         }
     }
 
@@ -198,17 +472,65 @@ impl Page<'_> {
                 }
                 "\n"
             }
-            @for chart in self.charts.iter().filter(|c| c.family == family) {
-                figure {
-                    "\n" (PreEscaped(svg_body(&chart.svg))) "\n"
-                    figcaption {
-                        (chart.title) " — standalone: " a href=(chart.file) { (chart.file) }
-                    }
-                    "\n"
-                }
-                "\n"
+            @for chart in self.family_charts(family) {
+                (figure(chart))
             }
             (case_table(family, self.devices, &lines))
+        }
+    }
+}
+
+/// A chart inline, its title and a link to its standalone file.
+fn figure(chart: &Chart) -> Markup {
+    html! {
+        figure id=(chart.anchor()) {
+            "\n" (PreEscaped(svg_body(&chart.svg))) "\n"
+            figcaption {
+                (chart.title) " — standalone: " a href=(chart.file) { (chart.file) }
+            }
+            "\n"
+        }
+        "\n"
+    }
+}
+
+/// A family's finding: its headline claim's ratio per device, devices of one shown
+/// value and verdict together.
+fn finding(family: &str, devices: &[&DeviceResults]) -> Markup {
+    let Some((headline, claim)) = FINDINGS
+        .iter()
+        .filter_map(|f| Some((f, f.of()?)))
+        .find(|(_, claim)| claim.family.as_str() == family)
+    else {
+        return html! {};
+    };
+    let mut groups: Vec<(String, Verdict, Vec<&str>)> = Vec::new();
+    for device in devices {
+        let verdict = claim.decide(&Cases::new(&device.rows, Source::Measured));
+        let shown = verdict.ratio().map_or_else(String::new, ratio_text);
+        let same = |(text, other, _): &&mut (String, Verdict, Vec<&str>)| {
+            *text == shown && other.label() == verdict.label()
+        };
+        match groups.iter_mut().find(|g| same(g)) {
+            Some((_, _, labels)) => labels.push(&device.label),
+            None => groups.push((shown, verdict, vec![&device.label])),
+        }
+    }
+    // A device that could not decide (a partial file) says nothing here.
+    if groups
+        .iter()
+        .any(|(_, v, _)| !matches!(v, Verdict::NotMeasured(_)))
+    {
+        groups.retain(|(_, v, _)| !matches!(v, Verdict::NotMeasured(_)));
+    }
+    html! {
+        b { (headline.what) } ":"
+        @for (shown, verdict, labels) in &groups {
+            div class="finding" title=(verdict.detail()) {
+                (mark(verdict)) " "
+                @if !shown.is_empty() { b { (shown) } " " }
+                "on " (labels.join(", "))
+            }
         }
     }
 }
@@ -230,9 +552,13 @@ fn introduction(devices: &[DeviceResults]) -> Markup {
     html! {
         p {
             "Effective bandwidth in GB/s (10" sup { "9" } " bytes per second: bytes the kernel \
-             must read plus bytes it must write, over the median time) of " (devices.len())
-            " device" @if devices.len() != 1 { "s" } ", beside the simulator's prediction. \
-             Ratios are to the first device. Written by " code { "membench report" } " from "
+             must read plus bytes it must write, over the median time; on-chip GB/s for the \
+             families that move workgroup memory and cached constants) of " (devices.len())
+            " device" @if devices.len() != 1 { "s" } " and settings, beside the simulator's \
+             prediction. Ratios are to the baseline, "
+            b { (devices.first().map_or("", |d| d.label.as_str())) }
+            " (" code { "--baseline" } " picks another). Written by " code { "membench report" }
+            " from "
             @for (index, path) in files(devices).iter().enumerate() {
                 @if index > 0 { ", " }
                 code { (path.display()) }
@@ -249,67 +575,11 @@ fn files(devices: &[DeviceResults]) -> Vec<&Path> {
     paths
 }
 
-/// Per device measured in several settings, every GPU-clock case in each, with the
-/// ratios to the setting closest to the hardware.
-fn tax_section(devices: &[DeviceResults], lines: &[Line<'_>]) -> Markup {
-    let taxes = compare::taxes(devices, lines);
-    html! {
-        @if !taxes.is_empty() {
-            h2 id="tax" { "The toolchain's tax" } "\n"
-            p {
-                "The same kernels in each api and build a device was measured with: "
-                b { "default" } " is what a plain wgpu program gets (naga's barrier scopes, \
-                 wgpu's runtime checks), " b { "tax-free" } " has the checks off and every \
-                 barrier at the memory scope the WGSL spec defines, " b { "cuda" } " is the \
-                 kernel's CUDA C twin. A ratio below 1 is what the toolchain costs; the claims \
-                 above are decided per column, and flagged where the columns disagree."
-            }
-            "\n"
-            @for tax in &taxes {
-                @let setting = |c: usize| devices[c].setting.to_string();
-                h3 { (tax.device) } "\n"
-                details {
-                    summary {
-                        (tax.lines.len()) " cases, GB/s per api/build and the ratio to "
-                        (setting(tax.reference))
-                    }
-                    "\n"
-                    table {
-                        "\n"
-                        tr {
-                            th { "family" } th { "variant" } th { "param" }
-                            @for &column in &tax.columns { th { (setting(column)) br; "GB/s" } }
-                            @for column in tax.ratio_columns() {
-                                th { (setting(column)) br; "÷ " (setting(tax.reference)) }
-                            }
-                        }
-                        "\n"
-                        @for line in &tax.lines {
-                            tr {
-                                td { (line.family) } td { (line.variant) } td { code { (line.param) } }
-                                @for &column in &tax.columns {
-                                    td class="num" { (number(line.gbps(column), 1)) }
-                                }
-                                @for column in tax.ratio_columns() {
-                                    td class="num" { (number(compare::tax_ratio(tax, line, column), 2)) }
-                                }
-                            }
-                            "\n"
-                        }
-                    }
-                    "\n"
-                }
-                "\n"
-            }
-        }
-    }
-}
-
 fn contents(families: &[&str]) -> Markup {
     html! {
         nav {
-            "Contents: " a href="#devices" { "devices" } " · " a href="#claims" { "claims" }
-            " · " a href="#tax" { "toolchain tax" }
+            "Contents: " a href="#summary" { "summary" } " · " a href="#claims" { "claims" }
+            " · " a href="#devices" { "devices" } " · " a href="#tax" { "toolchain tax" }
             @for family in families {
                 " · " a href={ "#family-" (family) } { (family) }
             }
@@ -320,7 +590,7 @@ fn contents(families: &[&str]) -> Markup {
 fn device_table(devices: &[DeviceResults]) -> Markup {
     html! {
         h2 id="devices" { "Devices" } "\n"
-        table {
+        div class="scroll" { table {
             "\n"
             tr {
                 th { "#" } th { "device" } th { "vendor" } th { "backend" } th { "driver" }
@@ -351,7 +621,7 @@ fn device_table(devices: &[DeviceResults]) -> Markup {
                     "\n"
                 }
             }
-        }
+        } }
         "\n"
     }
 }
@@ -370,27 +640,42 @@ fn verdict_mark(verdict: &Verdict) -> (&'static str, &'static str) {
     }
 }
 
-fn claims_table(devices: &[DeviceResults], families: &[&str]) -> Markup {
+/// A verdict's mark, coloured, its label as the title.
+fn mark(verdict: &Verdict) -> Markup {
+    let (mark, class) = verdict_mark(verdict);
+    html! { span class={ "mark " (class) } title=(verdict.label()) { (mark) } }
+}
+
+/// The claims as a matrix: a row per claim, a column per device and setting, a mark
+/// per cell; the rule and every number folded under the claim.
+fn claims_matrix(devices: &[DeviceResults], families: &[&str]) -> Markup {
     html! {
-        h2 id="claims" { "Claims checklist" } "\n"
+        h2 id="claims" { "Claims" } "\n"
         p {
-            "Each claim of the classic texts, decided per device by the rule beside it: "
-            b { "✓ reproduced" } ", " b { "✗ not reproduced" } ", or " b { "– not measured" }
-            " (a row the rule needs is absent, skipped or failed). " i { "model" } " is the same \
-             rule applied to the simulator's predictions: whether the memory model expects the \
-             claim too. Rules live in " code { "src/report/claims/" } ", a file per family."
+            "Each claim of the classic texts, decided per device by an explicit rule: "
+            b { "✓ reproduced" } ", " b { "✗ not reproduced" } ", " b { "– not measured" }
+            " (a row the rule needs is absent, skipped or failed); "
+            span class="split" { "⚑" } " where another api/build of the device decides the other \
+             way (the toolchain, not the memory system, decides there). Open a claim for its rule, \
+             the numbers per device and the " i { "model" } "'s verdict (the rule applied to the \
+             simulator's predictions). Rules live in " code { "src/report/claims/" } "."
         }
         "\n"
-        table class="claims" {
+        ol class="devices" {
+            @for device in devices { li { (device.label) } }
+        }
+        "\n"
+        table class="matrix" {
             "\n"
             tr {
-                th { "family" } th { "claim" } th { "rule" }
-                @for device in devices {
-                    th { (device.label) }
+                th { "claim" }
+                @for (index, device) in devices.iter().enumerate() {
+                    th title=(device.label) { (index + 1) }
                 }
             }
             "\n"
             @for family in families {
+                tr class="family" { th colspan=(devices.len() + 1) { (family) } } "\n"
                 @for claim in CLAIMS.iter().filter(|c| c.family.as_str() == *family) {
                     (claim_row(claim, devices)) "\n"
                 }
@@ -417,11 +702,14 @@ fn absent_claims(families: &[&str]) -> Markup {
                     "): not measured on any device"
                 }
                 "\n"
-                table class="claims" {
+                table {
                     "\n"
                     tr { th { "family" } th { "claim" } th { "rule" } } "\n"
                     @for claim in absent {
-                        tr id={ "claim-" (claim.id) } { (claim_words(claim)) } "\n"
+                        tr id={ "claim-" (claim.id) } {
+                            td { (claim.family) } td { (claim.claim) } td { (claim.rule) }
+                        }
+                        "\n"
                     }
                 }
                 "\n"
@@ -431,28 +719,45 @@ fn absent_claims(families: &[&str]) -> Markup {
     }
 }
 
-/// A claim's family, words and rule, as the first cells of its row.
-fn claim_words(claim: &Claim) -> Markup {
-    html! {
-        td { (claim.family) }
-        td { (claim.claim) }
-        td class="rule" { (claim.rule) }
-    }
-}
-
-/// One claim's row: its words, then each device's verdict and the model's; flagged
-/// where one device's settings disagree (the toolchain, not the hardware, decides).
+/// One claim's row: its words (the rule and each device's numbers folded under
+/// them), then each device's mark, flagged where one device's settings disagree.
 fn claim_row(claim: &Claim, devices: &[DeviceResults]) -> Markup {
     let verdicts: Vec<Verdict> = devices
         .iter()
         .map(|device| claim.decide(&Cases::new(&device.rows, Source::Measured)))
         .collect();
     let split = split_by_setting(devices, &verdicts);
+    let predicted = |device: &DeviceResults| {
+        (claim.kind == Kind::Bandwidth)
+            .then(|| claim.decide(&Cases::new(&device.rows, Source::Predicted)))
+    };
     html! {
         tr id={ "claim-" (claim.id) } {
-            (claim_words(claim))
+            td {
+                details {
+                    summary { (claim.claim) }
+                    p { "Rule: " (claim.rule) }
+                    ul {
+                        @for (index, (device, verdict)) in devices.iter().zip(&verdicts).enumerate() {
+                            li {
+                                (index + 1) ". " (mark(verdict)) " " (verdict.label()) ": "
+                                (verdict.detail())
+                                @if let Some(model) = predicted(device) {
+                                    "; model: " (mark(&model)) " " (model.label())
+                                }
+                            }
+                        }
+                    }
+                }
+            }
             @for (device, verdict) in devices.iter().zip(&verdicts) {
-                (verdict_cell(claim, device, verdict, split.contains(&device_name(device))))
+                @let (symbol, class) = verdict_mark(verdict);
+                td class={ "verdict " (class) } title={ (device.label) ": " (verdict.label()) " — " (verdict.detail()) } {
+                    (symbol)
+                    @if split.contains(&device_name(device)) {
+                        span class="split" title="another api/build of this device decides the other way" { "⚑" }
+                    }
+                }
             }
         }
     }
@@ -483,51 +788,34 @@ fn split_by_setting<'a>(devices: &'a [DeviceResults], verdicts: &[Verdict]) -> V
     split
 }
 
-/// A device's verdict on a claim and, for a bandwidth rule, the model's; `split`
-/// where another setting of the device decides the other way.
-fn verdict_cell(claim: &Claim, device: &DeviceResults, measured: &Verdict, split: bool) -> Markup {
-    let (mark, class) = verdict_mark(measured);
-    let predicted = (claim.kind == Kind::Bandwidth)
-        .then(|| claim.decide(&Cases::new(&device.rows, Source::Predicted)));
-    html! {
-        td class={ "verdict " (class) } {
-            span class="mark" { (mark) " " (measured.label()) }
-            @if split {
-                " " span class="split" title="another api/build of this device decides the other way: the toolchain, not the memory system, decides this claim here" { "⚑ depends on the build" }
-            }
-            div class="detail" { (measured.detail()) }
-            @if let Some(predicted) = predicted {
-                div class="model" title=(predicted.detail()) {
-                    "model: " (verdict_mark(&predicted).0) " " (predicted.label())
-                }
-            }
-        }
-    }
-}
-
-/// Every case of a family, folded away: each device's GB/s, ratio to the first and
-/// prediction.
+/// Every case of a family, folded away: each device's GB/s, ratio to the baseline
+/// and prediction.
 fn case_table(family: &str, devices: &[DeviceResults], lines: &[&Line<'_>]) -> Markup {
+    let unit = if crate::results::ON_CHIP_FAMILIES.contains(&family) {
+        "on-chip GB/s"
+    } else {
+        "GB/s"
+    };
     html! {
         details {
             summary { "All " (lines.len()) " " (family) " cases" } "\n"
-            table {
+            div class="scroll" { table {
                 "\n"
                 tr {
                     th { "variant" } th { "param" }
                     @for (index, device) in devices.iter().enumerate() {
-                        th { (device.label) br; "GB/s" }
+                        th { (device.label) br; (unit) }
                         @if index > 0 {
-                            th { (device.label) br; "÷ first" }
+                            th { (device.label) br; "÷ baseline" }
                         }
-                        th { (device.label) br; "predicted GB/s" }
+                        th { (device.label) br; "predicted " (unit) }
                     }
                 }
                 "\n"
                 @for line in lines {
                     (case_row(line, devices.len())) "\n"
                 }
-            }
+            } }
             "\n"
         }
         "\n"
@@ -591,9 +879,9 @@ mod tests {
             device("B", Setting::TAX_FREE),
         ];
         let verdicts = [
-            Verdict::NotReproduced(String::new()),
-            Verdict::Reproduced(String::new()),
-            Verdict::Reproduced(String::new()),
+            Verdict::NotReproduced(String::new().into()),
+            Verdict::Reproduced(String::new().into()),
+            Verdict::Reproduced(String::new().into()),
             Verdict::NotMeasured(String::new()),
         ];
         assert_eq!(split_by_setting(&devices, &verdicts), ["A"]);

@@ -9,10 +9,11 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use super::axis::{Axis, Ticked};
 use super::legend::{Entry, draw_legend, legend_height};
-use super::{Chart, FONT, Stroke, WIDTH, chart_error, colour, number_label};
+use super::{Chart, FONT, Panel, Stroke, WIDTH, chart_error, colour, gbps_unit, number_label};
 use crate::error::Result;
-use crate::report::compare::{DeviceResults, Line};
+use crate::report::compare::Line;
 use crate::results::slug;
 use crate::suite::{Family, Key, Params, Value as ParamValue};
 
@@ -32,7 +33,7 @@ fn params_of(line: &Line<'_>) -> Option<Params> {
 /// The bar charts of a family's cases that no sweep drew.
 pub(super) fn bar_charts(
     family: &str,
-    devices: &[DeviceResults],
+    panel: &Panel<'_>,
     lines: &[&Line<'_>],
 ) -> Result<Vec<Chart>> {
     let split = BAR_SPLITS
@@ -44,7 +45,7 @@ pub(super) fn bar_charts(
         // A chart of cases no device measured would be empty: the tables show them.
         if !group
             .iter()
-            .any(|line| (0..devices.len()).any(|d| line.gbps(d).is_some()))
+            .any(|line| (0..panel.devices.len()).any(|d| line.gbps(d).is_some()))
         {
             continue;
         }
@@ -54,7 +55,7 @@ pub(super) fn bar_charts(
             value: value.as_ref(),
             group: &group,
         };
-        charts.push(chart.draw(devices)?);
+        charts.push(chart.draw(panel)?);
     }
     Ok(charts)
 }
@@ -84,7 +85,11 @@ pub(super) fn group_by_split<'l, 'a>(
 /// Each bar of a family's bar charts that a device has no bandwidth or no prediction
 /// for, and the cases of a split family that lack the split key.
 #[cfg(test)]
-pub(super) fn gaps(family: &str, devices: &[DeviceResults], lines: &[&Line<'_>]) -> Vec<String> {
+pub(super) fn gaps(
+    family: &str,
+    devices: &[&crate::report::compare::DeviceResults],
+    lines: &[&Line<'_>],
+) -> Vec<String> {
     let split = BAR_SPLITS
         .iter()
         .find(|(f, _)| f.as_str() == family)
@@ -120,24 +125,38 @@ struct ChartCases<'g, 'l, 'a> {
 }
 
 impl ChartCases<'_, '_, '_> {
-    fn draw(&self, devices: &[DeviceResults]) -> Result<Chart> {
+    fn draw(&self, panel: &Panel<'_>) -> Result<Chart> {
         let shared = self.shared_pairs();
-        let (title, file) = self.title_and_file(&shared);
+        let (title, file) = self.title_and_file(panel, &shared);
+        // A device with no row for any of the chart's cases (a partial file) is left
+        // out, rather than drawn as a column of `missing`.
+        let present: Vec<usize> = (0..panel.devices.len())
+            .filter(|&d| self.group.iter().any(|line| line.cells[d].is_some()))
+            .collect();
         let bars: Vec<Bar> = self
             .group
             .iter()
             .map(|line| Bar {
                 label: bar_label(line, self.split, &shared),
-                values: (0..devices.len())
-                    .map(|d| match line.gbps(d) {
+                values: present
+                    .iter()
+                    .map(|&d| match line.gbps(d) {
                         Some(gbps) => Value::Measured(gbps, line.sim_gbps(d)),
                         None => Value::Absent(absent_text(line, d)),
                     })
                     .collect(),
             })
             .collect();
+        let legend = present
+            .iter()
+            .map(|&d| (d, panel.devices[d].label.as_str()))
+            .collect::<Vec<_>>();
+        let words = BarWords {
+            title: &title,
+            unit: gbps_unit(self.family),
+        };
         let svg =
-            bars_svg(&title, devices, &bars).map_err(|message| chart_error(&file, message))?;
+            bars_svg(&words, &legend, &bars).map_err(|message| chart_error(&file, message))?;
         Ok(Chart {
             family: self.family.to_owned(),
             file,
@@ -166,27 +185,28 @@ impl ChartCases<'_, '_, '_> {
             })
     }
 
-    fn title_and_file(&self, shared: &Params) -> (String, String) {
+    fn title_and_file(&self, panel: &Panel<'_>, shared: &Params) -> (String, String) {
         let family = self.family;
         let shared_text = if shared.is_empty() {
             String::new()
         } else {
             format!(" ({shared})")
         };
-        match (self.split, self.value) {
+        let (title, stem) = match (self.split, self.value) {
             (Some(key), Some(value)) => (
                 format!("{family}: each variant at {key}={value}{shared_text}"),
-                format!("{family}-{key}-{}.svg", slug(&value.to_string())),
+                format!("{family}-{key}-{}", slug(&value.to_string())),
             ),
             (Some(_), None) => (
                 format!("{family}: {}{shared_text}", variant_list(self.group)),
-                format!("{family}-other.svg"),
+                format!("{family}-other"),
             ),
             (None, _) => (
                 format!("{family}: {}{shared_text}", variant_list(self.group)),
-                format!("{family}-bars.svg"),
+                format!("{family}-bars"),
             ),
-        }
+        };
+        panel.names(title, &stem)
     }
 }
 
@@ -260,17 +280,28 @@ enum Value {
 const BAR_HEIGHT: u32 = 16;
 const BAR_GAP: u32 = 12;
 
-fn bars_svg(title: &str, devices: &[DeviceResults], bars: &[Bar]) -> Result<String, String> {
-    let entries = legend_entries(devices, bars);
-    let layout = BarLayout::new(devices.len(), bars, legend_height(&entries));
+/// A bar chart's title and the words of its value axis.
+struct BarWords<'w> {
+    title: &'w str,
+    unit: &'w str,
+}
+
+/// `legend`: each device drawn, by its index among the panel's (its colour) and label.
+fn bars_svg(
+    words: &BarWords<'_>,
+    legend: &[(usize, &str)],
+    bars: &[Bar],
+) -> Result<String, String> {
+    let entries = legend_entries(legend, bars);
+    let layout = BarLayout::new(legend, bars, legend_height(&entries));
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, layout.height)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let (plot, legend) = root.split_vertically(layout.plot_height);
+        let (plot, legend_area) = root.split_vertically(layout.plot_height);
         let mut painter = BarPainter {
             root: &root,
-            chart: bar_axes(&plot, title, &layout)?,
+            chart: bar_axes(&plot, words, &layout)?,
             layout: &layout,
             unit: 1.0 / f64::from(layout.group_height),
             value_font: (FONT, 13).into_font().color(&RGBColor(0x33, 0x33, 0x33)),
@@ -278,20 +309,19 @@ fn bars_svg(title: &str, devices: &[DeviceResults], bars: &[Bar]) -> Result<Stri
         for (index, bar) in bars.iter().enumerate() {
             painter.bar(index, bar)?;
         }
-        draw_legend(&legend, &entries)?;
+        draw_legend(&legend_area, &entries)?;
         root.present().map_err(|e| e.to_string())?;
     }
     Ok(svg)
 }
 
 /// A legend entry per device, and one for the prediction's tick where a bar has one.
-fn legend_entries(devices: &[DeviceResults], bars: &[Bar]) -> Vec<Entry> {
-    let mut entries: Vec<Entry> = devices
+fn legend_entries(legend: &[(usize, &str)], bars: &[Bar]) -> Vec<Entry> {
+    let mut entries: Vec<Entry> = legend
         .iter()
-        .enumerate()
-        .map(|(i, d)| Entry {
-            label: d.label.clone(),
-            colour: colour(i),
+        .map(|&(index, label)| Entry {
+            label: label.to_owned(),
+            colour: colour(index),
             style: Stroke::Solid,
             marker: None,
         })
@@ -313,7 +343,8 @@ fn legend_entries(devices: &[DeviceResults], bars: &[Bar]) -> Vec<Entry> {
 
 /// The sizes of a bar chart, in pixels and in the chart's coordinates.
 struct BarLayout {
-    device_count: u32,
+    /// The panel index of each device drawn, in bar order: its colour.
+    devices: Vec<usize>,
     /// A case's bars and the gap below them.
     group_height: u32,
     plot_height: u32,
@@ -321,15 +352,15 @@ struct BarLayout {
     height: u32,
     /// Room for the case labels left of the bars.
     label_width: u32,
-    /// The x axis' end, GB/s: the largest measurement or prediction, and a margin.
-    x_high: f64,
+    /// The value axis, over every measurement and prediction.
+    axis: Axis,
     /// The y axis' end: one unit per case.
     rows: f64,
 }
 
 impl BarLayout {
-    fn new(device_count: usize, bars: &[Bar], legend_height: u32) -> Self {
-        let device_count = device_count.max(1) as u32;
+    fn new(legend: &[(usize, &str)], bars: &[Bar], legend_height: u32) -> Self {
+        let device_count = legend.len().max(1) as u32;
         let group_height = device_count * BAR_HEIGHT + BAR_GAP;
         let plot_height = 110 + bars.len() as u32 * group_height;
         let label_width = bars
@@ -339,56 +370,54 @@ impl BarLayout {
             .unwrap_or(0) as u32
             * 8
             + 24;
-        let x_high = bars
-            .iter()
-            .flat_map(|bar| &bar.values)
-            .filter_map(|value| match value {
-                Value::Measured(gbps, sim) => Some(gbps.max(sim.unwrap_or(0.0))),
-                Value::Absent(_) => None,
-            })
-            .filter(|v| v.is_finite())
-            .fold(0.0, f64::max)
-            .max(1e-9)
-            * 1.12;
+        let axis = Axis::bars(
+            bars.iter()
+                .flat_map(|bar| &bar.values)
+                .flat_map(|value| match value {
+                    Value::Measured(gbps, sim) => vec![Some(*gbps), *sim],
+                    Value::Absent(_) => Vec::new(),
+                })
+                .flatten(),
+        );
         BarLayout {
-            device_count,
+            devices: legend.iter().map(|(index, _)| *index).collect(),
             group_height,
             plot_height,
             height: plot_height + legend_height,
             label_width,
-            x_high,
+            axis,
             rows: bars.len() as f64,
         }
     }
 }
 
-type BarChart<'p, 'b> =
-    ChartContext<'p, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+type BarChart<'p, 'b> = ChartContext<'p, SVGBackend<'b>, Cartesian2d<Ticked, RangedCoordf64>>;
 
 /// The caption, the GB/s axis and its mesh; no y labels: the painter writes them.
 fn bar_axes<'p, 'b>(
     plot: &'p DrawingArea<SVGBackend<'b>, Shift>,
-    title: &str,
+    words: &BarWords<'_>,
     layout: &BarLayout,
 ) -> Result<BarChart<'p, 'b>, String> {
+    let axis = &layout.axis;
     let mut chart = ChartBuilder::on(plot)
-        .caption(title, (FONT, 22))
+        .caption(words.title, (FONT, 22))
         .margin(12)
         .margin_right(28)
         .x_label_area_size(48)
         .y_label_area_size(layout.label_width.min(WIDTH / 2))
-        .build_cartesian_2d(0.0..layout.x_high, 0.0..layout.rows)
+        .build_cartesian_2d(axis.coord(), 0.0..layout.rows)
         .map_err(|e| e.to_string())?;
-    let x_format = |v: &f64| number_label(*v);
+    let x_format = |v: &f64| number_label(axis.value(*v));
     chart
         .configure_mesh()
         .disable_y_mesh()
         .y_labels(0)
-        .x_desc("GB/s (10⁹ B/s)")
+        .x_desc(words.unit)
         .x_label_formatter(&x_format)
         .label_style((FONT, 15))
         .axis_desc_style((FONT, 16))
-        .light_line_style(RGBColor(0xee, 0xee, 0xee))
+        .bold_line_style(RGBColor(0xe4, 0xe4, 0xe4))
         .draw()
         .map_err(|e| e.to_string())?;
     Ok(chart)
@@ -418,8 +447,9 @@ impl BarPainter<'_, '_> {
         // First bar on top.
         let top = self.layout.rows - index as f64 - f64::from(BAR_GAP / 2) * self.unit;
         self.label(&bar.label, top)?;
-        for (device, value) in bar.values.iter().enumerate() {
-            let slot = self.slot(top, device);
+        for (slot_index, value) in bar.values.iter().enumerate() {
+            let slot = self.slot(top, slot_index);
+            let device = self.layout.devices[slot_index];
             match value {
                 Value::Measured(gbps, sim) => self.measured(device, &slot, *gbps, *sim)?,
                 Value::Absent(status) => self.absent(device, &slot, status)?,
@@ -428,8 +458,8 @@ impl BarPainter<'_, '_> {
         Ok(())
     }
 
-    fn slot(&self, top: f64, device: usize) -> Slot {
-        let y_top = top - device as f64 * f64::from(BAR_HEIGHT) * self.unit;
+    fn slot(&self, top: f64, index: usize) -> Slot {
+        let y_top = top - index as f64 * f64::from(BAR_HEIGHT) * self.unit;
         let y_bottom = y_top - f64::from(BAR_HEIGHT - 2) * self.unit;
         Slot {
             top: y_top,
@@ -440,8 +470,10 @@ impl BarPainter<'_, '_> {
 
     /// The case's label, right-aligned left of the axis, centred on its bars.
     fn label(&self, label: &str, top: f64) -> Result<(), String> {
-        let bars_height = f64::from(self.layout.device_count * BAR_HEIGHT) * self.unit;
-        let (x, y) = self.chart.backend_coord(&(0.0, top - bars_height / 2.0));
+        let bars_height = f64::from(self.layout.devices.len() as u32 * BAR_HEIGHT) * self.unit;
+        let (x, y) = self
+            .chart
+            .backend_coord(&(self.layout.axis.range().start, top - bars_height / 2.0));
         self.root
             .draw(&Text::new(
                 label.to_owned(),
@@ -454,11 +486,12 @@ impl BarPainter<'_, '_> {
             .map_err(|e| e.to_string())
     }
 
-    /// A bar of `width` GB/s in the device's colour.
-    fn fill(&mut self, device: usize, slot: &Slot, width: f64) -> Result<(), String> {
+    /// A bar from the axis' start to `end` (axis coordinates) in the device's colour.
+    fn fill(&mut self, device: usize, slot: &Slot, end: f64) -> Result<(), String> {
+        let start = self.layout.axis.range().start;
         self.chart
             .draw_series(std::iter::once(Rectangle::new(
-                [(0.0, slot.bottom), (width, slot.top)],
+                [(start, slot.bottom), (end, slot.top)],
                 colour(device).filled(),
             )))
             .map_err(|e| e.to_string())?;
@@ -473,8 +506,9 @@ impl BarPainter<'_, '_> {
         gbps: f64,
         sim: Option<f64>,
     ) -> Result<(), String> {
-        self.fill(device, slot, gbps)?;
-        let sim = sim.filter(|s| s.is_finite());
+        let axis = self.layout.axis;
+        self.fill(device, slot, axis.at(gbps))?;
+        let sim = sim.filter(|s| s.is_finite()).map(|s| axis.at(s));
         self.number(slot, gbps, sim)?;
         if let Some(sim) = sim {
             self.chart
@@ -487,35 +521,41 @@ impl BarPainter<'_, '_> {
         Ok(())
     }
 
-    /// The number inside the bar's end where it fits, else after it.
+    /// The bar's number, clear of the prediction's tick (`sim`, axis coordinates).
     fn number(&self, slot: &Slot, gbps: f64, sim: Option<f64>) -> Result<(), String> {
         let text = format!("{gbps:.1}");
-        let (start, _) = self.chart.backend_coord(&(0.0, slot.middle));
-        let (end, middle) = self.chart.backend_coord(&(gbps, slot.middle));
-        let inside = end - start > 8 * text.len() as i32 + 12;
-        // Outside, the number also clears the prediction's tick.
-        let tick = sim.map_or(end, |s| self.chart.backend_coord(&(s, slot.middle)).0);
-        let (x, pos, ink) = if inside {
-            (end - 5, HPos::Right, WHITE)
+        let axis = &self.layout.axis;
+        let pixel = |at: f64| self.chart.backend_coord(&(at, slot.middle));
+        let (start, _) = pixel(axis.range().start);
+        let (end, middle) = pixel(axis.at(gbps));
+        let tick = sim.map(|s| pixel(s).0);
+        let place = number_place(start, end, tick, text_width(&text));
+        let ink = if place.inside {
+            WHITE
         } else {
-            (end.max(tick) + 5, HPos::Left, RGBColor(0x33, 0x33, 0x33))
+            RGBColor(0x33, 0x33, 0x33)
         };
         self.root
             .draw(&Text::new(
                 text,
-                (x, middle),
+                (place.x, middle),
                 self.value_font
                     .clone()
                     .color(&ink)
-                    .pos(Pos::new(pos, VPos::Center)),
+                    .pos(Pos::new(place.anchor(), VPos::Center)),
             ))
             .map_err(|e| e.to_string())
     }
 
     /// A thin bar of the device's colour says whose status is written beside it.
     fn absent(&mut self, device: usize, slot: &Slot, status: &str) -> Result<(), String> {
-        self.fill(device, slot, self.layout.x_high * 0.004)?;
-        let (x, y) = self.chart.backend_coord(&(0.0, slot.middle));
+        let range = self.layout.axis.range();
+        self.fill(
+            device,
+            slot,
+            range.start + (range.end - range.start) * 0.004,
+        )?;
+        let (x, y) = self.chart.backend_coord(&(range.start, slot.middle));
         self.root
             .draw(&Text::new(
                 status.to_owned(),
@@ -529,9 +569,88 @@ impl BarPainter<'_, '_> {
     }
 }
 
+/// Pixels a bar's number takes at its font size, about 8 a character.
+fn text_width(text: &str) -> i32 {
+    8 * text.chars().count() as i32
+}
+
+/// Where a bar's number is written: inside the bar (white on the colour, ending at
+/// `x`) or after it (starting at `x`).
+#[derive(Debug, PartialEq)]
+struct NumberPlace {
+    x: i32,
+    inside: bool,
+}
+
+impl NumberPlace {
+    /// The pixels the text covers.
+    fn span(&self, width: i32) -> std::ops::Range<i32> {
+        if self.inside {
+            self.x - width..self.x
+        } else {
+            self.x..self.x + width
+        }
+    }
+
+    fn anchor(&self) -> HPos {
+        if self.inside { HPos::Right } else { HPos::Left }
+    }
+}
+
+/// A bar's number, from pixels: inside the bar's end where it fits and clears the
+/// prediction's tick, else inside left of the tick, else after both bar and tick.
+fn number_place(start: i32, end: i32, tick: Option<i32>, width: i32) -> NumberPlace {
+    /// Pixels between the text and a bar's end or a tick.
+    const GAP: i32 = 5;
+    let clear = |place: &NumberPlace| {
+        let span = place.span(width);
+        tick.is_none_or(|t| t < span.start - GAP || t > span.end + GAP)
+    };
+    let fits = |right: i32| right - width - GAP > start;
+    let inside = |x: i32| NumberPlace { x, inside: true };
+    let at_end = inside(end - GAP);
+    if fits(at_end.x) && clear(&at_end) {
+        return at_end;
+    }
+    if let Some(tick) = tick.filter(|&t| t < end && fits(t - GAP)) {
+        return inside(tick - GAP);
+    }
+    NumberPlace {
+        x: end.max(tick.unwrap_or(end)) + GAP,
+        inside: false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Wherever the prediction's tick falls, the bar's number does not cover it.
+    #[test]
+    fn numbers_never_cover_the_prediction_tick() {
+        let width = text_width("2217.0");
+        for end in [30, 120, 400, 800] {
+            for tick in (0..900).step_by(3) {
+                let place = number_place(0, end, Some(tick), width);
+                let span = place.span(width);
+                assert!(
+                    tick < span.start - 2 || tick > span.end + 2,
+                    "bar to {end}, tick at {tick}: {place:?}"
+                );
+                if place.inside {
+                    assert!(span.start > 0 && span.end <= end, "{place:?}");
+                }
+            }
+        }
+        // Without a tick, the number sits inside the bar's end where it fits.
+        assert_eq!(
+            number_place(0, 400, None, width),
+            NumberPlace {
+                x: 395,
+                inside: true
+            }
+        );
+    }
 
     #[test]
     fn variants_are_listed_for_the_title() {

@@ -4,18 +4,28 @@
 //! (measured), the same colour dashed for the simulator's prediction. Every other case
 //! of a family is a horizontal grouped bar (`bars`): one bar per device, the
 //! prediction as a black tick across it, and the status written where a device has no
-//! bandwidth. Both draw their `legend` below the plot. `SWEEPS` and `BAR_SPLITS` are
-//! the tables that say which cases get which chart; any family not named there still
+//! bandwidth. The toolchain's tax of a device measured in several settings is a dot
+//! plot (`tax`). All draw their `legend` below the plot and their value axis through
+//! `axis` (linear or logarithmic, bounded ticks). `SWEEPS` and `BAR_SPLITS` are the
+//! tables that say which cases get which chart; any family not named there still
 //! gets bars, so every family present has a chart.
+//!
+//! A [`Panel`] is what one set of family charts draws: the devices of one sizing, in
+//! the settings the charts show.
 
+mod axis;
 mod bars;
 mod legend;
 mod sweep;
+mod tax;
 
 use plotters::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::report::compare::{DeviceResults, Line};
+use crate::results::ON_CHIP_FAMILIES;
+
+pub use tax::tax_chart;
 
 /// One chart, ready to be written as `file` and inlined in the page.
 #[derive(Clone, Debug)]
@@ -27,6 +37,36 @@ pub struct Chart {
     pub svg: String,
 }
 
+impl Chart {
+    /// The chart's anchor in the page.
+    pub fn anchor(&self) -> String {
+        format!("chart-{}", self.file.trim_end_matches(".svg"))
+    }
+}
+
+/// The devices one set of family charts draws, and their cases.
+pub struct Panel<'d> {
+    pub devices: Vec<&'d DeviceResults>,
+    /// Every case of the devices, the cells in the order of `devices`.
+    pub lines: Vec<Line<'d>>,
+    /// The panel's sizing beyond the first: its number and the devices it holds, for
+    /// titles and file names.
+    pub sizing: Option<(usize, String)>,
+}
+
+impl Panel<'_> {
+    /// A chart's title and file name within this panel: those of another sizing say so.
+    fn names(&self, title: String, stem: &str) -> (String, String) {
+        match &self.sizing {
+            None => (title, format!("{stem}.svg")),
+            Some((number, devices)) => (
+                format!("{title} (sizing {number}: {devices})"),
+                format!("{stem}-sizing-{number}.svg"),
+            ),
+        }
+    }
+}
+
 /// How a line (or a legend's sample of it) is drawn.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Stroke {
@@ -35,7 +75,7 @@ enum Stroke {
     Dotted,
 }
 
-/// Colours of devices (or of variants, on a per-device chart), in order.
+/// Colours of series, in order.
 const PALETTE: [RGBColor; 8] = [
     RGBColor(0x1f, 0x77, 0xb4),
     RGBColor(0xd6, 0x27, 0x28),
@@ -47,21 +87,31 @@ const PALETTE: [RGBColor; 8] = [
     RGBColor(0x17, 0xbe, 0xcf),
 ];
 
+/// Point shapes, [`draw_marker`]'s: as many as no common divisor with the palette's
+/// colours, so that no two of the first 40 series share colour and shape.
+pub(super) const MARKERS: usize = 5;
+
+/// The colour and point shape of series `index`.
+fn style(index: usize) -> (RGBColor, usize) {
+    (PALETTE[index % PALETTE.len()], index % MARKERS)
+}
+
 fn colour(index: usize) -> RGBColor {
-    PALETTE[index % PALETTE.len()]
+    style(index).0
 }
 
 const WIDTH: u32 = 960;
 const FONT: &str = "sans-serif";
 
-/// Every chart for the joined cases, family by family in case order.
-pub fn charts(devices: &[DeviceResults], lines: &[Line<'_>]) -> Result<Vec<Chart>> {
+/// Every chart of a panel, family by family in case order.
+pub fn charts(panel: &Panel<'_>) -> Result<Vec<Chart>> {
     let mut charts = Vec::new();
-    for family in families_in_order(lines) {
-        let family_lines: Vec<&Line<'_>> = lines.iter().filter(|l| l.family == family).collect();
-        let (swept, rest) = sweep::family_sweeps(family, devices, &family_lines)?;
+    for family in families_in_order(&panel.lines) {
+        let family_lines: Vec<&Line<'_>> =
+            panel.lines.iter().filter(|l| l.family == family).collect();
+        let (swept, rest) = sweep::family_sweeps(family, panel, &family_lines)?;
         charts.extend(swept);
-        charts.extend(bars::bar_charts(family, devices, &rest)?);
+        charts.extend(bars::bar_charts(family, panel, &rest)?);
     }
     Ok(charts)
 }
@@ -77,6 +127,15 @@ fn families_in_order<'a>(lines: &[Line<'a>]) -> Vec<&'a str> {
     families
 }
 
+/// The bandwidth axis' words: on-chip throughput for the on-chip families.
+pub fn gbps_unit(family: &str) -> &'static str {
+    if ON_CHIP_FAMILIES.contains(&family) {
+        "on-chip GB/s (workgroup memory and caches, 10⁹ B/s)"
+    } else {
+        "GB/s (10⁹ B/s)"
+    }
+}
+
 fn chart_error(file: &str, message: String) -> Error {
     Error::Results {
         path: file.into(),
@@ -85,7 +144,9 @@ fn chart_error(file: &str, message: String) -> Error {
 }
 
 fn number_label(value: f64) -> String {
-    if value.abs() >= 100.0 || (value - value.round()).abs() < 1e-9 {
+    if value != 0.0 && !(0.01..1e7).contains(&value.abs()) {
+        format!("{value:.0e}")
+    } else if value.abs() >= 100.0 || (value - value.round()).abs() < 1e-9 {
         format!("{value:.0}")
     } else if value.abs() >= 1.0 {
         format!("{value:.1}")
@@ -94,7 +155,7 @@ fn number_label(value: f64) -> String {
     }
 }
 
-/// Point shapes in order: circle, triangle, square, cross, then again.
+/// Point shapes in order: circle, triangle, square, cross, diamond.
 fn draw_marker<C: plotters::coord::CoordTranslate>(
     area: &DrawingArea<SVGBackend<'_>, C>,
     at: C::From,
@@ -102,11 +163,14 @@ fn draw_marker<C: plotters::coord::CoordTranslate>(
     colour: RGBColor,
 ) -> Result<(), String> {
     let style = colour.filled();
-    match shape % 4 {
+    match shape % MARKERS {
         0 => area.draw(&Circle::new(at, 4, style)),
         1 => area.draw(&TriangleMarker::new(at, 6, style)),
         2 => area.draw(&(EmptyElement::at(at) + Rectangle::new([(-4, -4), (4, 4)], style))),
-        _ => area.draw(&Cross::new(at, 5, colour.stroke_width(2))),
+        3 => area.draw(&Cross::new(at, 5, colour.stroke_width(2))),
+        _ => area.draw(
+            &(EmptyElement::at(at) + Polygon::new(vec![(0, -6), (5, 0), (0, 6), (-5, 0)], style)),
+        ),
     }
     .map_err(|e| e.to_string())
 }
@@ -135,24 +199,33 @@ mod tests {
     /// What the report's charts of `devices` leave without data: a sweep or a split
     /// that draws nothing, a family without a chart, a point of a line or a bar that a
     /// device has no measurement or prediction for.
+    /// Every device of `devices` in one panel.
+    fn panel(devices: &[DeviceResults]) -> Panel<'_> {
+        Panel {
+            devices: devices.iter().collect(),
+            lines: compare::join(devices),
+            sizing: None,
+        }
+    }
+
     fn problems(devices: &[DeviceResults]) -> Vec<String> {
         if let Err(error) = crate::report::build(devices) {
             return vec![error.to_string()];
         }
-        let lines = compare::join(devices);
-        let drawn = match charts(devices, &lines) {
+        let panel = panel(devices);
+        let drawn = match charts(&panel) {
             Ok(drawn) => drawn,
             Err(error) => return vec![error.to_string()],
         };
         let mut problems = Vec::new();
-        for family in families_in_order(&lines) {
+        for family in families_in_order(&panel.lines) {
             let family_lines: Vec<&Line<'_>> =
-                lines.iter().filter(|l| l.family == family).collect();
+                panel.lines.iter().filter(|l| l.family == family).collect();
             for sweep in SWEEPS.iter().filter(|s| s.family().as_str() == family) {
-                problems.extend(sweep.gaps(devices, &family_lines));
+                problems.extend(sweep.gaps(&panel.devices, &family_lines));
             }
-            match sweep::family_sweeps(family, devices, &family_lines) {
-                Ok((_, rest)) => problems.extend(bars::gaps(family, devices, &rest)),
+            match sweep::family_sweeps(family, &panel, &family_lines) {
+                Ok((_, rest)) => problems.extend(bars::gaps(family, &panel.devices, &rest)),
                 Err(error) => problems.push(error.to_string()),
             }
         }
@@ -162,7 +235,7 @@ mod tests {
                 Swept::Each(_) => devices.len(),
             };
             for index in 0..count {
-                let (_, file) = sweep.names(devices, index);
+                let (_, file) = sweep.names(&panel, index);
                 if !drawn.iter().any(|c| c.file == file) {
                     problems.push(format!("{file} is not drawn"));
                 }
@@ -224,5 +297,6 @@ mod tests {
         assert_eq!(number_label(12.0), "12");
         assert_eq!(number_label(12.34), "12.3");
         assert_eq!(number_label(0.1234), "0.12");
+        assert_eq!(number_label(1e-307), "1e-307");
     }
 }

@@ -6,11 +6,13 @@
 use std::collections::BTreeMap;
 
 use plotters::coord::Shift;
-use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 
+use super::axis::{Axis, Scale};
 use super::legend::{Entry, draw_legend, legend_height};
-use super::{Chart, FONT, Stroke, WIDTH, chart_error, colour, draw_marker, number_label};
+use super::{
+    Chart, FONT, Panel, Stroke, WIDTH, chart_error, draw_marker, gbps_unit, number_label, style,
+};
 use crate::error::Result;
 use crate::report::compare::{DeviceResults, Line};
 use crate::results::slug;
@@ -19,7 +21,7 @@ use crate::suite::{Experiment, Family, Key, Params};
 
 /// How a sweep's y axis reads its cases.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Axis {
+enum YAxis {
     /// Effective bandwidth, GB/s.
     Gbps,
     /// Time relative to the sweep's first point: `gbps(first) / gbps(x)`.
@@ -41,9 +43,9 @@ pub(super) struct Sweep {
     key: Key,
     title: &'static str,
     x_label: &'static str,
-    axis: Axis,
-    /// Logarithmic x and y axes.
-    log: bool,
+    y: YAxis,
+    /// A logarithmic x axis (sizes in bytes).
+    log_x: bool,
     reference: Option<Reference>,
 }
 
@@ -60,8 +62,8 @@ pub(super) static SWEEPS: &[Sweep] = &[
         key: Key::Offset,
         title: "copy: bandwidth vs offset",
         x_label: "offset (4-byte words)",
-        axis: Axis::Gbps,
-        log: false,
+        y: YAxis::Gbps,
+        log_x: false,
         reference: None,
     },
     Sweep {
@@ -69,8 +71,8 @@ pub(super) static SWEEPS: &[Sweep] = &[
         key: Key::Stride,
         title: "copy: bandwidth vs stride",
         x_label: "stride (4-byte words)",
-        axis: Axis::Gbps,
-        log: false,
+        y: YAxis::Gbps,
+        log_x: false,
         reference: None,
     },
     Sweep {
@@ -78,8 +80,8 @@ pub(super) static SWEEPS: &[Sweep] = &[
         key: Key::Stride,
         title: "bank: time vs stride, against gcd(s, 32)-way conflicts (s = 0: broadcast)",
         x_label: "stride s (4-byte words)",
-        axis: Axis::Slowdown,
-        log: false,
+        y: YAxis::Slowdown,
+        log_x: false,
         reference: Some(Reference {
             label: "gcd(s, 32), 1 for the broadcast s = 0: the ways the texts predict",
             curve: predicted_ways,
@@ -90,8 +92,8 @@ pub(super) static SWEEPS: &[Sweep] = &[
         key: Key::Size,
         title: "transfer: bandwidth vs size",
         x_label: "transfer size (bytes)",
-        axis: Axis::Gbps,
-        log: true,
+        y: YAxis::Gbps,
+        log_x: true,
         reference: None,
     },
 ];
@@ -111,15 +113,15 @@ fn predicted_ways(stride: f64) -> f64 {
 /// The line charts of one family's cases, and the cases they leave to the bar charts.
 pub(super) fn family_sweeps<'l, 'a>(
     family: &str,
-    devices: &[DeviceResults],
+    panel: &Panel<'_>,
     lines: &[&'l Line<'a>],
 ) -> Result<(Vec<Chart>, Vec<&'l Line<'a>>)> {
     let mut charts = Vec::new();
     let mut swept = vec![false; lines.len()];
     for sweep in SWEEPS.iter().filter(|s| s.family().as_str() == family) {
-        let covered = sweep.covered(devices.len(), lines);
+        let covered = sweep.covered(panel.devices.len(), lines);
         let chosen: Vec<&Line<'_>> = covered.iter().map(|&i| lines[i]).collect();
-        let drawn = sweep.charts(devices, &chosen)?;
+        let drawn = sweep.charts(panel, &chosen)?;
         if !drawn.is_empty() {
             for i in covered {
                 swept[i] = true;
@@ -209,26 +211,30 @@ impl Sweep {
 
     /// The charts of this sweep over `lines`: one, or one per device when lines are
     /// variants. A chart without a measured line is left out.
-    fn charts(&self, devices: &[DeviceResults], lines: &[&Line<'_>]) -> Result<Vec<Chart>> {
+    fn charts(&self, panel: &Panel<'_>, lines: &[&Line<'_>]) -> Result<Vec<Chart>> {
         let groups = self.group(lines);
         let rests_differ = rests_differ(&groups);
-        let chart_count = if self.per_device() { devices.len() } else { 1 };
+        let chart_count = if self.per_device() {
+            panel.devices.len()
+        } else {
+            1
+        };
         let mut charts = Vec::new();
         for chart_index in 0..chart_count {
-            let mut series = self.chart_series(devices, &groups, rests_differ, chart_index);
+            let mut series = self.chart_series(&panel.devices, &groups, rests_differ, chart_index);
             if !series.iter().any(|s| s.style == Stroke::Solid) {
                 continue;
             }
             if let Some(reference) = &self.reference {
                 series.push(reference_series(reference, &series));
             }
-            let (title, file) = self.names(devices, chart_index);
+            let (title, file) = self.names(panel, chart_index);
             let layout = LineChart {
                 title: &title,
                 x_label: self.x_label,
                 y_label: self.y_label(),
                 x_bytes: self.key == Key::Size,
-                log: self.log,
+                log_x: self.log_x,
             };
             let svg = line_svg(&layout, &series).map_err(|message| chart_error(&file, message))?;
             charts.push(Chart {
@@ -281,7 +287,7 @@ impl Sweep {
     /// for the chart's device or for every device.
     fn chart_series(
         &self,
-        devices: &[DeviceResults],
+        devices: &[&DeviceResults],
         groups: &Groups<'_, '_>,
         rests_differ: bool,
         chart_index: usize,
@@ -295,16 +301,17 @@ impl Sweep {
                 0..devices.len()
             };
             for device in chart_devices {
-                let (colour, marker, name) = if self.per_device() {
-                    (colour(group_index), group_index, label.clone())
+                let (index, name) = if self.per_device() {
+                    (group_index, label.clone())
                 } else {
                     let name = if label.is_empty() {
                         devices[device].label.clone()
                     } else {
                         format!("{} {label}", devices[device].label)
                     };
-                    (colour(device), device, name)
+                    (device, name)
                 };
+                let (colour, marker) = style(index);
                 let measured = Series {
                     label: name,
                     colour,
@@ -353,39 +360,39 @@ impl Sweep {
             .filter(|(x, y)| x.is_finite() && y.is_finite() && *y > 0.0)
             .collect();
         points.sort_by(|a, b| a.0.total_cmp(&b.0));
-        if self.axis == Axis::Slowdown {
+        if self.y == YAxis::Slowdown {
             let first = points.first().map_or(1.0, |p| p.1);
             for point in &mut points {
                 point.1 = first / point.1;
             }
         }
-        if self.log {
+        if self.log_x {
             points.retain(|(x, _)| *x > 0.0);
         }
         points
     }
 
     /// The title and file name of chart `chart_index`.
-    pub(super) fn names(&self, devices: &[DeviceResults], chart_index: usize) -> (String, String) {
+    pub(super) fn names(&self, panel: &Panel<'_>, chart_index: usize) -> (String, String) {
         match self.swept {
             Swept::Each(family) => {
-                let device = &devices[chart_index].label;
-                (
+                let device = &panel.devices[chart_index].label;
+                panel.names(
                     format!("{} — {device}", self.title),
-                    format!("{family}-{}-{}.svg", self.key, slug(device)),
+                    &format!("{family}-{}-{}", self.key, slug(device)),
                 )
             }
-            Swept::One(experiment) => (
+            Swept::One(experiment) => panel.names(
                 self.title.to_owned(),
-                format!("{}-{}.svg", experiment.family, experiment.variant),
+                &format!("{}-{}", experiment.family, experiment.variant),
             ),
         }
     }
 
     fn y_label(&self) -> &'static str {
-        match self.axis {
-            Axis::Gbps => "GB/s (10⁹ B/s)",
-            Axis::Slowdown => "time relative to the first stride (×)",
+        match self.y {
+            YAxis::Gbps => gbps_unit(self.family().as_str()),
+            YAxis::Slowdown => "time relative to the first stride (×)",
         }
     }
 }
@@ -394,7 +401,7 @@ impl Sweep {
 impl Sweep {
     /// Each case this sweep draws that a device has no measurement or no prediction
     /// for: a point missing from its series.
-    pub(super) fn gaps(&self, devices: &[DeviceResults], lines: &[&Line<'_>]) -> Vec<String> {
+    pub(super) fn gaps(&self, devices: &[&DeviceResults], lines: &[&Line<'_>]) -> Vec<String> {
         let mut gaps = Vec::new();
         for line in self
             .covered(devices.len(), lines)
@@ -453,8 +460,8 @@ struct LineChart<'s> {
     y_label: &'s str,
     /// x is a size in bytes: ticks read `4 KiB`.
     x_bytes: bool,
-    /// Logarithmic x and y axes.
-    log: bool,
+    /// A logarithmic x axis, to the base 2: ticks fall on 4 KiB, 16 KiB, ….
+    log_x: bool,
 }
 
 impl LineChart<'_> {
@@ -463,6 +470,19 @@ impl LineChart<'_> {
             bytes_label(value)
         } else {
             number_label(value)
+        }
+    }
+
+    /// The x axis over the series' points, padded on both sides.
+    fn x_axis(&self, series: &[Series]) -> Axis {
+        let xs = || series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
+        let low = xs().fold(f64::INFINITY, f64::min);
+        let high = xs().fold(f64::NEG_INFINITY, f64::max);
+        if self.log_x {
+            Axis::new(Scale::Log(2.0), low / 1.25, high * 1.25)
+        } else {
+            let pad = ((high - low) * 0.02).max(0.5);
+            Axis::new(Scale::Linear, low - pad, high + pad)
         }
     }
 }
@@ -500,117 +520,52 @@ fn line_svg(chart: &LineChart<'_>, series: &[Series]) -> Result<String, String> 
         let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         let (plot, legend) = root.split_vertically(height - legend_height);
-        if chart.log {
-            draw_log_plot(&plot, chart, series)?;
-        } else {
-            draw_linear_plot(&plot, chart, series)?;
-        }
+        draw_lines(&plot, chart, series)?;
         draw_legend(&legend, &entries)?;
         root.present().map_err(|e| e.to_string())?;
     }
     Ok(svg)
 }
 
-/// The x and y extents of every series' points.
-fn extents(series: &[Series]) -> ((f64, f64), (f64, f64)) {
-    let xs = series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
-    let ys = series.iter().flat_map(|s| s.points.iter().map(|p| p.1));
-    (extent(xs), extent(ys))
-}
-
-/// Smallest and largest of finite values; a one-value extent is widened.
-fn extent(values: impl Iterator<Item = f64>) -> (f64, f64) {
-    let (low, high) = values
-        .filter(|v| v.is_finite())
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
-            (l.min(v), h.max(v))
-        });
-    if !low.is_finite() {
-        (0.5, 1.0)
-    } else if low == high {
-        (low * 0.5, if high == 0.0 { 1.0 } else { high * 1.5 })
-    } else {
-        (low, high)
-    }
-}
-
-/// Logarithmic axes. x is drawn as log2 on a linear axis, so that ticks fall on powers
-/// of two (4 KiB, 16 KiB, …) rather than on plotters' powers of ten.
-fn draw_log_plot(
-    plot: &DrawingArea<SVGBackend<'_>, Shift>,
-    chart: &LineChart<'_>,
-    series: &[Series],
-) -> Result<(), String> {
-    let ((x_low, x_high), (y_low, y_high)) = extents(series);
-    let series: Vec<Series> = series
-        .iter()
-        .map(|s| Series {
-            points: s.points.iter().map(|&(x, y)| (x.log2(), y)).collect(),
-            label: s.label.clone(),
-            ..*s
-        })
-        .collect();
-    let (low, high) = (x_low.log2(), x_high.log2());
-    let x_format = |v: &f64| chart.x_tick(v.exp2());
-    let x = low - 0.3..high + 0.3;
-    let y = (y_low / 1.5..y_high * 1.5).log_scale();
-    let ticks = ((high - low) as usize + 1).clamp(2, 10);
-    draw_lines(plot, chart, &x_format, ticks, x, y, &series)
-}
-
-/// Linear axes from zero up, x padded on both sides.
-fn draw_linear_plot(
-    plot: &DrawingArea<SVGBackend<'_>, Shift>,
-    chart: &LineChart<'_>,
-    series: &[Series],
-) -> Result<(), String> {
-    let ((x_low, x_high), (_, y_high)) = extents(series);
-    let x_format = |v: &f64| chart.x_tick(*v);
-    let pad = ((x_high - x_low) * 0.02).max(0.5);
-    let x = x_low - pad..x_high + pad;
-    let y = 0.0..(y_high * 1.08).max(1e-9);
-    draw_lines(plot, chart, &x_format, 12, x, y, series)
-}
-
-/// The caption, mesh and axes of a line chart, then its series.
-fn draw_lines<X, Y>(
+/// The caption, mesh and axes of a line chart, then its series, in axis coordinates.
+fn draw_lines(
     area: &DrawingArea<SVGBackend<'_>, Shift>,
     chart: &LineChart<'_>,
-    x_format: &dyn Fn(&f64) -> String,
-    x_ticks: usize,
-    x: X,
-    y: Y,
     series: &[Series],
-) -> Result<(), String>
-where
-    X: AsRangedCoord<Value = f64>,
-    Y: AsRangedCoord<Value = f64>,
-    X::CoordDescType: ValueFormatter<f64>,
-    Y::CoordDescType: ValueFormatter<f64>,
-{
+) -> Result<(), String> {
+    let x = chart.x_axis(series);
+    // The measured lines fill the height (a 3 % effect is seen); a prediction far off
+    // is cut at the edge.
+    let measured = series.iter().filter(|s| s.style == Stroke::Solid);
+    let y = Axis::lines(measured.flat_map(|s| s.points.iter().map(|p| p.1)));
     let mut context = ChartBuilder::on(area)
         .caption(chart.title, (FONT, 22))
         .margin(12)
         .margin_right(28)
         .x_label_area_size(48)
         .y_label_area_size(78)
-        .build_cartesian_2d(x, y)
+        .build_cartesian_2d(x.coord(), y.coord())
         .map_err(|e| e.to_string())?;
-    let y_format = |v: &f64| number_label(*v);
+    let x_format = |v: &f64| chart.x_tick(x.value(*v));
+    let y_format = |v: &f64| number_label(y.value(*v));
     context
         .configure_mesh()
         .x_desc(chart.x_label)
         .y_desc(chart.y_label)
-        .x_label_formatter(x_format)
-        .x_labels(x_ticks)
+        .x_label_formatter(&x_format)
         .y_label_formatter(&y_format)
         .label_style((FONT, 15))
         .axis_desc_style((FONT, 16))
-        .light_line_style(RGBColor(0xee, 0xee, 0xee))
+        .bold_line_style(RGBColor(0xe4, 0xe4, 0xe4))
         .draw()
         .map_err(|e| e.to_string())?;
     for line in series {
-        draw_series(&mut context, line)?;
+        let points = line
+            .points
+            .iter()
+            .map(|&(px, py)| (x.at(px), y.at(py)))
+            .collect();
+        draw_series(&mut context, line, points)?;
     }
     Ok(())
 }
@@ -619,12 +574,12 @@ where
 fn draw_series<X, Y>(
     context: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<X, Y>>,
     line: &Series,
+    points: Vec<(f64, f64)>,
 ) -> Result<(), String>
 where
     X: Ranged<ValueType = f64>,
     Y: Ranged<ValueType = f64>,
 {
-    let points = line.points.clone();
     match line.style {
         Stroke::Solid => {
             context
@@ -656,6 +611,47 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::claims::testing::registry_rows;
+
+    /// No two measured lines of a chart look alike: each has its own colour or shape
+    /// (the transfer chart draws nine paths).
+    #[test]
+    fn no_two_lines_of_a_chart_share_colour_and_shape() {
+        let owned: Vec<DeviceResults> = (0..3)
+            .map(|index| DeviceResults {
+                path: format!("gpu-{index}.csv").into(),
+                label: format!("GPU {index}"),
+                setting: crate::suite::Setting::WGPU,
+                rows: registry_rows(),
+            })
+            .collect();
+        let devices: Vec<&DeviceResults> = owned.iter().collect();
+        let joined = crate::report::compare::join(&owned);
+        for sweep in SWEEPS {
+            let family: Vec<&Line<'_>> = joined
+                .iter()
+                .filter(|l| l.family == sweep.family().as_str())
+                .collect();
+            let groups = sweep.group(&family);
+            let charts = if sweep.per_device() { devices.len() } else { 1 };
+            for chart in 0..charts {
+                let series = sweep.chart_series(&devices, &groups, rests_differ(&groups), chart);
+                let looks: Vec<(RGBColor, usize)> = series
+                    .iter()
+                    .filter(|s| s.style == Stroke::Solid)
+                    .map(|s| (s.colour, s.marker % crate::report::charts::MARKERS))
+                    .collect();
+                assert!(looks.len() >= 3, "{}: {} lines", sweep.title, looks.len());
+                for (index, look) in looks.iter().enumerate() {
+                    assert!(
+                        !looks[..index].contains(look),
+                        "{}: line {index} looks like an earlier one",
+                        sweep.title
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn gcd_of_strides() {

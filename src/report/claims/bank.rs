@@ -1,7 +1,10 @@
 //! The bank-conflict claims: column reads, padding, override-sized and rectangular
 //! tiles, strides and the broadcast.
 
-use super::{Cases, Claim, Kind, Verdict, all, at_each, at_least, at_most, between, ratio};
+use super::{
+    Cases, Claim, Kind, Verdict, all, as_shown, at_each, at_least, at_most, between, ratio,
+    ratio_text,
+};
 use crate::params;
 use crate::suite::families::bank::{
     RECT_ROW_COL, RECT_ROW_COL_PAD, RECT_ROW_ROW, ROW_COL, ROW_COL_OVERRIDE, ROW_COL_OVERRIDE_PAD,
@@ -111,16 +114,18 @@ pub(super) const CLAIMS: &[Claim] = &[
                 .copied()
                 .min_by(|a, b| a.1.total_cmp(&b.1))
                 .ok_or_else(|| format!("no odd {} above 1", STRIDE.name()))?;
-            let odd_ratio = slowest_gbps / one;
-            let ratio_32 = thirty_two / one;
+            let odd_ratio = as_shown(slowest_gbps / one);
+            let ratio_32 = as_shown(thirty_two / one);
             let detail = format!(
-                "slowest odd stride {slowest_odd} / stride 1 = {odd_ratio:.3}; stride 32 / stride \
-                 1 = {ratio_32:.3} ({one:.1} GB/s at {one_params})"
+                "slowest odd stride {slowest_odd} / stride 1 = {}; stride 32 / stride 1 = {} \
+                 ({one:.1} GB/s at {one_params})",
+                ratio_text(odd_ratio),
+                ratio_text(ratio_32)
             );
             Ok(if odd_ratio >= 0.9 && ratio_32 <= 1.0 / 8.0 {
-                Verdict::Reproduced(detail)
+                Verdict::Reproduced(detail.into())
             } else {
-                Verdict::NotReproduced(detail)
+                Verdict::NotReproduced(detail.into())
             })
         },
     },

@@ -1,7 +1,9 @@
 //! The copy claims: coalescing (misaligned and aligned offsets, strides), the vec4
 //! ceiling and the launch configuration.
 
-use super::{Claim, Kind, Verdict, all, any_measured_all, at_least, between, is_of, ratio};
+use super::{
+    Claim, Kind, Verdict, all, any_measured_all, at_least, between, is_of, ratio, ratio_text,
+};
 use crate::params;
 use crate::suite::families::copy::{DEFAULT_GRID, DEFAULT_WORKGROUP, LAUNCH, OFFSET, PEAK, STRIDE};
 use crate::suite::{Experiment, Family, Params};
@@ -117,9 +119,10 @@ pub(super) const CLAIMS: &[Claim] = &[
                 value,
                 0.98,
                 format!(
-                    "{} {peak} / {} {other_params} = {value:.3} ({peak_gbps:.1} / \
-                     {other_gbps:.1} GB/s)",
-                    PEAK.variant, other.variant
+                    "{} {peak} / {} {other_params} = {} ({peak_gbps:.1} / {other_gbps:.1} GB/s)",
+                    PEAK.variant,
+                    other.variant,
+                    ratio_text(value)
                 ),
             ))
         },
@@ -146,9 +149,9 @@ pub(super) const CLAIMS: &[Claim] = &[
                 .ok_or_else(|| format!("no {} measured", LAUNCH.name()))?;
             if best.same_pairs(&default) {
                 let gbps = cases.gbps(&LAUNCH, &best)?;
-                return Ok(Verdict::Reproduced(format!(
-                    "the default {default} is the fastest ({gbps:.1} GB/s)"
-                )));
+                return Ok(Verdict::Reproduced(
+                    format!("the default {default} is the fastest ({gbps:.1} GB/s)").into(),
+                ));
             }
             let (value, detail) = ratio(cases, (&LAUNCH, &default), (&LAUNCH, &best))?;
             Ok(at_least(value, 0.97, detail))

@@ -40,11 +40,28 @@ use crate::suite::{concatenate, total_len};
 /// What a rule concluded for one device.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Verdict {
-    /// The rule holds; the text shows the numbers it was decided on.
-    Reproduced(String),
-    NotReproduced(String),
+    /// The rule holds on the evidence.
+    Reproduced(Evidence),
+    NotReproduced(Evidence),
     /// A row the rule needs is absent, skipped or failed; the text says which.
     NotMeasured(String),
+}
+
+/// What a rule was decided on: the numbers in words and, where the rule compared one
+/// ratio (at the largest size, for a rule applied at each), that ratio as shown.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evidence {
+    pub detail: String,
+    pub ratio: Option<f64>,
+}
+
+impl From<String> for Evidence {
+    fn from(detail: String) -> Self {
+        Evidence {
+            detail,
+            ratio: None,
+        }
+    }
 }
 
 impl Verdict {
@@ -58,10 +75,96 @@ impl Verdict {
 
     pub fn detail(&self) -> &str {
         match self {
-            Verdict::Reproduced(detail)
-            | Verdict::NotReproduced(detail)
-            | Verdict::NotMeasured(detail) => detail,
+            Verdict::Reproduced(evidence) | Verdict::NotReproduced(evidence) => &evidence.detail,
+            Verdict::NotMeasured(why) => why,
         }
+    }
+
+    /// The one ratio the rule compared, as shown, if it compared one.
+    pub fn ratio(&self) -> Option<f64> {
+        match self {
+            Verdict::Reproduced(evidence) | Verdict::NotReproduced(evidence) => evidence.ratio,
+            Verdict::NotMeasured(_) => None,
+        }
+    }
+
+    /// Reproduced or not as `holds` says, on `evidence`.
+    fn decided(holds: bool, evidence: Evidence) -> Self {
+        if holds {
+            Verdict::Reproduced(evidence)
+        } else {
+            Verdict::NotReproduced(evidence)
+        }
+    }
+}
+
+/// A ratio as the report shows it, with [`RATIO_DIGITS`] decimals.
+pub fn ratio_text(value: f64) -> String {
+    format!("{value:.RATIO_DIGITS$}")
+}
+
+/// Decimals a ratio is shown with.
+const RATIO_DIGITS: usize = 3;
+
+/// A ratio rounded as it is shown: rules decide on this, so that a ratio shown as
+/// 0.970 meets "0.97 or faster".
+fn as_shown(value: f64) -> f64 {
+    let scale = 10f64.powi(RATIO_DIGITS as i32);
+    (value * scale).round() / scale
+}
+
+/// A family's one-line finding in the report's summary: one of its claims, whose
+/// ratio is shown per device.
+pub struct Finding {
+    /// The claim's id.
+    pub claim: &'static str,
+    /// What the ratio is: `misaligned copy (offset 1 ÷ offset 0)`.
+    pub what: &'static str,
+}
+
+/// One finding per family, in family order.
+pub static FINDINGS: &[Finding] = &[
+    Finding {
+        claim: "copy-offset-misaligned",
+        what: "misaligned copy (offset 1 ÷ offset 0)",
+    },
+    Finding {
+        claim: "transpose-copy-bound",
+        what: "fastest transpose ÷ row copy",
+    },
+    Finding {
+        claim: "reduce-subgroup-fastest",
+        what: "fastest subgroup reduction ÷ fastest other",
+    },
+    Finding {
+        claim: "stencil-tile",
+        what: "fastest tiled stencil ÷ direct reads",
+    },
+    Finding {
+        claim: "constant-serialises",
+        what: "divergent ÷ broadcast uniform reads",
+    },
+    Finding {
+        claim: "bank-column-conflict",
+        what: "column ÷ row reads of a 32-wide tile",
+    },
+    Finding {
+        claim: "localmem-dynamic-index",
+        what: "dynamic index ÷ register array",
+    },
+    Finding {
+        claim: "subgroup-semantics",
+        what: "subgroup operations verified",
+    },
+    Finding {
+        claim: "transfer-large",
+        what: "largest ÷ smallest transfer, every path",
+    },
+];
+
+impl Finding {
+    pub fn of(&self) -> Option<&'static Claim> {
+        CLAIMS.iter().find(|c| c.id == self.claim)
     }
 }
 
@@ -218,7 +321,7 @@ fn ratio(cases: &Cases<'_>, a: At<'_>, b: At<'_>) -> Result<(f64, String), Strin
     if bottom <= 0.0 {
         return Err(format!("{} {} has no bandwidth", b.0.name(), b.1));
     }
-    let value = top / bottom;
+    let value = as_shown(top / bottom);
     // Only what tells the two apart: `offset=1 / offset=0`, `naive_col / naive_row`
     // (details are shown under their family).
     let name = |(experiment, params): At<'_>| {
@@ -233,19 +336,24 @@ fn ratio(cases: &Cases<'_>, a: At<'_>, b: At<'_>) -> Result<(f64, String), Strin
     Ok((
         value,
         format!(
-            "{} / {} = {value:.3} ({top:.1} / {bottom:.1} GB/s)",
+            "{} / {} = {} ({top:.1} / {bottom:.1} GB/s)",
             name(a),
-            name(b)
+            name(b),
+            ratio_text(value)
         ),
     ))
 }
 
+/// Whether `value`, as shown, lies within `low..=high`.
 fn between(value: f64, low: f64, high: f64, detail: String) -> Verdict {
-    if (low..=high).contains(&value) {
-        Verdict::Reproduced(detail)
-    } else {
-        Verdict::NotReproduced(detail)
-    }
+    let value = as_shown(value);
+    Verdict::decided(
+        (low..=high).contains(&value),
+        Evidence {
+            detail,
+            ratio: Some(value),
+        },
+    )
 }
 
 fn at_least(value: f64, low: f64, detail: String) -> Verdict {
@@ -270,11 +378,7 @@ fn joined(parts: &[Verdict], all_must_hold: bool) -> Verdict {
     } else {
         parts.iter().any(reproduced)
     };
-    if holds {
-        Verdict::Reproduced(detail)
-    } else {
-        Verdict::NotReproduced(detail)
-    }
+    Verdict::decided(holds, detail.into())
 }
 
 /// Every part must hold; a part not measured leaves the whole not measured.
@@ -325,11 +429,9 @@ fn at_each(cases: &Cases<'_>, anchor: &Experiment, rule: impl Fn(&Params) -> Out
         .map(|(param, verdict)| format!("[{param}] {}", verdict.detail()))
         .collect::<Vec<_>>()
         .join("; ");
-    Ok(if failed {
-        Verdict::NotReproduced(detail)
-    } else {
-        Verdict::Reproduced(detail)
-    })
+    // Params in order: the last is the largest size.
+    let ratio = decided.last().and_then(|(_, verdict)| verdict.ratio());
+    Ok(Verdict::decided(!failed, Evidence { detail, ratio }))
 }
 
 /// The faster of several experiments at one param, with its bandwidth.
@@ -545,6 +647,38 @@ mod tests {
     use crate::params;
     use crate::suite::REGISTRY;
     use crate::suite::families::copy;
+
+    #[test]
+    fn every_family_has_one_finding_on_a_claim_of_its_own() {
+        for (family, finding) in FAMILIES.iter().zip(FINDINGS) {
+            let claim = finding.of().unwrap_or_else(|| panic!("{}", finding.claim));
+            assert_eq!(claim.family, family[0].family, "{}", finding.claim);
+        }
+        assert_eq!(FINDINGS.len(), FAMILIES.len());
+    }
+
+    /// A ratio is decided as it is shown: 0.96951 shows as 0.970, which meets
+    /// "0.97 or faster"; 0.96949 shows as 0.969, which does not.
+    #[test]
+    fn verdicts_are_decided_on_the_shown_ratio() {
+        let claim = testing::claim("copy-offset-aligned");
+        for (ratio, shown, holds) in [(0.96951, "0.970", true), (0.96949, "0.969", false)] {
+            let rows = [
+                testing::row(&copy::OFFSET, params!(Offset => 0u32), 1000.0),
+                testing::row(&copy::OFFSET, params!(Offset => 8u32), 1000.0 * ratio),
+            ];
+            let verdict = claim.decide(&Cases::new(&rows, Source::Measured));
+            assert!(
+                verdict.detail().contains(&format!("= {shown} (")),
+                "{verdict:?}"
+            );
+            assert_eq!(
+                matches!(verdict, Verdict::Reproduced(_)),
+                holds,
+                "{verdict:?}"
+            );
+        }
+    }
 
     #[test]
     fn ids_are_unique() {

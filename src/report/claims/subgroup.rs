@@ -26,14 +26,13 @@ pub(super) const CLAIMS: &[Claim] = &[Claim {
             .filter(|(_, row)| row.status == Status::Ok)
             .count();
         if !failed.is_empty() {
-            Ok(Verdict::NotReproduced(failed.join("; ")))
+            Ok(Verdict::NotReproduced(failed.join("; ").into()))
         } else if ok == 0 {
             Err(format!("no {} case ran", Family::Subgroup))
         } else {
-            Ok(Verdict::Reproduced(format!(
-                "{ok} of {} cases verified",
-                rows.len()
-            )))
+            Ok(Verdict::Reproduced(
+                format!("{ok} of {} cases verified", rows.len()).into(),
+            ))
         }
     },
 }];

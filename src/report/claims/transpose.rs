@@ -1,7 +1,9 @@
 //! The transpose claims: the row-copy bound, reading columns, unrolling, diagonal
 //! workgroups, tiles in workgroup memory and block shapes.
 
-use super::{Claim, Kind, Outcome, all, any, at_each, at_least, at_most, best_ratio, ratio};
+use super::{
+    Claim, Kind, Outcome, all, any, at_each, at_least, at_most, best_ratio, ratio, ratio_text,
+};
 use crate::params;
 use crate::suite::families::transpose::{
     COPY_COL, COPY_ROW, DIAGONAL_COL, DIAGONAL_ROW, NAIVE_COL, NAIVE_COL_UNROLL4, NAIVE_ROW,
@@ -65,8 +67,10 @@ pub(super) const CLAIMS: &[Claim] = &[
                     value,
                     1.05,
                     format!(
-                        "fastest {} / {} = {value:.3} ({fastest_gbps:.1} / {bound:.1} GB/s)",
-                        fastest.variant, COPY_ROW.variant
+                        "fastest {} / {} = {} ({fastest_gbps:.1} / {bound:.1} GB/s)",
+                        fastest.variant,
+                        COPY_ROW.variant,
+                        ratio_text(value)
                     ),
                 ))
             })
