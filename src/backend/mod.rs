@@ -9,8 +9,8 @@
 
 #[cfg(feature = "cuda")]
 pub mod cuda;
-pub mod overlap;
 pub mod sim;
+pub mod transfer;
 pub mod wgpu;
 
 use crate::error::{Error, Result};

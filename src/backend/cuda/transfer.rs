@@ -30,13 +30,10 @@ use cudarc::driver::{
 
 use super::compile::Program;
 use super::{Cuda, driver_error};
-use crate::backend::overlap::{self, Phase};
+use crate::backend::transfer::{self, Payload, Phase};
 use crate::error::{Error, Result};
-use crate::measure::{FnClock, Sampler, Timer, Timing};
-use crate::suite::families::transfer::Shape;
-use crate::suite::{
-    Case, CaseData, CudaPath, Expected, Experiment, HostMemory, Schedule, TransferPath,
-};
+use crate::measure::{Sampler, Timer, Timing};
+use crate::suite::{Case, CaseData, CudaPath, Experiment, HostMemory, Schedule, TransferPath};
 
 /// Streams the interleaved overlap schedule spreads its chunks over.
 const OVERLAP_STREAMS: usize = 4;
@@ -50,20 +47,9 @@ pub fn measure(
     sampler: Sampler,
     data: &CaseData,
 ) -> Result<Timing> {
-    let shape = Shape::of(&case.params).map_err(Error::Case)?;
-    let (Some(sent), Some(expected)) = (data.inputs.first(), data.expected.first()) else {
-        return Err(Error::Case(format!(
-            "{}/{} declares no data",
-            experiment.name(),
-            case.params
-        )));
-    };
     let transfer = Transfer {
         cuda,
-        shape,
-        sent,
-        expected,
-        sampler,
+        payload: Payload::of(experiment, case, sampler, data)?,
     };
     let kernel = || transfer.kernel(experiment, case);
     match path {
@@ -82,10 +68,7 @@ pub fn measure(
 /// One case's transfer: what to send and what must arrive.
 struct Transfer<'a> {
     cuda: &'a Cuda,
-    shape: Shape,
-    sent: &'a [u32],
-    expected: &'a Expected,
-    sampler: Sampler,
+    payload: Payload<'a>,
 }
 
 impl Transfer<'_> {
@@ -95,20 +78,20 @@ impl Transfer<'_> {
 
     /// Each chunk as (byte offset, bytes).
     fn chunks(&self) -> impl Iterator<Item = (usize, usize)> + use<> {
-        let bytes = self.shape.chunk_bytes() as usize;
-        (0..self.shape.chunks as usize).map(move |i| (i * bytes, bytes))
+        let bytes = self.payload.shape.chunk_bytes() as usize;
+        (0..self.payload.shape.chunks as usize).map(move |i| (i * bytes, bytes))
     }
 
     /// A device buffer of the whole size, its contents unset.
     fn device_buffer(&self) -> Result<CudaSlice<u32>> {
         // SAFETY: every buffer is cleared or written before it is read.
-        unsafe { self.stream().alloc::<u32>(self.sent.len()) }
+        unsafe { self.stream().alloc::<u32>(self.payload.sent.len()) }
             .map_err(driver_error("allocating a transfer buffer"))
     }
 
     /// A device buffer holding the data, uploaded off the clock.
     fn filled_device_buffer(&self) -> Result<CudaSlice<u32>> {
-        self.cuda.upload(self.sent)
+        self.cuda.upload(self.payload.sent)
     }
 
     /// Pinned host memory of the whole size holding the data; `flags` as
@@ -118,7 +101,7 @@ impl Transfer<'_> {
         pinned
             .as_mut_slice()
             .map_err(driver_error("filling pinned memory"))?
-            .copy_from_slice(self.sent);
+            .copy_from_slice(self.payload.sent);
         Ok(pinned)
     }
 
@@ -128,7 +111,7 @@ impl Transfer<'_> {
         unsafe {
             self.cuda
                 .ctx
-                .alloc_pinned_with_flags(self.sent.len(), flags)
+                .alloc_pinned_with_flags(self.payload.sent.len(), flags)
         }
         .map_err(driver_error("allocating pinned memory"))
     }
@@ -155,23 +138,7 @@ impl Transfer<'_> {
     }
 
     fn check_device(&self, buffer: &CudaSlice<u32>) -> Result<()> {
-        self.cuda.check_output(buffer, self.expected)
-    }
-
-    fn check_host(&self, words: &[u32]) -> Result<()> {
-        self.expected.check(words).map_err(Error::Verification)
-    }
-
-    /// Samples of `transfer(repeats)`, which makes `repeats` transfers and returns the
-    /// nanoseconds that count, on `timer`, through the suite's sampler.
-    fn sample(&self, timer: Timer, transfer: impl FnMut(u32) -> Result<f64>) -> Result<Timing> {
-        let mut clock = FnClock {
-            timer,
-            run: transfer,
-        };
-        let mut timing = self.sampler.measure(&mut clock, false)?;
-        timing.dispatches_per_sample *= self.shape.chunks;
-        Ok(timing)
+        self.cuda.check_output(buffer, self.payload.expected)
     }
 
     /// Queues a copy of every chunk from host memory at `host` into `device` on `stream`.
@@ -196,9 +163,9 @@ impl Transfer<'_> {
             Some(pinned) => pinned
                 .as_ptr()
                 .map_err(driver_error("reading pinned memory"))?,
-            None => self.sent.as_ptr(),
+            None => self.payload.sent.as_ptr(),
         };
-        let bytes = self.sent.len() * 4;
+        let bytes = self.payload.sent.len() * 4;
         let upload = || -> Result<()> {
             let registered = memory == HostMemory::Registered;
             if registered {
@@ -222,7 +189,7 @@ impl Transfer<'_> {
         self.clear(&dst)?;
         upload()?;
         self.check_device(&dst)?;
-        self.sample(Timer::Host, |repeats| {
+        self.payload.sample(Timer::Host, |repeats| {
             let start = Instant::now();
             for _ in 0..repeats {
                 upload()?;
@@ -244,7 +211,7 @@ impl Transfer<'_> {
                     .map_err(driver_error("writing pinned memory"))?
             }
             HostMemory::Pageable | HostMemory::Registered => {
-                pageable = vec![0u32; self.sent.len()];
+                pageable = vec![0u32; self.payload.sent.len()];
                 &mut pageable
             }
         };
@@ -269,8 +236,10 @@ impl Transfer<'_> {
         };
         read()?;
         // SAFETY: the copies into the memory are done; nothing else writes it.
-        self.check_host(unsafe { std::slice::from_raw_parts(host_pointer, self.sent.len()) })?;
-        self.sample(Timer::Host, |repeats| {
+        self.payload.check_words(unsafe {
+            std::slice::from_raw_parts(host_pointer, self.payload.sent.len())
+        })?;
+        self.payload.sample(Timer::Host, |repeats| {
             let start = Instant::now();
             for _ in 0..repeats {
                 read()?;
@@ -287,7 +256,7 @@ impl Transfer<'_> {
                 .record_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
                 .map_err(driver_error("recording an event"))
         };
-        self.sample(Timer::Gpu, |repeats| {
+        self.payload.sample(Timer::Gpu, |repeats| {
             let start = event()?;
             for _ in 0..repeats {
                 queue()?;
@@ -341,7 +310,7 @@ impl Transfer<'_> {
             .load_function(program.entry())
             .map_err(driver_error("finding the twin's entry"))?;
         let block = case.workgroup_size[0];
-        let chunk_words = self.shape.chunk_bytes() / 4;
+        let chunk_words = self.payload.shape.chunk_bytes() / 4;
         if !chunk_words.is_multiple_of(u64::from(block)) {
             return Err(Error::Case(format!(
                 "{}: a chunk of {chunk_words} words is not whole blocks of {block}",
@@ -418,7 +387,7 @@ impl Transfer<'_> {
             device_pointer(&output, self.stream()),
         );
         let mut streams = vec![self.stream().clone()];
-        for _ in 1..OVERLAP_STREAMS.min(self.shape.chunks as usize) {
+        for _ in 1..OVERLAP_STREAMS.min(self.payload.shape.chunks as usize) {
             streams.push(
                 self.cuda
                     .ctx
@@ -458,7 +427,7 @@ impl Transfer<'_> {
             self.finish(&all)?;
             Ok(elapsed_ns(start))
         };
-        let kernel_repeats = overlap::kernel_repeats(&mut run)?;
+        let kernel_repeats = transfer::kernel_repeats(&mut run)?;
         for phase in [
             Phase::Both(Schedule::Serial),
             Phase::Both(Schedule::Interleaved),
@@ -468,11 +437,11 @@ impl Transfer<'_> {
             run(phase, kernel_repeats)?;
             self.check_device(&output)?;
         }
-        overlap::sample(
-            &self.sampler,
+        transfer::sample_overlap(
+            &self.payload.sampler,
             run,
             kernel_repeats,
-            self.shape.chunks,
+            self.payload.shape.chunks,
             schedule,
         )
     }

@@ -35,11 +35,10 @@ use std::time::Instant;
 
 use super::timing::gpu_ns;
 use super::{GpuContext, Kernel};
-use crate::backend::overlap::{self, Phase};
+use crate::backend::transfer::{self, Payload, Phase};
 use crate::error::{Error, Result};
-use crate::measure::{FnClock, Sampler, Timer, Timing};
-use crate::suite::families::transfer::Shape;
-use crate::suite::{Build, Case, CaseData, Expected, Experiment, Grid, Schedule, TransferPath};
+use crate::measure::{Sampler, Timer, Timing};
+use crate::suite::{Build, Case, CaseData, Experiment, Grid, Schedule, TransferPath};
 
 /// Verifies and times one transfer case along `path`.
 pub fn measure(
@@ -51,20 +50,9 @@ pub fn measure(
     sampler: Sampler,
     data: &CaseData,
 ) -> Result<Timing> {
-    let shape = Shape::of(&case.params).map_err(Error::Case)?;
-    let (Some(sent), Some(expected)) = (data.inputs.first(), data.expected.first()) else {
-        return Err(Error::Case(format!(
-            "{}/{} declares no data",
-            experiment.name(),
-            case.params
-        )));
-    };
     let transfer = Transfer {
         ctx,
-        shape,
-        sent,
-        expected,
-        sampler,
+        payload: Payload::of(experiment, case, sampler, data)?,
     };
     ctx.scoped(|| match path {
         TransferPath::WriteBuffer => transfer.write_buffer(),
@@ -87,17 +75,14 @@ pub fn measure(
 /// One case's transfer: what to send and what must arrive.
 struct Transfer<'a> {
     ctx: &'a GpuContext,
-    shape: Shape,
-    sent: &'a [u32],
-    expected: &'a Expected,
-    sampler: Sampler,
+    payload: Payload<'a>,
 }
 
 impl Transfer<'_> {
     /// Each chunk of the data with its byte offset.
     fn pieces(&self) -> impl Iterator<Item = (u64, &[u8])> {
-        let chunk_bytes = self.shape.chunk_bytes();
-        bytemuck::cast_slice::<u32, u8>(self.sent)
+        let chunk_bytes = self.payload.shape.chunk_bytes();
+        bytemuck::cast_slice::<u32, u8>(self.payload.sent)
             .chunks(chunk_bytes as usize)
             .enumerate()
             .map(move |(i, piece)| (i as u64 * chunk_bytes, piece))
@@ -117,7 +102,7 @@ impl Transfer<'_> {
     fn storage(&self, label: &str) -> wgpu::Buffer {
         self.buffer(
             label,
-            self.shape.bytes,
+            self.payload.shape.bytes,
             wgpu::BufferUsages::STORAGE
                 | wgpu::BufferUsages::COPY_DST
                 | wgpu::BufferUsages::COPY_SRC,
@@ -126,8 +111,8 @@ impl Transfer<'_> {
 
     /// One buffer per chunk with `usage`, created mapped where it is for writing.
     fn per_chunk(&self, label: &str, usage: wgpu::BufferUsages) -> Vec<wgpu::Buffer> {
-        (0..self.shape.chunks)
-            .map(|_| self.buffer(label, self.shape.chunk_bytes(), usage))
+        (0..self.payload.shape.chunks)
+            .map(|_| self.buffer(label, self.payload.shape.chunk_bytes(), usage))
             .collect()
     }
 
@@ -136,7 +121,7 @@ impl Transfer<'_> {
         self.ctx.upload(
             label,
             wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            self.sent,
+            self.payload.sent,
         )
     }
 
@@ -151,23 +136,7 @@ impl Transfer<'_> {
 
     /// Checks that `buffers`, one after the other, hold what was sent.
     fn check(&self, buffers: &[&wgpu::Buffer]) -> Result<()> {
-        self.ctx.check_output(buffers, self.expected)
-    }
-
-    fn check_words(&self, words: &[u32]) -> Result<()> {
-        self.expected.check(words).map_err(Error::Verification)
-    }
-
-    /// Samples of `transfer(repeats)`, which makes `repeats` transfers and returns the
-    /// nanoseconds that count, through the suite's sampler.
-    fn sample(&self, timer: Timer, transfer: impl FnMut(u32) -> Result<f64>) -> Result<Timing> {
-        let mut clock = FnClock {
-            timer,
-            run: transfer,
-        };
-        let mut timing = self.sampler.measure(&mut clock, false)?;
-        timing.dispatches_per_sample *= self.shape.chunks;
-        Ok(timing)
+        self.ctx.check_output(buffers, self.payload.expected)
     }
 
     fn write_buffer(&self) -> Result<Timing> {
@@ -181,7 +150,7 @@ impl Transfer<'_> {
         self.clear(&[&dst])?;
         upload()?;
         self.check(&[&dst])?;
-        self.sample(Timer::Host, |repeats| {
+        self.payload.sample(Timer::Host, |repeats| {
             let start = Instant::now();
             for _ in 0..repeats {
                 upload()?;
@@ -226,7 +195,7 @@ impl Transfer<'_> {
         self.clear(&[&dst])?;
         upload()?;
         self.check(&[&dst])?;
-        self.sample(Timer::Host, |repeats| {
+        self.payload.sample(Timer::Host, |repeats| {
             let mut ns = 0.0;
             for _ in 0..repeats {
                 let start = Instant::now();
@@ -252,7 +221,7 @@ impl Transfer<'_> {
         upload()?;
         remap()?;
         self.check(&[&dst])?;
-        self.sample(Timer::Host, |repeats| {
+        self.payload.sample(Timer::Host, |repeats| {
             let mut ns = 0.0;
             for _ in 0..repeats {
                 let start = Instant::now();
@@ -269,11 +238,11 @@ impl Transfer<'_> {
             | wgpu::BufferUsages::STORAGE
             | wgpu::BufferUsages::COPY_DST
             | wgpu::BufferUsages::COPY_SRC;
-        let dsts: Vec<wgpu::Buffer> = (0..self.shape.chunks)
+        let dsts: Vec<wgpu::Buffer> = (0..self.payload.shape.chunks)
             .map(|_| {
                 self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("transfer.mappable"),
-                    size: self.shape.chunk_bytes(),
+                    size: self.payload.shape.chunk_bytes(),
                     usage,
                     mapped_at_creation: false,
                 })
@@ -293,7 +262,7 @@ impl Transfer<'_> {
         self.clear(&all)?;
         upload()?;
         self.check(&all)?;
-        self.sample(Timer::Host, |repeats| {
+        self.payload.sample(Timer::Host, |repeats| {
             let start = Instant::now();
             for _ in 0..repeats {
                 upload()?;
@@ -308,12 +277,12 @@ impl Transfer<'_> {
             "transfer.readback",
             wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         );
-        let mut host = vec![0u32; self.sent.len()];
-        let chunk_bytes = self.shape.chunk_bytes() as usize;
+        let mut host = vec![0u32; self.payload.sent.len()];
+        let chunk_bytes = self.payload.shape.chunk_bytes() as usize;
         let read = |host: &mut [u32]| -> Result<()> {
             let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
             for (i, staging) in pool.iter().enumerate() {
-                let offset = i as u64 * self.shape.chunk_bytes();
+                let offset = i as u64 * self.payload.shape.chunk_bytes();
                 encoder.copy_buffer_to_buffer(&src, offset, staging, 0, staging.size());
             }
             self.ctx.queue.submit([encoder.finish()]);
@@ -331,8 +300,8 @@ impl Transfer<'_> {
             Ok(())
         };
         read(&mut host)?;
-        self.check_words(&host)?;
-        self.sample(Timer::Host, |repeats| {
+        self.payload.check_words(&host)?;
+        self.payload.sample(Timer::Host, |repeats| {
             let start = Instant::now();
             for _ in 0..repeats {
                 read(&mut host)?;
@@ -355,7 +324,7 @@ impl Transfer<'_> {
         self.ctx.submit_and_wait(encoder.finish())?;
         self.check(&[&dst])?;
         if !self.ctx.has_encoder_timestamps() {
-            let mut timing = self.sample(Timer::Host, |repeats| {
+            let mut timing = self.payload.sample(Timer::Host, |repeats| {
                 let start = Instant::now();
                 let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
                 for _ in 0..repeats {
@@ -370,7 +339,7 @@ impl Transfer<'_> {
             return Ok(timing);
         }
         let timestamps = self.ctx.timestamps();
-        self.sample(Timer::Gpu, |repeats| {
+        self.payload.sample(Timer::Gpu, |repeats| {
             let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
             encoder.write_timestamp(&timestamps.query_set, 0);
             for _ in 0..repeats {
@@ -405,7 +374,7 @@ fn upload_and_process(
     schedule: Schedule,
 ) -> Result<Timing> {
     let ctx = transfer.ctx;
-    let chunk_bytes = transfer.shape.chunk_bytes();
+    let chunk_bytes = transfer.payload.shape.chunk_bytes();
     let input = transfer.storage("overlap.input");
     let output = transfer.storage("overlap.output");
     let workgroups = Grid::TwoD
@@ -415,7 +384,7 @@ fn upload_and_process(
         )
         .map_err(Error::Case)?;
     let layout = pipeline.get_bind_group_layout(0);
-    let kernels: Vec<Kernel> = (0..u64::from(transfer.shape.chunks))
+    let kernels: Vec<Kernel> = (0..u64::from(transfer.payload.shape.chunks))
         .map(|i| {
             let chunk = |binding, buffer| wgpu::BindGroupEntry {
                 binding,
@@ -476,7 +445,7 @@ fn upload_and_process(
         Ok(elapsed_ns(start))
     };
 
-    let kernel_repeats = overlap::kernel_repeats(&mut run)?;
+    let kernel_repeats = transfer::kernel_repeats(&mut run)?;
     for phase in [
         Phase::Both(Schedule::Serial),
         Phase::Both(Schedule::Interleaved),
@@ -485,11 +454,11 @@ fn upload_and_process(
         run(phase, kernel_repeats)?;
         transfer.check(&[&output])?;
     }
-    overlap::sample(
-        &transfer.sampler,
+    transfer::sample_overlap(
+        &transfer.payload.sampler,
         run,
         kernel_repeats,
-        transfer.shape.chunks,
+        transfer.payload.shape.chunks,
         schedule,
     )
 }

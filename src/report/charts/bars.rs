@@ -363,13 +363,7 @@ impl BarLayout {
         let device_count = legend.len().max(1) as u32;
         let group_height = device_count * BAR_HEIGHT + BAR_GAP;
         let plot_height = 110 + bars.len() as u32 * group_height;
-        let label_width = bars
-            .iter()
-            .map(|bar| bar.label.chars().count())
-            .max()
-            .unwrap_or(0) as u32
-            * 8
-            + 24;
+        let label_width = super::label_width(bars.iter().map(|bar| bar.label.as_str()));
         let axis = Axis::bars(
             bars.iter()
                 .flat_map(|bar| &bar.values)

@@ -175,6 +175,11 @@ fn draw_marker<C: plotters::coord::CoordTranslate>(
     .map_err(|e| e.to_string())
 }
 
+/// Pixels for a column of row labels: about 8 per character of the longest, and a margin.
+fn label_width<'a>(labels: impl Iterator<Item = &'a str>) -> u32 {
+    labels.map(|label| label.chars().count()).max().unwrap_or(0) as u32 * 8 + 24
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

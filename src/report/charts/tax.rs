@@ -93,13 +93,7 @@ fn median(values: impl Iterator<Item = f64>) -> Option<f64> {
 fn dot_plot(title: &str, kernels: &[Kernel], entries: &[Entry]) -> Result<String, String> {
     let legend_height = legend_height(entries);
     let plot_height = 110 + kernels.len() as u32 * ROW_HEIGHT;
-    let label_width = kernels
-        .iter()
-        .map(|k| k.name.chars().count())
-        .max()
-        .unwrap_or(0) as u32
-        * 8
-        + 24;
+    let label_width = super::label_width(kernels.iter().map(|k| k.name.as_str()));
     let ratios = kernels
         .iter()
         .flat_map(|k| k.ratios.iter().flatten().copied());

@@ -1,12 +1,65 @@
-//! The overlap workload's sampling, the same for every backend: K chunks each uploaded
-//! and processed by `transfer_work`, timed as four phases in turn (uploads alone,
-//! kernels alone, the serial schedule, the interleaved one), so that drift affects them
-//! alike. A backend supplies how one phase runs; this module sizes the kernel work to
-//! the uploads, samples, and says how much of the upload time interleaving hid.
+//! What every backend's transfer paths share: a case's [`Payload`] (what to send, what
+//! must arrive, how to sample), and the overlap workload's sampling: K chunks each
+//! uploaded and processed by `transfer_work`, timed as four phases in turn (uploads
+//! alone, kernels alone, the serial schedule, the interleaved one), so that drift
+//! affects them alike. A backend supplies how one phase runs; [`kernel_repeats`] sizes
+//! the kernel work to the uploads and [`sample_overlap`] samples and says how much of
+//! the upload time interleaving hid.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::measure::{Clock, FnClock, Sampler, Stats, Timer, Timing};
-use crate::suite::Schedule;
+use crate::suite::families::transfer::Shape;
+use crate::suite::{Case, CaseData, Expected, Experiment, Schedule};
+
+/// One transfer case: what to send, what must arrive, and the sampler.
+pub struct Payload<'a> {
+    pub shape: Shape,
+    pub sent: &'a [u32],
+    pub expected: &'a Expected,
+    pub sampler: Sampler,
+}
+
+impl<'a> Payload<'a> {
+    /// The payload of `case` from its data.
+    pub fn of(
+        experiment: &Experiment,
+        case: &Case,
+        sampler: Sampler,
+        data: &'a CaseData,
+    ) -> Result<Payload<'a>> {
+        let shape = Shape::of(&case.params).map_err(Error::Case)?;
+        let (Some(sent), Some(expected)) = (data.inputs.first(), data.expected.first()) else {
+            return Err(Error::Case(format!(
+                "{}/{} declares no data",
+                experiment.name(),
+                case.params
+            )));
+        };
+        Ok(Payload {
+            shape,
+            sent,
+            expected,
+            sampler,
+        })
+    }
+
+    /// Whether `words`, read back to the host, are what must arrive.
+    pub fn check_words(&self, words: &[u32]) -> Result<()> {
+        self.expected.check(words).map_err(Error::Verification)
+    }
+
+    /// Samples of `transfer(repeats)`, which makes `repeats` transfers and returns the
+    /// nanoseconds that count, on `timer`, through the suite's sampler.
+    pub fn sample(&self, timer: Timer, transfer: impl FnMut(u32) -> Result<f64>) -> Result<Timing> {
+        let mut clock = FnClock {
+            timer,
+            run: transfer,
+        };
+        let mut timing = self.sampler.measure(&mut clock, false)?;
+        timing.dispatches_per_sample *= self.shape.chunks;
+        Ok(timing)
+    }
+}
 
 /// The most dispatches of the overlap kernel per chunk.
 const MAX_KERNEL_REPEATS: u32 = 256;
@@ -41,7 +94,7 @@ pub fn kernel_repeats(run: &mut impl FnMut(Phase, u32) -> Result<f64>) -> Result
 /// Samples every phase in turn with `kernel_repeats` dispatches per chunk of `chunks`;
 /// the timing's samples are `schedule`'s, and its note gives every phase's median and
 /// the share of the upload time that interleaving hid.
-pub fn sample(
+pub fn sample_overlap(
     sampler: &Sampler,
     mut run: impl FnMut(Phase, u32) -> Result<f64>,
     kernel_repeats: u32,
