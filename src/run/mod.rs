@@ -1,7 +1,8 @@
 //! The driver: every case of a run, on one backend, through skip → prepare → verify
-//! → time → row → write, with the simulator's predictions beside. `membench run`,
-//! `membench simulate` and `cargo bench` all go through here; `cargo bench` swaps only
-//! the sampler ([`Sample`]) for criterion's.
+//! → time → row → write, with the simulator's predictions beside. `membench run` and
+//! `membench simulate` go through [`Session`]; `cargo bench`, where criterion decides
+//! which cases run, takes the same steps case by case from here ([`Runner::verified`],
+//! [`row`], [`predict_cases`]).
 
 mod backends;
 mod predict;
