@@ -10,6 +10,12 @@ pub enum Error {
     NoAdapter(String),
     #[error("adapter {wanted:?} not found; available adapters:\n{available}")]
     AdapterNotFound { wanted: String, available: String },
+    /// `--adapter` empty, or a part of the names of several adapters: never the first.
+    #[error(
+        "adapter {wanted:?} does not name one adapter: give an index or a part of one \
+         name; it matches:\n{matching}"
+    )]
+    AdapterAmbiguous { wanted: String, matching: String },
     #[error("could not open the device: {0}")]
     RequestDevice(#[from] wgpu::RequestDeviceError),
     #[error("GPU error: {0}")]
@@ -37,6 +43,8 @@ pub enum Error {
     Case(String),
     #[error("no experiment matches {0:?}; `membench list` shows the registry")]
     NoMatch(String),
+    #[error("an empty filter would match every case: leave --filter out to take them all")]
+    EmptyFilter,
     #[error("internal error: {0}")]
     Internal(String),
     #[error("{}: {message}", path.display())]

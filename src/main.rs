@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
@@ -79,6 +80,14 @@ struct CompareArgs {
     csv: Vec<PathBuf>,
     #[arg(long, value_enum, default_value = "table")]
     format: compare::Format,
+    /// Judge each case of the files against this one instead (same api and build):
+    /// same, faster or slower, beyond the noise of both rows; exit non-zero where a
+    /// case is slower by more than --threshold, or failed.
+    #[arg(long)]
+    baseline: Option<PathBuf>,
+    /// With --baseline: the slowdown, in percent, that fails the comparison.
+    #[arg(long, requires = "baseline", default_value_t = 5.0, value_parser = parse_percent)]
+    threshold: f64,
 }
 
 #[derive(clap::Args)]
@@ -121,10 +130,16 @@ struct RunArgs {
     /// one, or WGPU_ADAPTER_NAME.
     #[arg(long)]
     adapter: Option<String>,
-    /// Results CSV; default results/<device>-<backend>.csv. Rows of cases not run
-    /// are kept.
+    /// Results CSV; default results/<device>-<backend>[-<sizing>].csv (`-quick` for
+    /// --quick). Rows of cases not run are kept; a file of another device, backend or
+    /// sizing is refused. `-` prints the rows to stdout (progress and the summary go
+    /// to stderr).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// What `--out -` prints: the results CSV, the rows as JSON, or the summary as a
+    /// Markdown table.
+    #[arg(long, value_enum)]
+    format: Option<results::Format>,
     /// The apis to measure with, comma-separated: wgpu, cuda (where the CUDA
     /// backend is available). Each row records its api.
     #[arg(long, value_delimiter = ',', default_values = ["wgpu", "cuda"], value_parser = parse_name::<Api>)]
@@ -171,6 +186,15 @@ fn parse_name<T: std::str::FromStr<Err = String>>(text: &str) -> Result<T, Strin
     text.parse()
 }
 
+/// A percentage: a finite number of at least 0.
+fn parse_percent(text: &str) -> Result<f64, String> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|p| p.is_finite() && *p >= 0.0)
+        .ok_or_else(|| format!("`{text}` is not a percentage of at least 0"))
+}
+
 /// `NXxNY`, both at least 1.
 fn parse_matrix(text: &str) -> Result<(u32, u32), String> {
     let dimension = |part: &str| {
@@ -208,6 +232,35 @@ fn run_cli(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::List { filter, .. } => list(&filter),
         Command::Run(args) => run(args),
         Command::Simulate(args) => simulate(args),
+        Command::Compare(CompareArgs {
+            csv,
+            format,
+            baseline: Some(baseline),
+            threshold,
+        }) => {
+            let judged_against = compare::load(std::slice::from_ref(&baseline))?;
+            let others = compare::load(&csv)?;
+            let judged = compare::judge(&judged_against, &others, threshold / 100.0);
+            if judged.is_empty() {
+                anyhow::bail!(
+                    "no case of {} was measured in {} in the same api/build and size",
+                    csv.iter()
+                        .map(|p| p.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    baseline.display()
+                );
+            }
+            print!(
+                "{}",
+                compare::render_verdicts(&judged, &baseline, threshold / 100.0, format)?
+            );
+            Ok(if judged.iter().any(|j| j.regression) {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
         Command::Compare(args) => {
             let devices = compare::load(&args.csv)?;
             if devices.len() < 2 {
@@ -377,12 +430,49 @@ fn emitted_cases(
     })
 }
 
-fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    if args.adapter.as_deref() != Some("all") {
-        let out = args.out.clone();
-        return run_on(&args, args.adapter.as_deref(), out);
+/// Where `--out` sends a run's rows.
+enum Destination {
+    /// A results file, saved after every case.
+    File(PathBuf),
+    /// Stdout, at the end, in this format.
+    Stdout(results::Format),
+}
+
+impl Destination {
+    /// `--out` and `--format` as given; `None` for the device's default file.
+    fn of(args: &RunArgs) -> anyhow::Result<Option<Self>> {
+        match (args.out.as_deref(), args.format) {
+            (Some(out), format) if out.as_os_str() == "-" => {
+                Ok(Some(Destination::Stdout(format.unwrap_or_default())))
+            }
+            (_, Some(_)) => {
+                anyhow::bail!("--format chooses what `--out -` prints; a results file is CSV")
+            }
+            (out, None) => Ok(out.map(|out| Destination::File(out.to_owned()))),
+        }
     }
-    if args.out.is_some() {
+}
+
+/// Set by the first Ctrl-C: the run stops after the case under way, predicts what it
+/// measured and prints the summary. A second Ctrl-C exits at once.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// The exit status of a run stopped by Ctrl-C (128 + SIGINT, as shells report it).
+const INTERRUPTED_EXIT: u8 = 130;
+
+fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let destination = Destination::of(&args)?;
+    ctrlc::set_handler(|| {
+        if INTERRUPTED.swap(true, Ordering::SeqCst) {
+            std::process::exit(i32::from(INTERRUPTED_EXIT));
+        }
+        eprintln!("membench: interrupted: stopping after this case (Ctrl-C again to quit at once)");
+    })
+    .context("installing the Ctrl-C handler")?;
+    if args.adapter.as_deref() != Some("all") {
+        return run_on(&args, args.adapter.as_deref(), destination);
+    }
+    if destination.is_some() {
         anyhow::bail!(
             "--out names one file: with --adapter all each adapter writes its own default file"
         );
@@ -394,16 +484,23 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if infos.is_empty() {
         anyhow::bail!(membench::Error::NoAdapter(String::new()));
     }
-    let paths = adapter_paths(&infos);
+    let paths = adapter_paths(&infos, run_settings(&args).sizing());
     let mut code = ExitCode::SUCCESS;
     for (index, (info, out)) in infos.iter().zip(paths).enumerate() {
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            break;
+        }
         eprintln!(
             "membench: adapter {index} of {}: {}",
             infos.len(),
             gpu::describe(info)
         );
         // One adapter that cannot run must not cost the others their results.
-        match run_on(&args, Some(&index.to_string()), Some(out)) {
+        match run_on(
+            &args,
+            Some(&index.to_string()),
+            Some(Destination::File(out)),
+        ) {
             Ok(ExitCode::SUCCESS) => {}
             Ok(failed) => code = failed,
             Err(error) => {
@@ -417,33 +514,54 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
 
 /// The default results file of each adapter; adapters that would share one (two
 /// GPUs of the same model on the same backend) get their index appended.
-fn adapter_paths(infos: &[wgpu::AdapterInfo]) -> Vec<PathBuf> {
+fn adapter_paths(infos: &[wgpu::AdapterInfo], sizing: results::RunSizing) -> Vec<PathBuf> {
     let paths = infos
         .iter()
-        .map(|info| results::default_path(&info.name, &format!("{:?}", info.backend)))
+        .map(|info| identity(info, sizing).default_path())
         .collect();
     results::distinct_paths(paths)
 }
 
-fn run_on(args: &RunArgs, adapter: Option<&str>, out: Option<PathBuf>) -> anyhow::Result<ExitCode> {
-    let started = Instant::now();
-    let settings = RunSettings {
+/// The identity of the results of `info` at `sizing`.
+fn identity(info: &wgpu::AdapterInfo, sizing: results::RunSizing) -> results::Identity {
+    results::Identity {
+        device: info.name.clone(),
+        backend: format!("{:?}", info.backend).to_lowercase(),
+        sizing,
+    }
+}
+
+/// The settings of `args` that change what is measured.
+fn run_settings(args: &RunArgs) -> RunSettings {
+    RunSettings {
         quick: args.quick,
         samples: args.samples,
         buffer_bytes: args.buffer_mib.map(|mib| mib << 20),
         matrix: args.size,
-    };
+    }
+}
+
+fn run_on(
+    args: &RunArgs,
+    adapter: Option<&str>,
+    destination: Option<Destination>,
+) -> anyhow::Result<ExitCode> {
+    let started = Instant::now();
+    let settings = run_settings(args);
     let ctx = GpuContext::new(adapter, Duration::from_secs(args.timeout_s))?;
     let sizing = ctx.sizing(settings.quick, settings.buffer_bytes, settings.matrix)?;
     let cases = run::select(&sizing, &args.filter)?;
-    let out = out.unwrap_or_else(|| {
-        results::default_path(&ctx.info.name, &format!("{:?}", ctx.info.backend))
-    });
-    // A malformed results file stops the run before anything is measured.
-    let old_rows = if out.exists() {
-        results::read(&out)?
-    } else {
-        Vec::new()
+    let identity = identity(&ctx.info, settings.sizing());
+    let destination = destination.unwrap_or_else(|| Destination::File(identity.default_path()));
+    // A malformed results file, or one of another identity, stops the run before
+    // anything is measured.
+    let old_rows = match &destination {
+        Destination::File(path) => identity.admit(
+            path,
+            results::read_existing(path)?,
+            &run::case_rows(&run::select(&sizing, &[])?),
+        )?,
+        Destination::Stdout(_) => Vec::new(),
     };
     let backends = Backends::new(
         &ctx,
@@ -456,28 +574,31 @@ fn run_on(args: &RunArgs, adapter: Option<&str>, out: Option<PathBuf>) -> anyhow
         .iter()
         .map(|m| m.backend.setting().to_string())
         .collect();
+    let target = match &destination {
+        Destination::File(path) => path.display().to_string(),
+        Destination::Stdout(_) => "stdout".to_owned(),
+    };
     eprintln!(
-        "membench: {} cases on {} in {}, results to {}",
+        "membench: {} cases on {} in {} at sizing {}, results to {target}",
         cases.len(),
         gpu::describe(&ctx.info),
         settings_text.join(", "),
-        out.display()
+        identity.sizing,
     );
-    let same_device: Vec<_> = old_rows
-        .iter()
-        .filter(|row| row.device == ctx.info.name)
-        .cloned()
-        .collect();
     let session = Session {
         measurers: &measurers,
         settings: &settings,
         device: &ctx.info.name,
         beside: !sizing.software,
-        known_rows: &same_device,
-        output: Some(Output {
-            path: &out,
-            old_rows: &old_rows,
-        }),
+        known_rows: &old_rows,
+        output: match &destination {
+            Destination::File(path) => Some(Output {
+                path,
+                old_rows: &old_rows,
+            }),
+            Destination::Stdout(_) => None,
+        },
+        stop: Some(&INTERRUPTED),
     };
     let measurements = cases
         .iter()
@@ -501,16 +622,29 @@ fn run_on(args: &RunArgs, adapter: Option<&str>, out: Option<PathBuf>) -> anyhow
         },
         run::describe_model(&ran.predicted.model)
     );
-    print!("{}", results::summary(&ran.rows));
-    println!(
-        "\n{} cases, {} failed, in {:.1} s; peak host memory {}; results in {}",
+    let summary = format!(
+        "{}\n{} cases{}, {} failed, in {:.1} s; peak host memory {}; results in {target}\n",
+        results::summary(&ran.rows),
         ran.rows.len(),
+        if ran.interrupted {
+            " (interrupted)"
+        } else {
+            ""
+        },
         ran.failed,
         started.elapsed().as_secs_f64(),
         peak_resident().unwrap_or_else(|| "unknown".to_owned()),
-        out.display()
     );
-    Ok(if ran.failed > 0 {
+    match destination {
+        Destination::File(_) => print!("{summary}"),
+        Destination::Stdout(format) => {
+            eprint!("{summary}");
+            print!("{}", results::render(&ran.rows, format)?);
+        }
+    }
+    Ok(if ran.interrupted {
+        ExitCode::from(INTERRUPTED_EXIT)
+    } else if ran.failed > 0 {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
@@ -606,7 +740,11 @@ fn simulate(args: SimulateArgs) -> anyhow::Result<ExitCode> {
     let progress = bar(cases.len())?;
     let predictions = run::predict_cases(&cases, model, &|| progress.inc(1));
     progress.finish_and_clear();
-    let rows = run::predicted_rows(&cases, &predictions, model);
+    let sizing = results::RunSizing {
+        quick: args.quick,
+        ..results::RunSizing::default()
+    };
+    let rows = run::predicted_rows(&cases, sizing, &predictions, model);
     print!("{}", results::summary(&rows));
     Ok(ExitCode::SUCCESS)
 }

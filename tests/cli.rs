@@ -1,6 +1,9 @@
 //! The command line's answers to bad input: one clear line and a non-zero exit.
 
-use std::process::Command;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
 
 /// Runs the binary on Vulkan; whether it succeeded, and its stderr.
 fn membench(args: &[&str]) -> std::io::Result<(bool, String)> {
@@ -110,4 +113,299 @@ fn malformed_results_file_stops_the_run_before_measuring() {
         stderr.contains(path.to_str().unwrap()) || stderr.contains("no GPU adapter found"),
         "{stderr}"
     );
+}
+
+/// Runs the binary on Vulkan in `dir`: its exit status, stdout and stderr.
+fn membench_in(dir: &Path, args: &[&str]) -> std::io::Result<(ExitStatus, String, String)> {
+    let output = Command::new(env!("CARGO_BIN_EXE_membench"))
+        .args(args)
+        .current_dir(dir)
+        .env("WGPU_BACKEND", "vulkan")
+        .output()?;
+    Ok((
+        output.status,
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    ))
+}
+
+/// A fresh empty directory for one test.
+fn scratch(name: &str) -> std::io::Result<PathBuf> {
+    let dir = std::env::temp_dir().join(format!("membench-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
+
+/// Whether the run could not start for want of an adapter (outside CI, GPU tests then
+/// pass with a note).
+fn no_adapter(stderr: &str) -> bool {
+    let missing = stderr.contains("no GPU adapter found");
+    if missing {
+        assert!(std::env::var_os("CI").is_none(), "{stderr}");
+        eprintln!("no adapter: the run is not tried");
+    }
+    missing
+}
+
+/// One quick case: seconds on lavapipe.
+const ONE_CASE: &str = "copy/peak/launch=vec4$";
+
+#[test]
+fn a_quick_run_has_its_own_file_and_a_run_of_another_sizing_is_refused_it() {
+    let dir = scratch("sizing").unwrap();
+    let (status, _, stderr) = membench_in(&dir, &["run", "--quick", "--filter", ONE_CASE]).unwrap();
+    if no_adapter(&stderr) {
+        return;
+    }
+    assert!(status.success(), "{stderr}");
+    let written: Vec<PathBuf> = std::fs::read_dir(dir.join("results"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    assert_eq!(written.len(), 1, "{written:?}");
+    let quick_file = &written[0];
+    assert!(
+        quick_file.to_string_lossy().ends_with("-quick.csv"),
+        "{quick_file:?}"
+    );
+    let before = std::fs::read(quick_file).unwrap();
+    for other_sizing in [
+        vec!["run", "--filter", ONE_CASE],
+        vec!["run", "--quick", "--buffer-mib", "8", "--filter", ONE_CASE],
+    ] {
+        let mut args = other_sizing.clone();
+        args.extend(["--out", quick_file.to_str().unwrap()]);
+        let (status, _, stderr) = membench_in(&dir, &args).unwrap();
+        assert!(!status.success(), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("line 2: rows of sizing `quick` where this run's is")
+                && stderr.contains("choose another --out"),
+            "{stderr}"
+        );
+        let ours = stderr.lines().filter(|l| l.starts_with("membench:"));
+        assert_eq!(ours.count(), 1, "one line: {stderr}");
+    }
+    assert_eq!(
+        std::fs::read(quick_file).unwrap(),
+        before,
+        "the file was touched"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn only_regular_files_are_results() {
+    let dir = scratch("special").unwrap();
+    let fifo = dir.join("fifo.csv");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    let mut outs = vec!["/dev/full", "/dev/zero", "/dev/stdout"];
+    if made.is_ok_and(|status| status.success()) {
+        outs.push(fifo.to_str().unwrap());
+    }
+    for out in outs {
+        let (status, _, stderr) = membench_in(
+            &dir,
+            &["run", "--quick", "--filter", ONE_CASE, "--out", out],
+        )
+        .unwrap();
+        if no_adapter(&stderr) {
+            return;
+        }
+        assert!(!status.success(), "{out}");
+        assert!(stderr.contains("not a regular file"), "{out}: {stderr}");
+    }
+    for input in ["/dev/zero", fifo.to_str().unwrap()] {
+        let (status, _, stderr) = membench_in(&dir, &["compare", input, input]).unwrap();
+        assert!(!status.success(), "{input}");
+        assert!(stderr.contains("not a regular file"), "{input}: {stderr}");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn out_dash_prints_the_rows_on_stdout_in_the_chosen_format() {
+    let dir = scratch("stdout").unwrap();
+    let run = |format: &str| {
+        membench_in(
+            &dir,
+            &[
+                "run", "--quick", "--filter", ONE_CASE, "--out", "-", "--format", format,
+            ],
+        )
+        .unwrap()
+    };
+    let (status, stdout, stderr) = run("csv");
+    if no_adapter(&stderr) {
+        return;
+    }
+    assert!(status.success(), "{stderr}");
+    let rows = membench::results::parse(Path::new("-"), stdout.as_bytes()).unwrap();
+    assert!(!rows.is_empty() && rows.iter().all(|row| row.variant == "peak"));
+    assert!(
+        stderr.contains(" failed, in "),
+        "the summary goes to stderr: {stderr}"
+    );
+    let (status, stdout, stderr) = run("json");
+    assert!(status.success(), "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json[0]["family"], "copy", "{stdout}");
+    let (status, stdout, stderr) = run("markdown");
+    assert!(status.success(), "{stderr}");
+    assert!(
+        stdout.starts_with("| family | variant | param |"),
+        "{stdout}"
+    );
+    assert!(!dir.join("results").exists(), "nothing is written");
+    let (status, _, stderr) = membench_in(
+        &dir,
+        &["run", "--quick", "--format", "json", "--out", "x.csv"],
+    )
+    .unwrap();
+    assert!(!status.success());
+    assert!(
+        stderr.contains("--format chooses what `--out -` prints"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn an_empty_filter_or_adapter_is_refused() {
+    let (ok, stderr) = membench(&["list", "--filter", ""]).unwrap();
+    assert!(!ok);
+    assert!(
+        stderr.contains("an empty filter would match every case"),
+        "{stderr}"
+    );
+    let (ok, stderr) = membench(&["run", "--quick", "--adapter", ""]).unwrap();
+    assert!(!ok);
+    assert!(
+        stderr.contains("adapter \"\" does not name one adapter") || no_adapter(&stderr),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_interrupted_run_saves_its_predictions_and_prints_the_summary() {
+    let dir = scratch("interrupt").unwrap();
+    let out = dir.join("run.csv");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_membench"))
+        .args(["run", "--quick", "--filter", "copy/offset", "--out"])
+        .arg(&out)
+        .env("WGPU_BACKEND", "vulkan")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Rows are saved after every case: interrupt once a few are.
+    let deadline = Instant::now() + Duration::from_secs(300);
+    loop {
+        let saved = std::fs::read_to_string(&out).map_or(0, |text| text.lines().count());
+        if saved > 3 {
+            break;
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut stderr = String::new();
+            child
+                .stderr
+                .take()
+                .unwrap()
+                .read_to_string(&mut stderr)
+                .unwrap();
+            assert!(no_adapter(&stderr), "{status}: {stderr}");
+            return;
+        }
+        assert!(Instant::now() < deadline, "no row saved");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let interrupted = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupted.success());
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(
+        stdout.starts_with("family") && stdout.contains("(interrupted)"),
+        "{stdout}"
+    );
+    let rows = membench::results::read(&out).unwrap();
+    let registry_cases = 2 * 33;
+    assert!(rows.len() < registry_cases, "{} rows", rows.len());
+    for row in rows.iter().filter(|row| row.gbps_median.is_some()) {
+        assert!(
+            row.sim_gbps.is_some(),
+            "{}/{}: no prediction",
+            row.variant,
+            row.param
+        );
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn compare_against_a_baseline_fails_on_a_slowed_case() {
+    let dir = scratch("baseline").unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gpu-a.csv");
+    let baseline = fixture.to_str().unwrap();
+    let text = std::fs::read_to_string(&fixture).unwrap();
+    // offset=1 at 800 GB/s instead of 900: 11 % slower, far beyond its 0.2 % cv.
+    assert!(text.contains(",0.002,900.0,909.0,"));
+    let slowed = dir.join("slowed.csv");
+    let slowed_text = text.replacen(",0.002,900.0,909.0,", ",0.002,800.0,909.0,", 1);
+    std::fs::write(&slowed, slowed_text).unwrap();
+    let slowed = slowed.to_str().unwrap();
+
+    let (status, stdout, stderr) = membench_in(
+        &dir,
+        &[
+            "compare",
+            "--baseline",
+            baseline,
+            slowed,
+            "--threshold",
+            "5",
+        ],
+    )
+    .unwrap();
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    let line = stdout.lines().find(|l| l.contains("offset=1 ")).unwrap();
+    assert!(
+        line.contains("-11.1") && line.contains("slower, beyond 5.0 %"),
+        "{line}"
+    );
+    assert!(stdout.contains("\n1 of "), "{stdout}");
+    let unchanged = stdout.lines().filter(|l| l.contains(" same")).count();
+    assert!(unchanged > 10, "{stdout}");
+
+    let (status, stdout, _) = membench_in(
+        &dir,
+        &[
+            "compare",
+            "--baseline",
+            baseline,
+            slowed,
+            "--threshold",
+            "20",
+        ],
+    )
+    .unwrap();
+    assert!(status.success(), "{stdout}");
+    let line = stdout.lines().find(|l| l.contains("offset=1 ")).unwrap();
+    assert!(line.trim_end().ends_with("slower"), "{line}");
+
+    let (status, stdout, _) =
+        membench_in(&dir, &["compare", "--baseline", baseline, baseline]).unwrap();
+    assert!(status.success(), "{stdout}");
+    let judged = stdout.lines().filter(|l| l.starts_with("copy ")).count();
+    let same = stdout
+        .lines()
+        .filter(|l| l.starts_with("copy ") && l.trim_end().ends_with(" same"))
+        .count();
+    assert!(judged > 10 && same == judged, "{stdout}");
+    assert!(stdout.contains("\n0 of "), "{stdout}");
+    std::fs::remove_dir_all(dir).unwrap();
 }

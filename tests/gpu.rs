@@ -108,7 +108,13 @@ fn every_transfer_case_verifies_and_times_at_quick_size() {
                 assert!(timing.samples_ns.len() >= 10, "{id}");
                 assert!(timing.samples_ns.iter().all(|&ns| ns > 0.0), "{id}");
                 let info = ctx.run_info(Build::Default);
-                let row = run::row(&info, experiment, &case, &Outcome::Measured(timing));
+                let row = run::row(
+                    &info,
+                    settings.sizing(),
+                    experiment,
+                    &case,
+                    &Outcome::Measured(timing),
+                );
                 assert!(row.verified && row.gbps_median.unwrap_or(0.0) > 0.0, "{id}");
                 assert!(matches!(row.timer.as_str(), "host" | "gpu"), "{id}");
                 if experiment.variant.starts_with("overlap") {
@@ -202,7 +208,13 @@ fn a_timed_case_reports_sane_statistics() {
     assert_eq!(timing.samples_ns.len(), settings.samples as usize);
     assert!(timing.samples_ns.iter().all(|&ns| ns > 0.0));
     let info = ctx.run_info(Build::Default);
-    let row = run::row(&info, experiment, &case, &Outcome::Measured(timing));
+    let row = run::row(
+        &info,
+        settings.sizing(),
+        experiment,
+        &case,
+        &Outcome::Measured(timing),
+    );
     assert!(row.verified && row.status == Status::Ok);
     let (median, best) = (row.gbps_median.unwrap(), row.gbps_best.unwrap());
     assert!(

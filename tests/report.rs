@@ -564,13 +564,13 @@ fn bad_input_is_refused_with_file_line_and_column() {
 fn a_file_of_another_schema_says_so() {
     let text = std::fs::read_to_string(fixture("gpu-a.csv"))
         .unwrap()
-        .replace(",0.1.0,1,", ",0.9.0,3,")
+        .replace(",0.1.0,1,", ",0.9.0,4,")
         .replacen("sim_bank_ways,", "sim_bank_conflicts,", 1);
     let error = results::parse(Path::new("future.csv"), text.as_bytes())
         .unwrap_err()
         .to_string();
     assert!(
-        error.starts_with("future.csv: line 2: schema version 3 where this membench reads 2"),
+        error.starts_with("future.csv: line 2: schema version 4 where this membench reads 1 to 3"),
         "{error}"
     );
 }
@@ -715,7 +715,7 @@ proptest! {
     fn written_rows_read_back_equal(
         param in "[ -~]{1,16}",
         note in "\\PC{0,24}",
-        gbps in 0.0f64..1e6,
+        gbps in f64::MIN_POSITIVE..1e6,
         device in "[a-zA-Z0-9 ,\"()]{1,20}",
     ) {
         let row = Row {
@@ -727,6 +727,7 @@ proptest! {
             gbps_median: Some(gbps),
             device,
             note,
+            sizing: Some(results::RunSizing::default()),
             schema_version: results::SCHEMA_VERSION,
             ..Row::default()
         };

@@ -3,16 +3,20 @@
 //! Rows are joined on (family, variant, param). A case one file lacks stays in the
 //! table as `missing`; a case a device failed or skipped shows its status. Bandwidth
 //! ratios are to the first file's device, predictions stand beside each device's
-//! measurement.
+//! measurement, and a device measured in several settings gets its toolchain tax; every
+//! format shows all of it.
+//!
+//! With a baseline file, each case of the other files is judged against it instead:
+//! same, faster or slower, within the noise of both measurements or beyond it.
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use comfy_table::{CellAlignment, ContentLineStyle, Table, TableStyle};
+use comfy_table::{CellAlignment, Table, TableStyle};
 
 use crate::error::{Error, Result};
-use crate::results::{self, Row};
+use crate::results::{self, Row, markdown_table};
 use crate::suite::{Build, Params, REGISTRY, Setting};
 
 /// One device's rows in one setting (api and build), from one results file.
@@ -308,39 +312,53 @@ pub fn tax_ratio(tax: &Tax<'_, '_>, line: &Line<'_>, column: usize) -> Option<f6
     Some(line.gbps(column)? / reference)
 }
 
-/// The tax tables of `devices`, as a terminal reads them.
-fn tax_tables(devices: &[DeviceResults], lines: &[Line<'_>], style: TableStyle) -> String {
-    let mut out = String::new();
-    for tax in taxes(devices, lines) {
-        let setting = |c: usize| devices[c].setting.to_string();
-        out.push_str(&format!(
-            "\nthe toolchain's tax on {} (GB/s per api/build; ratios to {}):\n",
-            tax.device,
-            setting(tax.reference)
-        ));
-        let mut header = case_header();
-        header.extend(tax.columns.iter().map(|&c| setting(c)));
-        header.extend(
-            tax.ratio_columns()
-                .map(|c| format!("{} ÷ {}", setting(c), setting(tax.reference))),
-        );
-        let body = tax
-            .lines
-            .iter()
-            .map(|line| {
-                let mut cells = line.case_cells();
-                cells.extend(tax.columns.iter().map(|&c| line.gbps_text(c)));
-                cells.extend(
-                    tax.ratio_columns()
-                        .map(|c| number(tax_ratio(&tax, line, c), 2)),
-                );
-                cells
-            })
-            .collect();
-        out.push_str(&aligned_table(style, (0, 2), header, body).trim_fmt());
-        out.push('\n');
-    }
-    out
+/// One tax as a table: its title, header, and per case its line and number cells.
+struct TaxTable<'l, 'r> {
+    title: String,
+    header: Vec<String>,
+    rows: Vec<(&'l Line<'r>, Vec<String>)>,
+}
+
+/// The tax tables of `devices`: per device its GB/s in each setting and the ratios to
+/// the reference setting.
+fn tax_tables<'l, 'r>(
+    devices: &'r [DeviceResults],
+    lines: &'l [Line<'r>],
+) -> Vec<TaxTable<'l, 'r>> {
+    taxes(devices, lines)
+        .iter()
+        .map(|tax| {
+            let setting = |c: usize| devices[c].setting.to_string();
+            let mut header = case_header();
+            header.extend(tax.columns.iter().map(|&c| setting(c)));
+            header.extend(
+                tax.ratio_columns()
+                    .map(|c| format!("{} ÷ {}", setting(c), setting(tax.reference))),
+            );
+            let rows = tax
+                .lines
+                .iter()
+                .map(|&line| {
+                    let mut cells: Vec<String> =
+                        tax.columns.iter().map(|&c| line.gbps_text(c)).collect();
+                    cells.extend(
+                        tax.ratio_columns()
+                            .map(|c| number(tax_ratio(tax, line, c), 2)),
+                    );
+                    (line, cells)
+                })
+                .collect();
+            TaxTable {
+                title: format!(
+                    "the toolchain's tax on {} (GB/s per api/build; ratios to {})",
+                    tax.device,
+                    setting(tax.reference)
+                ),
+                header,
+                rows,
+            }
+        })
+        .collect()
 }
 
 /// How `membench compare` prints.
@@ -446,7 +464,17 @@ fn table(devices: &[DeviceResults], lines: &[Line<'_>]) -> String {
     let table = aligned_table(TableStyle::new(), (0, 2), header, body);
     out.push_str(&table.trim_fmt());
     out.push('\n');
-    out.push_str(&tax_tables(devices, lines, TableStyle::new()));
+    for tax in tax_tables(devices, lines) {
+        out.push_str(&format!("\n{}:\n", tax.title));
+        let rows = tax
+            .rows
+            .into_iter()
+            .map(|(line, numbers)| [line.case_cells(), numbers].concat())
+            .collect();
+        let table = aligned_table(TableStyle::new(), (0, 2), tax.header, rows);
+        out.push_str(&table.trim_fmt());
+        out.push('\n');
+    }
     out
 }
 
@@ -461,10 +489,7 @@ fn markdown(devices: &[DeviceResults], lines: &[Line<'_>]) -> String {
     }
     out.push('\n');
     let first = devices.first().map_or("", |d| d.label.as_str());
-    let mut header = vec!["family", "variant", "param"]
-        .into_iter()
-        .map(str::to_owned)
-        .collect::<Vec<_>>();
+    let mut header = case_header();
     for (index, device) in devices.iter().enumerate() {
         header.push(format!("{} GB/s", device.label));
         if index > 0 {
@@ -472,31 +497,36 @@ fn markdown(devices: &[DeviceResults], lines: &[Line<'_>]) -> String {
         }
         header.push(format!("{} predicted GB/s", device.label));
     }
-    // Markdown's delimiter row, as the first row under the header: it says how each
-    // column aligns.
-    let mut align = vec!["---".to_owned(); CASE_COLUMNS];
-    align.resize(header.len(), "---:".to_owned());
-    let escape = |cell: &str| cell.replace('|', "\\|");
-    let mut rows = vec![align];
-    for line in lines {
-        let mut cells = vec![
-            line.family.to_owned(),
-            line.variant.to_owned(),
-            format!("`{}`", line.param),
-        ];
-        for index in 0..devices.len() {
-            cells.extend(device_cells(line, index));
-        }
-        rows.push(cells.iter().map(|c| escape(c)).collect());
+    let rows: Vec<Vec<String>> = lines
+        .iter()
+        .map(|line| {
+            let mut cells = markdown_case_cells(line);
+            for index in 0..devices.len() {
+                cells.extend(device_cells(line, index));
+            }
+            cells
+        })
+        .collect();
+    out.push_str(&markdown_table(&header, &rows, CASE_COLUMNS));
+    for tax in tax_tables(devices, lines) {
+        let rows: Vec<Vec<String>> = tax
+            .rows
+            .into_iter()
+            .map(|(line, numbers)| [markdown_case_cells(line), numbers].concat())
+            .collect();
+        out.push_str(&format!("\n**{}**\n\n", tax.title));
+        out.push_str(&markdown_table(&tax.header, &rows, CASE_COLUMNS));
     }
-    let header = header.iter().map(|c| escape(c)).collect();
-    let style = TableStyle::new()
-        .header_lines(ContentLineStyle::new('|', '|', '|'))
-        .content_lines(ContentLineStyle::new('|', '|', '|'));
-    let table = aligned_table(style, (1, 1), header, rows);
-    out.push_str(&table.to_string());
-    out.push('\n');
     out
+}
+
+/// The case cells as Markdown shows them: the param as code.
+fn markdown_case_cells(line: &Line<'_>) -> Vec<String> {
+    vec![
+        line.family.to_owned(),
+        line.variant.to_owned(),
+        format!("`{}`", line.param),
+    ]
 }
 
 fn csv_text(devices: &[DeviceResults], lines: &[Line<'_>]) -> Result<String> {
@@ -513,6 +543,16 @@ fn csv_text(devices: &[DeviceResults], lines: &[Line<'_>]) -> Result<String> {
             header.push(format!("{} ratio", device.label));
         }
         header.push(format!("{} sim_gbps", device.label));
+    }
+    // The tax: each device's ratios of its settings to its reference, full precision.
+    let taxes = taxes(devices, lines);
+    for tax in &taxes {
+        header.extend(tax.ratio_columns().map(|c| {
+            format!(
+                "{} {} ÷ {}",
+                tax.device, devices[c].setting, devices[tax.reference].setting
+            )
+        }));
     }
     writer
         .write_record(&header)
@@ -534,6 +574,15 @@ fn csv_text(devices: &[DeviceResults], lines: &[Line<'_>]) -> Result<String> {
                     .map_or_else(String::new, |v| v.to_string()),
             );
         }
+        for tax in &taxes {
+            let taxed = tax.lines.iter().any(|taxed| std::ptr::eq(*taxed, line));
+            cells.extend(tax.ratio_columns().map(|c| {
+                taxed
+                    .then(|| tax_ratio(tax, line, c))
+                    .flatten()
+                    .map_or_else(String::new, |v| v.to_string())
+            }));
+        }
         writer
             .write_record(&cells)
             .map_err(|e| failed(e.to_string()))?;
@@ -542,6 +591,207 @@ fn csv_text(devices: &[DeviceResults], lines: &[Line<'_>]) -> Result<String> {
         .into_inner()
         .map_err(|e| failed(e.error().to_string()))?;
     String::from_utf8(bytes).map_err(|e| failed(e.to_string()))
+}
+
+/// What a case did against the baseline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The difference is within the noise of the two measurements.
+    Same,
+    Faster,
+    Slower,
+    /// Measured in the baseline, failed here.
+    Failed,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Same => "same",
+            Verdict::Faster => "faster",
+            Verdict::Slower => "slower",
+            Verdict::Failed => "failed",
+        }
+    }
+}
+
+/// One case of a compared file, judged against the same case in the same setting
+/// (api and build) of the baseline file.
+pub struct Judged<'a> {
+    /// The compared file's device, as the tables name it.
+    pub label: &'a str,
+    pub row: &'a Row,
+    pub baseline: &'a Row,
+    /// GB/s over the baseline's, less one: 0.05 is 5 % faster.
+    pub change: Option<f64>,
+    /// The relative noise of the two measurements together, √(cv² + cv_baseline²).
+    pub noise: f64,
+    pub verdict: Verdict,
+    /// Slower by more than the threshold (and the noise), or failed: `membench compare`
+    /// exits non-zero.
+    pub regression: bool,
+}
+
+/// Every case of `others` that `baseline` measured in the same setting and at the same
+/// size (bytes moved), judged: a change within the combined noise of the two rows is
+/// `same`; a case slower by more than `threshold` (a fraction: 0.05 for 5 %) and the
+/// noise, or failed, is a regression. A case the other file skipped is not judged.
+pub fn judge<'a>(
+    baseline: &'a [DeviceResults],
+    others: &'a [DeviceResults],
+    threshold: f64,
+) -> Vec<Judged<'a>> {
+    let reference: BTreeMap<_, &Row> = baseline
+        .iter()
+        .flat_map(|device| &device.rows)
+        .filter(|row| row.gbps_median.is_some())
+        .map(|row| ((row.key(), row.bytes), row))
+        .collect();
+    others
+        .iter()
+        .flat_map(|device| {
+            device
+                .rows
+                .iter()
+                .map(move |row| (device.label.as_str(), row))
+        })
+        .filter_map(|(label, row)| {
+            let baseline = *reference.get(&(row.key(), row.bytes))?;
+            let noise = row.cv.unwrap_or(0.0).hypot(baseline.cv.unwrap_or(0.0));
+            let change = row
+                .gbps_median
+                .zip(baseline.gbps_median)
+                .map(|(gbps, base)| gbps / base - 1.0);
+            let verdict = match change {
+                Some(change) if change.abs() <= noise => Verdict::Same,
+                Some(change) if change > 0.0 => Verdict::Faster,
+                Some(_) => Verdict::Slower,
+                None if row.status == results::Status::Failed => Verdict::Failed,
+                None => return None,
+            };
+            let regression = verdict == Verdict::Failed
+                || change.is_some_and(|change| verdict == Verdict::Slower && -change > threshold);
+            Some(Judged {
+                label,
+                row,
+                baseline,
+                change,
+                noise,
+                verdict,
+                regression,
+            })
+        })
+        .collect()
+}
+
+/// The verdicts in `format`, against `baseline` (named by its file) with `threshold`
+/// (a fraction).
+pub fn render_verdicts(
+    judged: &[Judged<'_>],
+    baseline: &Path,
+    threshold: f64,
+    format: Format,
+) -> Result<String> {
+    let percent = |value: Option<f64>, digits: usize| number(value.map(|v| 100.0 * v), digits);
+    let verdict = |j: &Judged<'_>| {
+        if j.regression && j.verdict == Verdict::Slower {
+            format!("slower, beyond {}", percent(Some(threshold), 1) + " %")
+        } else {
+            j.verdict.as_str().to_owned()
+        }
+    };
+    let header: Vec<String> = [
+        "family",
+        "variant",
+        "param",
+        "api/build",
+        "device",
+        "baseline GB/s",
+        "GB/s",
+        "change %",
+        "noise %",
+        "verdict",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    let rows: Vec<Vec<String>> = judged
+        .iter()
+        .map(|j| {
+            vec![
+                j.row.family.clone(),
+                j.row.variant.clone(),
+                j.row.param.clone(),
+                j.row.setting().to_string(),
+                j.label.to_owned(),
+                number(j.baseline.gbps_median, 1),
+                number(j.row.gbps_median, 1),
+                percent(j.change, 1),
+                percent(Some(j.noise), 2),
+                verdict(j),
+            ]
+        })
+        .collect();
+    let regressions = judged.iter().filter(|j| j.regression).count();
+    let conclusion = format!(
+        "{regressions} of {} cases slower than {} by more than {} % (or failed)\n",
+        judged.len(),
+        baseline.display(),
+        percent(Some(threshold), 1)
+    );
+    match format {
+        Format::Table => {
+            let table = aligned_table(TableStyle::new(), (0, 2), header, rows);
+            Ok(format!("{}\n\n{conclusion}", table.trim_fmt()))
+        }
+        Format::Markdown => Ok(format!(
+            "{}\n{conclusion}",
+            markdown_table(&header, &rows, 5)
+        )),
+        Format::Csv => {
+            let failed = |message: String| Error::Results {
+                path: PathBuf::from("<stdout>"),
+                message,
+            };
+            let mut writer = csv::Writer::from_writer(Vec::new());
+            writer
+                .write_record([
+                    "family",
+                    "variant",
+                    "param",
+                    "setting",
+                    "device",
+                    "baseline_gbps",
+                    "gbps",
+                    "change",
+                    "noise",
+                    "verdict",
+                    "regression",
+                ])
+                .map_err(|e| failed(e.to_string()))?;
+            for j in judged {
+                let full = |value: Option<f64>| value.map_or_else(String::new, |v| v.to_string());
+                writer
+                    .write_record([
+                        j.row.family.clone(),
+                        j.row.variant.clone(),
+                        j.row.param.clone(),
+                        j.row.setting().to_string(),
+                        j.label.to_owned(),
+                        full(j.baseline.gbps_median),
+                        full(j.row.gbps_median),
+                        full(j.change),
+                        j.noise.to_string(),
+                        j.verdict.as_str().to_owned(),
+                        j.regression.to_string(),
+                    ])
+                    .map_err(|e| failed(e.to_string()))?;
+            }
+            let bytes = writer
+                .into_inner()
+                .map_err(|e| failed(e.error().to_string()))?;
+            String::from_utf8(bytes).map_err(|e| failed(e.to_string()))
+        }
+    }
 }
 
 #[cfg(test)]
@@ -570,8 +820,8 @@ mod tests {
         );
     }
 
-    #[test]
-    fn the_tax_is_read_against_the_setting_closest_to_the_hardware() {
+    /// One device in three settings: a GPU-clock case in each, a host-clock one in two.
+    fn taxed_devices() -> [DeviceResults; 3] {
         let row = |variant: &str, setting: Setting, timer: &str, gbps: f64| Row {
             family: "reduce".into(),
             variant: variant.into(),
@@ -590,7 +840,7 @@ mod tests {
             setting,
             rows,
         };
-        let devices = [
+        [
             device(
                 Setting::WGPU,
                 vec![
@@ -609,7 +859,12 @@ mod tests {
                     row("upload", Setting::TAX_FREE, "host", 5.0),
                 ],
             ),
-        ];
+        ]
+    }
+
+    #[test]
+    fn the_tax_is_read_against_the_setting_closest_to_the_hardware() {
+        let devices = taxed_devices();
         let lines = join(&devices);
         let taxes = taxes(&devices, &lines);
         assert_eq!(taxes.len(), 1);
@@ -631,6 +886,92 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("wgpu/tax-free ÷ cuda/default"), "{text}");
+    }
+
+    #[test]
+    fn verdicts_read_the_change_against_the_noise_and_the_threshold() {
+        let row = |variant: &str, gbps: Option<f64>, cv: f64| Row {
+            family: "copy".into(),
+            variant: variant.into(),
+            param: "offset=0".into(),
+            status: if gbps.is_some() {
+                crate::results::Status::Ok
+            } else {
+                crate::results::Status::Failed
+            },
+            gbps_median: gbps,
+            cv: Some(cv),
+            ..Row::default()
+        };
+        let file = |rows: Vec<Row>| {
+            vec![DeviceResults {
+                path: "gpu.csv".into(),
+                label: "GPU".into(),
+                setting: Setting::WGPU,
+                rows,
+            }]
+        };
+        let baseline = file(
+            ["faster", "noisy", "regressed", "slower", "failed"]
+                .map(|variant| row(variant, Some(100.0), 0.01))
+                .to_vec(),
+        );
+        let others = file(vec![
+            // 1.5 % beyond a combined noise of √2 %.
+            row("faster", Some(101.5), 0.01),
+            // 7 % within √(1² + 7²) %.
+            row("noisy", Some(93.0), 0.07),
+            row("regressed", Some(90.0), 0.01),
+            row("slower", Some(97.0), 0.01),
+            row("failed", None, 0.0),
+            row("new", Some(1.0), 0.0),
+        ]);
+        let judged: Vec<(&str, Verdict, bool)> = judge(&baseline, &others, 0.05)
+            .iter()
+            .map(|j| (j.row.variant.as_str(), j.verdict, j.regression))
+            .collect();
+        assert_eq!(
+            judged,
+            [
+                ("faster", Verdict::Faster, false),
+                ("noisy", Verdict::Same, false),
+                ("regressed", Verdict::Slower, true),
+                ("slower", Verdict::Slower, false),
+                ("failed", Verdict::Failed, true),
+            ]
+        );
+    }
+
+    #[test]
+    fn every_format_shows_the_tax() {
+        let devices = taxed_devices();
+        let markdown = render(&devices, Format::Markdown).unwrap();
+        assert!(
+            markdown.contains(
+                "**the toolchain's tax on GPU (GB/s per api/build; ratios to cuda/default)**"
+            ),
+            "{markdown}"
+        );
+        // The main table's row first, the tax table's last.
+        let tax_row = markdown
+            .lines()
+            .filter(|line| line.starts_with("| reduce | smem | `n=1024` | 100.0 |"))
+            .nth(1)
+            .unwrap_or_else(|| panic!("{markdown}"));
+        assert!(tax_row.ends_with("| 0.25 | 0.90 |"), "{tax_row}");
+        let csv = render(&devices, Format::Csv).unwrap();
+        let mut reader = csv::Reader::from_reader(csv.as_bytes());
+        let header = reader.headers().unwrap().clone();
+        let column = header
+            .iter()
+            .position(|name| name == "GPU wgpu/tax-free ÷ cuda/default")
+            .unwrap_or_else(|| panic!("{csv}"));
+        let ratios: Vec<String> = reader
+            .records()
+            .map(|record| record.unwrap()[column].to_owned())
+            .collect();
+        // smem, then the host-clock upload, which is no tax.
+        assert_eq!(ratios, ["0.9", ""]);
     }
 
     #[test]

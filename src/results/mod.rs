@@ -1,7 +1,16 @@
 //! The results CSV: one row per case, measured beside predicted, with every setting
 //! that changes a measurement. `results/README.md` documents each column.
+//!
+//! Only regular files of bounded size are read or written as results, writes are
+//! atomic, and reading checks what the rest of membench relies on, naming the file,
+//! line and column of the first problem.
+
+mod identity;
+
+pub use identity::{Identity, RunSizing, distinct_paths};
 
 use std::collections::HashMap;
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -10,11 +19,16 @@ use crate::error::{Error, Result};
 use crate::suite::{Api, Build, Setting};
 
 /// Bumped whenever a column changes meaning, appears or disappears.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
-/// Version 1 had one `bounds_checks` column (`on`/`off`) where version 2 has `api` and
-/// `build`: its rows still read, as wgpu rows of the `default` or `unchecked` build.
-const LEGACY_SCHEMA_VERSION: u32 = 1;
+/// Version 2 had no `sizing` column: its rows read with the sizing unrecorded (a run
+/// that adds to such a file checks the sizes of its cases, see [`Identity::admit`]).
+/// Version 1 had, besides, one `bounds_checks` column (`on`/`off`) where version 2 has
+/// `api` and `build`: its rows read as wgpu rows of the `default` or `unchecked` build.
+const OLDEST_SCHEMA_VERSION: u32 = 1;
+
+/// The largest results file read: a full run of every api and build is under 1 MiB.
+pub const MAX_FILE_BYTES: u64 = 64 << 20;
 
 /// What became of a case.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -112,6 +126,10 @@ pub struct Row {
     pub api: Api,
     #[serde(default)]
     pub build: Build,
+    /// The sizing the case was measured at; `None` only in files of schema version 1
+    /// and 2, which did not record it.
+    #[serde(default)]
+    pub sizing: Option<RunSizing>,
     /// Schema version 1's column, read and never written.
     #[serde(default, skip_serializing)]
     pub bounds_checks: Option<String>,
@@ -171,30 +189,6 @@ impl Row {
     }
 }
 
-/// `results/<device-slug>.csv`, e.g. `nvidia-h100-80gb-hbm3-vulkan`: one file per
-/// device and backend, holding every api and build measured on it.
-pub fn default_path(device: &str, backend: &str) -> PathBuf {
-    PathBuf::from("results").join(format!("{}.csv", slug(&format!("{device} {backend}"))))
-}
-
-/// `paths`, with the index appended to the stem of every path that occurs twice.
-pub fn distinct_paths(paths: Vec<PathBuf>) -> Vec<PathBuf> {
-    paths
-        .iter()
-        .enumerate()
-        .map(|(index, path)| {
-            if paths.iter().filter(|p| *p == path).count() == 1 {
-                return path.clone();
-            }
-            let stem = path
-                .file_stem()
-                .map(|s| s.to_string_lossy())
-                .unwrap_or_default();
-            path.with_file_name(format!("{stem}-{index}.csv"))
-        })
-        .collect()
-}
-
 /// Lower-case letters and digits, every other run of characters one `-`.
 pub fn slug(text: &str) -> String {
     let mut slug = String::new();
@@ -219,20 +213,69 @@ pub fn read(path: &Path) -> Result<Vec<Row>> {
 /// [`read`], each row with the line it starts on, for errors about rows that are
 /// well-formed alone but not together.
 pub fn read_with_lines(path: &Path) -> Result<Vec<(u64, Row)>> {
-    let bytes = std::fs::read(path).map_err(|source| Error::Io {
+    let io = |source| Error::Io {
         path: path.to_owned(),
         source,
-    })?;
+    };
+    // Checked before opening: opening a FIFO waits for a writer, and a device such as
+    // /dev/zero never ends.
+    refuse_unless_regular(path, &std::fs::metadata(path).map_err(io)?)?;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .map_err(io)?
+        .take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(Error::Results {
+            path: path.to_owned(),
+            message: format!(
+                "larger than the {} MiB a results file may have",
+                MAX_FILE_BYTES >> 20
+            ),
+        });
+    }
     parse_with_lines(path, &bytes)
+}
+
+/// The rows of the results file at `path`, each with its line; none where there is no
+/// file yet.
+pub fn read_existing(path: &Path) -> Result<Vec<(u64, Row)>> {
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        _ => read_with_lines(path),
+    }
+}
+
+/// An error unless `metadata` is a regular file's: results are never read from or
+/// written to a device, a FIFO or a directory.
+fn refuse_unless_regular(path: &Path, metadata: &std::fs::Metadata) -> Result<()> {
+    if metadata.is_file() {
+        return Ok(());
+    }
+    let kind = if metadata.is_dir() {
+        "a directory"
+    } else {
+        "a device, FIFO or socket"
+    };
+    Err(Error::Results {
+        path: path.to_owned(),
+        message: format!(
+            "{kind}, not a regular file: results are read from and written to regular files \
+             (`--out -` prints them)"
+        ),
+    })
 }
 
 /// Parses the bytes of a results CSV; `path` only names the file in errors. Any input,
 /// however malformed, gives rows or an error, never a panic.
 ///
 /// Besides the types of the columns it checks what the rest of membench relies on: the
-/// header has every column of this schema and no other, rows are of this schema version,
-/// the status is known, an `ok` row has a bandwidth, numbers are finite and not
-/// negative, and no case appears twice.
+/// header has every column of one schema version and no other, rows are of that
+/// version, the status is known, every quoted field is closed, an `ok` row was
+/// verified and has a bandwidth, bandwidths are positive, numbers are finite and not
+/// negative, times are in the order minimum ≤ median ≤ maximum, and no case appears
+/// twice.
 pub fn parse(path: &Path, bytes: &[u8]) -> Result<Vec<Row>> {
     Ok(parse_with_lines(path, bytes)?
         .into_iter()
@@ -251,12 +294,19 @@ pub fn parse_with_lines(path: &Path, bytes: &[u8]) -> Result<Vec<(u64, Row)>> {
         .headers()
         .map_err(|e| error(csv_message(&e, None)))?
         .clone();
-    let legacy = header.iter().any(|name| name == "bounds_checks");
-    let (columns, expected_version) = if legacy {
-        (legacy_columns()?, LEGACY_SCHEMA_VERSION)
-    } else {
-        (columns()?, SCHEMA_VERSION)
+    let column_at = |line: u64, index: usize| {
+        let name = header.get(index).unwrap_or_default();
+        format!("line {line}, column {} (`{name}`)", index + 1)
     };
+    // The csv reader takes an unclosed quote's field to the end of the file.
+    if let Some((line, field)) = unclosed_quote(bytes) {
+        return Err(error(format!(
+            "{}: a quoted field that is never closed (the file ends inside it)",
+            column_at(line, field)
+        )));
+    }
+    let expected_version = schema_version_of(&header);
+    let columns = columns_of(expected_version)?;
     if let Some(problem) = header_problem(&header, &columns, expected_version) {
         // A file of another schema version fails here first: say so, not only which
         // column differs.
@@ -264,7 +314,7 @@ pub fn parse_with_lines(path: &Path, bytes: &[u8]) -> Result<Vec<(u64, Row)>> {
             match other_schema_version(&mut reader, &header, expected_version) {
                 Some((line, version)) => format!(
                     "line {line}: schema version {version} where this membench reads \
-                     {SCHEMA_VERSION} (line 1: {problem})"
+                     {OLDEST_SCHEMA_VERSION} to {SCHEMA_VERSION} (line 1: {problem})"
                 ),
                 None => format!("line 1: {problem}"),
             },
@@ -282,8 +332,10 @@ pub fn parse_with_lines(path: &Path, bytes: &[u8]) -> Result<Vec<(u64, Row)>> {
         }
         let line = record.position().map_or(0, csv::Position::line);
         let at = |column: &str| {
-            let index = header.iter().position(|name| name == column).unwrap_or(0);
-            format!("line {line}, column {} (`{column}`)", index + 1)
+            column_at(
+                line,
+                header.iter().position(|name| name == column).unwrap_or(0),
+            )
         };
         // Checked before the row: serde's error for it would not name the column.
         let status = header.iter().position(|name| name == "status");
@@ -292,21 +344,19 @@ pub fn parse_with_lines(path: &Path, bytes: &[u8]) -> Result<Vec<(u64, Row)>> {
         {
             return Err(error(format!("{}: {why}", at("status"))));
         }
-        let row: Row = record.deserialize(Some(&header)).map_err(|e| {
+        let mut row: Row = record.deserialize(Some(&header)).map_err(|e| {
             error(match e.kind() {
                 csv::ErrorKind::Deserialize { err, .. } => match err.field() {
                     Some(index) => {
                         let index = usize::try_from(index).unwrap_or(usize::MAX);
                         let value = record.get(index).unwrap_or_default();
-                        let column = header.get(index).unwrap_or_default();
-                        format!("{}: {} in `{value}`", at(column), err.kind())
+                        format!("{}: {} in `{value}`", column_at(line, index), err.kind())
                     }
                     None => format!("line {line}: {}", err.kind()),
                 },
                 _ => format!("line {line}: {e}"),
             })
         })?;
-        let mut row = row;
         if row.schema_version != expected_version {
             return Err(error(format!(
                 "{}: schema version {} where this membench reads {expected_version} with \
@@ -315,7 +365,7 @@ pub fn parse_with_lines(path: &Path, bytes: &[u8]) -> Result<Vec<(u64, Row)>> {
                 row.schema_version
             )));
         }
-        if legacy {
+        if expected_version == OLDEST_SCHEMA_VERSION {
             row.build = match row.bounds_checks.take().as_deref() {
                 Some("on") => Build::Default,
                 Some("off") => Build::Unchecked,
@@ -327,33 +377,13 @@ pub fn parse_with_lines(path: &Path, bytes: &[u8]) -> Result<Vec<(u64, Row)>> {
                     )));
                 }
             };
-            row.schema_version = SCHEMA_VERSION;
         }
-        for (column, text) in [("family", &row.family), ("variant", &row.variant)] {
-            if text.is_empty() {
-                return Err(error(format!("{}: empty", at(column))));
-            }
+        if expected_version == SCHEMA_VERSION && row.sizing.is_none() {
+            return Err(error(format!("{}: empty", at("sizing"))));
         }
-        if !row.status.measured() {
-            return Err(error(format!(
-                "{}: `{}` is none of ok, failed, skipped",
-                at("status"),
-                row.status
-            )));
-        }
-        if row.status == Status::Ok && row.gbps_median.is_none() {
-            return Err(error(format!(
-                "{}: empty on an `ok` row",
-                at("gbps_median")
-            )));
-        }
-        for (column, value) in row.numbers() {
-            if let Some(value) = value.filter(|v| !v.is_finite() || *v < 0.0) {
-                return Err(error(format!(
-                    "{}: {value} is not a finite number of at least 0",
-                    at(column)
-                )));
-            }
+        row.schema_version = SCHEMA_VERSION;
+        if let Some((column, why)) = inconsistency(&row) {
+            return Err(error(format!("{}: {why}", at(column))));
         }
         if let Some(earlier) = first_line.insert(row.key(), line) {
             return Err(error(format!(
@@ -369,6 +399,87 @@ pub fn parse_with_lines(path: &Path, bytes: &[u8]) -> Result<Vec<(u64, Row)>> {
     Ok(rows)
 }
 
+/// The first column of `row` that contradicts what membench relies on, and why.
+fn inconsistency(row: &Row) -> Option<(&'static str, String)> {
+    for (column, text) in [("family", &row.family), ("variant", &row.variant)] {
+        if text.is_empty() {
+            return Some((column, "empty".to_owned()));
+        }
+    }
+    if !row.status.measured() {
+        return Some((
+            "status",
+            format!("`{}` is none of ok, failed, skipped", row.status),
+        ));
+    }
+    if row.status == Status::Ok && !row.verified {
+        return Some((
+            "verified",
+            "`false` on an `ok` row: only a verified case is timed".to_owned(),
+        ));
+    }
+    if row.status == Status::Ok && row.gbps_median.is_none() {
+        return Some(("gbps_median", "empty on an `ok` row".to_owned()));
+    }
+    for (column, value) in row.numbers() {
+        if let Some(value) = value.filter(|v| !v.is_finite() || *v < 0.0) {
+            return Some((
+                column,
+                format!("{value} is not a finite number of at least 0"),
+            ));
+        }
+    }
+    for (column, value) in [
+        ("gbps_median", row.gbps_median),
+        ("gbps_best", row.gbps_best),
+        ("sim_gbps", row.sim_gbps),
+    ] {
+        if value == Some(0.0) {
+            return Some((column, "0 where a bandwidth is positive".to_owned()));
+        }
+    }
+    let times = [
+        ("time_us_min", row.time_us_min),
+        ("time_us_median", row.time_us_median),
+        ("time_us_max", row.time_us_max),
+    ];
+    for (index, (column, value)) in times.iter().enumerate() {
+        for (earlier, before) in &times[..index] {
+            if let Some((before, value)) = before.zip(*value).filter(|(b, v)| b > v) {
+                return Some((*column, format!("{value} is below {earlier} {before}")));
+            }
+        }
+    }
+    None
+}
+
+/// Where a quoted field opens that `bytes` never close: its line and field index. A
+/// quote opens a field only as its first character; inside, `""` is a quote.
+fn unclosed_quote(bytes: &[u8]) -> Option<(u64, usize)> {
+    let (mut line, mut field) = (1u64, 0usize);
+    let mut open = None;
+    let mut at_field_start = true;
+    let mut bytes = bytes.iter().peekable();
+    while let Some(&byte) = bytes.next() {
+        if open.is_some() {
+            match byte {
+                b'"' if bytes.next_if_eq(&&b'"').is_none() => open = None,
+                b'\n' => line += 1,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' if at_field_start => open = Some((line, field)),
+            b',' => field += 1,
+            b'\n' => (line, field) = (line + 1, 0),
+            _ => {}
+        }
+        at_field_start = open.is_none() && matches!(byte, b',' | b'\n' | b'\r');
+    }
+    open
+}
+
 /// The columns of this schema, in the order `write` puts them: the header of a
 /// serialized row, so that the struct is the one place that lists them.
 pub fn columns() -> Result<Vec<String>> {
@@ -378,7 +489,10 @@ pub fn columns() -> Result<Vec<String>> {
         message,
     };
     writer
-        .serialize(Row::default())
+        .serialize(Row {
+            sizing: Some(RunSizing::default()),
+            ..Row::default()
+        })
         .map_err(|e| failed(e.to_string()))?;
     let bytes = writer
         .into_inner()
@@ -388,12 +502,29 @@ pub fn columns() -> Result<Vec<String>> {
     Ok(header.iter().map(str::to_owned).collect())
 }
 
-/// The columns of schema version 1: `bounds_checks` where `api` and `build` are now.
-fn legacy_columns() -> Result<Vec<String>> {
+/// The schema version a header is of: 1 has `bounds_checks`, 2 no `sizing`.
+fn schema_version_of(header: &csv::StringRecord) -> u32 {
+    if header.iter().any(|name| name == "bounds_checks") {
+        OLDEST_SCHEMA_VERSION
+    } else if header.iter().any(|name| name == "sizing") {
+        SCHEMA_VERSION
+    } else {
+        2
+    }
+}
+
+/// The columns of schema `version`: version 2 lacks `sizing`, version 1 has besides
+/// `bounds_checks` where `api` and `build` are now.
+fn columns_of(version: u32) -> Result<Vec<String>> {
     let mut columns = columns()?;
-    columns.retain(|column| column != "build");
-    if let Some(api) = columns.iter_mut().find(|column| *column == "api") {
-        "bounds_checks".clone_into(api);
+    if version < SCHEMA_VERSION {
+        columns.retain(|column| column != "sizing");
+    }
+    if version == OLDEST_SCHEMA_VERSION {
+        columns.retain(|column| column != "build");
+        if let Some(api) = columns.iter_mut().find(|column| *column == "api") {
+            "bounds_checks".clone_into(api);
+        }
     }
     Ok(columns)
 }
@@ -488,30 +619,109 @@ pub fn merge(old: Vec<Row>, new: &[Row]) -> Vec<Row> {
 }
 
 /// Writes `rows` atomically: a temporary file beside `path`, then a rename, so a
-/// crash never leaves half a CSV.
+/// crash never leaves half a CSV and a failed write (a full disk) leaves the file as it
+/// was and no temporary file.
 pub fn write(path: &Path, rows: &[Row]) -> Result<()> {
+    write_atomically(path, |file| write_csv(file, rows))
+}
+
+/// `rows` as CSV, header first, into `out`.
+fn write_csv(out: impl std::io::Write, rows: &[Row]) -> std::io::Result<()> {
+    let mut writer = csv::Writer::from_writer(out);
+    for row in rows {
+        writer.serialize(row)?;
+    }
+    writer.flush()
+}
+
+/// Fills a temporary file beside `path` with `fill`, syncs it and renames it over
+/// `path`; on any error the temporary file is removed. `path`, where it exists, must
+/// be a regular file (renaming over /dev/full would replace the device).
+fn write_atomically(
+    path: &Path,
+    fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> Result<()> {
     let io = |source| Error::Io {
         path: path.to_owned(),
         source,
     };
+    match std::fs::metadata(path) {
+        Ok(metadata) => refuse_unless_regular(path, &metadata)?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(io(e)),
+    }
     if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(io)?;
     }
-    let temporary = path.with_extension("csv.tmp");
-    let mut writer = csv::Writer::from_path(&temporary).map_err(|e| Error::Results {
-        path: temporary.clone(),
-        message: e.to_string(),
-    })?;
-    for row in rows {
-        writer.serialize(row).map_err(|e| Error::Results {
-            path: temporary.clone(),
-            message: e.to_string(),
-        })?;
-    }
-    let file = writer.into_inner().map_err(|e| io(e.into_error()))?;
+    let temporary = Temporary(path.with_extension("csv.tmp"));
+    let mut file = std::fs::File::create(&temporary.0).map_err(io)?;
+    fill(&mut file).map_err(io)?;
     file.sync_all().map_err(io)?;
     drop(file);
-    std::fs::rename(&temporary, path).map_err(io)
+    std::fs::rename(&temporary.0, path).map_err(io)
+}
+
+/// A temporary file, removed when dropped: after the rename that put it in place
+/// there is nothing left to remove.
+struct Temporary(PathBuf);
+
+impl Drop for Temporary {
+    fn drop(&mut self) {
+        // Best effort: the rename has usually moved it already.
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// What `membench run --out -` prints.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// The results CSV, as a results file holds it.
+    #[default]
+    Csv,
+    /// The rows as a JSON array of objects named by the CSV's columns.
+    Json,
+    /// The summary as a Markdown table.
+    Markdown,
+}
+
+/// `rows` in `format`.
+pub fn render(rows: &[Row], format: Format) -> Result<String> {
+    let failed = |message: String| Error::Results {
+        path: PathBuf::from("<stdout>"),
+        message,
+    };
+    match format {
+        Format::Csv => {
+            let mut bytes = Vec::new();
+            write_csv(&mut bytes, rows).map_err(|e| failed(e.to_string()))?;
+            String::from_utf8(bytes).map_err(|e| failed(e.to_string()))
+        }
+        Format::Json => serde_json::to_string_pretty(rows)
+            .map(|json| json + "\n")
+            .map_err(|e| failed(e.to_string())),
+        Format::Markdown => {
+            let (header, cells) = summary_cells(rows);
+            Ok(markdown_table(&header, &cells, SUMMARY_TEXT_COLUMNS))
+        }
+    }
+}
+
+/// A Markdown table: `left` text columns, then numbers aligned right; `|` in a cell is
+/// escaped.
+pub fn markdown_table<S: AsRef<str>>(header: &[S], rows: &[Vec<String>], left: usize) -> String {
+    let line = |cells: &mut dyn Iterator<Item = String>| {
+        let cells: Vec<String> = cells.collect();
+        format!("| {} |\n", cells.join(" | "))
+    };
+    let escape = |cell: &str| cell.replace('|', "\\|");
+    let mut table = line(&mut header.iter().map(|cell| escape(cell.as_ref())));
+    table.push_str(&line(
+        &mut (0..header.len()).map(|index| if index < left { "---" } else { "---:" }.to_owned()),
+    ));
+    for row in rows {
+        table.push_str(&line(&mut row.iter().map(|cell| escape(cell))));
+    }
+    table
 }
 
 /// The fastest measured `copy/peak` among `rows`: the practical ceiling.
@@ -527,21 +737,45 @@ pub fn copy_peak_gbps(rows: &[Row]) -> Option<f64> {
 /// does not describe.
 pub const ON_CHIP_FAMILIES: &[&str] = &["bank", "constant"];
 
-/// The readable table `membench run` ends with: bandwidth per case, its share of the
-/// fastest `copy/peak` among `rows` (`on-chip` for the on-chip families), and the
-/// simulator's prediction beside it.
-pub fn summary(rows: &[Row]) -> String {
+/// The summary's columns that name the case; numbers and the status follow.
+const SUMMARY_TEXT_COLUMNS: usize = 4;
+
+/// The summary's header and cells: per row the case, its api/build, bandwidth, share
+/// of the fastest `copy/peak` among `rows` (`on-chip` for the on-chip families), cv,
+/// the simulator's prediction, measured over predicted, and the status.
+fn summary_cells(rows: &[Row]) -> ([&'static str; 10], Vec<Vec<String>>) {
     let peak = copy_peak_gbps(rows);
-    let width = |column: fn(&Row) -> &str, least: usize| {
-        rows.iter()
-            .map(|row| column(row).len())
-            .fold(least, usize::max)
+    let number = |value: Option<f64>, digits: usize| {
+        value.map_or("-".to_owned(), |v| format!("{v:.digits$}"))
     };
-    let family = width(|row| &row.family, 10);
-    let variant = width(|row| &row.variant, 10);
-    let param = width(|row| &row.param, 18);
-    let mut table = format!(
-        "{:<family$} {:<variant$} {:<param$} {:<14} {:>10} {:>8} {:>7} {:>10} {:>9}  {}\n",
+    let cells = rows
+        .iter()
+        .map(|row| {
+            let share = if ON_CHIP_FAMILIES.contains(&row.family.as_str()) {
+                "on-chip".to_owned()
+            } else {
+                number(row.gbps_median.zip(peak).map(|(g, p)| 100.0 * g / p), 1)
+            };
+            let status = if row.note.is_empty() {
+                row.status.to_string()
+            } else {
+                format!("{}: {}", row.status, row.note)
+            };
+            vec![
+                row.family.clone(),
+                row.variant.clone(),
+                row.param.clone(),
+                row.setting().to_string(),
+                number(row.gbps_median, 1),
+                share,
+                number(row.cv.map(|cv| 100.0 * cv), 2),
+                number(row.sim_gbps, 1),
+                number(row.measured_over_sim, 2),
+                status,
+            ]
+        })
+        .collect();
+    let header = [
         "family",
         "variant",
         "param",
@@ -551,33 +785,47 @@ pub fn summary(rows: &[Row]) -> String {
         "cv %",
         "sim GB/s",
         "meas/sim",
-        "status"
-    );
-    let number = |value: Option<f64>, digits: usize| {
-        value.map_or("-".to_owned(), |v| format!("{v:.digits$}"))
+        "status",
+    ];
+    (header, cells)
+}
+
+/// The readable table `membench run` ends with: [`summary_cells`] in aligned columns.
+pub fn summary(rows: &[Row]) -> String {
+    let (header, cells) = summary_cells(rows);
+    // Text columns at least this wide, numbers exactly this wide: the status, last,
+    // runs on.
+    let least = [10, 10, 18, 14, 10, 8, 7, 10, 9];
+    let widths: Vec<usize> = least
+        .iter()
+        .enumerate()
+        .map(|(index, &least)| {
+            let widest = cells.iter().map(|row| row[index].len()).max().unwrap_or(0);
+            if index < SUMMARY_TEXT_COLUMNS {
+                widest.max(least)
+            } else {
+                least
+            }
+        })
+        .collect();
+    let line = |cells: &[&str]| {
+        let mut line = String::new();
+        for (index, width) in widths.iter().enumerate() {
+            let cell = cells.get(index).copied().unwrap_or_default();
+            if index < SUMMARY_TEXT_COLUMNS {
+                line.push_str(&format!("{cell:<width$} "));
+            } else {
+                line.push_str(&format!("{cell:>width$} "));
+            }
+        }
+        line.push(' ');
+        line.push_str(cells.last().copied().unwrap_or_default());
+        line.push('\n');
+        line
     };
-    for row in rows {
-        let gbps = number(row.gbps_median, 1);
-        let share = if ON_CHIP_FAMILIES.contains(&row.family.as_str()) {
-            "on-chip".to_owned()
-        } else {
-            number(row.gbps_median.zip(peak).map(|(g, p)| 100.0 * g / p), 1)
-        };
-        let cv = number(row.cv.map(|cv| 100.0 * cv), 2);
-        let sim = number(row.sim_gbps, 1);
-        let ratio = number(row.measured_over_sim, 2);
-        let status = if row.note.is_empty() {
-            row.status.to_string()
-        } else {
-            format!("{}: {}", row.status, row.note)
-        };
-        table.push_str(&format!(
-            "{:<family$} {:<variant$} {:<param$} {:<14} {gbps:>10} {share:>8} {cv:>7} {sim:>10} {ratio:>9}  {status}\n",
-            row.family,
-            row.variant,
-            row.param,
-            row.setting().to_string()
-        ));
+    let mut table = line(&header);
+    for row in &cells {
+        table.push_str(&line(&row.iter().map(String::as_str).collect::<Vec<_>>()));
     }
     table
 }
@@ -585,29 +833,7 @@ pub fn summary(rows: &[Row]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn adapters_sharing_a_results_file_get_their_index() {
-        let paths = [
-            "results/gpu-vulkan.csv",
-            "results/gpu-gl.csv",
-            "results/gpu-vulkan.csv",
-        ]
-        .map(PathBuf::from)
-        .to_vec();
-        let names: Vec<String> = distinct_paths(paths)
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect();
-        assert_eq!(
-            names,
-            [
-                "results/gpu-vulkan-0.csv",
-                "results/gpu-gl.csv",
-                "results/gpu-vulkan-2.csv"
-            ]
-        );
-    }
+    use std::io::Write as _;
 
     fn row(variant: &str, param: &str, gbps: f64) -> Row {
         Row {
@@ -617,6 +843,7 @@ mod tests {
             status: Status::Ok,
             verified: true,
             gbps_median: Some(gbps),
+            sizing: Some(RunSizing::default()),
             schema_version: SCHEMA_VERSION,
             ..Row::default()
         }
@@ -695,7 +922,7 @@ mod tests {
     }
 
     #[test]
-    fn schema_1_files_read_as_wgpu_builds_and_are_written_as_schema_2() {
+    fn schema_1_files_read_as_wgpu_builds_and_are_written_in_this_schema() {
         for (checks, build) in [("on", Build::Default), ("off", Build::Unchecked)] {
             let rows = parse(Path::new("legacy.csv"), legacy_file(checks).as_bytes()).unwrap();
             assert!(!rows.is_empty());
@@ -769,5 +996,184 @@ mod tests {
             "{message}"
         );
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// A results file of `rows` as text.
+    fn text_of(rows: &[Row]) -> String {
+        render(rows, Format::Csv).unwrap()
+    }
+
+    /// The error `parse` gives for `text`.
+    fn refusal(text: &str) -> String {
+        parse(Path::new("bad.csv"), text.as_bytes())
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn rows_that_contradict_themselves_are_refused_by_line_and_column() {
+        let good = Row {
+            time_us_min: Some(1.0),
+            time_us_median: Some(2.0),
+            time_us_max: Some(3.0),
+            gbps_best: Some(3.0),
+            ..row("offset", "offset=1", 2.5)
+        };
+        assert!(
+            parse(
+                Path::new("good.csv"),
+                text_of(std::slice::from_ref(&good)).as_bytes()
+            )
+            .is_ok()
+        );
+        for (bad, expected) in [
+            (
+                Row {
+                    verified: false,
+                    ..good.clone()
+                },
+                "bad.csv: line 2, column 8 (`verified`): `false` on an `ok` row",
+            ),
+            (
+                Row {
+                    time_us_min: Some(4.0),
+                    ..good.clone()
+                },
+                "line 2, column 12 (`time_us_median`): 2 is below time_us_min 4",
+            ),
+            (
+                Row {
+                    time_us_max: Some(0.5),
+                    ..good.clone()
+                },
+                "line 2, column 14 (`time_us_max`): 0.5 is below time_us_min 1",
+            ),
+            (
+                Row {
+                    gbps_median: Some(0.0),
+                    ..good.clone()
+                },
+                "line 2, column 16 (`gbps_median`): 0 where a bandwidth is positive",
+            ),
+            (
+                Row {
+                    sizing: None,
+                    ..good.clone()
+                },
+                "line 2, column 30 (`sizing`): empty",
+            ),
+        ] {
+            let message = refusal(&text_of(&[bad]));
+            assert!(message.contains(expected), "{message}");
+        }
+    }
+
+    #[test]
+    fn an_unclosed_quote_in_the_last_field_is_refused() {
+        let text = text_of(&[row("offset", "offset=1", 2.5)]);
+        let unclosed = format!("{}\"a note", text.trim_end());
+        let message = refusal(&unclosed);
+        assert!(
+            message.contains("line 2, column 35 (`note`): a quoted field that is never closed"),
+            "{message}"
+        );
+        // Closed, with a quote and a line break inside, it reads.
+        let closed = format!("{}\"a \"\"note\"\"\nend\"\n", text.trim_end());
+        let rows = parse(Path::new("ok.csv"), closed.as_bytes()).unwrap();
+        assert_eq!(rows[0].note, "a \"note\"\nend");
+    }
+
+    #[test]
+    fn schema_2_files_read_with_no_sizing() {
+        let text = text_of(&[row("offset", "offset=1", 2.5)])
+            .replace(",sizing,", ",")
+            .replace(",default,default,", ",default,")
+            .replace(",3,", ",2,");
+        let rows = parse(Path::new("v2.csv"), text.as_bytes()).unwrap();
+        assert_eq!(rows[0].sizing, None);
+        assert_eq!(rows[0].schema_version, SCHEMA_VERSION);
+    }
+
+    /// A fresh directory for one test.
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("membench-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn only_regular_files_of_bounded_size_are_results() {
+        for device in ["/dev/zero", "/dev/full"] {
+            let path = Path::new(device);
+            if !path.exists() {
+                continue;
+            }
+            for message in [
+                read(path).unwrap_err().to_string(),
+                write(path, &[]).unwrap_err().to_string(),
+            ] {
+                assert!(
+                    message.starts_with(&format!(
+                        "{device}: a device, FIFO or socket, not a regular file"
+                    )),
+                    "{message}"
+                );
+            }
+        }
+        let dir = scratch("bounded");
+        let large = dir.join("large.csv");
+        std::fs::File::create(&large)
+            .unwrap()
+            .set_len(MAX_FILE_BYTES + 1)
+            .unwrap();
+        let message = read(&large).unwrap_err().to_string();
+        assert!(
+            message.ends_with("larger than the 64 MiB a results file may have"),
+            "{message}"
+        );
+        let message = read(&dir).unwrap_err().to_string();
+        assert!(
+            message.contains("a directory, not a regular file"),
+            "{message}"
+        );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_failed_write_leaves_the_file_as_it_was_and_no_temporary_file() {
+        let dir = scratch("full");
+        let path = dir.join("device.csv");
+        write(&path, &[row("offset", "offset=1", 2.5)]).unwrap();
+        let before = std::fs::read(&path).unwrap();
+        let error = write_atomically(&path, |file| {
+            file.write_all(b"family,")?;
+            Err(std::io::Error::from(std::io::ErrorKind::StorageFull))
+        })
+        .unwrap_err();
+        assert!(matches!(error, Error::Io { .. }), "{error}");
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["device.csv"]);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn rows_print_as_csv_json_and_markdown() {
+        let rows = [row("offset", "offset=1", 2.5)];
+        let csv = render(&rows, Format::Csv).unwrap();
+        assert_eq!(parse(Path::new("-"), csv.as_bytes()).unwrap(), rows);
+        let json: serde_json::Value =
+            serde_json::from_str(&render(&rows, Format::Json).unwrap()).unwrap();
+        assert_eq!(json[0]["variant"], "offset");
+        assert_eq!(json[0]["gbps_median"], 2.5);
+        assert_eq!(json[0]["sizing"], "default");
+        let markdown = render(&rows, Format::Markdown).unwrap();
+        let lines: Vec<&str> = markdown.lines().collect();
+        assert!(lines[0].starts_with("| family | variant | param | api/build | GB/s |"));
+        assert!(lines[1].starts_with("| --- | --- | --- | --- | ---: |"));
+        assert!(lines[2].starts_with("| copy | offset | offset=1 | wgpu/default | 2.5 |"));
     }
 }

@@ -1,7 +1,8 @@
 //! The driver: every case of a run, on one backend, through skip → prepare → verify
-//! → time → row → write, with the simulator's predictions beside. `membench run`,
-//! `membench simulate` and `cargo bench` all go through here; `cargo bench` swaps only
-//! the sampler ([`Sample`]) for criterion's.
+//! → time → row → write, with the simulator's predictions beside. `membench run` and
+//! `membench simulate` go through [`Session`]; `cargo bench`, where criterion decides
+//! which cases run, takes the same steps case by case from here ([`Runner::verified`],
+//! [`row`], [`predict_cases`]).
 
 mod backends;
 mod predict;
@@ -13,12 +14,13 @@ pub use predict::{Background, Predicted, describe_model, device_model, predict_c
 pub use rows::{case_row, fill_prediction, row};
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::{Scope, ScopedJoinHandle};
 
 use crate::backend::Backend;
 use crate::error::{Error, Result};
-use crate::measure::{Sample, Sampler, Timing};
-use crate::results::{self, Row, RunInfo, Status};
+use crate::measure::{Clock, Sample, Sampler, Timer, Timing};
+use crate::results::{self, Row, RunInfo, RunSizing, Status};
 use crate::sim::device::DeviceModel;
 use crate::sim::model::Prediction;
 use crate::suite::{Case, CaseData, CaseId, Experiment, Measure, REGISTRY, Setting, Sizing};
@@ -33,6 +35,18 @@ pub struct RunSettings {
     pub buffer_bytes: Option<u64>,
     /// Matrix size (columns, rows) of the 2-D experiments, if not the default.
     pub matrix: Option<(u32, u32)>,
+}
+
+impl RunSettings {
+    /// The settings that size the cases: the `sizing` column, part of a results
+    /// file's identity.
+    pub fn sizing(&self) -> RunSizing {
+        RunSizing {
+            quick: self.quick,
+            buffer_bytes: self.buffer_bytes,
+            matrix: self.matrix,
+        }
+    }
 }
 
 impl Default for RunSettings {
@@ -56,9 +70,12 @@ fn matches(id: &str, filter: &str) -> bool {
 }
 
 /// Every case whose id matches one of `filters` (all cases for none). A filter that
-/// matches nothing is an error, not an empty run.
+/// matches nothing is an error, not an empty run, and so is an empty one, which would
+/// match everything.
 pub fn select(sizing: &Sizing, filters: &[String]) -> Result<Vec<(&'static Experiment, Case)>> {
-    let filters: Vec<&String> = filters.iter().filter(|f| !f.is_empty()).collect();
+    if filters.iter().any(String::is_empty) {
+        return Err(Error::EmptyFilter);
+    }
     let all: Vec<_> = REGISTRY
         .iter()
         .flat_map(|experiment| {
@@ -79,6 +96,15 @@ pub fn select(sizing: &Sizing, filters: &[String]) -> Result<Vec<(&'static Exper
             filters.is_empty() || filters.iter().any(|f| matches(&c.id(e).to_string(), f))
         })
         .collect())
+}
+
+/// The rows `cases` give at their sizing with nothing measured: what a results file's
+/// rows are checked against where it does not record its sizing.
+pub fn case_rows(cases: &[(&'static Experiment, Case)]) -> Vec<Row> {
+    cases
+        .iter()
+        .map(|(experiment, case)| case_row(experiment, case))
+        .collect()
 }
 
 /// What became of one case.
@@ -109,8 +135,7 @@ pub fn measure_case<B: Backend>(
     let mut measure = || -> Result<Timing> {
         match experiment.measure {
             Measure::Kernel => {
-                let prepared = backend.prepare(experiment, case, &data.inputs)?;
-                backend.verify(&prepared, &data.expected)?;
+                let prepared = prepare_verified(backend, experiment, case, data)?;
                 let mut clock = backend.clock(&prepared)?;
                 let id = case.id(experiment);
                 sampler.sample(&id, backend.setting(), case.bytes, clock.as_mut())
@@ -124,6 +149,38 @@ pub fn measure_case<B: Backend>(
     match measure() {
         Ok(timing) => Outcome::Measured(timing),
         Err(error) => Outcome::Failed(error.to_string()),
+    }
+}
+
+/// The case's kernel on `backend`, prepared and verified.
+fn prepare_verified<B: Backend>(
+    backend: &B,
+    experiment: &Experiment,
+    case: &Case,
+    data: &CaseData,
+) -> Result<B::Prepared> {
+    let prepared = backend.prepare(experiment, case, &data.inputs)?;
+    backend.verify(&prepared, &data.expected)?;
+    Ok(prepared)
+}
+
+/// A verified kernel that owns what it was prepared with: a sampler that takes one
+/// sample per call of its own (criterion's) holds it across those calls.
+struct Verified<'b, B: Backend> {
+    backend: &'b B,
+    prepared: B::Prepared,
+    timer: Timer,
+}
+
+impl<B: Backend> Clock for Verified<'_, B> {
+    fn timer(&self) -> Timer {
+        self.timer
+    }
+
+    fn samples_ns(&mut self, samples: u32, repeats: u32, warmup: u32) -> Result<Vec<f64>> {
+        self.backend
+            .clock(&self.prepared)?
+            .samples_ns(samples, repeats, warmup)
     }
 }
 
@@ -150,9 +207,21 @@ pub trait Runner: Sync {
         sampler: &mut dyn Sample,
         data: &CaseData,
     ) -> Outcome;
+    /// The kernel of `case`, prepared and verified on the backend, on a clock that
+    /// keeps it ready: for `cargo bench`, where criterion takes one sample per call.
+    fn verified<'s>(
+        &'s self,
+        experiment: &Experiment,
+        case: &Case,
+        data: &CaseData,
+    ) -> Result<Box<dyn Clock + 's>>;
 }
 
-impl<B: Backend + Sync> Runner for B {
+impl<B> Runner for B
+where
+    B: Backend + Sync,
+    B::Prepared: 'static,
+{
     fn setting(&self) -> Setting {
         Backend::setting(self)
     }
@@ -175,6 +244,21 @@ impl<B: Backend + Sync> Runner for B {
     ) -> Outcome {
         measure_case(self, experiment, case, samples, sampler, data)
     }
+
+    fn verified<'s>(
+        &'s self,
+        experiment: &Experiment,
+        case: &Case,
+        data: &CaseData,
+    ) -> Result<Box<dyn Clock + 's>> {
+        let prepared = prepare_verified(self, experiment, case, data)?;
+        let timer = self.clock(&prepared)?.timer();
+        Ok(Box::new(Verified {
+            backend: self,
+            prepared,
+            timer,
+        }))
+    }
 }
 
 /// One backend of a session and the columns its rows record.
@@ -186,6 +270,7 @@ pub struct Measurer<'a> {
 /// The rows of `membench simulate`: every case predicted on `model`, none measured.
 pub fn predicted_rows(
     cases: &[(&'static Experiment, Case)],
+    sizing: RunSizing,
     predictions: &[Option<Result<Prediction, String>>],
     model: &DeviceModel,
 ) -> Vec<Row> {
@@ -201,7 +286,7 @@ pub fn predicted_rows(
                 Some(reason) => Outcome::Skipped(reason.clone()),
                 None => Outcome::Predicted,
             };
-            let mut row = row(&info, experiment, case, &outcome);
+            let mut row = row(&info, sizing, experiment, case, &outcome);
             match prediction {
                 Some(prediction) => fill_prediction(&mut row, prediction),
                 None if case.skip.is_none() => {
@@ -254,6 +339,9 @@ pub struct Session<'a> {
     pub known_rows: &'a [Row],
     /// Saved after every case, so that an interrupted run keeps what it measured.
     pub output: Option<Output<'a>>,
+    /// Set (by Ctrl-C) to stop after the case under way: the cases measured so far
+    /// are predicted, and their rows saved with the predictions.
+    pub stop: Option<&'a AtomicBool>,
 }
 
 /// What a session made.
@@ -262,6 +350,8 @@ pub struct Ran {
     pub rows: Vec<Row>,
     pub failed: usize,
     pub predicted: Predicted,
+    /// Stopped before the last case.
+    pub interrupted: bool,
 }
 
 impl Session<'_> {
@@ -282,6 +372,10 @@ impl Session<'_> {
         // The case of each row, for its prediction.
         let mut row_cases = Vec::with_capacity(rows.capacity());
         let mut failed = 0;
+        let sizing = self.settings.sizing();
+        let stopped = || self.stop.is_some_and(|stop| stop.load(Ordering::SeqCst));
+        // The cases measured: all of them, unless the run is stopped.
+        let mut measured = cases.len();
         let predicted = std::thread::scope(|scope| -> Result<Predicted> {
             let mut background = Background::Waiting;
             let mut next_data: Option<ScopedJoinHandle<CaseData>> = None;
@@ -332,10 +426,14 @@ impl Session<'_> {
                     };
                     failed += usize::from(matches!(outcome, Outcome::Failed(_)));
                     progress.finished(&id, setting, &outcome);
-                    rows.push(row(&measurer.info, experiment, case, &outcome));
+                    rows.push(row(&measurer.info, sizing, experiment, case, &outcome));
                     row_cases.push(index);
                 }
                 self.save(&rows)?;
+                if stopped() && index + 1 < cases.len() {
+                    measured = index + 1;
+                    break;
+                }
                 let calibrated = calibrated_after.is_none_or(|last| index >= last);
                 if self.beside && calibrated && matches!(background, Background::Waiting) {
                     progress.predicting();
@@ -348,7 +446,9 @@ impl Session<'_> {
                 _ => {
                     progress.predicting();
                     let model = self.model(&rows);
-                    Ok(Predicted::make(cases, model, &|| progress.predicted()))
+                    Ok(Predicted::make(&cases[..measured], model, &|| {
+                        progress.predicted();
+                    }))
                 }
             }
         })?;
@@ -362,6 +462,7 @@ impl Session<'_> {
             rows,
             failed,
             predicted,
+            interrupted: measured < cases.len(),
         })
     }
 
@@ -409,9 +510,16 @@ mod tests {
             select(&sizing, &["nope".into()]),
             Err(Error::NoMatch(_))
         ));
-        assert_eq!(
-            select(&sizing, &[String::new()]).unwrap().len(),
-            select(&sizing, &[]).unwrap().len()
-        );
+    }
+
+    #[test]
+    fn an_empty_filter_is_refused_not_taken_for_every_case() {
+        let sizing = Sizing::nominal(true);
+        for filters in [vec![String::new()], vec!["copy".to_owned(), String::new()]] {
+            assert!(
+                matches!(select(&sizing, &filters), Err(Error::EmptyFilter)),
+                "{filters:?}"
+            );
+        }
     }
 }

@@ -3,12 +3,20 @@
 
 use super::Outcome;
 use crate::measure::{Stats, gbps};
-use crate::results::{Row, RunInfo, SCHEMA_VERSION, Status};
+use crate::results::{Row, RunInfo, RunSizing, SCHEMA_VERSION, Status};
 use crate::sim::model::Prediction;
 use crate::suite::{Case, Experiment};
 
-/// The CSV row of one case: the run's columns, the case's, and its outcome.
-pub fn row(info: &RunInfo, experiment: &Experiment, case: &Case, outcome: &Outcome) -> Row {
+/// The CSV row of one case: the run's columns (its device and the sizing of its
+/// cases), the case's, and its outcome. A measurement without samples is a failure:
+/// an `ok` row always has a bandwidth.
+pub fn row(
+    info: &RunInfo,
+    sizing: RunSizing,
+    experiment: &Experiment,
+    case: &Case,
+    outcome: &Outcome,
+) -> Row {
     let mut row = Row {
         device: info.device.clone(),
         vendor: info.vendor.clone(),
@@ -17,18 +25,19 @@ pub fn row(info: &RunInfo, experiment: &Experiment, case: &Case, outcome: &Outco
         subgroup_size: info.subgroup_size.clone(),
         api: info.setting.api,
         build: info.setting.build,
+        sizing: Some(sizing),
         timestamp_utc: info.timestamp_utc.clone(),
         ..case_row(experiment, case)
     };
     match outcome {
-        Outcome::Measured(timing) => {
-            row.status = Status::Ok;
-            row.verified = true;
-            row.timer = timing.timer.label().to_owned();
-            row.samples = timing.samples_ns.len() as u32;
-            row.dispatches_per_sample = timing.dispatches_per_sample;
-            row.note = timing.note.clone();
-            if let Some(stats) = Stats::of(&timing.samples_ns) {
+        Outcome::Measured(timing) => match Stats::of(&timing.samples_ns) {
+            Some(stats) if stats.min > 0.0 => {
+                row.status = Status::Ok;
+                row.verified = true;
+                row.timer = timing.timer.label().to_owned();
+                row.samples = timing.samples_ns.len() as u32;
+                row.dispatches_per_sample = timing.dispatches_per_sample;
+                row.note = timing.note.clone();
                 row.time_us_median = Some(stats.median / 1e3);
                 row.time_us_min = Some(stats.min / 1e3);
                 row.time_us_max = Some(stats.max / 1e3);
@@ -36,7 +45,11 @@ pub fn row(info: &RunInfo, experiment: &Experiment, case: &Case, outcome: &Outco
                 row.gbps_median = Some(gbps(case.bytes, stats.median));
                 row.gbps_best = Some(gbps(case.bytes, stats.min));
             }
-        }
+            _ => {
+                row.status = Status::Failed;
+                row.note = "verified, but no sample was timed (or one took no time)".to_owned();
+            }
+        },
         Outcome::Skipped(reason) => {
             row.status = Status::Skipped;
             row.note = reason.clone();

@@ -64,26 +64,37 @@ pub fn select_adapter(instance: &wgpu::Instance, selector: Option<&str>) -> Resu
     else {
         return Ok(adapters.swap_remove(0));
     };
-    let position = match wanted.parse::<usize>() {
-        Ok(index) => (index < adapters.len()).then_some(index),
+    let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
+    let listing = |indexes: &mut dyn Iterator<Item = usize>| {
+        indexes
+            .map(|i| format!("  {i}: {}", describe(&adapters[i].get_info())))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    match adapter_matches(&names, &wanted).as_slice() {
+        [index] if !wanted.is_empty() => Ok(adapters.swap_remove(*index)),
+        [] => Err(Error::AdapterNotFound {
+            available: listing(&mut (0..adapters.len())),
+            wanted,
+        }),
+        several => Err(Error::AdapterAmbiguous {
+            matching: listing(&mut several.iter().copied()),
+            wanted,
+        }),
+    }
+}
+
+/// The indexes of the adapters (by `names`) that `wanted` names: an index, or a
+/// case-insensitive substring of their names (an empty one names them all).
+fn adapter_matches(names: &[String], wanted: &str) -> Vec<usize> {
+    match wanted.parse::<usize>() {
+        Ok(index) => (index < names.len()).then_some(index).into_iter().collect(),
         Err(_) => {
             let needle = wanted.to_lowercase();
-            adapters
-                .iter()
-                .position(|a| a.get_info().name.to_lowercase().contains(&needle))
+            (0..names.len())
+                .filter(|&i| names[i].to_lowercase().contains(&needle))
+                .collect()
         }
-    };
-    match position {
-        Some(index) => Ok(adapters.swap_remove(index)),
-        None => Err(Error::AdapterNotFound {
-            wanted,
-            available: adapters
-                .iter()
-                .enumerate()
-                .map(|(i, a)| format!("  {i}: {}", describe(&a.get_info())))
-                .collect::<Vec<_>>()
-                .join("\n"),
-        }),
     }
 }
 
@@ -986,4 +997,19 @@ pub fn adapter_report(index: usize, adapter: &wgpu::Adapter) -> String {
         limits.max_compute_workgroup_storage_size >> 10,
         limits.max_compute_workgroups_per_dimension,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adapters_are_named_by_index_or_by_part_of_one_name() {
+        let names = ["llvmpipe (LLVM 15)", "llvmpipe (LLVM 15)", "NVIDIA H100"].map(String::from);
+        assert_eq!(adapter_matches(&names, "1"), [1]);
+        assert_eq!(adapter_matches(&names, "3"), [0usize; 0]);
+        assert_eq!(adapter_matches(&names, "h100"), [2]);
+        assert_eq!(adapter_matches(&names, "LLVMpipe"), [0, 1]);
+        assert_eq!(adapter_matches(&names, ""), [0, 1, 2]);
+    }
 }

@@ -1,0 +1,372 @@
+//! What a results file is of: one device through one backend, at one sizing. The
+//! default file name says all three, and rows of another identity are never merged in.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use super::Row;
+use crate::error::{Error, Result};
+use crate::suite::Api;
+
+/// The settings of `membench run` that change the sizes of its cases (`--quick`,
+/// `--buffer-mib`, `--size`): the `sizing` column. On one device, one sizing gives one
+/// size per case.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct RunSizing {
+    pub quick: bool,
+    /// The main buffer of the streaming experiments, where not the default.
+    pub buffer_bytes: Option<u64>,
+    /// The matrix (columns, rows) of the 2-D experiments, where not the default.
+    pub matrix: Option<(u32, u32)>,
+}
+
+impl RunSizing {
+    const DEFAULT: &str = "default";
+
+    /// `-quick`, `-buffer-64mib`, …: what the default file name adds for this sizing
+    /// (nothing for the default one).
+    fn file_suffix(&self) -> String {
+        if *self == RunSizing::default() {
+            String::new()
+        } else {
+            format!("-{}", super::slug(&self.to_string()))
+        }
+    }
+}
+
+impl fmt::Display for RunSizing {
+    /// `default`, or the settings that differ from it joined by `;`:
+    /// `quick;buffer=64MiB;size=1000x3000`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts = Vec::new();
+        if self.quick {
+            parts.push("quick".to_owned());
+        }
+        match self.buffer_bytes {
+            Some(bytes) if bytes % (1 << 20) == 0 => {
+                parts.push(format!("buffer={}MiB", bytes >> 20))
+            }
+            Some(bytes) => parts.push(format!("buffer={bytes}B")),
+            None => {}
+        }
+        if let Some((nx, ny)) = self.matrix {
+            parts.push(format!("size={nx}x{ny}"));
+        }
+        if parts.is_empty() {
+            f.write_str(Self::DEFAULT)
+        } else {
+            f.write_str(&parts.join(";"))
+        }
+    }
+}
+
+impl FromStr for RunSizing {
+    type Err = String;
+
+    fn from_str(text: &str) -> std::result::Result<Self, String> {
+        let mut sizing = RunSizing::default();
+        if text == Self::DEFAULT {
+            return Ok(sizing);
+        }
+        let bad = || format!("`{text}` is not a sizing (default, quick, buffer=NMiB, size=NXxNY)");
+        for part in text.split(';') {
+            match part.split_once('=') {
+                None if part == "quick" && !sizing.quick => sizing.quick = true,
+                Some(("buffer", value)) if sizing.buffer_bytes.is_none() => {
+                    let bytes = match value.strip_suffix("MiB") {
+                        Some(mib) => mib.parse::<u64>().ok().and_then(|m| m.checked_mul(1 << 20)),
+                        None => value.strip_suffix('B').and_then(|b| b.parse().ok()),
+                    };
+                    sizing.buffer_bytes = Some(bytes.filter(|&b| b > 0).ok_or_else(bad)?);
+                }
+                Some(("size", value)) if sizing.matrix.is_none() => {
+                    let (nx, ny) = value.split_once('x').ok_or_else(bad)?;
+                    let dimension = |d: &str| d.parse::<u32>().ok().filter(|&n| n > 0);
+                    sizing.matrix = Some(dimension(nx).zip(dimension(ny)).ok_or_else(bad)?);
+                }
+                _ => return Err(bad()),
+            }
+        }
+        Ok(sizing)
+    }
+}
+
+impl serde::Serialize for RunSizing {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for RunSizing {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// One results file's identity: the device, the wgpu backend it was driven through
+/// (the CUDA rows of the same GPU say `cuda`), and the sizing. The api and the build
+/// are columns within the file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Identity {
+    pub device: String,
+    /// wgpu's name of the backend, lower case (`vulkan`).
+    pub backend: String,
+    pub sizing: RunSizing,
+}
+
+impl Identity {
+    /// `results/<device>-<backend>[-<sizing>].csv`, e.g.
+    /// `results/nvidia-h100-80gb-hbm3-vulkan.csv` or
+    /// `results/llvmpipe-llvm-15-0-6-256-bits-vulkan-quick.csv`: a run never lands in
+    /// the file of another sizing by default.
+    pub fn default_path(&self) -> PathBuf {
+        let stem = super::slug(&format!("{} {}", self.device, self.backend));
+        PathBuf::from("results").join(format!("{stem}{}.csv", self.sizing.file_suffix()))
+    }
+
+    /// What differs between this identity and `row`'s, if anything.
+    fn difference(&self, row: &Row) -> Option<String> {
+        if row.device != self.device {
+            return Some(format!(
+                "rows of device `{}` where this run measures `{}`",
+                row.device, self.device
+            ));
+        }
+        if row.api == Api::Wgpu && !row.backend.eq_ignore_ascii_case(&self.backend) {
+            return Some(format!(
+                "rows of backend `{}` where this run measures `{}`",
+                row.backend, self.backend
+            ));
+        }
+        match row.sizing {
+            Some(sizing) if sizing != self.sizing => Some(format!(
+                "rows of sizing `{sizing}` where this run's is `{}`",
+                self.sizing
+            )),
+            _ => None,
+        }
+    }
+
+    /// The rows of the file at `path` (`rows`, each with its line), if they are of this
+    /// identity, ready to merge with this run's: a file of another identity is refused
+    /// with one line saying what differs. Rows of a file that records no sizing
+    /// (schema version 1 or 2) are of this sizing where each row of a case in
+    /// `cases` (the rows this sizing gives, nothing measured) has that case's elements
+    /// and bytes; they take this sizing.
+    pub fn admit(&self, path: &Path, rows: Vec<(u64, Row)>, cases: &[Row]) -> Result<Vec<Row>> {
+        let refuse = |line: u64, what: String| Error::Results {
+            path: path.to_owned(),
+            message: format!(
+                "line {line}: {what}; a results file holds one device, backend and sizing: \
+                 choose another --out (this run's default is {}) or move the file away",
+                self.default_path().display()
+            ),
+        };
+        rows.into_iter()
+            .map(|(line, mut row)| {
+                if let Some(what) = self.difference(&row) {
+                    return Err(refuse(line, what));
+                }
+                if row.sizing.is_none() {
+                    let case = cases.iter().find(|case| {
+                        (&case.family, &case.variant, &case.param)
+                            == (&row.family, &row.variant, &row.param)
+                    });
+                    if let Some(case) =
+                        case.filter(|c| (c.elements, c.bytes) != (row.elements, row.bytes))
+                    {
+                        return Err(refuse(
+                            line,
+                            format!(
+                                "{}/{}/{} moves {} bytes where this run's sizing `{}` gives {} \
+                                 (the file records no sizing)",
+                                row.family,
+                                row.variant,
+                                row.param,
+                                row.bytes,
+                                self.sizing,
+                                case.bytes
+                            ),
+                        ));
+                    }
+                    row.sizing = Some(self.sizing);
+                }
+                Ok(row)
+            })
+            .collect()
+    }
+}
+
+/// `paths`, with the index appended to the stem of every path that occurs twice.
+pub fn distinct_paths(paths: Vec<PathBuf>) -> Vec<PathBuf> {
+    paths
+        .iter()
+        .enumerate()
+        .map(|(index, path)| {
+            if paths.iter().filter(|p| *p == path).count() == 1 {
+                return path.clone();
+            }
+            let stem = path
+                .file_stem()
+                .map(|s| s.to_string_lossy())
+                .unwrap_or_default();
+            path.with_file_name(format!("{stem}-{index}.csv"))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::{SCHEMA_VERSION, Status};
+
+    #[test]
+    fn adapters_sharing_a_results_file_get_their_index() {
+        let paths = [
+            "results/gpu-vulkan.csv",
+            "results/gpu-gl.csv",
+            "results/gpu-vulkan.csv",
+        ]
+        .map(PathBuf::from)
+        .to_vec();
+        let names: Vec<String> = distinct_paths(paths)
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "results/gpu-vulkan-0.csv",
+                "results/gpu-gl.csv",
+                "results/gpu-vulkan-2.csv"
+            ]
+        );
+    }
+
+    #[test]
+    fn sizings_read_back_and_name_their_files() {
+        let lavapipe = |sizing| Identity {
+            device: "llvmpipe (LLVM 15.0.6, 256 bits)".into(),
+            backend: "vulkan".into(),
+            sizing,
+        };
+        for (sizing, text, path) in [
+            (
+                RunSizing::default(),
+                "default",
+                "llvmpipe-llvm-15-0-6-256-bits-vulkan.csv",
+            ),
+            (
+                RunSizing {
+                    quick: true,
+                    ..RunSizing::default()
+                },
+                "quick",
+                "llvmpipe-llvm-15-0-6-256-bits-vulkan-quick.csv",
+            ),
+            (
+                RunSizing {
+                    quick: false,
+                    buffer_bytes: Some(64 << 20),
+                    matrix: Some((1000, 3000)),
+                },
+                "buffer=64MiB;size=1000x3000",
+                "llvmpipe-llvm-15-0-6-256-bits-vulkan-buffer-64mib-size-1000x3000.csv",
+            ),
+        ] {
+            assert_eq!(sizing.to_string(), text);
+            assert_eq!(text.parse::<RunSizing>(), Ok(sizing));
+            assert_eq!(
+                lavapipe(sizing).default_path(),
+                Path::new("results").join(path)
+            );
+        }
+        for bad in ["", "quick;quick", "buffer=0MiB", "size=3x", "fast"] {
+            assert!(bad.parse::<RunSizing>().is_err(), "{bad}");
+        }
+    }
+
+    fn row(sizing: Option<RunSizing>, bytes: u64) -> Row {
+        Row {
+            family: "copy".into(),
+            variant: "peak".into(),
+            param: "launch=vec4".into(),
+            status: Status::Ok,
+            bytes,
+            device: "GPU".into(),
+            backend: "vulkan".into(),
+            sizing,
+            schema_version: SCHEMA_VERSION,
+            ..Row::default()
+        }
+    }
+
+    #[test]
+    fn a_file_of_another_device_backend_or_sizing_is_refused() {
+        let quick = RunSizing {
+            quick: true,
+            ..RunSizing::default()
+        };
+        let run = Identity {
+            device: "GPU".into(),
+            backend: "vulkan".into(),
+            sizing: RunSizing::default(),
+        };
+        let other_device = Row {
+            device: "Other GPU".into(),
+            ..row(Some(RunSizing::default()), 8)
+        };
+        let other_backend = Row {
+            backend: "gl".into(),
+            ..row(Some(RunSizing::default()), 8)
+        };
+        for (old, expected) in [
+            (
+                other_device,
+                "line 2: rows of device `Other GPU` where this run measures `GPU`",
+            ),
+            (other_backend, "rows of backend `gl`"),
+            (
+                row(Some(quick), 8),
+                "rows of sizing `quick` where this run's is `default`",
+            ),
+            (
+                row(None, 8),
+                "moves 8 bytes where this run's sizing `default` gives 80",
+            ),
+        ] {
+            let message = run
+                .admit(Path::new("gpu.csv"), vec![(2, old)], &[row(None, 80)])
+                .unwrap_err()
+                .to_string();
+            assert!(message.contains(expected), "{message}");
+            assert!(
+                message.contains(
+                    "choose another --out (this run's default is results/gpu-vulkan.csv)"
+                ),
+                "{message}"
+            );
+        }
+        // A file that records no sizing, of the same sizes, takes this run's.
+        let admitted = run
+            .admit(
+                Path::new("gpu.csv"),
+                vec![(2, row(None, 80))],
+                &[row(None, 80)],
+            )
+            .unwrap();
+        assert_eq!(admitted[0].sizing, Some(RunSizing::default()));
+        // CUDA rows of the same GPU say backend `cuda`.
+        let cuda = Row {
+            api: Api::Cuda,
+            backend: "cuda".into(),
+            ..row(Some(RunSizing::default()), 80)
+        };
+        assert!(
+            run.admit(Path::new("gpu.csv"), vec![(2, cuda)], &[])
+                .is_ok()
+        );
+    }
+}
