@@ -210,9 +210,15 @@ impl Transfer<'_> {
                     .as_mut_slice()
                     .map_err(driver_error("writing pinned memory"))?
             }
-            HostMemory::Pageable | HostMemory::Registered => {
+            HostMemory::Pageable => {
                 pageable = vec![0u32; self.payload.sent.len()];
                 &mut pageable
+            }
+            HostMemory::Registered => {
+                return Err(Error::Case(
+                    "a readback into memory registered on the clock is no path of the suite"
+                        .to_owned(),
+                ));
             }
         };
         host.fill(0);
