@@ -7,8 +7,8 @@ use std::time::Duration;
 use membench::Error;
 use membench::backend::Backend;
 use membench::backend::wgpu::{GpuContext, Wgpu};
-use membench::measure::SuiteSampler;
-use membench::results::Status;
+use membench::measure::{SuiteSampler, Timing};
+use membench::results::{Row, Status};
 use membench::run::{self, Outcome, RunSettings};
 use membench::suite::{Build, Case, Expected, Experiment, Measure, REGISTRY, Sizing};
 
@@ -29,6 +29,24 @@ fn sizing(ctx: &GpuContext, settings: &RunSettings) -> membench::Result<Sizing> 
 }
 
 /// One case through the driver, as a run takes it.
+/// The row the default build records for `timing` of `case`.
+fn measured_row(
+    ctx: &GpuContext,
+    settings: &RunSettings,
+    experiment: &Experiment,
+    case: &Case,
+    timing: Timing,
+) -> Row {
+    let info = ctx.run_info(Build::Default);
+    run::row(
+        &info,
+        settings.sizing(),
+        experiment,
+        case,
+        &Outcome::Measured(timing),
+    )
+}
+
 fn measure(
     ctx: &GpuContext,
     experiment: &Experiment,
@@ -113,14 +131,7 @@ fn every_transfer_case_verifies_and_times_at_quick_size() {
             Outcome::Measured(timing) => {
                 assert!(timing.samples_ns.len() >= 10, "{id}");
                 assert!(timing.samples_ns.iter().all(|&ns| ns > 0.0), "{id}");
-                let info = ctx.run_info(Build::Default);
-                let row = run::row(
-                    &info,
-                    settings.sizing(),
-                    experiment,
-                    &case,
-                    &Outcome::Measured(timing),
-                );
+                let row = measured_row(&ctx, &settings, experiment, &case, timing);
                 assert!(row.verified && row.gbps_median.unwrap_or(0.0) > 0.0, "{id}");
                 assert!(matches!(row.timer.as_str(), "host" | "gpu"), "{id}");
                 if experiment.variant.starts_with("overlap") {
@@ -213,14 +224,7 @@ fn a_timed_case_reports_sane_statistics() {
     };
     assert_eq!(timing.samples_ns.len(), settings.samples as usize);
     assert!(timing.samples_ns.iter().all(|&ns| ns > 0.0));
-    let info = ctx.run_info(Build::Default);
-    let row = run::row(
-        &info,
-        settings.sizing(),
-        experiment,
-        &case,
-        &Outcome::Measured(timing),
-    );
+    let row = measured_row(&ctx, &settings, experiment, &case, timing);
     assert!(row.verified && row.status == Status::Ok);
     let (median, best) = (row.gbps_median.unwrap(), row.gbps_best.unwrap());
     assert!(

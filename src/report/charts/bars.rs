@@ -301,7 +301,14 @@ fn bars_svg(
         let (plot, legend_area) = root.split_vertically(layout.plot_height);
         let mut painter = BarPainter {
             root: &root,
-            chart: bar_axes(&plot, words, &layout)?,
+            chart: row_axes(
+                &plot,
+                (words.title, 22),
+                words.unit,
+                &layout.axis,
+                layout.label_width,
+                layout.rows,
+            )?,
             layout: &layout,
             unit: 1.0 / f64::from(layout.group_height),
             value_font: (FONT, 13).into_font().color(&RGBColor(0x33, 0x33, 0x33)),
@@ -385,29 +392,34 @@ impl BarLayout {
     }
 }
 
-type BarChart<'p, 'b> = ChartContext<'p, SVGBackend<'b>, Cartesian2d<Ticked, RangedCoordf64>>;
+pub(super) type BarChart<'p, 'b> =
+    ChartContext<'p, SVGBackend<'b>, Cartesian2d<Ticked, RangedCoordf64>>;
 
-/// The caption, the GB/s axis and its mesh; no y labels: the painter writes them.
-fn bar_axes<'p, 'b>(
+/// The caption (`title` at `title_size`), the x axis described by `unit` and its mesh
+/// over `rows` rows; no y labels: the caller writes them beside its rows. The frame of
+/// every chart of horizontal rows (bars, the tax's dots).
+pub(super) fn row_axes<'p, 'b>(
     plot: &'p DrawingArea<SVGBackend<'b>, Shift>,
-    words: &BarWords<'_>,
-    layout: &BarLayout,
+    (title, title_size): (&str, u32),
+    unit: &str,
+    axis: &Axis,
+    label_width: u32,
+    rows: f64,
 ) -> Result<BarChart<'p, 'b>, String> {
-    let axis = &layout.axis;
     let mut chart = ChartBuilder::on(plot)
-        .caption(words.title, (FONT, 22))
+        .caption(title, (FONT, title_size))
         .margin(12)
         .margin_right(28)
         .x_label_area_size(48)
-        .y_label_area_size(layout.label_width.min(WIDTH / 2))
-        .build_cartesian_2d(axis.coord(), 0.0..layout.rows)
+        .y_label_area_size(label_width.min(WIDTH / 2))
+        .build_cartesian_2d(axis.coord(), 0.0..rows)
         .map_err(|e| e.to_string())?;
     let x_format = |v: &f64| number_label(axis.value(*v));
     chart
         .configure_mesh()
         .disable_y_mesh()
         .y_labels(0)
-        .x_desc(words.unit)
+        .x_desc(unit)
         .x_label_formatter(&x_format)
         .label_style((FONT, 15))
         .axis_desc_style((FONT, 16))

@@ -7,8 +7,9 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::axis::Axis;
+use super::bars::row_axes;
 use super::legend::{Entry, draw_legend, legend_height};
-use super::{Chart, FONT, Stroke, WIDTH, chart_error, draw_marker, number_label, style};
+use super::{Chart, FONT, Stroke, WIDTH, chart_error, draw_marker, style};
 use crate::error::Result;
 use crate::report::compare::{DeviceResults, Line, Tax, tax_ratio};
 use crate::results::slug;
@@ -105,26 +106,14 @@ fn dot_plot(title: &str, kernels: &[Kernel], entries: &[Entry]) -> Result<String
             .into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         let (plot, legend) = root.split_vertically(plot_height);
-        let mut chart = ChartBuilder::on(&plot)
-            .caption(title, (FONT, 20))
-            .margin(12)
-            .margin_right(28)
-            .x_label_area_size(48)
-            .y_label_area_size(label_width.min(WIDTH / 2))
-            .build_cartesian_2d(axis.coord(), 0.0..rows)
-            .map_err(|e| e.to_string())?;
-        let x_format = |v: &f64| number_label(axis.value(*v));
-        chart
-            .configure_mesh()
-            .disable_y_mesh()
-            .y_labels(0)
-            .x_desc("GB/s of the setting ÷ GB/s of the reference (below 1: the toolchain's cost)")
-            .x_label_formatter(&x_format)
-            .label_style((FONT, 15))
-            .axis_desc_style((FONT, 16))
-            .bold_line_style(RGBColor(0xe4, 0xe4, 0xe4))
-            .draw()
-            .map_err(|e| e.to_string())?;
+        let mut chart = row_axes(
+            &plot,
+            (title, 20),
+            "GB/s of the setting ÷ GB/s of the reference (below 1: the toolchain's cost)",
+            &axis,
+            label_width,
+            rows,
+        )?;
         let one = axis.at(1.0);
         chart
             .draw_series(std::iter::once(DashedPathElement::new(
