@@ -5,6 +5,7 @@
 //! [`row`], [`predict_cases`]).
 
 mod backends;
+pub mod calibrate;
 mod predict;
 mod rows;
 

@@ -466,16 +466,90 @@ impl TraceSink for MemoryModel {
     }
 }
 
-/// The memory path that bounds the predicted time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What bounds the predicted time: a memory path's bandwidth, or the latency, issue
+/// or launch limit of the workgroups in flight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Bound {
     Dram,
     L2,
     L1,
     Shared,
     Uniform,
+    /// Dependent memory rounds × latency over the workgroups resident at once
+    /// (Little's law): too few loads in flight to fill the memory system.
+    Latency,
+    /// Instructions per lane over the device's issue rate.
+    Issue,
+    /// Traffic of private arrays that live in local memory.
+    Local,
+    /// Workgroups launched per second.
+    Launch,
     /// The kernel touches no modelled memory: time 0.
     None,
+}
+
+impl Bound {
+    /// The name in results files (`sim_bound`) and tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Bound::Dram => "dram",
+            Bound::L2 => "l2",
+            Bound::L1 => "l1",
+            Bound::Shared => "banks",
+            Bound::Uniform => "uniform",
+            Bound::Latency => "latency",
+            Bound::Issue => "issue",
+            Bound::Local => "local",
+            Bound::Launch => "launch",
+            Bound::None => "none",
+        }
+    }
+
+    /// The bound in words, for a report beside the bar.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Bound::Dram => "DRAM bandwidth",
+            Bound::L2 => "L2 bandwidth",
+            Bound::L1 => "L1 wavefronts",
+            Bound::Shared => "shared-memory bank wavefronts",
+            Bound::Uniform => "constant-cache addresses",
+            Bound::Latency => "memory latency: too few loads in flight",
+            Bound::Issue => "instruction issue",
+            Bound::Local => "local-memory traffic of a private array",
+            Bound::Launch => "workgroup launch rate",
+            Bound::None => "no modelled memory traffic",
+        }
+    }
+
+    /// Every bound, in the order above.
+    pub const ALL: [Bound; 10] = [
+        Bound::Dram,
+        Bound::L2,
+        Bound::L1,
+        Bound::Shared,
+        Bound::Uniform,
+        Bound::Latency,
+        Bound::Issue,
+        Bound::Local,
+        Bound::Launch,
+        Bound::None,
+    ];
+}
+
+impl std::fmt::Display for Bound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Bound {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Bound::ALL
+            .into_iter()
+            .find(|b| b.name() == s)
+            .ok_or_else(|| format!("unknown bound `{s}`"))
+    }
 }
 
 /// A prediction for a whole dispatch (counts scaled to the full grid).
