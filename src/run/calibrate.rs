@@ -1,23 +1,81 @@
 //! Calibration: a device model fitted to a handful of microbenchmark rows of a run,
 //! named in [`CALIBRATION`]; every other row is held out, so a prediction of it is a
-//! prediction, not a fit.
+//! prediction, not a fit. Each row sets one device property with a physical meaning,
+//! in the order listed (later rows are predicted with the properties set before).
 
 use crate::results::Row;
 use crate::sim::device::DeviceModel;
-use crate::suite::{Api, Build};
+use crate::sim::model::Prediction;
+use crate::suite::{Api, Build, Case, Experiment, REGISTRY, Sizing};
 
-/// The rows a device model is calibrated from, as `family/variant/param`, and the
-/// device property each sets.
-pub const CALIBRATION: &[(&str, &str)] = &[(
-    "copy/peak/launch=vec4",
-    "DRAM bandwidth (a full-sector vec4 copy streams at the DRAM's practical rate)",
-)];
+/// The device property a calibration row sets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Property {
+    DramBandwidth,
+    L1Latency,
+    L2Latency,
+    DramLatency,
+    LoadedLatency,
+    LaunchInterval,
+    IssueRate,
+    UniformRate,
+    L2WriteRate,
+}
+
+/// The rows a device model is calibrated from (`family/variant/param`), the property
+/// each sets, and why that row isolates it.
+pub const CALIBRATION: &[(&str, Property, &str)] = &[
+    (
+        "copy/peak/launch=vec4",
+        Property::DramBandwidth,
+        "a vec4 copy of whole sectors streams at the DRAM's practical rate",
+    ),
+    (
+        "latency/chase/footprint=16384",
+        Property::L1Latency,
+        "a pointer chase within the L1",
+    ),
+    (
+        "latency/chase/footprint=16777216",
+        Property::L2Latency,
+        "a pointer chase within the L2",
+    ),
+    (
+        "latency/chase/footprint=1073741824",
+        Property::DramLatency,
+        "a pointer chase far beyond the L2, on an idle DRAM",
+    ),
+    (
+        "transpose/naive_row/size=8192x8192;block=32x16",
+        Property::L2WriteRate,
+        "writing columns makes every lane's store its own sector: L2 sector writes",
+    ),
+    (
+        "copy/offset/offset=0",
+        Property::LoadedLatency,
+        "a scalar copy at full occupancy is bound by its loads in flight (Little's law)",
+    ),
+    (
+        "copy/launch/wg=64;grid=2d",
+        Property::LaunchInterval,
+        "64-invocation workgroups finish sooner than an SM launches them",
+    ),
+    (
+        "bank/stride/stride=1;r=1024",
+        Property::IssueRate,
+        "conflict-free workgroup-memory reads are bound by instruction issue",
+    ),
+    (
+        "constant/uniform/read=divergent;r=1024",
+        Property::UniformRate,
+        "a uniform read of 32 distinct addresses serialises in the constant cache",
+    ),
+];
 
 /// Whether the row of `family/variant/param` is one [`CALIBRATION`] reads.
 pub fn is_calibration(family: &str, variant: &str, param: &str) -> bool {
-    CALIBRATION
-        .iter()
-        .any(|(id, _)| *id == format!("{family}/{variant}/{param}"))
+    let id = format!("{family}/{variant}/{param}");
+    CALIBRATION.iter().any(|(c, ..)| *c == id)
 }
 
 /// The build whose rows the model is judged and calibrated on: the wgpu build closest
@@ -29,6 +87,28 @@ pub fn hardware_build(rows: &[Row]) -> Option<Build> {
         .find(|&build| rows.iter().any(|r| r.api == Api::Wgpu && r.build == build))
 }
 
+/// The registry's case a row measured: same id and same bytes, at the sizing its
+/// `sizing` column records (a software adapter's smaller default tried too).
+pub fn case_of(row: &Row) -> Option<(&'static Experiment, Case)> {
+    let recorded = row.sizing.unwrap_or_default();
+    let sizings = [false, true].map(|software| Sizing {
+        buffer_bytes: recorded.buffer_bytes,
+        matrix: recorded.matrix,
+        software,
+        ..Sizing::nominal(recorded.quick)
+    });
+    let id = format!("{}/{}/{}", row.family, row.variant, row.param);
+    REGISTRY
+        .iter()
+        .filter(|e| e.family.to_string() == row.family && e.variant == row.variant)
+        .flat_map(|e| {
+            sizings
+                .iter()
+                .flat_map(move |s| (e.cases)(s).into_iter().map(move |c| (e, c)))
+        })
+        .find(|(e, c)| c.id(e).to_string() == id && c.bytes == row.bytes)
+}
+
 /// A model and the calibration rows it was fitted to (`family/variant/param`).
 #[derive(Clone, Debug)]
 pub struct Calibration {
@@ -36,21 +116,65 @@ pub struct Calibration {
     pub used: Vec<String>,
 }
 
-/// `preset` with the properties [`CALIBRATION`] names set from `rows` (of one device)
-/// where they hold the row, on the [`hardware_build`]; the preset's value otherwise.
+/// `preset` with the properties [`CALIBRATION`] names set from `rows` (of one device,
+/// on the [`hardware_build`]) where they hold the row; the preset's value otherwise.
 pub fn calibrate(preset: &DeviceModel, rows: &[Row]) -> Calibration {
     let build = hardware_build(rows);
-    let measured = |id: &str| {
-        rows.iter()
-            .filter(|r| r.api == Api::Wgpu && Some(r.build) == build)
-            .find(|r| format!("{}/{}/{}", r.family, r.variant, r.param) == id)
-            .and_then(|r| r.gbps_median)
-    };
     let mut used = Vec::new();
     let mut model = *preset;
-    if let Some(peak) = measured(CALIBRATION[0].0) {
-        model = model.calibrated(peak);
-        used.push(CALIBRATION[0].0.to_owned());
+    for &(id, property, _) in CALIBRATION {
+        let Some(row) = rows
+            .iter()
+            .filter(|r| r.api == Api::Wgpu && Some(r.build) == build)
+            .find(|r| format!("{}/{}/{}", r.family, r.variant, r.param) == id)
+        else {
+            continue;
+        };
+        let Some(measured_s) = row.gbps_median.map(|g| row.bytes as f64 / (g * 1e9)) else {
+            continue;
+        };
+        let Some((experiment, case)) = case_of(row) else {
+            continue;
+        };
+        let Ok(p) = crate::backend::sim::predict(experiment, &case, &model) else {
+            continue;
+        };
+        if set(&mut model, property, &p, measured_s) {
+            model.calibrated = true;
+            used.push(id.to_owned());
+        }
     }
     Calibration { model, used }
+}
+
+/// Scales `property` so that the term it governs in `p` takes `measured_s`; false
+/// when `p` has no such term.
+fn set(model: &mut DeviceModel, property: Property, p: &Prediction, measured_s: f64) -> bool {
+    let t = &p.terms;
+    // A time proportional to the property (latencies, intervals) or inversely (rates).
+    let (value, term, slower_is_larger): (&mut f64, f64, bool) = match property {
+        Property::DramBandwidth => (&mut model.dram_gbps, t.dram, false),
+        Property::L1Latency => (&mut model.l1_latency_ns, t.latency, true),
+        Property::L2Latency => (&mut model.l2_latency_ns, t.latency, true),
+        Property::DramLatency => (&mut model.dram_latency_ns, t.latency, true),
+        Property::LoadedLatency => (&mut model.loaded_latency_ns, t.latency, true),
+        Property::LaunchInterval => (&mut model.workgroup_launch_ns, t.launch, true),
+        Property::IssueRate => (&mut model.issue_per_clock, t.issue, false),
+        Property::UniformRate => (&mut model.uniform_addresses_per_s, t.uniform, false),
+        Property::L2WriteRate => (&mut model.l2_write_sectors_per_s, t.l2_writes, false),
+    };
+    // The write rate governs only the rest of the time the L2 takes.
+    let measured_s = match property {
+        Property::L2WriteRate => measured_s - (t.l2 - t.l2_writes),
+        _ => measured_s,
+    };
+    if !(term > 0.0 && term.is_finite() && measured_s > 0.0) {
+        return false;
+    }
+    *value *= if slower_is_larger {
+        measured_s / term
+    } else {
+        term / measured_s
+    };
+    true
 }

@@ -366,9 +366,13 @@ impl Session<'_> {
         sampler: &mut dyn Sample,
         progress: &dyn Progress,
     ) -> Result<Ran> {
-        let calibrated_after = cases
-            .iter()
-            .rposition(|(experiment, _)| experiment.name() == "copy/peak");
+        let calibrated_after = cases.iter().rposition(|(experiment, case)| {
+            calibrate::is_calibration(
+                &experiment.family.to_string(),
+                experiment.variant,
+                &case.params.to_string(),
+            )
+        });
         let mut rows = Vec::with_capacity(cases.len() * self.measurers.len());
         // The case of each row, for its prediction.
         let mut row_cases = Vec::with_capacity(rows.capacity());
@@ -443,7 +447,7 @@ impl Session<'_> {
                 }
             }
             match background.finished()? {
-                Background::Made(predicted) => Ok(predicted),
+                Background::Made(predicted) => Ok(*predicted),
                 _ => {
                     progress.predicting();
                     let model = self.model(&rows);

@@ -5,28 +5,23 @@
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::results::{self, Row};
+use crate::results::Row;
 use crate::sim::device::{self as sim_device, DeviceModel};
 use crate::sim::model::Prediction;
 use crate::suite::{Case, Experiment, Measure};
 
-/// The model predictions are made with: the preset closest to the adapter, its DRAM
-/// bandwidth calibrated from the fastest `copy/peak` among `rows` (the suite's own
-/// practical ceiling) where there is one.
+/// The model predictions are made with: the preset closest to the adapter, calibrated
+/// from `rows` where they hold [`super::calibrate::CALIBRATION`]'s rows.
 pub fn device_model(adapter_name: &str, rows: &[Row]) -> DeviceModel {
-    let preset = sim_device::closest_preset(adapter_name);
-    match results::copy_peak_gbps(rows) {
-        Some(peak) => preset.calibrated(peak),
-        None => *preset,
-    }
+    super::calibrate::calibrate(sim_device::closest_preset(adapter_name), rows).model
 }
 
 /// `model`'s name, and what it was calibrated from.
 pub fn describe_model(model: &DeviceModel) -> String {
     if model.calibrated {
         format!(
-            "{} preset, DRAM calibrated to copy/peak {:.0} GB/s",
-            model.name, model.dram_gbps
+            "{} preset calibrated: DRAM {:.0} GB/s, latency {:.0} ns idle / {:.0} ns loaded",
+            model.name, model.dram_gbps, model.dram_latency_ns, model.loaded_latency_ns
         )
     } else {
         format!(
@@ -96,7 +91,7 @@ pub enum Background<'scope> {
     /// Not started (the model is not calibrated yet).
     Waiting,
     Running(std::thread::ScopedJoinHandle<'scope, Predicted>),
-    Made(Predicted),
+    Made(Box<Predicted>),
 }
 
 impl<'scope> Background<'scope> {
@@ -115,7 +110,7 @@ impl<'scope> Background<'scope> {
         match self {
             Background::Running(thread) => thread
                 .join()
-                .map(Background::Made)
+                .map(|predicted| Background::Made(Box::new(predicted)))
                 .map_err(|_| Error::Internal("the simulator's thread panicked".to_owned())),
             other => Ok(other),
         }

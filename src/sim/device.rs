@@ -40,13 +40,36 @@ pub struct DeviceModel {
     pub max_lanes_per_sm: u32,
     pub max_workgroups_per_sm: u32,
     pub dram_gbps: f64,
+    /// L2 read bandwidth (sectors served to the SMs).
     pub l2_gbps: f64,
+    /// Sector writes the L2 takes per second, whole chip: a write of any part of a
+    /// sector is one.
+    pub l2_write_sectors_per_s: f64,
     /// Shared-memory wavefronts per second, whole chip.
     pub shared_wavefronts_per_s: f64,
     /// Distinct uniform/constant addresses served per second, whole chip.
     pub uniform_addresses_per_s: f64,
     pub clock_ghz: f64,
-    /// True when `dram_gbps` comes from a measurement ([`DeviceModel::calibrated`]).
+    /// Latency of a dependent load that hits the L1, hits the L2, and goes to an idle
+    /// DRAM (a pointer chase's steps).
+    pub l1_latency_ns: f64,
+    pub l2_latency_ns: f64,
+    pub dram_latency_ns: f64,
+    /// Latency of a DRAM load while streaming kernels keep the DRAM busy (queueing in
+    /// the memory system): a load's latency rises from `dram_latency_ns` towards it
+    /// with the share of DRAM bandwidth in use.
+    pub loaded_latency_ns: f64,
+    /// Latency of a workgroup-memory, constant-cache or L1-resident local load.
+    pub on_chip_latency_ns: f64,
+    /// A workgroup barrier, once every subgroup has arrived.
+    pub barrier_ns: f64,
+    /// Subgroup instructions one SM issues per clock (its schedulers).
+    pub issue_per_clock: f64,
+    /// Instructions an integer division or remainder by a non-constant compiles to.
+    pub int_div_instructions: u32,
+    /// Shortest interval between two workgroup launches on one SM.
+    pub workgroup_launch_ns: f64,
+    /// True when some of the above come from measurements ([`crate::run::calibrate`]).
     pub calibrated: bool,
 }
 
@@ -76,9 +99,32 @@ const H100: DeviceModel = DeviceModel {
     // Estimate: NVIDIA does not publish Hopper L2 bandwidth; microbenchmarks report
     // 5.5-7 TB/s, below A100's 5120 B/clk scaled to this clock (10 TB/s).
     l2_gbps: 7000.0,
+    // Estimate: as many sector writes as reads (7 TB/s / 32 B); calibrated.
+    l2_write_sectors_per_s: 7000e9 / 32.0,
     shared_wavefronts_per_s: per_clock(132, 1.98),
     uniform_addresses_per_s: per_clock(132, 1.98),
     clock_ghz: 1.98, // datasheet: max boost 1980 MHz (SXM5)
+    // Estimates from published pointer chases on Hopper (Luo et al., "Benchmarking and
+    // Dissecting the Nvidia Hopper GPU Architecture", 2024; Chips and Cheese, "Nvidia's
+    // H100: Funny L2, and Tons of Bandwidth", 2023): about 33 and 260 clocks for L1
+    // and L2 hits, 500-600 ns to DRAM. The suite's latency/chase replaces them.
+    l1_latency_ns: 33.0 / 1.98,
+    l2_latency_ns: 260.0 / 1.98,
+    dram_latency_ns: 550.0,
+    // Estimate: a scalar copy at full occupancy (2048 lanes × 4 B per SM in flight)
+    // reaches about 2.2 TB/s of 3 TB/s: Little's law gives about 1 µs. Calibrated
+    // from copy/offset.
+    loaded_latency_ns: 1000.0,
+    // Estimates: about 30 clocks for a shared-memory load (Luo et al. 2024) and 20
+    // for a barrier.
+    on_chip_latency_ns: 30.0 / 1.98,
+    barrier_ns: 20.0 / 1.98,
+    issue_per_clock: 4.0, // whitepaper: 4 warp schedulers per SM, 1 instruction/clock
+    // CUDA C++ Programming Guide, "Arithmetic Instructions": integer division and
+    // modulo compile to up to 20 instructions.
+    int_div_instructions: 20,
+    // Estimate, calibrated from copy/launch at 64 invocations per workgroup.
+    workgroup_launch_ns: 80.0,
     calibrated: false,
 };
 
@@ -88,6 +134,9 @@ const H200: DeviceModel = DeviceModel {
     name: "h200",
     description: "NVIDIA H200 SXM 141 GB",
     dram_gbps: 4800.0, // datasheet: HBM3e 4.8 TB/s
+    // The full GH100 has 60 MB of L2 ("NVIDIA H100 Tensor Core GPU Architecture",
+    // full GH100 implementation); the H200 is sold with it, the H100 SXM5 with 50 MB.
+    l2_bytes: 60 << 20,
     ..H100
 };
 
@@ -105,9 +154,12 @@ const A100: DeviceModel = DeviceModel {
     dram_gbps: 1555.0, // whitepaper: 1555 GB/s HBM2
     // Whitepaper: L2 read bandwidth 5120 bytes/clk × 1.41 GHz.
     l2_gbps: 5120.0 * 1.41,
+    l2_write_sectors_per_s: 5120.0 * 1.41e9 / 32.0, // estimate: as many as reads
     shared_wavefronts_per_s: per_clock(108, 1.41),
     uniform_addresses_per_s: per_clock(108, 1.41),
     clock_ghz: 1.41, // whitepaper: boost 1410 MHz
+    on_chip_latency_ns: 30.0 / 1.41,
+    barrier_ns: 20.0 / 1.41,
     ..H100
 };
 
@@ -125,9 +177,12 @@ const V100: DeviceModel = DeviceModel {
     dram_gbps: 900.0, // whitepaper: 900 GB/s HBM2
     // A100 whitepaper: V100 L2 read bandwidth 2048 bytes/clk × 1.53 GHz.
     l2_gbps: 2048.0 * 1.53,
+    l2_write_sectors_per_s: 2048.0 * 1.53e9 / 32.0, // estimate: as many as reads
     shared_wavefronts_per_s: per_clock(80, 1.53),
     uniform_addresses_per_s: per_clock(80, 1.53),
     clock_ghz: 1.53, // whitepaper: boost 1530 MHz
+    on_chip_latency_ns: 30.0 / 1.53,
+    barrier_ns: 20.0 / 1.53,
     ..H100
 };
 
@@ -148,9 +203,13 @@ const GTX1050TI: DeviceModel = DeviceModel {
     // Estimate (NVIDIA does not publish Pascal L2 bandwidth): 64 B/clk per memory
     // controller × 4 controllers × 1.392 GHz.
     l2_gbps: 64.0 * 4.0 * 1.392,
+    l2_write_sectors_per_s: 64.0 * 4.0 * 1.392e9 / 32.0, // estimate: as many as reads
     shared_wavefronts_per_s: per_clock(6, 1.392),
     uniform_addresses_per_s: per_clock(6, 1.392),
     clock_ghz: 1.392, // spec page: boost 1392 MHz
+    on_chip_latency_ns: 30.0 / 1.392,
+    barrier_ns: 20.0 / 1.392,
+    // Estimates for GDDR5 Pascal (pointer chases report 400-600 ns): the H100's.
     ..H100
 };
 
@@ -172,10 +231,21 @@ const LAVAPIPE: DeviceModel = DeviceModel {
     max_workgroups_per_sm: 1,
     dram_gbps: 10.0, // estimate: 2 cores streaming through llvmpipe's generated code
     l2_gbps: 50.0,   // estimate
+    l2_write_sectors_per_s: 50e9 / 32.0, // estimate
     // Estimate: one 8-lane vector access per core per clock.
     shared_wavefronts_per_s: per_clock(2, 2.5),
     uniform_addresses_per_s: per_clock(2, 2.5),
     clock_ghz: 2.5, // estimate: lscpu gives no clock on the CI machine
+    // Estimates for a CPU core: L1, L3 and DRAM latency of a recent x86 part.
+    l1_latency_ns: 2.0,
+    l2_latency_ns: 15.0,
+    dram_latency_ns: 100.0,
+    loaded_latency_ns: 150.0,
+    on_chip_latency_ns: 2.0,
+    barrier_ns: 50.0,
+    issue_per_clock: 1.0,
+    int_div_instructions: 1,
+    workgroup_launch_ns: 200.0,
     calibrated: false,
 };
 
@@ -191,9 +261,12 @@ const GENERIC: DeviceModel = DeviceModel {
     max_workgroups_per_sm: 32,
     dram_gbps: 400.0,
     l2_gbps: 1200.0,
+    l2_write_sectors_per_s: 1200e9 / 32.0,
     shared_wavefronts_per_s: per_clock(30, 1.5),
     uniform_addresses_per_s: per_clock(30, 1.5),
     clock_ghz: 1.5,
+    on_chip_latency_ns: 30.0 / 1.5,
+    barrier_ns: 20.0 / 1.5,
     ..H100
 };
 

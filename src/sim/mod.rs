@@ -12,8 +12,8 @@ pub mod exec;
 pub mod model;
 
 pub use exec::{
-    Access, Binding, Kernel, Launch, NoTrace, Request, SimError, Space, Stats, Target, TraceSink,
-    run,
+    Access, Binding, Costs, Kernel, Launch, NoTrace, Request, SimError, Space, Stats, Target,
+    TraceSink, run,
 };
 
 #[cfg(test)]

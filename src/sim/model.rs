@@ -94,8 +94,18 @@ pub struct Counts {
     /// Sector accesses reaching the L2, and those that hit.
     pub l2_sectors: u64,
     pub l2_hit_sectors: u64,
+    /// Of `l2_sectors`, the writes and atomics.
+    pub l2_write_sectors: u64,
+    /// Read requests by the farthest level one of their sectors came from (L1, L2,
+    /// DRAM): a request waits for its slowest sector.
+    pub read_requests_from: [u64; 3],
     pub dram_read_bytes: u64,
     pub dram_write_bytes: u64,
+    /// DRAM reads that merge a partly written sector before it is written back (a
+    /// read-modify-write: the DRAM writes whole sectors).
+    pub dram_merge_read_bytes: u64,
+    /// Requests to private arrays in local memory.
+    pub local_requests: u64,
     pub shared_requests: u64,
     pub shared_wavefronts: u64,
     pub uniform_requests: u64,
@@ -146,7 +156,16 @@ struct Node {
     prev: u32,
     next: u32,
     dirty: bool,
+    /// Which bytes of the sector the cache holds (bit per byte): all once read from
+    /// DRAM, only those written for a sector allocated by a write.
+    valid: u32,
 }
+
+/// Every byte of a 32-byte sector valid.
+const FULL: u32 = u32::MAX;
+
+/// A sector leaving a cache: its key, whether dirty, which bytes are valid.
+type Evicted = Option<(u64, bool, u32)>;
 
 /// A fully associative LRU cache of sectors, with a dirty bit each.
 struct Lru {
@@ -192,13 +211,17 @@ impl Lru {
         self.head = i;
     }
 
-    /// Access `key`, marking it dirty if `dirty`; allocates on a miss. Returns whether
-    /// it hit, and the sector evicted to make room (with its dirty bit).
-    fn touch(&mut self, key: u64, dirty: bool) -> (bool, Option<(u64, bool)>) {
+    /// Access `key`: a read (`written` = 0) or a write of the bytes `written`, which
+    /// marks it dirty; allocates on a miss (a read fills every byte). Returns whether
+    /// it hit, and the sector evicted to make room.
+    fn touch(&mut self, key: u64, written: u32) -> (bool, Evicted) {
+        let dirty = written != 0;
         if let Some(&i) = self.map.get(&key) {
             self.unlink(i);
             self.push_front(i);
-            self.nodes[i as usize].dirty |= dirty;
+            let node = &mut self.nodes[i as usize];
+            node.dirty |= dirty;
+            node.valid |= written;
             return (true, None);
         }
         let node = Node {
@@ -206,6 +229,7 @@ impl Lru {
             prev: NIL,
             next: NIL,
             dirty,
+            valid: if dirty { written } else { FULL },
         };
         let i = match self.free.pop() {
             Some(i) => {
@@ -227,7 +251,7 @@ impl Lru {
         self.unlink(t);
         self.map.remove(&victim.key);
         self.free.push(t);
-        (false, Some((victim.key, victim.dirty)))
+        (false, Some((victim.key, victim.dirty, victim.valid)))
     }
 
     fn remove(&mut self, key: u64) {
@@ -237,15 +261,17 @@ impl Lru {
         }
     }
 
-    /// Count the dirty sectors and clean them (the end-of-run write-back).
-    fn write_back(&mut self) -> u64 {
-        let mut n = 0;
+    /// Count the dirty sectors, and those of them partly valid, and clean them (the
+    /// end-of-run write-back).
+    fn write_back(&mut self) -> (u64, u64) {
+        let (mut dirty, mut partial) = (0, 0);
         for &i in self.map.values() {
             let node = &mut self.nodes[i as usize];
-            n += u64::from(node.dirty);
+            dirty += u64::from(node.dirty);
+            partial += u64::from(node.dirty && node.valid != FULL);
             node.dirty = false;
         }
-        n
+        (dirty, partial)
     }
 }
 
@@ -257,29 +283,55 @@ struct Caches {
 }
 
 impl Caches {
-    fn access(&mut self, c: &mut Counts, sm: usize, access: Access, key: u64) {
+    /// One sector access; `written` = the bytes a write covers (ignored otherwise).
+    /// Returns where it was served: the L1, the L2 or DRAM.
+    fn access(
+        &mut self,
+        c: &mut Counts,
+        sm: usize,
+        access: Access,
+        key: u64,
+        written: u32,
+    ) -> Level {
         if access == Access::Read {
             if let Some(l1) = self.l1.get_mut(sm)
-                && l1.touch(key, false).0
+                && l1.touch(key, 0).0
             {
                 c.l1_hit_sectors += 1;
-                return;
+                return Level::L1;
             }
         } else if let Some(l1) = self.l1.get_mut(sm) {
             l1.remove(key);
         }
         c.l2_sectors += 1;
-        let write = access != Access::Read;
-        let (hit, evicted) = self.l2.touch(key, write);
+        c.l2_write_sectors += u64::from(access != Access::Read);
+        let written = match access {
+            Access::Read => 0,
+            Access::Write => written.max(1),
+            Access::Atomic => FULL,
+        };
+        let (hit, evicted) = self.l2.touch(key, written);
         if hit {
             c.l2_hit_sectors += 1;
         } else if access != Access::Write {
             c.dram_read_bytes += self.sector_bytes;
         }
-        if let Some((_, true)) = evicted {
+        if let Some((_, true, valid)) = evicted {
             c.dram_write_bytes += self.sector_bytes;
+            if valid != FULL {
+                c.dram_merge_read_bytes += self.sector_bytes;
+            }
         }
+        if hit { Level::L2 } else { Level::Dram }
     }
+}
+
+/// Where a sector access was served, nearest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Level {
+    L1,
+    L2,
+    Dram,
 }
 
 /// A buffered global request: its SM, direction and sectors (a range of `sectors`).
@@ -289,6 +341,9 @@ struct Pending {
     access: Access,
     sectors: (u32, u32),
 }
+
+/// A sector key and the bytes of it a request covers.
+type Covered = (u64, u32);
 
 /// The memory model as a [`TraceSink`]: feed it a run, then [`MemoryModel::finish`].
 pub struct MemoryModel {
@@ -307,8 +362,9 @@ pub struct MemoryModel {
     /// it (by id − group start) its requests in program order.
     group: Option<u64>,
     slots: Vec<Vec<Pending>>,
-    sectors: Vec<u64>,
+    sectors: Vec<Covered>,
     scratch: Vec<u64>,
+    covered: Vec<Covered>,
     per_bank: Vec<u32>,
 }
 
@@ -343,6 +399,7 @@ impl MemoryModel {
             slots: Vec::new(),
             sectors: Vec::new(),
             scratch: Vec::new(),
+            covered: Vec::new(),
             per_bank: vec![0; device.banks.max(1) as usize],
         }
     }
@@ -351,8 +408,34 @@ impl MemoryModel {
     /// The model can go on taking requests afterwards (with its caches clean).
     pub fn finish(&mut self) -> Counts {
         self.flush();
-        self.counts.dram_write_bytes += self.caches.l2.write_back() * self.sector_bytes;
+        let (dirty, partial) = self.caches.l2.write_back();
+        self.counts.dram_write_bytes += dirty * self.sector_bytes;
+        self.counts.dram_merge_read_bytes += partial * self.sector_bytes;
         self.counts
+    }
+
+    /// The sectors the lanes' accesses cover, sorted, each with the bytes covered
+    /// (one bit per byte of a sector of at most 32 bytes), into `covered`.
+    fn cover(&mut self, req: &Request<'_>) {
+        let unit = self.sector_bytes;
+        let bytes = u64::from(req.bytes_per_lane.max(1));
+        self.covered.clear();
+        for &a in req.addresses {
+            for s in a / unit..=(a + bytes - 1) / unit {
+                let first = a.max(s * unit) - s * unit;
+                let last = (a + bytes).min((s + 1) * unit) - s * unit;
+                let mask = (first..last.min(32)).fold(0u32, |m, b| m | 1 << b);
+                self.covered.push((s, mask));
+            }
+        }
+        self.covered.sort_unstable_by_key(|&(s, _)| s);
+        self.covered.dedup_by(|next, kept| {
+            let same = next.0 == kept.0;
+            if same {
+                kept.1 |= next.1;
+            }
+            same
+        });
     }
 
     /// Sort and deduplicate the `unit`-byte units the lanes' accesses cover into
@@ -379,6 +462,7 @@ impl MemoryModel {
         let buffer = match req.target {
             Target::Binding { group, binding } => (group, binding),
             Target::Workgroup { var } => (u32::MAX, var),
+            Target::Local { var } => (u32::MAX - 1, var),
         };
         let tag = match self.buffers.iter().position(|&b| b == buffer) {
             Some(i) => i as u64,
@@ -387,11 +471,11 @@ impl MemoryModel {
                 (self.buffers.len() - 1) as u64
             }
         } << BUFFER_SHIFT;
-        self.units(req, self.sector_bytes);
+        self.cover(req);
         let per_line = (self.line_bytes / self.sector_bytes).max(1);
         let mut lines = 0;
         let mut last_line = None;
-        for &s in &self.scratch {
+        for &(s, _) in &self.covered {
             if last_line != Some(s / per_line) {
                 lines += 1;
                 last_line = Some(s / per_line);
@@ -403,10 +487,11 @@ impl MemoryModel {
             Access::Atomic => &mut self.counts.atomics,
         };
         traffic.requests += 1;
-        traffic.sectors += self.scratch.len() as u64;
+        traffic.sectors += self.covered.len() as u64;
         traffic.lines += lines;
         let start = self.sectors.len() as u32;
-        self.sectors.extend(self.scratch.iter().map(|&s| tag | s));
+        self.sectors
+            .extend(self.covered.iter().map(|&(s, mask)| (tag | s, mask)));
         let slot = (id % self.in_flight) as usize;
         if self.slots.len() <= slot {
             self.slots.resize_with(slot + 1, Vec::new);
@@ -424,9 +509,20 @@ impl MemoryModel {
         for i in 0..longest {
             for slot in &self.slots {
                 if let Some(p) = slot.get(i) {
-                    for &key in &self.sectors[p.sectors.0 as usize..p.sectors.1 as usize] {
-                        self.caches
-                            .access(&mut self.counts, p.sm as usize, p.access, key);
+                    let mut farthest = Level::L1;
+                    for &(key, written) in &self.sectors[p.sectors.0 as usize..p.sectors.1 as usize]
+                    {
+                        let level = self.caches.access(
+                            &mut self.counts,
+                            p.sm as usize,
+                            p.access,
+                            key,
+                            written,
+                        );
+                        farthest = farthest.max(level);
+                    }
+                    if p.access == Access::Read {
+                        self.counts.read_requests_from[farthest as usize] += 1;
                     }
                 }
             }
@@ -460,6 +556,10 @@ impl TraceSink for MemoryModel {
     fn request(&mut self, req: &Request<'_>) {
         match req.space {
             Space::Storage => self.global(req),
+            Space::Local => {
+                self.counts.local_requests += 1;
+                self.global(req);
+            }
             Space::Workgroup => self.shared(req),
             Space::Uniform => self.uniform(req),
         }
@@ -577,12 +677,72 @@ pub struct Prediction {
     pub total_workgroups: u64,
     /// The simulated window's raw counts, unscaled.
     pub counts: Counts,
+    /// Each limit's time, seconds; the largest is `time_s`.
+    pub terms: Terms,
+}
+
+/// The time each limit of the model allows a dispatch, seconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Terms {
+    pub dram: f64,
+    pub l2: f64,
+    /// Of `l2`, the time of sector writes.
+    pub l2_writes: f64,
+    pub l1: f64,
+    pub shared: f64,
+    pub uniform: f64,
+    pub issue: f64,
+    pub latency: f64,
+    pub launch: f64,
+}
+
+/// What the interpreter measured of the workgroups it ran, besides their memory
+/// requests ([`super::Stats`]), and their shape.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Work {
+    /// Invocations per workgroup.
+    pub lanes: u32,
+    /// Subgroup instructions issued.
+    pub warp_ops: u64,
+    /// Critical paths summed over the workgroups, and the storage loads on them,
+    /// charged at [`costs`]`(device)`.
+    pub critical_ns: f64,
+    pub critical_rounds: u64,
+}
+
+impl Work {
+    /// The work recorded in `stats` for workgroups of `lanes` invocations.
+    pub fn of(stats: &super::Stats, lanes: u32) -> Work {
+        Work {
+            lanes,
+            warp_ops: stats.warp_ops,
+            critical_ns: stats.critical_ns,
+            critical_rounds: stats.critical_rounds,
+        }
+    }
+}
+
+/// What the interpreter's scoreboard charges on `device`: storage loads at the idle
+/// DRAM latency (the prediction rescales them by where they hit and how busy the
+/// DRAM is), `build`'s barriers.
+pub fn costs(device: &DeviceModel, device_scope_barriers: bool) -> super::Costs {
+    super::Costs {
+        global_ns: device.dram_latency_ns,
+        l2_ns: device.l2_latency_ns,
+        on_chip_ns: device.on_chip_latency_ns,
+        barrier_ns: device.barrier_ns,
+        device_scope_barriers,
+        int_div_instructions: device.int_div_instructions,
+    }
 }
 
 impl Prediction {
-    /// Scale `counts` by `total / simulated` workgroups and apply the time model.
+    /// Scale `counts` and `work` by `total / simulated` workgroups and apply the time
+    /// model: the largest of the memory paths' times, the issue time, the latency
+    /// time and the launch time.
     pub fn from_counts(
         counts: &Counts,
+        work: &Work,
         device: &DeviceModel,
         declared_bytes: u64,
         simulated_workgroups: u64,
@@ -591,45 +751,98 @@ impl Prediction {
         let scale = total_workgroups as f64 / simulated_workgroups.max(1) as f64;
         let scaled = |n: u64| (n as f64 * scale).round() as u64;
         let ratio = |a: u64, b: u64| (b > 0).then(|| a as f64 / b as f64);
-        let per_s = |n: u64, rate: f64| if rate > 0.0 { n as f64 / rate } else { 0.0 };
-        let dram_read_bytes = scaled(counts.dram_read_bytes);
+        let per_s = |n: f64, rate: f64| if rate > 0.0 { n / rate } else { 0.0 };
+        let dram_read_bytes = scaled(counts.dram_read_bytes + counts.dram_merge_read_bytes);
         let dram_write_bytes = scaled(counts.dram_write_bytes);
         let l2_sectors = scaled(counts.l2_sectors);
+        let l2_writes = scaled(counts.l2_write_sectors);
         let shared_wavefronts = scaled(counts.shared_wavefronts);
         let uniform_addresses = scaled(counts.uniform_addresses);
-        let terms = [
-            (
-                Bound::Dram,
-                per_s(dram_read_bytes + dram_write_bytes, device.dram_gbps * 1e9),
-            ),
+        let dram_s = per_s(
+            (dram_read_bytes + dram_write_bytes) as f64,
+            device.dram_gbps * 1e9,
+        );
+        let memory = [
+            (Bound::Dram, dram_s),
             (
                 Bound::L2,
                 per_s(
-                    l2_sectors * u64::from(device.sector_bytes),
+                    (l2_sectors.saturating_sub(l2_writes) * u64::from(device.sector_bytes)) as f64,
                     device.l2_gbps * 1e9,
-                ),
+                ) + per_s(l2_writes as f64, device.l2_write_sectors_per_s),
             ),
             (
                 Bound::L1,
                 per_s(
-                    scaled(counts.global_lines()),
+                    scaled(counts.global_lines()) as f64,
                     device.shared_wavefronts_per_s,
                 ),
             ),
             (
                 Bound::Shared,
-                per_s(shared_wavefronts, device.shared_wavefronts_per_s),
+                per_s(shared_wavefronts as f64, device.shared_wavefronts_per_s),
             ),
             (
                 Bound::Uniform,
-                per_s(uniform_addresses, device.uniform_addresses_per_s),
+                per_s(uniform_addresses as f64, device.uniform_addresses_per_s),
             ),
         ];
-        let (bound, time_s) =
-            terms.iter().fold(
+        let sms = f64::from(device.sms.max(1));
+        let issue_s = per_s(
+            work.warp_ops as f64 * scale,
+            sms * device.issue_per_clock * device.clock_ghz * 1e9,
+        );
+        let launch_s = total_workgroups as f64 * device.workgroup_launch_ns * 1e-9 / sms;
+        let busiest = memory.iter().map(|&(_, t)| t).fold(issue_s, f64::max);
+        // Little's law: the workgroups resident at once each take their critical path;
+        // its storage loads take the latency of where they hit, DRAM's rising with the
+        // share of DRAM bandwidth in use.
+        let [l1, l2, dram] = counts.read_requests_from.map(|n| n as f64);
+        let reads = (l1 + l2 + dram).max(1.0);
+        let [l1, l2, dram] = [l1 / reads, l2 / reads, dram / reads];
+        let round_ns =
+            |dram_ns: f64| l1 * device.l1_latency_ns + l2 * device.l2_latency_ns + dram * dram_ns;
+        let in_flight = device.workgroups_in_flight(work.lanes) as f64;
+        let latency_s = |dram_ns: f64| {
+            let per_workgroup = (work.critical_ns
+                + work.critical_rounds as f64 * (round_ns(dram_ns) - device.dram_latency_ns))
+                / simulated_workgroups.max(1) as f64;
+            per_workgroup * 1e-9 * total_workgroups as f64 / in_flight
+        };
+        let idle = latency_s(device.dram_latency_ns);
+        let busy = if idle > 0.0 {
+            (dram_s / idle.max(busiest)).min(1.0)
+        } else {
+            0.0
+        };
+        let latency_s = latency_s(
+            device.dram_latency_ns + busy * (device.loaded_latency_ns - device.dram_latency_ns),
+        );
+        let terms = Terms {
+            dram: memory[0].1,
+            l2: memory[1].1,
+            l2_writes: per_s(l2_writes as f64, device.l2_write_sectors_per_s),
+            l1: memory[2].1,
+            shared: memory[3].1,
+            uniform: memory[4].1,
+            issue: issue_s,
+            latency: latency_s,
+            launch: launch_s,
+        };
+        let limits = memory.into_iter().chain([
+            (Bound::Issue, issue_s),
+            (Bound::Latency, latency_s),
+            (Bound::Launch, launch_s),
+        ]);
+        let (mut bound, time_s) =
+            limits.fold(
                 (Bound::None, 0.0),
-                |best, &(b, t)| if t > best.1 { (b, t) } else { best },
+                |best, (b, t)| if t > best.1 { (b, t) } else { best },
             );
+        // Local-memory traffic bounds the kernel when a memory path it loads does.
+        if counts.local_requests > 0 && matches!(bound, Bound::Dram | Bound::L2 | Bound::L1) {
+            bound = Bound::Local;
+        }
         Prediction {
             time_s,
             bound,
@@ -651,6 +864,7 @@ impl Prediction {
             simulated_workgroups,
             total_workgroups,
             counts: *counts,
+            terms,
         }
     }
 }
@@ -703,6 +917,29 @@ pub fn predict_sampled(
     max_workgroups: u64,
     max_lane_ops: u64,
 ) -> Result<Prediction, SimError> {
+    predict_build(
+        kernel,
+        bindings,
+        num_workgroups,
+        device,
+        declared_bytes,
+        (max_workgroups, max_lane_ops),
+        false,
+    )
+}
+
+/// [`predict_sampled`] (its bounds as `(max_workgroups, max_lane_ops)`), with the
+/// barriers of a build that gives storage barriers Device scope (wgpu's default) when
+/// `device_scope_barriers`.
+pub fn predict_build(
+    kernel: &Kernel,
+    bindings: &mut [Binding],
+    num_workgroups: [u32; 3],
+    device: &DeviceModel,
+    declared_bytes: u64,
+    (max_workgroups, max_lane_ops): (u64, u64),
+    device_scope_barriers: bool,
+) -> Result<Prediction, SimError> {
     let total: u64 = num_workgroups.iter().map(|&n| u64::from(n)).product();
     let lanes = kernel.workgroup_size().iter().product::<u32>();
     let in_flight = device.workgroups_in_flight(lanes);
@@ -711,16 +948,24 @@ pub fn predict_sampled(
         num_workgroups,
         subgroup_size: device.subgroup_size,
         workgroups: window.start..window.end.min(window.start + 1),
+        costs: costs(device, device_scope_barriers),
     };
     let mut model = MemoryModel::new(device, num_workgroups, in_flight);
     let first = run(kernel, bindings, &launch, &mut model)?;
     let affordable = (max_lane_ops / first.lane_ops.max(1)).max(1);
     let end = window.end.min(window.start.saturating_add(affordable));
     launch.workgroups = launch.workgroups.end..end;
-    run(kernel, bindings, &launch, &mut model)?;
+    let rest = run(kernel, bindings, &launch, &mut model)?;
     let counts = model.finish();
+    let work = Work {
+        lanes,
+        warp_ops: first.warp_ops + rest.warp_ops,
+        critical_ns: first.critical_ns + rest.critical_ns,
+        critical_rounds: first.critical_rounds + rest.critical_rounds,
+    };
     Ok(Prediction::from_counts(
         &counts,
+        &work,
         device,
         declared_bytes,
         end - window.start,
@@ -830,7 +1075,7 @@ mod tests {
         let mut b = vec![bind(0, vec![0; 4 * 1024])];
         let c = counts(&k, &mut b, [1, 1, 1], &h100());
         assert!(c.shared_requests > 0);
-        let p = Prediction::from_counts(&c, &h100(), 0, 1, 1);
+        let p = Prediction::from_counts(&c, &Work::default(), &h100(), 0, 1, 1);
         assert_eq!(
             p.bank_ways,
             Some(c.shared_wavefronts as f64 / c.shared_requests as f64)
@@ -925,7 +1170,7 @@ mod tests {
             let k = Kernel::load("uniform", &wgsl.replace("INDEX", index), &[]).unwrap();
             let mut b = vec![bind(0, vec![0; 128]), bind(1, vec![0; 128])];
             let c = counts(&k, &mut b, [1, 1, 1], &h100());
-            let p = Prediction::from_counts(&c, &h100(), 0, 1, 1);
+            let p = Prediction::from_counts(&c, &Work::default(), &h100(), 0, 1, 1);
             assert_eq!(c.uniform_requests, 1, "{index}");
             assert_eq!(p.uniform_addresses_per_request, Some(want), "{index}");
         }
@@ -1097,6 +1342,7 @@ mod tests {
                 num_workgroups: [workgroups, 1, 1],
                 subgroup_size: 32,
                 workgroups: 0..1,
+                costs: Default::default(),
             };
             run(&k, &mut b, &launch, &mut |_: &Request<'_>| {})
                 .unwrap()
@@ -1131,7 +1377,12 @@ mod tests {
             let k = Kernel::load("table", &wgsl.replace("OFFSET", offset), &[]).unwrap();
             let mut b = vec![bind(0, vec![0; 1024]), bind(1, vec![0; 4 * 64 * 264])];
             let c = counts(&k, &mut b, [264, 1, 1], &h100());
-            let p = Prediction::from_counts(&c, &h100(), 1, 264, 264);
+            // Launches are instantaneous here: the L1 alone is compared.
+            let device = DeviceModel {
+                workgroup_launch_ns: 0.0,
+                ..h100()
+            };
+            let p = Prediction::from_counts(&c, &Work::default(), &device, 1, 264, 264);
             assert_eq!(p.bound, Bound::L1, "{offset}");
             // 2 subgroups × 64 reads and 1 write (one line) per workgroup.
             let lines = 264.0 * 2.0 * (64.0 * lines_per_read + 1.0);
@@ -1151,15 +1402,45 @@ mod tests {
     #[test]
     fn lru_write_back() {
         let mut l = Lru::new(2);
-        assert_eq!(l.touch(1, true), (false, None));
-        assert_eq!(l.touch(2, false), (false, None));
-        assert_eq!(l.touch(1, false), (true, None));
-        assert_eq!(l.touch(3, false), (false, Some((2, false))));
-        assert_eq!(l.touch(4, false), (false, Some((1, true))));
+        assert_eq!(l.touch(1, 0xF), (false, None));
+        assert_eq!(l.touch(2, 0), (false, None));
+        assert_eq!(l.touch(1, 0), (true, None));
+        assert_eq!(l.touch(3, 0), (false, Some((2, false, FULL))));
+        // Sector 1 holds only the four bytes written: a partial write-back.
+        assert_eq!(l.touch(4, 0), (false, Some((1, true, 0xF))));
         l.remove(3);
-        assert_eq!(l.write_back(), 0);
+        assert_eq!(l.write_back(), (0, 0));
+        l.touch(5, FULL);
+        l.touch(4, 0xF0);
+        assert_eq!(
+            l.write_back(),
+            (2, 0),
+            "a read sector written in part is whole"
+        );
         let mut off = Lru::new(0);
-        assert_eq!(off.touch(7, true), (false, Some((7, true))));
+        assert_eq!(off.touch(7, 1), (false, Some((7, true, 1))));
+    }
+
+    #[test]
+    fn partial_sector_writes_cost_a_merge_read() {
+        // copy_stride at stride 2 writes every other word: every written sector is
+        // half valid and must be merged with DRAM's copy; at stride 1 none is.
+        let k = Kernel::load("copy_stride", COPY_STRIDE, &[("WORKGROUP_SIZE", 256.0)]).unwrap();
+        let device = DeviceModel {
+            l2_bytes: 64 << 10,
+            ..h100()
+        };
+        let n = 256 * 64;
+        for (s, merged) in [(1u32, 0), (2, 1)] {
+            let mut b = copy_bindings(n, s, (n * s) as usize);
+            let c = counts(&k, &mut b, [64, 1, 1], &device);
+            assert_eq!(c.dram_write_bytes, u64::from(n * s) * 4, "stride {s}");
+            assert_eq!(
+                c.dram_merge_read_bytes,
+                merged * c.dram_write_bytes,
+                "stride {s}"
+            );
+        }
     }
 
     /// `cargo test --release --lib sim::model::tests::speed -- --ignored --nocapture`

@@ -244,6 +244,7 @@ fn window_of_workgroups_keeps_grid_index_math() -> anyhow::Result<()> {
         num_workgroups: [4, 3, 1],
         subgroup_size: 32,
         workgroups: 5..7,
+        costs: Default::default(),
     };
     let trace = collect(&k, &mut b, &launch)?;
     let dst = from_words(&b[2].data);
@@ -668,14 +669,27 @@ fn structs_pointers_private_and_leaf_split() -> anyhow::Result<()> {
         assert_eq!(out[i], want, "item {i}");
     }
     // The struct load is split into its leaves, in layout order, per subgroup.
-    let reads: Vec<(u32, u64, usize)> = trace
-        .iter()
-        .filter(|r| r.access == Access::Read && r.workgroup == [1, 0, 0])
-        .map(|r| (r.bytes, r.addresses[0], r.lanes.len()))
-        .collect();
+    let reads = |space: Space| -> Vec<(u32, u64, usize)> {
+        trace
+            .iter()
+            .filter(|r| r.access == Access::Read && r.workgroup == [1, 0, 0])
+            .filter(|r| r.space == space)
+            .map(|r| (r.bytes, r.addresses[0], r.lanes.len()))
+            .collect()
+    };
     assert_eq!(
-        reads,
+        reads(Space::Storage),
         vec![(12, 32 * 32, 8), (4, 32 * 32 + 12, 8), (8, 32 * 32 + 16, 8)]
+    );
+    // The table indexed by data lives in local memory, interleaved by invocation:
+    // word `it.c.x % 4` of invocation 32 (the first of workgroup 1) of 64.
+    let c_x = 32 * 7 % 4;
+    assert_eq!(reads(Space::Local), vec![(4, 4 * (c_x * 64 + 32), 8)]);
+    // The pointer argument's `*p` is the caller's register, not local memory.
+    assert!(
+        trace
+            .iter()
+            .all(|r| r.space != Space::Local || r.bytes == 4)
     );
     Ok(())
 }

@@ -9,19 +9,95 @@ use naga::{
 
 use super::kernel::{Kernel, Pointee};
 use super::math::{relational, select, unary};
-use super::{Access, Exec, Frame, Region, SimError, Value, variant};
+use super::{Access, Exec, Frame, Ready, Region, SimError, Space, Value, variant};
 
 impl<'k> Exec<'k, '_> {
-    /// Evaluate `h` unless this frame already holds its value.
+    /// Evaluate `h` unless this frame already holds its value, and use it as an
+    /// operand: in-order issue waits until it is ready, except in a loop the compiler
+    /// unrolls, whose instructions it schedules by their dependences alone.
     pub(super) fn ensure(
         &mut self,
         fr: &mut Frame<'k>,
         h: Handle<Expression>,
     ) -> Result<(), SimError> {
+        let ready = self.ensure_unused(fr, h)?;
+        if !self.dataflow {
+            self.wait_for(ready);
+        }
+        Ok(())
+    }
+
+    /// Evaluate `h` and wait until it is ready: a memory access needs its address and
+    /// data, a branch its condition, unrolled or not.
+    pub(super) fn ensure_now(
+        &mut self,
+        fr: &mut Frame<'k>,
+        h: Handle<Expression>,
+    ) -> Result<(), SimError> {
+        let ready = self.ensure_unused(fr, h)?;
+        self.wait_for(ready);
+        Ok(())
+    }
+
+    /// Evaluate `h` unless this frame already holds its value; returns when it is
+    /// ready, without waiting for it (a register move does not).
+    pub(super) fn ensure_unused(
+        &mut self,
+        fr: &mut Frame<'k>,
+        h: Handle<Expression>,
+    ) -> Result<Ready, SimError> {
         if fr.vals[h.index()].is_none() {
             self.eval(fr, h)?;
         }
-        Ok(())
+        let ready = fr.ready[h.index()];
+        self.operands = self.operands.join(ready);
+        Ok(ready)
+    }
+
+    /// The scoreboard's clock moves to `ready` if it is later.
+    pub(super) fn wait_for(&mut self, ready: Ready) {
+        if ready.at > self.now.at {
+            self.now.at = ready.at;
+            self.now.rounds = ready.rounds;
+        }
+    }
+
+    /// Subgroups with an active lane: each issues an instruction that any lane runs.
+    pub(super) fn active_subgroups(&self, active: &[bool]) -> u64 {
+        active.chunks(self.sg).filter(|c| c.contains(&true)).count() as u64
+    }
+
+    /// Instructions a subgroup issues for expression `e` (addressing a struct member,
+    /// composing and swizzling registers cost none; an integer division by a
+    /// non-constant costs [`super::Costs::int_div_instructions`]).
+    fn instructions(&self, fr: &Frame<'k>, e: &Expression) -> u64 {
+        match *e {
+            Expression::Literal(_)
+            | Expression::Constant(_)
+            | Expression::ZeroValue(_)
+            | Expression::GlobalVariable(_)
+            | Expression::LocalVariable(_)
+            | Expression::FunctionArgument(_)
+            | Expression::AccessIndex { .. }
+            | Expression::Compose { .. }
+            | Expression::Splat { .. }
+            | Expression::Swizzle { .. }
+            | Expression::Load { .. }
+            | Expression::As { convert: None, .. } => 0,
+            Expression::Binary {
+                op: BinaryOperator::Divide | BinaryOperator::Modulo,
+                right,
+                ..
+            } if !matches!(fr.meta[right.index()].kind, super::kernel::K::F)
+                && !matches!(
+                    fr.fun.expressions[right],
+                    Expression::Literal(_) | Expression::Constant(_)
+                ) =>
+            {
+                u64::from(self.costs.int_div_instructions.max(1))
+            }
+            _ => 1,
+        }
     }
 
     /// The per-lane components of `h`, which must have been evaluated.
@@ -74,6 +150,10 @@ impl<'k> Exec<'k, '_> {
         let l = self.lanes;
         self.stats.lane_ops += l as u64;
         let fun = fr.fun;
+        self.stats.warp_ops +=
+            self.active_subgroups(&fr.active) * self.instructions(fr, &fun.expressions[h]);
+        let outer = std::mem::take(&mut self.operands);
+        let mut loaded = None;
         let meta = &fr.meta[h.index()];
         let v = match fun.expressions[h] {
             Expression::Literal(lit) => Value::Data(vec![k.literal(lit)?; l]),
@@ -100,7 +180,11 @@ impl<'k> Exec<'k, '_> {
                 .ok_or_else(|| k.runtime("missing function argument"))?,
             Expression::GlobalVariable(g) => self.global_ptr(g)?,
             Expression::LocalVariable(lv) => self.local_ptr(fr, lv),
-            Expression::Load { pointer } => self.load_expr(fr, pointer)?,
+            Expression::Load { pointer } => {
+                let (v, ready) = self.load_expr(fr, pointer)?;
+                loaded = Some(ready);
+                v
+            }
             Expression::AccessIndex { base, index } => {
                 self.ensure(fr, base)?;
                 self.access(fr, base, None, index)?
@@ -145,6 +229,18 @@ impl<'k> Exec<'k, '_> {
             }
             ref e => return Err(k.unsupported(format!("Expression::{}", variant(e)))),
         };
+        // An argument's value comes from the caller (a pointer argument points at the
+        // caller's variable, its index unchanged).
+        let runtime = self.operands.runtime
+            || matches!(
+                (&fun.expressions[h], &v),
+                (Expression::FunctionArgument(_), Value::Data(_))
+            );
+        fr.ready[h.index()] = loaded.unwrap_or(Ready {
+            runtime,
+            ..self.now.join(self.operands)
+        });
+        self.operands = outer.join(fr.ready[h.index()]);
         fr.vals[h.index()] = Some(v);
         Ok(())
     }
@@ -182,22 +278,43 @@ impl<'k> Exec<'k, '_> {
         Ok(Value::Data(out))
     }
 
-    /// A load through a pointer, for the active lanes (traced as a read).
+    /// A load through a pointer, for the active lanes (traced as a read), and when its
+    /// value is ready: a latency after issue from memory, when it was stored for a
+    /// variable in registers.
     fn load_expr(
         &mut self,
         fr: &mut Frame<'k>,
         pointer: Handle<Expression>,
-    ) -> Result<Value, SimError> {
-        self.ensure(fr, pointer)?;
+    ) -> Result<(Value, Ready), SimError> {
+        self.ensure_now(fr, pointer)?;
         let leaves = self.leaves_of_ptr(&fr.meta[pointer.index()])?;
         let (region, offs) = self.ptr(fr, pointer)?;
-        Ok(Value::Data(self.load(
-            region,
-            offs,
-            leaves,
-            &fr.active,
-            Access::Read,
-        )?))
+        let dynamic = fr.ready[pointer.index()].runtime;
+        self.spill = dynamic && matches!(region, Region::Local(_) | Region::Private(_));
+        let v = self.load(region, offs, leaves, &fr.active, Access::Read);
+        let spilled = std::mem::take(&mut self.spill);
+        let arrive = |latency: f64, rounds: u32| Ready {
+            at: self.now.at + latency,
+            rounds: self.now.rounds + rounds,
+            runtime: true,
+        };
+        let ready = match region {
+            // Written by this workgroup moments ago: in the L2 (the L1 does not keep
+            // writes).
+            Region::Buf(slot, Space::Storage) if self.written.contains(&slot) => {
+                arrive(self.costs.l2_ns, 0)
+            }
+            Region::Buf(_, Space::Storage) => arrive(self.costs.global_ns, 1),
+            Region::Local(i) | Region::Private(i) if !spilled => {
+                let stored = *self.var_ready(region, i);
+                Ready {
+                    runtime: stored.runtime,
+                    ..stored
+                }
+            }
+            _ => arrive(self.costs.on_chip_ns, 0),
+        };
+        Ok((Value::Data(v?), ready))
     }
 
     fn unary_expr(

@@ -8,6 +8,9 @@ use super::kernel::{ExprMeta, K, Leaf, Pointee, matrix_column_stride};
 use super::math::b;
 use super::{Access, Exec, Frame, Region, Request, SimError, Space, Target, Value, variant};
 
+/// Marks a private variable's [`Target::Local`] apart from function variables'.
+const PRIVATE_TAG: u32 = 1 << 31;
+
 /// How indexing a pointer moves it.
 enum Step {
     /// To a struct member: the same byte offset for every lane.
@@ -265,8 +268,29 @@ impl<'k> Exec<'k, '_> {
                 ))
             }
             Region::Wg(v) => Some((Space::Workgroup, Target::Workgroup { var: v })),
+            Region::Local(v) if self.spill => Some((Space::Local, Target::Local { var: v })),
+            Region::Private(v) if self.spill => Some((
+                Space::Local,
+                Target::Local {
+                    var: PRIVATE_TAG | v,
+                },
+            )),
             _ => None,
         }
+    }
+
+    /// Where a lane's byte `offset` into its slot of a local-memory variable lies:
+    /// local memory interleaves lanes word by word (word w of every invocation of the
+    /// grid, then word w + 1), so that a subgroup's access to one slot coalesces.
+    fn local_address(&self, region: Region, lane: usize, offset: u64) -> u64 {
+        let l = self.lanes as u64;
+        let stride = self.buf(region).map_or(0, |b| b.len() as u64) / l.max(1);
+        let within = offset - lane as u64 * stride;
+        let [nx, ny, nz] = self.nwg.map(u64::from);
+        let [x, y, z] = self.wid.map(u64::from);
+        let invocations = nx * ny * nz * l;
+        let invocation = (x + nx * (y + ny * z)) * l + lane as u64;
+        within / 4 * 4 * invocations + 4 * invocation + within % 4
     }
 
     /// Emit one request per subgroup with an active lane.
@@ -293,7 +317,12 @@ impl<'k> Exec<'k, '_> {
             for lane in s * sg..((s + 1) * sg).min(l) {
                 if active[lane] {
                     self.lane_buf.push((lane - s * sg) as u32);
-                    self.addr_buf.push(u64::from(offs[lane]) + u64::from(extra));
+                    let offset = u64::from(offs[lane]) + u64::from(extra);
+                    self.addr_buf.push(if space == Space::Local {
+                        self.local_address(region, lane, offset)
+                    } else {
+                        offset
+                    });
                 }
             }
             if self.lane_buf.is_empty() {
@@ -338,8 +367,10 @@ impl<'k> Exec<'k, '_> {
         let ncomp: usize = leaves.iter().map(|x| x.comps as usize).sum();
         let mut out = vec![0u32; ncomp * l];
         let mut c0 = 0usize;
+        let subgroups = self.active_subgroups(active);
         for leaf in leaves {
             self.stats.lane_ops += l as u64;
+            self.stats.warp_ops += subgroups;
             let n = (leaf.comps * leaf.width) as usize;
             self.trace(region, access, n as u32, offs, leaf.offset, active);
             let buf = self.buf(region)?;
@@ -378,8 +409,10 @@ impl<'k> Exec<'k, '_> {
     ) -> Result<(), SimError> {
         let l = self.lanes;
         let mut c0 = 0usize;
+        let subgroups = self.active_subgroups(active);
         for leaf in leaves {
             self.stats.lane_ops += l as u64;
+            self.stats.warp_ops += subgroups;
             let n = (leaf.comps * leaf.width) as usize;
             self.trace(region, Access::Write, n as u32, offs, leaf.offset, active);
             let len = self.buf(region)?.len();

@@ -90,6 +90,9 @@ pub enum Space {
     Storage,
     Uniform,
     Workgroup,
+    /// A private array indexed with a value known only at run time: compilers place it
+    /// in local memory (per-lane slots interleaved lane by lane, cached like storage).
+    Local,
 }
 
 /// Direction of a traced request.
@@ -106,8 +109,17 @@ pub enum Access {
 /// the module's workgroup variables in declaration order ([`Kernel::workgroup_vars`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Target {
-    Binding { group: u32, binding: u32 },
-    Workgroup { var: u32 },
+    Binding {
+        group: u32,
+        binding: u32,
+    },
+    Workgroup {
+        var: u32,
+    },
+    /// A function or private variable in local memory.
+    Local {
+        var: u32,
+    },
 }
 
 /// One memory request of one subgroup. Borrowed slices keep the stream allocation-free.
@@ -161,6 +173,26 @@ pub struct Binding {
     pub data: Vec<u8>,
 }
 
+/// What the in-order scoreboard charges (see [`Stats::critical_ns`]); all zero by
+/// default, which times nothing.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Costs {
+    /// Latency of a load from a storage buffer (one dependent memory round).
+    pub global_ns: f64,
+    /// Latency of a load from a storage buffer the workgroup has written (in the L2).
+    pub l2_ns: f64,
+    /// Latency of a load from workgroup, uniform or local memory.
+    pub on_chip_ns: f64,
+    /// A workgroup barrier.
+    pub barrier_ns: f64,
+    /// Barriers on storage memory wait at Device scope for global memory, one memory
+    /// round each, as naga's SPIR-V writes them (wgpu's default build).
+    pub device_scope_barriers: bool,
+    /// Instructions an integer division or remainder by a non-constant costs (GPUs
+    /// without a divider emulate it).
+    pub int_div_instructions: u32,
+}
+
 /// Which workgroups of a dispatch to run.
 #[derive(Clone, Debug)]
 pub struct Launch {
@@ -170,6 +202,7 @@ pub struct Launch {
     pub subgroup_size: u32,
     /// Linear workgroup ids (`x + nx * (y + ny * z)`) to run, in order.
     pub workgroups: Range<u64>,
+    pub costs: Costs,
 }
 
 impl Launch {
@@ -180,6 +213,7 @@ impl Launch {
             num_workgroups,
             subgroup_size,
             workgroups: 0..total,
+            costs: Costs::default(),
         }
     }
 }
@@ -194,6 +228,37 @@ pub struct Stats {
     pub lane_ops: u64,
     /// Requests handed to the sink (0 when the sink is not [`TraceSink::enabled`]).
     pub requests: u64,
+    /// Subgroup instructions issued: each expression, leaf access and branch, once per
+    /// subgroup with an active lane, weighted by its instruction count.
+    pub warp_ops: u64,
+    /// Per workgroup, summed: the critical path of an in-order core through the
+    /// workgroup, by [`Launch::costs`]: every instruction waits for its operands, a
+    /// load's result arrives a latency after it issues, barriers cost theirs.
+    pub critical_ns: f64,
+    /// Per workgroup, summed: the storage loads along that critical path (dependent
+    /// memory rounds).
+    pub critical_rounds: u64,
+}
+
+/// When a value is ready on the scoreboard, after how many dependent storage loads,
+/// and whether it derives from run-time data (a buffer or a built-in) rather than
+/// from constants and loop counters alone.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Ready {
+    at: f64,
+    rounds: u32,
+    runtime: bool,
+}
+
+impl Ready {
+    /// The later of two, tainted by either.
+    fn join(self, other: Ready) -> Ready {
+        let later = if other.at > self.at { other } else { self };
+        Ready {
+            runtime: self.runtime || other.runtime,
+            ..later
+        }
+    }
 }
 
 /// The variant name of an IR node from its `Debug` form ("ImageLoad { .. }" -> "ImageLoad").
@@ -225,8 +290,15 @@ enum Value {
 /// A loop or switch being executed, with the lanes waiting at its end (`brk`) and, for a
 /// loop, at its continuing block (`cont`).
 enum Construct {
-    Loop { brk: Vec<bool>, cont: Vec<bool> },
-    Switch { brk: Vec<bool> },
+    Loop {
+        brk: Vec<bool>,
+        cont: Vec<bool>,
+        /// Some lanes left on a condition derived from run-time data.
+        runtime_exit: bool,
+    },
+    Switch {
+        brk: Vec<bool>,
+    },
 }
 
 /// One function invocation: its expressions' values, active lanes, enclosing
@@ -236,6 +308,8 @@ struct Frame<'k> {
     fi: &'k FunctionInfo,
     meta: &'k [ExprMeta],
     vals: Vec<Option<Value>>,
+    /// Per expression, when its value is ready.
+    ready: Vec<Ready>,
     args: Vec<Value>,
     active: Vec<bool>,
     constructs: Vec<Construct>,
@@ -282,14 +356,27 @@ pub fn run(
         lane_buf: Vec::with_capacity(sg),
         addr_buf: Vec::with_capacity(sg),
         stats: Stats::default(),
+        costs: launch.costs,
+        now: Ready::default(),
+        operands: Ready::default(),
+        local_ready: Vec::new(),
+        private_ready: vec![Ready::default(); kernel.private_vars.len()],
+        spill: false,
+        dataflow: false,
+        runtime_condition: false,
+        written: Vec::new(),
     };
     for id in launch.workgroups.clone() {
         let x = id % u64::from(nwg[0]);
         let y = (id / u64::from(nwg[0])) % u64::from(nwg[1]);
         let z = id / (u64::from(nwg[0]) * u64::from(nwg[1]));
         ex.wid = [x as u32, y as u32, z as u32];
+        ex.now = Ready::default();
+        ex.written.clear();
         ex.workgroup()?;
         ex.stats.workgroups += 1;
+        ex.stats.critical_ns += ex.now.at;
+        ex.stats.critical_rounds += u64::from(ex.now.rounds);
     }
     Ok(ex.stats)
 }
@@ -367,9 +454,42 @@ struct Exec<'k, 'r> {
     lane_buf: Vec<u32>,
     addr_buf: Vec<u64>,
     stats: Stats,
+    costs: Costs,
+    /// The scoreboard's clock: where the workgroup's in-order issue stands.
+    now: Ready,
+    /// The operands of the expression being evaluated, joined.
+    operands: Ready,
+    /// When the value stored in each function variable (parallel to `local_mem`) and
+    /// private variable is ready.
+    local_ready: Vec<Ready>,
+    private_ready: Vec<Ready>,
+    /// The load or store under way is to a function or private variable in local
+    /// memory (traced as [`Space::Local`]).
+    spill: bool,
+    /// In a loop the compiler unrolls ([`Exec::ensure`]).
+    dataflow: bool,
+    /// Whether the last branch condition derived from run-time data (a loop whose
+    /// exit does cannot be unrolled).
+    runtime_condition: bool,
+    /// Binding slots this workgroup has stored to.
+    written: Vec<u32>,
 }
 
 impl<'k> Exec<'k, '_> {
+    /// When the value in function variable `i` (`Region::Local`) or private variable
+    /// `i` is ready.
+    fn var_ready(&mut self, region: Region, i: u32) -> &mut Ready {
+        let slots = match region {
+            Region::Private(_) => &mut self.private_ready,
+            _ => &mut self.local_ready,
+        };
+        let i = i as usize;
+        if slots.len() <= i {
+            slots.resize(i + 1, Ready::default());
+        }
+        &mut slots[i]
+    }
+
     fn err_unsupported(&self, what: impl Into<String>) -> SimError {
         self.k.unsupported(what)
     }
@@ -384,6 +504,7 @@ impl<'k> Exec<'k, '_> {
             mem.fill(0);
         }
         // Private variables: one slot per lane, initialised per invocation.
+        self.private_ready.fill(Ready::default());
         for (i, &h) in k.private_vars.iter().enumerate() {
             let g = &m.global_variables[h];
             let stride = k.layouter[g.ty].to_stride() as usize;
@@ -496,6 +617,7 @@ impl<'k> Exec<'k, '_> {
         for (_, lv) in fun.local_variables.iter() {
             let size = k.layouter[lv.ty].to_stride() as usize * l;
             self.local_mem.push(vec![0u8; size]);
+            self.local_ready.push(Ready::default());
         }
         let ret_n = fun
             .result
@@ -506,6 +628,7 @@ impl<'k> Exec<'k, '_> {
             fi,
             meta,
             vals: vec![None; fun.expressions.len()],
+            ready: vec![Ready::default(); fun.expressions.len()],
             args,
             active,
             constructs: Vec::new(),
@@ -515,6 +638,7 @@ impl<'k> Exec<'k, '_> {
         self.init_locals(&mut fr)?;
         let r = self.block(&mut fr, &fun.body);
         self.local_mem.truncate(local_base as usize);
+        self.local_ready.truncate(local_base as usize);
         r?;
         Ok(fr.ret)
     }

@@ -5,10 +5,24 @@
 
 use naga::{Block, Expression, Handle, Statement, SwitchCase};
 
-use super::{Access, Construct, Exec, Frame, SimError, Value, variant};
+use super::{Access, Construct, Exec, Frame, Ready, Region, SimError, Value, variant};
 
 /// Bound on iterations of one loop, so a kernel that never terminates is an error.
 const MAX_LOOP_ITERATIONS: u64 = 1 << 32;
+
+/// Whether `block` holds a control barrier or a loop, at any depth: a loop around it
+/// stays a loop in the driver's code (observed on NVIDIA's Vulkan compiler).
+fn has_barrier_or_loop(block: &Block) -> bool {
+    block.iter().any(|s| match s {
+        Statement::ControlBarrier(_) | Statement::Loop { .. } => true,
+        Statement::Block(b) => has_barrier_or_loop(b),
+        Statement::If { accept, reject, .. } => {
+            has_barrier_or_loop(accept) || has_barrier_or_loop(reject)
+        }
+        Statement::Switch { cases, .. } => cases.iter().any(|c| has_barrier_or_loop(&c.body)),
+        _ => false,
+    })
+}
 
 /// Whether any lane of the mask is set.
 fn any(mask: &[bool]) -> bool {
@@ -38,6 +52,7 @@ impl<'k> Exec<'k, '_> {
 
     /// One statement, by kind.
     fn statement(&mut self, fr: &mut Frame<'k>, stmt: &'k Statement) -> Result<(), SimError> {
+        self.operands = Ready::default();
         match *stmt {
             Statement::Emit(ref range) => {
                 for h in range.clone() {
@@ -104,7 +119,9 @@ impl<'k> Exec<'k, '_> {
         accept: &'k Block,
         reject: &'k Block,
     ) -> Result<(), SimError> {
-        self.ensure(fr, condition)?;
+        self.ensure_now(fr, condition)?;
+        self.runtime_condition = fr.ready[condition.index()].runtime;
+        self.stats.warp_ops += self.active_subgroups(&fr.active);
         let c = self.data(fr, condition)?;
         let saved = fr.active.clone();
         let yes: Vec<bool> = saved.iter().zip(c).map(|(&a, &c)| a && c != 0).collect();
@@ -128,7 +145,7 @@ impl<'k> Exec<'k, '_> {
         cases: &'k [SwitchCase],
     ) -> Result<(), SimError> {
         let l = self.lanes;
-        self.ensure(fr, selector)?;
+        self.ensure_now(fr, selector)?;
         let sel = self.data(fr, selector)?.to_vec();
         let saved = fr.active.clone();
         let matches_any: Vec<bool> = sel
@@ -183,15 +200,30 @@ impl<'k> Exec<'k, '_> {
         fr.constructs.push(Construct::Loop {
             brk: vec![false; l],
             cont: vec![false; l],
+            runtime_exit: false,
         });
+        let outer = self.dataflow;
         let mut iterations = 0u64;
         loop {
             iterations += 1;
+            // After one iteration shows its exit is known at compile time, a loop
+            // without barriers or inner loops is one the compiler unrolls.
+            if iterations == 2
+                && let Some(Construct::Loop {
+                    runtime_exit: false,
+                    ..
+                }) = fr.constructs.last()
+                && !has_barrier_or_loop(body)
+                && !has_barrier_or_loop(continuing)
+            {
+                self.dataflow = true;
+            }
             if iterations > MAX_LOOP_ITERATIONS {
                 return Err(self
                     .k
                     .runtime("loop ran 2^32 iterations: does it terminate?"));
             }
+            self.stats.warp_ops += self.active_subgroups(&fr.active);
             self.block(fr, body)?;
             // Lanes that took `continue` run the continuing block with the rest.
             if let Some(Construct::Loop { cont, .. }) = fr.constructs.last_mut() {
@@ -210,6 +242,7 @@ impl<'k> Exec<'k, '_> {
                 break;
             }
         }
+        self.dataflow = outer;
         match fr.constructs.pop() {
             Some(Construct::Loop { brk, .. }) => fr.active = brk,
             _ => return Err(self.k.runtime("construct stack out of order")),
@@ -219,9 +252,14 @@ impl<'k> Exec<'k, '_> {
 
     /// `break if`: the active lanes whose condition holds leave the loop.
     fn break_if(&mut self, fr: &mut Frame<'k>, bi: Handle<Expression>) -> Result<(), SimError> {
-        self.ensure(fr, bi)?;
+        self.ensure_now(fr, bi)?;
+        let runtime = fr.ready[bi.index()].runtime;
         let c = self.data(fr, bi)?.to_vec();
-        if let Some(Construct::Loop { brk, .. }) = fr.constructs.last_mut() {
+        if let Some(Construct::Loop {
+            brk, runtime_exit, ..
+        }) = fr.constructs.last_mut()
+        {
+            *runtime_exit |= runtime;
             for lane in 0..self.lanes {
                 if fr.active[lane] && c[lane] != 0 {
                     brk[lane] = true;
@@ -235,6 +273,9 @@ impl<'k> Exec<'k, '_> {
     /// `break`: the active lanes wait at the end of the innermost loop or switch.
     fn break_lanes(&mut self, fr: &mut Frame<'k>) -> Result<(), SimError> {
         let active = std::mem::replace(&mut fr.active, vec![false; self.lanes]);
+        if let Some(Construct::Loop { runtime_exit, .. }) = fr.constructs.last_mut() {
+            *runtime_exit |= self.runtime_condition;
+        }
         match fr.constructs.last_mut() {
             Some(Construct::Loop { brk, .. } | Construct::Switch { brk }) => {
                 for (x, a) in brk.iter_mut().zip(active) {
@@ -294,11 +335,19 @@ impl<'k> Exec<'k, '_> {
     /// Lock-step meets every barrier; one reached by part of the workgroup would mean
     /// divergent control flow, which lock-step cannot honour. A subgroup-only barrier
     /// needs no workgroup-wide check.
-    fn barrier(&self, fr: &Frame<'k>, flags: naga::Barrier) -> Result<(), SimError> {
+    fn barrier(&mut self, fr: &Frame<'k>, flags: naga::Barrier) -> Result<(), SimError> {
         if flags != naga::Barrier::SUB_GROUP && !fr.active.iter().all(|&a| a) {
             return Err(self.k.unsupported(
                 "a barrier reached by only part of the workgroup (non-uniform control flow)",
             ));
+        }
+        if flags != naga::Barrier::SUB_GROUP {
+            self.stats.warp_ops += self.active_subgroups(&fr.active);
+            self.now.at += self.costs.barrier_ns;
+            if self.costs.device_scope_barriers && flags.contains(naga::Barrier::STORAGE) {
+                self.now.at += self.costs.global_ns;
+                self.now.rounds += 1;
+            }
         }
         Ok(())
     }
@@ -310,12 +359,38 @@ impl<'k> Exec<'k, '_> {
         pointer: Handle<Expression>,
         value: Handle<Expression>,
     ) -> Result<(), SimError> {
-        self.ensure(fr, pointer)?;
-        self.ensure(fr, value)?;
+        self.ensure_now(fr, pointer)?;
+        let dynamic = fr.ready[pointer.index()].runtime;
+        let (region, _) = self.ptr(fr, pointer)?;
+        if let Region::Buf(slot, _) = region
+            && !self.written.contains(&slot)
+        {
+            self.written.push(slot);
+        }
+        let variable = match region {
+            Region::Local(i) | Region::Private(i) => Some(i),
+            _ => None,
+        };
+        // A register write does not wait for its value; memory needs the data.
+        let spill = dynamic && variable.is_some();
+        let ready = if variable.is_some() && !spill {
+            self.ensure_unused(fr, value)?
+        } else {
+            self.ensure_now(fr, value)?;
+            fr.ready[value.index()]
+        };
+        if let Some(i) = variable {
+            let stored = self.var_ready(region, i);
+            let runtime = stored.runtime || ready.runtime;
+            *stored = Ready { runtime, ..ready };
+        }
         let leaves = self.leaves_of_ptr(&fr.meta[pointer.index()])?;
         let (region, offs) = self.ptr(fr, pointer)?;
         let v = self.data(fr, value)?;
-        self.store(region, offs, leaves, &fr.active, v)
+        self.spill = spill;
+        let stored = self.store(region, offs, leaves, &fr.active, v);
+        self.spill = false;
+        stored
     }
 
     /// `workgroupUniformLoad`: a load the whole workgroup must reach.

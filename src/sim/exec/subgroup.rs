@@ -5,7 +5,7 @@ use naga::{Expression, Handle};
 
 use super::kernel::K;
 use super::math::f;
-use super::{Exec, Frame, SimError, Value};
+use super::{Exec, Frame, Ready, SimError, Value};
 
 /// Combines two components of a subgroup reduction.
 type Combine = fn(u32, u32) -> u32;
@@ -153,6 +153,7 @@ impl<'k> Exec<'k, '_> {
             }
         }
         fr.vals[result.index()] = Some(Value::Data(out));
+        self.statement_result(fr, result);
         Ok(())
     }
 
@@ -201,6 +202,16 @@ impl<'k> Exec<'k, '_> {
             }
         }
         fr.vals[result.index()] = Some(Value::Data(out));
+        self.statement_result(fr, result);
         Ok(())
+    }
+
+    /// A statement's result: one instruction per active subgroup, ready when issued.
+    pub(super) fn statement_result(&mut self, fr: &mut Frame<'k>, result: Handle<Expression>) {
+        self.stats.warp_ops += self.active_subgroups(&fr.active);
+        fr.ready[result.index()] = Ready {
+            runtime: true,
+            ..self.now.join(self.operands)
+        };
     }
 }
