@@ -291,3 +291,29 @@ fn predictions_of_the_on_chip_families_give_the_expected_ways_and_addresses() {
     }
     assert_eq!(checked, 9 + 33 + 4);
 }
+
+/// A pointer chase is predicted on its real chain, not on zeros (which would chase one
+/// word): at 1 MiB (8192 lines, past the H100's L1 of 256 KiB) the first dispatch's
+/// 4096 loads each fetch a line not seen before, one sector of it from DRAM; at 4 KiB
+/// (32 lines) only the first visit of each line misses.
+#[test]
+fn a_pointer_chase_is_predicted_on_its_chain() {
+    let h100 = *membench::sim::device::preset("h100").unwrap();
+    let experiment = &membench::suite::families::latency::CHASE;
+    let sizing = Sizing {
+        buffer_bytes: Some(1 << 20),
+        ..Sizing::nominal(true)
+    };
+    let dram_sectors = |footprint: u64| {
+        let case = (experiment.cases)(&sizing)
+            .into_iter()
+            .find(|c| c.params.number(Key::Footprint) == Some(footprint))
+            .unwrap();
+        let prediction = membench::backend::sim::predict(experiment, &case, &h100).unwrap();
+        prediction.dram_read_bytes / 32
+    };
+    let chased = dram_sectors(1 << 20);
+    assert!((4096..4096 + 8).contains(&chased), "{chased} sectors");
+    let small = dram_sectors(4 << 10);
+    assert!(small <= 32 + 8, "{small} sectors");
+}

@@ -137,27 +137,33 @@ pub const PREDICT_LANE_OPS: u64 = 1 << 27;
 /// (bounded by [`PREDICT_WORKGROUPS`] and [`PREDICT_LANE_OPS`]).
 ///
 /// Inputs and outputs are zero-filled buffers of their real sizes (the uniforms are
-/// the case's own): the suite's addresses depend on indices, never on data, so the
+/// the case's own): the suite's addresses depend on indices, not on data, so the
 /// trace is that of the real inputs, and pages the window never touches cost nothing.
+/// A case whose addresses are its data ([`Case::addresses_from_data`]) is predicted on
+/// its real inputs, its outputs poisoned as for a dispatch.
 pub fn predict(
     experiment: &Experiment,
     case: &Case,
     device: &DeviceModel,
 ) -> Result<Prediction, SimError> {
     let kernel = load(experiment, case)?;
-    let mut bindings: Vec<Binding> = case
-        .buffers
-        .iter()
-        .enumerate()
-        .map(|(index, buffer)| Binding {
-            group: 0,
-            binding: index as u32,
-            data: match buffer {
-                Buffer::Uniform(words) => bytemuck::cast_slice(words).to_vec(),
-                Buffer::Input(_) | Buffer::Output(_) => vec![0; buffer.len_bytes() as usize],
-            },
-        })
-        .collect();
+    let mut bindings: Vec<Binding> = if case.addresses_from_data {
+        // The addresses are the data (a pointer chase): on zeros it would chase one word.
+        bindings(case, &(case.data)().inputs)
+    } else {
+        case.buffers
+            .iter()
+            .enumerate()
+            .map(|(index, buffer)| Binding {
+                group: 0,
+                binding: index as u32,
+                data: match buffer {
+                    Buffer::Uniform(words) => bytemuck::cast_slice(words).to_vec(),
+                    Buffer::Input(_) | Buffer::Output(_) => vec![0; buffer.len_bytes() as usize],
+                },
+            })
+            .collect()
+    };
     model::predict_sampled(
         &kernel,
         &mut bindings,

@@ -737,12 +737,26 @@ pub fn copy_peak_gbps(rows: &[Row]) -> Option<f64> {
 /// does not describe.
 pub const ON_CHIP_FAMILIES: &[&str] = &["bank", "constant"];
 
+/// Families whose result is a latency: one dependent load per element, so their GB/s
+/// (the 4 bytes of each load over the time) says little; the summary shows the time
+/// per element, in ns.
+pub const LATENCY_FAMILIES: &[&str] = &["latency"];
+
+/// Nanoseconds per element of a row moving `bytes` at `gbps` (measured or predicted):
+/// for a pointer chase, the latency of one load.
+pub fn ns_per_element(row: &Row, gbps: Option<f64>) -> Option<f64> {
+    gbps.filter(|&gbps| gbps > 0.0 && row.elements > 0)
+        .map(|gbps| row.bytes as f64 / gbps / row.elements as f64)
+}
+
 /// The summary's columns that name the case; numbers and the status follow.
 const SUMMARY_TEXT_COLUMNS: usize = 4;
 
 /// The summary's header and cells: per row the case, its api/build, bandwidth, share
 /// of the fastest `copy/peak` among `rows` (`on-chip` for the on-chip families), cv,
-/// the simulator's prediction, measured over predicted, and the status.
+/// the simulator's prediction, measured over predicted, and the status. The latency
+/// families show ns per load (`612.3 ns`, measured and predicted) where others show
+/// GB/s, and `per load` for the share.
 fn summary_cells(rows: &[Row]) -> ([&'static str; 10], Vec<Vec<String>>) {
     let peak = copy_peak_gbps(rows);
     let number = |value: Option<f64>, digits: usize| {
@@ -751,8 +765,18 @@ fn summary_cells(rows: &[Row]) -> ([&'static str; 10], Vec<Vec<String>>) {
     let cells = rows
         .iter()
         .map(|row| {
+            let latency = LATENCY_FAMILIES.contains(&row.family.as_str());
+            let speed = |gbps: Option<f64>| {
+                if latency {
+                    ns_per_element(row, gbps).map_or("-".to_owned(), |ns| format!("{ns:.1} ns"))
+                } else {
+                    number(gbps, 1)
+                }
+            };
             let share = if ON_CHIP_FAMILIES.contains(&row.family.as_str()) {
                 "on-chip".to_owned()
+            } else if latency {
+                "per load".to_owned()
             } else {
                 number(row.gbps_median.zip(peak).map(|(g, p)| 100.0 * g / p), 1)
             };
@@ -766,10 +790,10 @@ fn summary_cells(rows: &[Row]) -> ([&'static str; 10], Vec<Vec<String>>) {
                 row.variant.clone(),
                 row.param.clone(),
                 row.setting().to_string(),
-                number(row.gbps_median, 1),
+                speed(row.gbps_median),
                 share,
                 number(row.cv.map(|cv| 100.0 * cv), 2),
-                number(row.sim_gbps, 1),
+                speed(row.sim_gbps),
                 number(row.measured_over_sim, 2),
                 status,
             ]
@@ -888,6 +912,23 @@ mod tests {
         assert!(line.contains(" 30000.0  on-chip "), "{line}");
         let header = table.lines().next().unwrap();
         assert_eq!(header.find("param"), line.find("r=1024"), "{table}");
+    }
+
+    #[test]
+    fn summary_shows_the_latency_per_load() {
+        // 4096 loads of 4 bytes in 2.5 ms: 610.4 ns a load (0.0066 GB/s); predicted
+        // at twice the speed.
+        let chase = Row {
+            family: "latency".into(),
+            elements: 4096,
+            bytes: 4 * 4096,
+            sim_gbps: Some(2.0 * 16384.0 / 2.5e6),
+            ..row("chase", "footprint=1073741824", 16384.0 / 2.5e6)
+        };
+        let table = summary(&[row("peak", "launch=vec4", 200.0), chase]);
+        let line = table.lines().find(|l| l.starts_with("latency")).unwrap();
+        assert!(line.contains(" 610.4 ns per load "), "{line}");
+        assert!(line.contains(" 305.2 ns "), "{line}");
     }
 
     #[test]

@@ -26,6 +26,10 @@ pub struct Case {
     pub skip: Option<String>,
     /// The buffers in binding order.
     pub buffers: Vec<Buffer>,
+    /// The kernel reads its addresses from its inputs (a pointer chase), so its memory
+    /// trace is that of the real data only: the simulator predicts it on the inputs
+    /// `data` builds, not on zero-filled buffers.
+    pub addresses_from_data: bool,
     /// Builds the inputs and the reference outputs; called only when the case runs.
     pub data: Arc<dyn Fn() -> CaseData + Send + Sync>,
 }
@@ -45,6 +49,7 @@ impl Case {
                 bytes: 0,
                 skip: None,
                 buffers: Vec::new(),
+                addresses_from_data: false,
                 data: Arc::new(|| CaseData {
                     inputs: Vec::new(),
                     expected: Vec::new(),
@@ -207,6 +212,12 @@ impl CaseBuilder<'_> {
     /// The buffers, in binding order.
     pub fn buffers(mut self, buffers: Vec<Buffer>) -> Self {
         self.case.buffers = buffers;
+        self
+    }
+
+    /// The kernel's addresses are read from its inputs: see [`Case::addresses_from_data`].
+    pub fn addresses_from_data(mut self) -> Self {
+        self.case.addresses_from_data = true;
         self
     }
 

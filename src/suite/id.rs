@@ -74,6 +74,7 @@ names! {
         Constant = "constant",
         Stencil = "stencil",
         Localmem = "localmem",
+        Latency = "latency",
         Transfer = "transfer",
     }
 }
@@ -94,6 +95,8 @@ names! {
         Read = "read",
         Repeats = "r",
         Chunks = "chunks",
+        /// Bytes a pointer chase's cycle spans.
+        Footprint = "footprint",
         /// Transfers per batch, in rows written before `chunks` replaced it.
         Uploads = "uploads",
     }

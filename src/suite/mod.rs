@@ -24,7 +24,9 @@ pub use id::{Api, Build, CaseId, Family, Key, Params, Setting, Value};
 pub use sizing::{Grid, Sizing};
 pub use verify::{Checker, Expected, POISON, Rule};
 
-use families::{bank, constant, copy, localmem, reduce, stencil, subgroup, transfer, transpose};
+use families::{
+    bank, constant, copy, latency, localmem, reduce, stencil, subgroup, transfer, transpose,
+};
 
 /// The families' experiments, in the order runs and reports show them.
 const FAMILIES: &[&[Experiment]] = &[
@@ -36,6 +38,7 @@ const FAMILIES: &[&[Experiment]] = &[
     constant::EXPERIMENTS,
     stencil::EXPERIMENTS,
     localmem::EXPERIMENTS,
+    latency::EXPERIMENTS,
     transfer::EXPERIMENTS,
 ];
 

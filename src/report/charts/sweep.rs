@@ -16,7 +16,7 @@ use super::{
 use crate::error::Result;
 use crate::report::compare::{DeviceResults, Line};
 use crate::results::slug;
-use crate::suite::families::{bank, copy};
+use crate::suite::families::{bank, copy, latency};
 use crate::suite::{Experiment, Family, Key, Params};
 
 /// How a sweep's y axis reads its cases.
@@ -86,6 +86,15 @@ pub(super) static SWEEPS: &[Sweep] = &[
             label: "gcd(s, 32), 1 for the broadcast s = 0: the ways the texts predict",
             curve: predicted_ways,
         }),
+    },
+    Sweep {
+        swept: Swept::One(&latency::CHASE),
+        key: Key::Footprint,
+        title: "latency: time per load vs footprint (L1, L2, DRAM, TLB)",
+        x_label: "footprint (bytes)",
+        y: YAxis::Slowdown,
+        log_x: true,
+        reference: None,
     },
     Sweep {
         swept: Swept::Each(Family::Transfer),
@@ -233,7 +242,7 @@ impl Sweep {
                 title: &title,
                 x_label: self.x_label,
                 y_label: self.y_label(),
-                x_bytes: self.key == Key::Size,
+                x_bytes: matches!(self.key, Key::Size | Key::Footprint),
                 log_x: self.log_x,
             };
             let svg = line_svg(&layout, &series).map_err(|message| chart_error(&file, message))?;
@@ -392,6 +401,9 @@ impl Sweep {
     fn y_label(&self) -> &'static str {
         match self.y {
             YAxis::Gbps => gbps_unit(self.family().as_str()),
+            YAxis::Slowdown if self.key == Key::Footprint => {
+                "time per load relative to the smallest footprint (×)"
+            }
             YAxis::Slowdown => "time relative to the first stride (×)",
         }
     }

@@ -26,6 +26,7 @@
 mod bank;
 mod constant;
 mod copy;
+mod latency;
 mod localmem;
 mod reduce;
 mod stencil;
@@ -155,6 +156,10 @@ pub static FINDINGS: &[Finding] = &[
     Finding {
         claim: "subgroup-semantics",
         what: "subgroup operations verified",
+    },
+    Finding {
+        claim: "latency-dram",
+        what: "time per load, 256 MiB ÷ 1 MiB chase",
     },
     Finding {
         claim: "transfer-large",
@@ -486,6 +491,7 @@ const FAMILIES: &[&[Claim]] = &[
     bank::CLAIMS,
     localmem::CLAIMS,
     subgroup::CLAIMS,
+    latency::CLAIMS,
     transfer::CLAIMS,
 ];
 

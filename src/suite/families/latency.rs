@@ -1,0 +1,333 @@
+//! latency — the pointer chase: load latency against working-set size.
+//!
+//! Reproduces the pointer-chase microbenchmark of the GPU memory-hierarchy texts (Saavedra
+//! and Smith's chase, brought to GPUs by Wong et al., "Demystifying GPU
+//! Microarchitecture through Microbenchmarking", and Mei and Chu, "Dissecting GPU
+//! Memory Hierarchy through Microbenchmarking"): one thread follows a chain of
+//! dependent loads `i = next[i]`, so only one load is ever in flight and the time per
+//! load is the latency of the level that holds the chain. Swept over footprints from
+//! 4 KiB to 1 GiB, the time per load climbs a staircase: L1, then L2 (50 MiB on an
+//! H100, 60 MiB on an H200), then DRAM, then DRAM with TLB misses. The texts measure
+//! a DRAM latency of about twice the L2's or more.
+//!
+//! The buffer is an array of u32 indices with one slot per 128-byte line (every 32nd
+//! word), so each step touches a new line; the slots' order is one random cycle
+//! (Sattolo's algorithm), which no prefetcher can guess. The other words are non-zero
+//! filler the chase never reads. One dispatch takes `steps` steps and resumes where the
+//! previous one stopped (see `shaders/latency_chase.wgsl`), so the timed dispatches
+//! walk the whole cycle. Footprints up to [`WARMED_MAX_BYTES`], which some L2 may hold,
+//! are walked whole in the [`WARMING_DISPATCHES`] dispatches that precede every timed
+//! one (the verification and the sampler's pilot): their lines are cached, as the
+//! staircase needs, when timing starts. Larger ones take [`MIN_STEPS`] per dispatch.
+//!
+//! Bytes are the 4 bytes of each load, elements the loads: the row's GB/s is 4 / (ns
+//! per load), and the summary shows the time per load instead
+//! ([`crate::results::LATENCY_FAMILIES`]).
+
+use bytemuck::{Pod, Zeroable};
+use rayon::prelude::*;
+
+use crate::params;
+use crate::suite::{
+    Buffer, Case, CaseData, Expected, Experiment, Family, Measure, Sizing, Twin, mix,
+};
+
+/// Bytes of one load of the chase (a u32 index): the bytes of a case per element.
+pub const LOAD_BYTES: u64 = 4;
+/// One slot per line of this many bytes.
+const LINE_BYTES: u64 = 128;
+const SLOT_WORDS: usize = (LINE_BYTES / 4) as usize;
+
+/// Smallest footprint of the sweep; each next one is [`FOOTPRINT_STEP`] times larger.
+const MIN_FOOTPRINT_BYTES: u64 = 4 << 10;
+const FOOTPRINT_STEP: u64 = 4;
+/// Largest footprint of a full run (far past any L2, and into TLB misses), of a
+/// `--quick` run, and on software adapters (whose binding limit is 128 MiB).
+const FULL_MAX_BYTES: u64 = 1 << 30;
+const QUICK_MAX_BYTES: u64 = 4 << 20;
+const SOFTWARE_MAX_BYTES: u64 = 64 << 20;
+
+/// Fewest loads of a dispatch: about 2.5 ms at a DRAM latency of 0.6 µs, and every
+/// slot of the smallest footprints visited many times.
+pub const MIN_STEPS: u32 = 4096;
+/// Footprints up to this (a third of an H100's L2) are walked whole before timing;
+/// past it the next footprint (64 MiB) exceeds the L2 of an H100 and an H200.
+const WARMED_MAX_BYTES: u64 = 16 << 20;
+/// Dispatches before the first timed one: the verification, the sampler's untimed
+/// pilot dispatch and two of its three timed ones.
+const WARMING_DISPATCHES: u64 = 4;
+
+/// Only one invocation chases (see the shader).
+const WORKGROUP: u32 = 1;
+
+/// Seed of the cycle of the chase's slots (Sattolo's algorithm).
+const SEED: u64 = 71;
+/// The exponent of 1.0 under the filler's varied mantissas.
+const FILLER: u32 = 0x3F80_0000;
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct Params {
+    steps: u32,
+    words: u32,
+}
+
+/// The family's experiments, in the order runs and reports show them.
+pub const EXPERIMENTS: &[Experiment] = &[CHASE];
+
+/// One invocation chasing a random cycle of line-sized slots, at footprints from
+/// 4 KiB to 1 GiB (`footprint=<bytes>`).
+pub const CHASE: Experiment = Experiment {
+    family: Family::Latency,
+    variant: "chase",
+    kernel: Some("latency_chase"),
+    measure: Measure::Kernel,
+    twin: Twin::cuda("latency_chase"),
+    cases,
+};
+
+/// The largest footprint of the sweep before device limits: `--buffer-mib` if given,
+/// else by the kind of run.
+fn max_footprint_bytes(sizing: &Sizing) -> u64 {
+    sizing.buffer_bytes.unwrap_or(if sizing.quick {
+        QUICK_MAX_BYTES
+    } else if sizing.software {
+        SOFTWARE_MAX_BYTES
+    } else {
+        FULL_MAX_BYTES
+    })
+}
+
+/// The footprints of the sweep: 4 KiB, 16 KiB, … up to the largest; at least the
+/// smallest.
+fn footprints(sizing: &Sizing) -> Vec<u64> {
+    let max = max_footprint_bytes(sizing).max(MIN_FOOTPRINT_BYTES);
+    std::iter::successors(Some(MIN_FOOTPRINT_BYTES), |b| Some(b * FOOTPRINT_STEP))
+        .take_while(|&bytes| bytes <= max)
+        .collect()
+}
+
+/// Loads of one dispatch at `footprint`: enough for [`WARMING_DISPATCHES`] to walk the
+/// whole cycle where some L2 may hold it, else [`MIN_STEPS`].
+fn steps(footprint: u64) -> u32 {
+    let slots = footprint / LINE_BYTES;
+    if footprint <= WARMED_MAX_BYTES {
+        let warming = slots.div_ceil(WARMING_DISPATCHES);
+        u32::try_from(warming).map_or(u32::MAX, |s| s.max(MIN_STEPS))
+    } else {
+        MIN_STEPS
+    }
+}
+
+fn cases(sizing: &Sizing) -> Vec<Case> {
+    footprints(sizing)
+        .into_iter()
+        .map(|footprint| {
+            let words = (footprint / 4) as usize;
+            let steps = steps(footprint);
+            let skip = (footprint > sizing.max_binding_bytes).then(|| {
+                format!(
+                    "a footprint of {footprint} bytes exceeds the device's largest buffer \
+                     binding of {} bytes",
+                    sizing.max_binding_bytes
+                )
+            });
+            let params = Params {
+                steps,
+                words: u32::try_from(words).unwrap_or(u32::MAX),
+            };
+            Case::builder(sizing, params!(Footprint => footprint))
+                .workgroup([WORKGROUP, 1, 1], 0)
+                .workgroups([1, 1, 1])
+                .constant("WORKGROUP_SIZE", f64::from(WORKGROUP))
+                .moves(u64::from(steps), LOAD_BYTES * u64::from(steps))
+                .skip_if(skip)
+                .addresses_from_data()
+                .buffers(vec![
+                    Buffer::uniform(params),
+                    Buffer::Input(words),
+                    Buffer::Output(2),
+                ])
+                .data(move || {
+                    let next = chain(words, SEED);
+                    let expected = Expected::Exact(reference(&next, steps).to_vec());
+                    CaseData {
+                        inputs: vec![next],
+                        expected: vec![expected],
+                    }
+                })
+        })
+        .collect()
+}
+
+/// The successor of each of `slots` slots: one cycle through all of them, uniformly
+/// drawn (Sattolo's algorithm: Fisher–Yates with the swap partner strictly below).
+fn cycle(slots: usize, seed: u64) -> Vec<u32> {
+    let mut successor: Vec<u32> = (0..slots as u32).collect();
+    for i in (1..slots).rev() {
+        let j = (mix(i, seed) % i as u64) as usize;
+        successor.swap(i, j);
+    }
+    successor
+}
+
+/// A buffer of `words` words: at each slot (every [`SLOT_WORDS`]th word) the word index
+/// of the next slot of one random cycle, non-zero filler elsewhere.
+fn chain(words: usize, seed: u64) -> Vec<u32> {
+    let successor = cycle(words / SLOT_WORDS, seed);
+    let mut next = vec![0u32; words];
+    next.par_chunks_mut(SLOT_WORDS)
+        .zip(&successor)
+        .enumerate()
+        .for_each(|(line, (line_words, &slot))| {
+            line_words[0] = slot * SLOT_WORDS as u32;
+            // Filler: f32 bit patterns in [1, 2), varied and never zero; one multiply
+            // a word, since a 1 GiB chain is mostly filler.
+            for (k, word) in line_words.iter_mut().enumerate().skip(1) {
+                let at = (line * SLOT_WORDS + k) as u32;
+                *word = FILLER | (at.wrapping_mul(0x9E37_79B9) >> 9);
+            }
+        });
+    next
+}
+
+/// The shader's chase from slot 0 (a fresh, poisoned output): where `steps` loads
+/// stop, and the wrapping sum of the indices they loaded.
+fn reference(next: &[u32], steps: u32) -> [u32; 2] {
+    let mut i = 0u32;
+    let mut sum = 0u32;
+    for _ in 0..steps {
+        i = next[i as usize];
+        sum = sum.wrapping_add(i);
+    }
+    [i, sum]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cycle_visits_every_slot_once() {
+        for slots in [1, 2, 3, 32, 1000, 1 << 16] {
+            let successor = cycle(slots, 3);
+            let mut seen = vec![false; slots];
+            let mut slot = 0;
+            for _ in 0..slots {
+                assert!(!seen[slot], "{slots} slots: slot {slot} twice");
+                seen[slot] = true;
+                slot = successor[slot] as usize;
+            }
+            assert_eq!(slot, 0, "{slots} slots: not back at the start");
+            assert!(seen.iter().all(|&s| s));
+        }
+        // Not the identity's neighbour walk: a prefetcher sees no stride.
+        let successor = cycle(1 << 12, 3);
+        let sequential = (0..successor.len())
+            .filter(|&s| successor[s] as usize == (s + 1) % successor.len())
+            .count();
+        assert!(sequential < 8, "{sequential} sequential steps");
+    }
+
+    #[test]
+    fn the_chain_links_slots_and_fills_the_rest() {
+        let words = 64 << 10;
+        let next = chain(words, SEED);
+        let mut links_to_start = 0;
+        for (at, &word) in next.iter().enumerate() {
+            if at.is_multiple_of(SLOT_WORDS) {
+                assert!((word as usize) < words && (word as usize).is_multiple_of(SLOT_WORDS));
+                links_to_start += usize::from(word == 0);
+            } else {
+                assert!(f32::from_bits(word) >= 1.0, "filler at {at}: {word:#x}");
+            }
+        }
+        // The only zero word is the link of the cycle's last slot back to slot 0.
+        assert_eq!(links_to_start, 1);
+        assert_eq!(next.iter().filter(|&&w| w == 0).count(), 1);
+    }
+
+    #[test]
+    fn the_reference_walks_the_chain() {
+        // Slots 0 -> 2 -> 1 -> 0 (words 0, 64, 32).
+        let mut next = vec![7u32; 3 * SLOT_WORDS];
+        next[0] = 64;
+        next[64] = 32;
+        next[32] = 0;
+        assert_eq!(reference(&next, 1), [64, 64]);
+        assert_eq!(reference(&next, 2), [32, 96]);
+        assert_eq!(reference(&next, 3), [0, 96]);
+        assert_eq!(reference(&next, 4), [64, 160]);
+    }
+
+    #[test]
+    fn default_sizing_sweeps_4_kib_to_1_gib() {
+        let cases = cases(&Sizing::nominal(false));
+        let footprints: Vec<String> = cases.iter().map(|c| c.params.to_string()).collect();
+        assert_eq!(footprints.len(), 10);
+        assert_eq!(footprints[0], "footprint=4096");
+        assert_eq!(footprints[9], "footprint=1073741824");
+        for case in &cases {
+            let footprint = case.params.number(crate::suite::Key::Footprint).unwrap();
+            assert!(case.skip.is_none(), "{}", case.params);
+            assert_eq!(case.buffers[1], Buffer::Input((footprint / 4) as usize));
+            assert_eq!(case.workgroups, [1, 1, 1]);
+            assert_eq!(case.bytes, LOAD_BYTES * case.elements);
+            let steps = case.elements;
+            let slots = footprint / LINE_BYTES;
+            assert!(steps >= u64::from(MIN_STEPS));
+            // Caches the chase could fit in are walked whole before timing.
+            if footprint <= WARMED_MAX_BYTES {
+                assert!(WARMING_DISPATCHES * steps >= slots, "{}", case.params);
+            }
+        }
+        // 16 MiB: 131072 slots in four dispatches; 1 GiB: the fewest.
+        assert_eq!(cases[6].elements, 32768);
+        assert_eq!(cases[7].elements, u64::from(MIN_STEPS));
+        assert_eq!(cases[9].elements, u64::from(MIN_STEPS));
+    }
+
+    #[test]
+    fn quick_software_and_small_sizings_stop_early_and_limits_skip() {
+        let largest = |sizing: &Sizing| {
+            cases(sizing)
+                .iter()
+                .filter_map(|c| c.params.number(crate::suite::Key::Footprint))
+                .max()
+        };
+        assert_eq!(largest(&Sizing::nominal(true)), Some(QUICK_MAX_BYTES));
+        let software = Sizing {
+            software: true,
+            max_binding_bytes: 32 << 20,
+            ..Sizing::nominal(false)
+        };
+        assert_eq!(largest(&software), Some(SOFTWARE_MAX_BYTES));
+        for case in cases(&software) {
+            let beyond = case.params.number(crate::suite::Key::Footprint) > Some(32 << 20);
+            assert_eq!(case.skip.is_some(), beyond, "{}", case.params);
+        }
+        let tiny = Sizing {
+            buffer_bytes: Some(64 << 10),
+            ..Sizing::nominal(true)
+        };
+        assert_eq!(largest(&tiny), Some(64 << 10));
+        let smaller = Sizing {
+            buffer_bytes: Some(256),
+            ..Sizing::nominal(true)
+        };
+        assert_eq!(largest(&smaller), Some(MIN_FOOTPRINT_BYTES));
+    }
+
+    #[test]
+    fn data_and_reference_agree_with_the_declared_buffers() {
+        let sizing = Sizing::nominal(true);
+        for case in cases(&sizing) {
+            let data = (case.data)();
+            crate::suite::check_inputs(&case.buffers, &data.inputs).unwrap();
+            let Expected::Exact(expected) = &data.expected[0] else {
+                panic!("the chase is checked exactly");
+            };
+            assert_eq!(expected.len(), 2);
+        }
+    }
+}
