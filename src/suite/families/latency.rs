@@ -16,9 +16,8 @@
 //! filler the chase never reads. One dispatch takes `steps` steps and resumes where the
 //! previous one stopped (see `shaders/latency_chase.wgsl`), so the timed dispatches
 //! walk the whole cycle. Footprints up to [`WARMED_MAX_BYTES`], which some L2 may hold,
-//! are walked whole in the [`WARMING_DISPATCHES`] dispatches that precede every timed
-//! one (the verification and the sampler's pilot): their lines are cached, as the
-//! staircase needs, when timing starts. Larger ones take [`MIN_STEPS`] per dispatch.
+//! are walked whole by every dispatch: their lines are cached, as the staircase needs,
+//! from the verification on. Larger ones take [`MIN_STEPS`] per dispatch.
 //!
 //! Bytes are the 4 bytes of each load, elements the loads: the row's GB/s is 4 / (ns
 //! per load), and the summary shows the time per load instead
@@ -53,9 +52,6 @@ pub const MIN_STEPS: u32 = 4096;
 /// Footprints up to this (a third of an H100's L2) are walked whole before timing;
 /// past it the next footprint (64 MiB) exceeds the L2 of an H100 and an H200.
 const WARMED_MAX_BYTES: u64 = 16 << 20;
-/// Dispatches before the first timed one: the verification, the sampler's untimed
-/// pilot dispatch and two of its three timed ones.
-const WARMING_DISPATCHES: u64 = 4;
 
 /// Only one invocation chases (see the shader).
 const WORKGROUP: u32 = 1;
@@ -107,13 +103,13 @@ fn footprints(sizing: &Sizing) -> Vec<u64> {
         .collect()
 }
 
-/// Loads of one dispatch at `footprint`: enough for [`WARMING_DISPATCHES`] to walk the
-/// whole cycle where some L2 may hold it, else [`MIN_STEPS`].
+/// Loads of one dispatch at `footprint`: the whole cycle where some L2 may hold it, so
+/// that every dispatch after the first finds it cached (and the simulator's warm pass
+/// over one dispatch does too), else [`MIN_STEPS`].
 fn steps(footprint: u64) -> u32 {
     let slots = footprint / LINE_BYTES;
     if footprint <= WARMED_MAX_BYTES {
-        let warming = slots.div_ceil(WARMING_DISPATCHES);
-        u32::try_from(warming).map_or(u32::MAX, |s| s.max(MIN_STEPS))
+        u32::try_from(slots).map_or(u32::MAX, |s| s.max(MIN_STEPS))
     } else {
         MIN_STEPS
     }
@@ -276,13 +272,13 @@ mod tests {
             let steps = case.elements;
             let slots = footprint / LINE_BYTES;
             assert!(steps >= u64::from(MIN_STEPS));
-            // Caches the chase could fit in are walked whole before timing.
+            // Caches the chase could fit in are walked whole by every dispatch.
             if footprint <= WARMED_MAX_BYTES {
-                assert!(WARMING_DISPATCHES * steps >= slots, "{}", case.params);
+                assert!(steps >= slots, "{}", case.params);
             }
         }
-        // 16 MiB: 131072 slots in four dispatches; 1 GiB: the fewest.
-        assert_eq!(cases[6].elements, 32768);
+        // 16 MiB: its 131072 slots; 1 GiB: the fewest.
+        assert_eq!(cases[6].elements, 131072);
         assert_eq!(cases[7].elements, u64::from(MIN_STEPS));
         assert_eq!(cases[9].elements, u64::from(MIN_STEPS));
     }
