@@ -822,8 +822,12 @@ fn validate(
     };
     let mut validations = Vec::new();
     for (path, rows) in &files {
-        let progress = bar(rows.len())?;
-        progress.set_message(format!("predicting {}", path.display()));
+        // How many of the rows are predicted is known only once their cases are found.
+        let progress = ProgressBar::no_length().with_style(
+            ProgressStyle::with_template("{pos} cases predicted {elapsed} {wide_msg}")
+                .context("progress bar template")?,
+        );
+        progress.set_message(format!("({})", path.display()));
         validations.push(validate::validate(path, rows, modelling, &|| {
             progress.inc(1)
         }));

@@ -270,7 +270,7 @@ fn report_shows_the_simulator_table_and_scatter() {
     );
     assert!(html.contains("href=\"#simulator\""));
     // The held-out table: copy's two rows at errors 10 % and 25 %, all three rows.
-    let table = &html[html.find("<h3>Made-up GPU</h3>").unwrap()..];
+    let table = &html[html.find("<h3>Made-up GPU (wgpu tax-free)</h3>").unwrap()..];
     assert!(
         table.contains("<td>copy</td><td class=\"num\">2</td><td class=\"num\">17.5</td>"),
         "{table}"
@@ -286,9 +286,9 @@ fn report_shows_the_simulator_table_and_scatter() {
     let scatter = built
         .charts
         .iter()
-        .find(|c| c.file == "simulator-made-up-gpu.svg")
+        .find(|c| c.file == "simulator-made-up.svg")
         .expect("the scatter");
-    assert!(html.contains("href=\"simulator-made-up-gpu.svg\""));
+    assert!(html.contains("href=\"simulator-made-up.svg\""));
     for words in [
         "y = x",
         "copy",

@@ -548,7 +548,7 @@ fn validation_block(validation: &Validation, scatter: Option<&Chart>) -> Markup 
     let ranked = validation.ranked();
     let flat = ranked.iter().filter(|r| r.flat).count();
     html! {
-        h3 { (validation.device) } "\n"
+        h3 { (validation.label()) } "\n"
         p { (validation.headline()) } "\n"
         @if held_out.is_empty() {
             p { "No held-out row judged." } "\n"
@@ -572,7 +572,7 @@ fn validation_block(validation: &Validation, scatter: Option<&Chart>) -> Markup 
                 @for (index, judged) in calibration.iter().enumerate() {
                     @if index > 0 { "; " }
                     code { (judged.id) } " measured " (format!("{:.1}", judged.measured_gbps))
-                    " GB/s, predicted " (format!("{:.1}", judged.predicted_gbps))
+                    " GB/s, predicted " (format!("{:.1}", judged.predicted_gbps)) " GB/s"
                 }
             }
             "\n"

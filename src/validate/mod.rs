@@ -279,33 +279,46 @@ type Rebuilt = (&'static Experiment, Case);
 pub type NotJudged = (String, Unjudged);
 
 /// The sizings a row of `sizing` may have been measured at: nominal limits of a large
-/// GPU with the run's settings, then the same for a software adapter (smaller
-/// default buffers). The device's own limits are not recorded; a case they size
-/// differently is caught by its bytes.
-fn sizings(sizing: RunSizing) -> [Sizing; 2] {
-    let nominal = Sizing {
-        buffer_bytes: sizing.buffer_bytes,
-        matrix: sizing.matrix,
-        ..Sizing::nominal(sizing.quick)
+/// GPU with the run's settings, then the same for a software adapter (smaller default
+/// buffers); for a row of a file that records no sizing (schema 1 and 2), those of the
+/// default sizing and of `--quick`. The device's own limits are not recorded; a case
+/// they size differently is caught by its bytes.
+fn sizings(sizing: Option<RunSizing>) -> Vec<Sizing> {
+    let quick = RunSizing {
+        quick: true,
+        ..RunSizing::default()
     };
-    let software = Sizing {
-        software: true,
-        ..nominal.clone()
+    let recorded = match sizing {
+        Some(sizing) => vec![sizing],
+        None => vec![RunSizing::default(), quick],
     };
-    [nominal, software]
+    recorded
+        .into_iter()
+        .flat_map(|sizing| {
+            let nominal = Sizing {
+                buffer_bytes: sizing.buffer_bytes,
+                matrix: sizing.matrix,
+                ..Sizing::nominal(sizing.quick)
+            };
+            let software = Sizing {
+                software: true,
+                ..nominal.clone()
+            };
+            [nominal, software]
+        })
+        .collect()
 }
 
 /// Each row's case rebuilt from the registry at the row's sizing, with its kernel as
 /// measured (same elements and bytes), and the rows that have none, with why.
 fn cases_of<'r>(rows: &[&'r Row]) -> (Vec<(&'r Row, Rebuilt)>, Vec<NotJudged>) {
     // The registry's cases at each sizing the rows need, made once.
-    let mut registry: HashMap<RunSizing, Vec<HashMap<CaseId, Rebuilt>>> = HashMap::new();
+    let mut registry: HashMap<Option<RunSizing>, Vec<HashMap<CaseId, Rebuilt>>> = HashMap::new();
     let mut found = Vec::new();
     let mut unjudged = Vec::new();
     for &row in rows {
-        let sizing = row.sizing.unwrap_or_default();
-        let cases = registry.entry(sizing).or_insert_with(|| {
-            sizings(sizing)
+        let cases = registry.entry(row.sizing).or_insert_with(|| {
+            sizings(row.sizing)
                 .iter()
                 .map(|sizing| {
                     REGISTRY
@@ -529,21 +542,29 @@ impl Validation {
             .count()
     }
 
-    /// One line saying what was judged, on what model.
+    /// The device and the build judged: `NVIDIA H200 (wgpu tax-free)`.
+    pub fn label(&self) -> String {
+        match self.build {
+            Some(build) => format!("{} (wgpu {build})", self.device),
+            None => self.device.clone(),
+        }
+    }
+
+    /// One line saying what was judged, on what model (not how long it took: the
+    /// report's page stays the same for the same files).
     pub fn headline(&self) -> String {
         let build = self
             .build
             .map_or_else(|| "no wgpu".to_owned(), |b| format!("wgpu {b}"));
         let others = self.unjudged.len() - self.transfers();
         format!(
-            "{} ({}): {} {build} rows judged on the {} preset, {}, predicted in {:.1} s; \
-             not judged: {} transfers (not simulated), {others} other{}",
+            "{} ({}): {} {build} rows judged on the {} preset, {}; not judged: {} \
+             transfers (not simulated), {others} other{}",
             self.device,
             self.path.display(),
             self.judged.len(),
             self.model.name,
             self.calibrated,
-            self.seconds,
             self.transfers(),
             if others == 1 { "" } else { "s" },
         )
@@ -755,10 +776,10 @@ pub fn render(validations: &[Validation], format: Format, verbose: bool) -> Stri
     for validation in validations {
         text.push('\n');
         if markdown {
-            text.push_str(&format!("### {}\n\n", validation.device));
+            text.push_str(&format!("### {}\n\n", validation.label()));
         }
         text.push_str(&validation.headline());
-        text.push_str("\n\n");
+        text.push_str(&format!("; predicted in {:.1} s\n\n", validation.seconds));
         let accuracy = accuracy_table(validation);
         if accuracy.1.is_empty() {
             text.push_str("no row judged\n");

@@ -18,10 +18,12 @@ use crate::validate::{Role, Validation};
 pub fn scatter_chart(validation: &Validation) -> Result<Chart> {
     let title = format!(
         "simulator on {}: measured vs predicted GB/s, {} rows",
-        validation.device,
+        validation.label(),
         validation.judged.len()
     );
-    let file = format!("simulator-{}.svg", slug(&validation.device));
+    // Named after the results file: two files of one device (two builds) differ.
+    let stem = validation.path.file_stem().unwrap_or_default();
+    let file = format!("simulator-{}.svg", slug(&stem.to_string_lossy()));
     let svg = scatter_svg(&title, validation).map_err(|message| chart_error(&file, message))?;
     Ok(Chart {
         family: "simulator".to_owned(),
