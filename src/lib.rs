@@ -6,7 +6,8 @@
 //! clock, [`backend::wgpu::transfer`]), and reported as effective bandwidth in a results CSV
 //! ([`results`]). [`sim`] executes the same WGSL on the CPU and traces every memory
 //! request for the memory-system model. [`report`] (with [`report::compare`]) put several
-//! devices' CSVs side by side: tables, charts and the claims checklist.
+//! devices' CSVs side by side: tables, charts and the claims checklist. [`validate`]
+//! judges the simulator's predictions of a results file's cases against the measurements.
 
 pub mod backend;
 pub mod error;
@@ -16,5 +17,6 @@ pub mod results;
 pub mod run;
 pub mod sim;
 pub mod suite;
+pub mod validate;
 
 pub use error::{Error, Result};

@@ -18,6 +18,7 @@ use membench::results;
 use membench::run::{self, Backends, Outcome, Output, Progress, RunSettings, Session};
 use membench::sim::device as sim_device;
 use membench::suite::{Api, Build, CaseId, Measure, REGISTRY, Setting, Sizing};
+use membench::validate;
 
 /// GPU memory benchmarks: the classic CUDA memory experiments in WGSL, verified
 /// against a CPU reference and timed on the GPU clock.
@@ -101,19 +102,50 @@ struct ReportArgs {
     /// the labels of one file's devices; default: the first file's.
     #[arg(long)]
     baseline: Option<String>,
+    /// Leave out the Simulator section, which predicts every measured case again
+    /// (`simulate --validate`): seconds per file in a release build, a minute or more
+    /// in a debug one.
+    #[arg(long)]
+    no_simulator: bool,
 }
 
 #[derive(clap::Args)]
 struct SimulateArgs {
-    /// Device preset.
-    #[arg(long, default_value = "h100", value_parser = preset_names(), ignore_case = true)]
-    device: String,
+    /// Device preset (default h100; with --validate, the one closest to each file's
+    /// device).
+    #[arg(long, value_parser = preset_names(), ignore_case = true)]
+    device: Option<String>,
     /// Only cases whose id (family/variant/param) contains one of these.
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', conflicts_with = "validate")]
     filter: Vec<String>,
     /// Small working sets, as `run --quick`.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "validate")]
     quick: bool,
+    /// Judge the simulator against results CSVs (one per device): each measured row of
+    /// the build closest to the hardware predicted again now, on the device's preset
+    /// calibrated from the file's calibration rows, and compared with its measurement.
+    #[arg(long, value_name = "CSV", num_args = 1..)]
+    validate: Vec<PathBuf>,
+    /// With --validate: calibrate on this file's rows instead of each file's own (its
+    /// rows count as calibration rows, the validated files' as held out).
+    #[arg(
+        long,
+        value_name = "CSV",
+        requires = "validate",
+        conflicts_with = "no_calibrate"
+    )]
+    calibrate_from: Option<PathBuf>,
+    /// With --validate: the presets alone, calibrated from nothing.
+    #[arg(long, requires = "validate")]
+    no_calibrate: bool,
+    /// With --validate: every judged row too (case, measured and predicted GB/s, their
+    /// ratio, the bound).
+    #[arg(long, requires = "validate")]
+    verbose: bool,
+    /// With --validate: how the judgement prints (csv: the accuracy tables, or with
+    /// --verbose the rows).
+    #[arg(long, value_enum, default_value = "table", requires = "validate")]
+    format: compare::Format,
 }
 
 #[derive(clap::Args)]
@@ -175,6 +207,9 @@ fn main() -> ExitCode {
         }
     }
 }
+
+/// The preset `simulate` predicts on without `--device` (or `--validate`).
+const DEFAULT_PRESET: &str = "h100";
 
 /// The simulator's device presets, as `--device` accepts them.
 fn preset_names() -> clap::builder::PossibleValuesParser {
@@ -726,8 +761,19 @@ impl Progress for Bars {
 
 fn simulate(args: SimulateArgs) -> anyhow::Result<ExitCode> {
     // clap accepted only a preset's name.
-    let Some(model) = sim_device::preset(&args.device) else {
-        anyhow::bail!("unknown device preset {:?}", args.device);
+    let preset = match &args.device {
+        Some(name) => match sim_device::preset(name) {
+            Some(model) => Some(model),
+            None => anyhow::bail!("unknown device preset {name:?}"),
+        },
+        None => None,
+    };
+    if !args.validate.is_empty() {
+        return validate(&args, preset);
+    }
+    let model = match preset.or_else(|| sim_device::preset(DEFAULT_PRESET)) {
+        Some(model) => model,
+        None => anyhow::bail!("no device preset {DEFAULT_PRESET:?}"),
     };
     // Sized as for a large GPU (or --quick), without touching a device.
     let cases = run::select(&Sizing::nominal(args.quick), &args.filter)?;
@@ -749,6 +795,51 @@ fn simulate(args: SimulateArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `simulate --validate`: every file read first (a bad one stops before anything is
+/// predicted), then validated in turn.
+fn validate(
+    args: &SimulateArgs,
+    preset: Option<&'static sim_device::DeviceModel>,
+) -> anyhow::Result<ExitCode> {
+    let files: Vec<(PathBuf, Vec<results::Row>)> = args
+        .validate
+        .iter()
+        .map(|path| Ok((path.clone(), results::read(path)?)))
+        .collect::<membench::Result<_>>()?;
+    let from_rows = args
+        .calibrate_from
+        .as_deref()
+        .map(results::read)
+        .transpose()?;
+    let calibrating = match (&args.calibrate_from, &from_rows) {
+        (Some(path), Some(rows)) => validate::Calibrating::From { path, rows },
+        _ if args.no_calibrate => validate::Calibrating::Nothing,
+        _ => validate::Calibrating::OwnRows,
+    };
+    let modelling = validate::Modelling {
+        preset,
+        calibrating,
+    };
+    let mut validations = Vec::new();
+    for (path, rows) in &files {
+        // How many of the rows are predicted is known only once their cases are found.
+        let progress = ProgressBar::no_length().with_style(
+            ProgressStyle::with_template("{pos} cases predicted {elapsed} {wide_msg}")
+                .context("progress bar template")?,
+        );
+        progress.set_message(format!("({})", path.display()));
+        validations.push(validate::validate(path, rows, modelling, &|| {
+            progress.inc(1)
+        }));
+        progress.finish_and_clear();
+    }
+    print!(
+        "{}",
+        validate::render(&validations, args.format, args.verbose)
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
 fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
     let inputs = if args.csv.is_empty() {
         report::default_inputs(std::path::Path::new("results"))?
@@ -759,8 +850,23 @@ fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
     if let Some(baseline) = &args.baseline {
         devices = report::with_baseline(devices, baseline)?;
     }
+    // The simulator's predictions of every file, made now: the report shows the current
+    // simulator, not the predictions the files recorded.
+    let started = Instant::now();
+    let validations = if args.no_simulator {
+        Vec::new()
+    } else {
+        validate::of_results(&devices)
+    };
+    if !validations.is_empty() {
+        eprintln!(
+            "membench: simulator validated on {} file(s) in {:.1} s",
+            validations.len(),
+            started.elapsed().as_secs_f64()
+        );
+    }
     // Built in full before anything is written: bad input leaves the directory as it was.
-    let built = report::build(&devices)?;
+    let built = report::build(&devices, &validations)?;
     report::write(&built, &args.out)?;
     eprintln!(
         "membench: report of {} device(s) with {} charts in {}",

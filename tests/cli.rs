@@ -409,3 +409,134 @@ fn compare_against_a_baseline_fails_on_a_slowed_case() {
     assert!(stdout.contains("\n0 of "), "{stdout}");
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A results file of quick copy cases whose measured times are `k` × the h100 preset's
+/// own predicted time (k = 1 for the offsets, 2 for the strides): measured ÷ predicted
+/// bandwidth is then exactly 1 and 0.5, so every statistic is known.
+fn known_answers(path: &Path) -> membench::Result<()> {
+    use membench::results::{self, Row, RunSizing, SCHEMA_VERSION, Status};
+    let filters = ["copy/offset/offset=", "copy/stride/stride="].map(str::to_owned);
+    let cases: Vec<_> = membench::run::select(&membench::suite::Sizing::nominal(true), &filters)?
+        .into_iter()
+        .filter(|(_, case)| {
+            let text = case.params.to_string();
+            ["offset=0", "offset=1", "offset=2", "offset=4"].contains(&text.as_str())
+                || ["stride=1", "stride=2", "stride=4", "stride=8"].contains(&text.as_str())
+        })
+        .collect();
+    assert_eq!(cases.len(), 8);
+    let internal = |what: &str| membench::Error::Internal(what.to_owned());
+    let preset = membench::sim::device::preset("h100").ok_or_else(|| internal("no h100"))?;
+    let predictions = membench::run::predict_cases(&cases, preset, &|| {});
+    let rows: Vec<Row> = cases
+        .iter()
+        .zip(predictions)
+        .map(|((experiment, case), prediction)| {
+            let predicted = prediction
+                .ok_or_else(|| internal("not simulated"))?
+                .map_err(|e| internal(&e))?;
+            let k = if experiment.variant == "offset" {
+                1.0
+            } else {
+                2.0
+            };
+            let time_us = k * predicted.time_s * 1e6;
+            let gbps = case.bytes as f64 / (time_us * 1e3);
+            Ok(Row {
+                status: Status::Ok,
+                verified: true,
+                timer: "gpu".into(),
+                samples: 10,
+                time_us_median: Some(time_us),
+                time_us_min: Some(time_us),
+                time_us_max: Some(time_us),
+                gbps_median: Some(gbps),
+                gbps_best: Some(gbps),
+                device: "Known GPU".into(),
+                backend: "vulkan".into(),
+                sizing: Some(RunSizing {
+                    quick: true,
+                    ..RunSizing::default()
+                }),
+                schema_version: SCHEMA_VERSION,
+                ..membench::run::case_row(experiment, case)
+            })
+        })
+        .collect::<membench::Result<_>>()?;
+    results::write(path, &rows)
+}
+
+#[test]
+fn simulate_validate_reports_known_answers() {
+    let dir = scratch("validate").unwrap();
+    let csv = dir.join("known-gpu-vulkan-quick.csv");
+    known_answers(&csv).unwrap();
+    let path = csv.to_str().unwrap();
+    let (status, stdout, stderr) = membench_in(
+        &dir,
+        &[
+            "simulate",
+            "--validate",
+            path,
+            "--device",
+            "h100",
+            "--no-calibrate",
+            "--verbose",
+        ],
+    )
+    .unwrap();
+    assert!(status.success(), "{stderr}");
+    // The words of the line whose first words are those of `start`.
+    let line = |start: &str| {
+        let start: Vec<&str> = start.split_whitespace().collect();
+        stdout
+            .lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+            .find(|words| words.starts_with(&start))
+            .unwrap_or_else(|| panic!("no line {start:?} in\n{stdout}"))
+    };
+    // n, MAPE %, median APE %, gmean, within 10 %, within 25 %: errors 0 ×4 and 0.5 ×4.
+    assert_eq!(
+        line("held-out     all")[2..],
+        ["8", "25.0", "25.0", "0.707", "50", "50"],
+        "{stdout}"
+    );
+    assert_eq!(
+        line("held-out     copy")[2..],
+        ["8", "25.0", "25.0", "0.707", "50", "50"]
+    );
+    assert!(
+        !stdout.lines().any(|l| l.starts_with("calibration")),
+        "{stdout}"
+    );
+    // Measured ∝ predicted within each sweep: the order agrees exactly.
+    assert_eq!(line("sweep   copy/stride over stride")[4..], ["4", "1.00"]);
+    assert!(
+        stdout.contains("the preset alone (not calibrated)"),
+        "{stdout}"
+    );
+    // --verbose: the row, its role, its ratio and its bound.
+    let row = line("copy/stride/stride=2");
+    assert_eq!((row[1], row[4]), ("held-out", "0.500"), "{row:?}");
+    assert!(
+        row[5].parse::<membench::sim::model::Bound>().is_ok(),
+        "{row:?}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn simulate_validate_of_a_bad_file_is_one_line_naming_it() {
+    let dir = scratch("validate-bad").unwrap();
+    let bad = dir.join("bad.csv");
+    std::fs::write(&bad, "family,variant\ncopy,offset\n").unwrap();
+    for path in [bad.to_str().unwrap(), "/nonexistent/gpu.csv"] {
+        let (status, stdout, stderr) =
+            membench_in(&dir, &["simulate", "--validate", path]).unwrap();
+        assert!(!status.success());
+        assert!(stdout.is_empty(), "{stdout}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.starts_with(&format!("membench: {path}")), "{stderr}");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -183,7 +183,7 @@ fn compare_needs_two_devices_or_settings() {
 #[test]
 fn report_has_a_chart_for_every_family_and_no_scripts() {
     let devices = fixtures().unwrap();
-    let built = report::build(&devices).unwrap();
+    let built = report::build(&devices, &[]).unwrap();
     let mut families: Vec<&str> = devices
         .iter()
         .flat_map(|d| d.rows.iter().map(|r| r.family.as_str()))
@@ -233,8 +233,81 @@ fn report_has_a_chart_for_every_family_and_no_scripts() {
 }
 
 #[test]
+fn report_shows_the_simulator_table_and_scatter() {
+    // A validation of a made-up device: three held-out rows of two families and one
+    // calibration row, each measured at a ratio × its prediction.
+    let validation = {
+        use membench::sim::model::Bound;
+        use membench::validate::{Judged, Role, Unjudged, Validation};
+        let judged = |id: &str, role, predicted_gbps: f64, ratio: f64| Judged {
+            id: id.parse().unwrap(),
+            role,
+            measured_gbps: predicted_gbps * ratio,
+            predicted_gbps,
+            bound: Bound::Dram,
+        };
+        Validation {
+            path: "made-up.csv".into(),
+            device: "Made-up GPU".to_owned(),
+            build: Some(membench::suite::Build::TaxFree),
+            model: *membench::sim::device::preset("h100").unwrap(),
+            calibrated: "calibrated from copy/peak/launch=vec4 of its own rows".to_owned(),
+            judged: vec![
+                judged("copy/offset/offset=0", Role::HeldOut, 3000.0, 0.9),
+                judged("copy/offset/offset=1", Role::HeldOut, 2400.0, 0.75),
+                judged("reduce/smem/n=16777216", Role::HeldOut, 2000.0, 1.5),
+                judged("copy/peak/launch=vec4", Role::Calibration, 3100.0, 1.0),
+            ],
+            unjudged: vec![("copy/gone/offset=0".to_owned(), Unjudged::Gone)],
+            seconds: 0.0,
+        }
+    };
+    let built = report::build(&fixtures().unwrap(), &[validation]).unwrap();
+    let html = &built.html;
+    assert!(
+        html.contains("<h2 id=\"simulator\">Simulator</h2>"),
+        "no section"
+    );
+    assert!(html.contains("href=\"#simulator\""));
+    // The held-out table: copy's two rows at errors 10 % and 25 %, all three rows.
+    let table = &html[html.find("<h3>Made-up GPU (wgpu tax-free)</h3>").unwrap()..];
+    assert!(
+        table.contains("<td>copy</td><td class=\"num\">2</td><td class=\"num\">17.5</td>"),
+        "{table}"
+    );
+    assert!(
+        table.contains("<td>all</td><td class=\"num\">3</td>"),
+        "{table}"
+    );
+    assert!(table.contains(
+        "Calibration rows (fitted, so not judged above): <code>copy/peak/launch=vec4</code>"
+    ));
+    assert!(table.contains("<code>copy/gone/offset=0</code>: no such case"));
+    let scatter = built
+        .charts
+        .iter()
+        .find(|c| c.file == "simulator-made-up.svg")
+        .expect("the scatter");
+    assert!(html.contains("href=\"simulator-made-up.svg\""));
+    for words in [
+        "y = x",
+        "copy",
+        "reduce",
+        "ringed: a calibration row",
+        "predicted GB/s",
+    ] {
+        assert!(scatter.svg.contains(words), "{words}");
+    }
+    // Every chart inline, the scatter too.
+    assert_eq!(html.matches("<svg").count(), built.charts.len());
+    // Without validations, no section.
+    let plain = report::build(&fixtures().unwrap(), &[]).unwrap();
+    assert!(!plain.html.contains("id=\"simulator\""));
+}
+
+#[test]
 fn report_checklist_decides_the_fixtures() {
-    let built = report::build(&fixtures().unwrap()).unwrap();
+    let built = report::build(&fixtures().unwrap(), &[]).unwrap();
     let row = |id: &str| {
         let start = built.html.find(&format!("id=\"claim-{id}\"")).unwrap();
         let end = start + built.html[start..].find("</tr>").unwrap();
@@ -317,7 +390,7 @@ fn a_vanishing_bandwidth_draws_in_bounded_time() {
         row.sim_gbps = Some(1e300);
     }
     let built = within(Duration::from_secs(30), move || {
-        report::build(&devices).map(|r| r.charts.len())
+        report::build(&devices, &[]).map(|r| r.charts.len())
     });
     assert!(built.expect("the report did not finish").unwrap() > 0);
 }
@@ -364,7 +437,7 @@ fn results_of_another_sizing_are_charted_apart() {
     for row in &mut devices[1].rows {
         row.elements /= 16;
     }
-    let built = report::build(&devices).unwrap();
+    let built = report::build(&devices, &[]).unwrap();
     let offset = |file: &str| {
         let chart = built.charts.iter().find(|c| c.file == file);
         chart.unwrap_or_else(|| panic!("no {file}")).svg.clone()
@@ -564,20 +637,21 @@ fn bad_input_is_refused_with_file_line_and_column() {
 fn a_file_of_another_schema_says_so() {
     let text = std::fs::read_to_string(fixture("gpu-a.csv"))
         .unwrap()
-        .replace(",0.1.0,1,", ",0.9.0,4,")
+        .replace(",0.1.0,1,", ",0.9.0,5,")
         .replacen("sim_bank_ways,", "sim_bank_conflicts,", 1);
     let error = results::parse(Path::new("future.csv"), text.as_bytes())
         .unwrap_err()
         .to_string();
     assert!(
-        error.starts_with("future.csv: line 2: schema version 4 where this membench reads 1 to 3"),
+        error.starts_with("future.csv: line 2: schema version 5 where this membench reads 1 to 4"),
         "{error}"
     );
 }
 
 #[test]
 fn report_defaults_to_every_results_csv() {
-    let (ok, _, stderr) = membench(&["report", "--out", "/dev/null/report"]).unwrap();
+    let (ok, _, stderr) =
+        membench(&["report", "--out", "/dev/null/report", "--no-simulator"]).unwrap();
     // Writing under /dev/null fails, after the committed results were read.
     assert!(!ok);
     assert!(stderr.contains("/dev/null/report"), "{stderr}");
@@ -674,7 +748,7 @@ fn read_anything(bytes: &[u8]) -> Result<(), TestCaseError> {
             for format in [Format::Table, Format::Csv, Format::Markdown] {
                 prop_assert!(compare::render(&devices, format).is_ok());
             }
-            prop_assert!(report::build(&devices).is_ok());
+            prop_assert!(report::build(&devices, &[]).is_ok());
         }
     }
     Ok(())

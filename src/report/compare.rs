@@ -143,6 +143,11 @@ impl Line<'_> {
         self.cells.get(device)?.as_ref()?.sim_gbps
     }
 
+    /// What bounds the prediction of `device`, where its row records it.
+    pub fn sim_bound(&self, device: usize) -> Option<crate::sim::model::Bound> {
+        self.cells.get(device)?.as_ref()?.sim_bound
+    }
+
     /// The device's GB/s over the first device's.
     pub fn ratio(&self, device: usize) -> Option<f64> {
         let first = self.gbps(0).filter(|&gbps| gbps > 0.0)?;

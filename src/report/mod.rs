@@ -26,9 +26,11 @@ use maud::{DOCTYPE, Markup, PreEscaped, html};
 use crate::error::{Error, Result};
 use crate::results::Status;
 use crate::suite::REGISTRY;
+use crate::validate;
 use charts::{Chart, Panel};
 use claims::{CLAIMS, Cases, Claim, FINDINGS, Kind, Source, Verdict, ratio_text};
 use compare::{DeviceResults, Line, number};
+use validate::{Role, Validation};
 
 /// Marks a page as written by this command: only such a directory's old charts are
 /// dropped when the report is written again.
@@ -46,6 +48,7 @@ th, td { border: 1px solid #d0d0d0; padding: 0.3em 0.55em; vertical-align: top; 
 th { background: #f4f4f4; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.absent { color: #888; text-align: right; }
+td .bound { font-size: 0.8em; color: #666; white-space: normal; }
 .scroll { overflow-x: auto; max-width: 100%; }
 .summary td { vertical-align: middle; }
 .summary img { width: 260px; height: auto; border: 1px solid #e4e4e4; display: block; }
@@ -137,8 +140,9 @@ pub fn with_baseline(
 }
 
 /// Builds the page and its charts for `devices` (in the order given; ratios are to
-/// the first).
-pub fn build(devices: &[DeviceResults]) -> Result<Report> {
+/// the first), with a "Simulator" section of `validations` (of the same files,
+/// [`validate::of_results`]) where there are any.
+pub fn build(devices: &[DeviceResults], validations: &[Validation]) -> Result<Report> {
     let lines = compare::join(devices);
     let panels = panels(devices, &lines);
     let mut drawn = Vec::new();
@@ -149,6 +153,15 @@ pub fn build(devices: &[DeviceResults]) -> Result<Report> {
     let tax_charts = taxes
         .iter()
         .map(|tax| charts::tax_chart(devices, tax))
+        .collect::<Result<Vec<_>>>()?;
+    // A file with no row judged has no scatter.
+    let scatters = validations
+        .iter()
+        .map(|v| {
+            (!v.judged.is_empty())
+                .then(|| charts::scatter_chart(v))
+                .transpose()
+        })
         .collect::<Result<Vec<_>>>()?;
     let mut families: Vec<&str> = Vec::new();
     for line in &lines {
@@ -163,12 +176,19 @@ pub fn build(devices: &[DeviceResults]) -> Result<Report> {
         charts: &drawn,
         taxes: &taxes,
         tax_charts: &tax_charts,
+        validations,
+        scatters: &scatters,
         families: &families,
     };
     let html = page.render().into_string();
     Ok(Report {
         html,
-        charts: drawn.into_iter().flatten().chain(tax_charts).collect(),
+        charts: drawn
+            .into_iter()
+            .flatten()
+            .chain(tax_charts)
+            .chain(scatters.into_iter().flatten())
+            .collect(),
     })
 }
 
@@ -317,6 +337,9 @@ struct Page<'p> {
     taxes: &'p [compare::Tax<'p, 'p>],
     /// Each tax's chart.
     tax_charts: &'p [Chart],
+    /// The simulator judged on each file, and its scatter.
+    validations: &'p [Validation],
+    scatters: &'p [Option<Chart>],
     /// The families of `lines`, in case order.
     families: &'p [&'p str],
 }
@@ -333,11 +356,12 @@ impl Page<'_> {
                     "\n"
                     h1 { "membench report" } "\n"
                     (introduction(self.devices)) "\n"
-                    (contents(self.families)) "\n"
+                    (contents(self.families, !self.validations.is_empty())) "\n"
                     (self.summary())
                     (claims_matrix(self.devices, self.families))
                     (device_table(self.devices))
                     (self.tax_section())
+                    (self.simulator_section())
                     @for family in self.families {
                         (self.family_section(family))
                     }
@@ -454,6 +478,34 @@ impl Page<'_> {
         }
     }
 
+    /// Per file, the simulator's current predictions judged against the measurements:
+    /// the accuracy of the held-out rows per family, the calibration rows apart, the
+    /// order within each ladder and sweep, and the scatter.
+    fn simulator_section(&self) -> Markup {
+        html! {
+            @if !self.validations.is_empty() {
+                h2 id="simulator" { "Simulator" } "\n"
+                p {
+                    "Every measured case of each file (the wgpu build closest to the hardware) \
+                     predicted again by the current simulator, on the preset closest to the \
+                     device calibrated from the file's calibration rows, as "
+                    code { "membench simulate --validate" } " prints it. Per row the ratio is \
+                     measured ÷ predicted GB/s (= predicted ÷ measured time); APE = |ratio − 1| \
+                     is the error of the predicted time; the geometric mean is of the ratio \
+                     (above 1: the device beats the model). Spearman's ρ is of measured against \
+                     predicted GB/s within each ladder (a family's variants at one param) and \
+                     sweep (one experiment over one param) of at least 4 cases; "
+                    i { "flat" } " marks predictions all within 1 % where the measurements differ \
+                     by more than 5 %. Transfers are not simulated."
+                }
+                "\n"
+                @for (validation, scatter) in self.validations.iter().zip(self.scatters) {
+                    (validation_block(validation, scatter.as_ref()))
+                }
+            }
+        }
+    }
+
     /// A family's experiments, its charts and all its cases.
     fn family_section(&self, family: &str) -> Markup {
         let experiments: Vec<_> = REGISTRY
@@ -476,6 +528,90 @@ impl Page<'_> {
                 (figure(chart))
             }
             (case_table(family, self.devices, &lines))
+        }
+    }
+}
+
+/// One file's validation: its headline, the held-out accuracy table, the calibration
+/// rows, the rank agreement and the rows not judged folded away, and the scatter.
+fn validation_block(validation: &Validation, scatter: Option<&Chart>) -> Markup {
+    let (header, rows) = validate::accuracy_table(validation);
+    let held_out: Vec<&Vec<String>> = rows
+        .iter()
+        .filter(|r| r[0] == Role::HeldOut.label())
+        .collect();
+    let calibration: Vec<_> = validation
+        .judged
+        .iter()
+        .filter(|j| j.role == Role::Calibration)
+        .collect();
+    let ranked = validation.ranked();
+    let flat = ranked.iter().filter(|r| r.flat).count();
+    html! {
+        h3 { (validation.label()) } "\n"
+        p { (validation.headline()) } "\n"
+        @if held_out.is_empty() {
+            p { "No held-out row judged." } "\n"
+        } @else {
+            div class="scroll" { table {
+                "\n"
+                tr { @for cell in &header[1..] { th { (cell) } } } "\n"
+                @for row in &held_out {
+                    tr {
+                        td { (row[1]) }
+                        @for cell in &row[2..] { td class="num" { (cell) } }
+                    }
+                    "\n"
+                }
+            } }
+            "\n"
+        }
+        @if !calibration.is_empty() {
+            p {
+                "Calibration rows (fitted, so not judged above): "
+                @for (index, judged) in calibration.iter().enumerate() {
+                    @if index > 0 { "; " }
+                    code { (judged.id) } " measured " (format!("{:.1}", judged.measured_gbps))
+                    " GB/s, predicted " (format!("{:.1}", judged.predicted_gbps)) " GB/s"
+                }
+            }
+            "\n"
+        }
+        @if !ranked.is_empty() {
+            details {
+                summary {
+                    "Rank agreement in " (ranked.len()) " ladders and sweeps (" (flat) " flat)"
+                }
+                "\n"
+                div class="scroll" { table {
+                    "\n"
+                    tr { th { "kind" } th { "group" } th { "n" } th { "Spearman ρ" } th { "flat" } } "\n"
+                    @for r in &ranked {
+                        tr {
+                            td { (format!("{:?}", r.group.kind).to_lowercase()) }
+                            td { (r.group.name) }
+                            td class="num" { (r.group.members.len()) }
+                            td class="num" { (number(r.rho, 2)) }
+                            td { @if r.flat { "flat" } }
+                        }
+                        "\n"
+                    }
+                } }
+                "\n"
+            }
+            "\n"
+        }
+        @if let Some(scatter) = scatter { (figure(scatter)) }
+        @let others: Vec<_> = validation.unjudged.iter().filter(|(_, why)| *why != validate::Unjudged::Transfer).collect();
+        @if !others.is_empty() {
+            details {
+                summary { (others.len()) " measured rows not judged" } "\n"
+                ul {
+                    @for (id, why) in &others { li { code { (id) } ": " (why.to_string()) } "\n" }
+                }
+                "\n"
+            }
+            "\n"
         }
     }
 }
@@ -575,11 +711,12 @@ fn files(devices: &[DeviceResults]) -> Vec<&Path> {
     paths
 }
 
-fn contents(families: &[&str]) -> Markup {
+fn contents(families: &[&str], simulator: bool) -> Markup {
     html! {
         nav {
             "Contents: " a href="#summary" { "summary" } " · " a href="#claims" { "claims" }
             " · " a href="#devices" { "devices" } " · " a href="#tax" { "toolchain tax" }
+            @if simulator { " · " a href="#simulator" { "simulator" } }
             @for family in families {
                 " · " a href={ "#family-" (family) } { (family) }
             }
@@ -837,7 +974,12 @@ fn case_row(line: &Line<'_>, device_count: usize) -> Markup {
                 @if index > 0 {
                     td class="num" { (number(line.ratio(index), 3)) }
                 }
-                td class="num" { (number(line.sim_gbps(index), 1)) }
+                td class="num" {
+                    (number(line.sim_gbps(index), 1))
+                    @if let Some(bound) = line.sim_bound(index) {
+                        br; span class="bound" { (bound.describe()) }
+                    }
+                }
             }
         }
     }
@@ -905,7 +1047,7 @@ mod tests {
             setting: crate::suite::Setting::WGPU,
             rows: vec![row],
         };
-        let page = build(&[device]).unwrap().html;
+        let page = build(&[device], &[]).unwrap().html;
         assert!(page.contains(GENERATOR));
         assert!(
             page.contains("&lt;i&gt;GPU&lt;/i&gt; &quot;A&quot;"),

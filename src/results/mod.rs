@@ -16,12 +16,14 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::sim::model::Bound;
 use crate::suite::{Api, Build, Setting};
 
 /// Bumped whenever a column changes meaning, appears or disappears.
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
 
-/// Version 2 had no `sizing` column: its rows read with the sizing unrecorded (a run
+/// Version 3 had no `sim_bound` column: its rows read with the bound unrecorded.
+/// Version 2 had, besides, no `sizing` column: its rows read with the sizing unrecorded (a run
 /// that adds to such a file checks the sizes of its cases, see [`Identity::admit`]).
 /// Version 1 had, besides, one `bounds_checks` column (`on`/`off`) where version 2 has
 /// `api` and `build`: its rows read as wgpu rows of the `default` or `unchecked` build.
@@ -111,6 +113,10 @@ pub struct Row {
     pub gbps_median: Option<f64>,
     pub gbps_best: Option<f64>,
     pub sim_gbps: Option<f64>,
+    /// What bounds the predicted time (`Bound::name`); `None` without a prediction,
+    /// and in files of schema version 3 and older, which did not record it.
+    #[serde(default, with = "bound_column")]
+    pub sim_bound: Option<Bound>,
     pub sim_dram_bytes: Option<u64>,
     pub sim_sectors_per_request: Option<f64>,
     pub sim_bank_ways: Option<f64>,
@@ -139,6 +145,30 @@ pub struct Row {
     pub timestamp_utc: String,
     /// Why a case failed or was skipped.
     pub note: String,
+}
+
+/// The `sim_bound` column: a bound by its name, empty for none.
+mod bound_column {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use crate::sim::model::Bound;
+
+    pub fn serialize<S: Serializer>(
+        bound: &Option<Bound>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(bound.map_or("", Bound::name))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<Bound>, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        match text.as_ref() {
+            "" => Ok(None),
+            name => name.parse().map(Some).map_err(serde::de::Error::custom),
+        }
+    }
 }
 
 /// The columns that describe the device and the run, the same on every row.
@@ -337,12 +367,20 @@ pub fn parse_with_lines(path: &Path, bytes: &[u8]) -> Result<Vec<(u64, Row)>> {
                 header.iter().position(|name| name == column).unwrap_or(0),
             )
         };
-        // Checked before the row: serde's error for it would not name the column.
-        let status = header.iter().position(|name| name == "status");
-        if let Some(text) = status.and_then(|index| record.get(index))
+        // Checked before the row: serde's error for them would not name the column.
+        let field = |column: &str| {
+            let index = header.iter().position(|name| name == column)?;
+            record.get(index)
+        };
+        if let Some(text) = field("status")
             && let Err(why) = Status::try_from(text.to_owned())
         {
             return Err(error(format!("{}: {why}", at("status"))));
+        }
+        if let Some(text) = field("sim_bound").filter(|text| !text.is_empty())
+            && let Err(why) = text.parse::<Bound>()
+        {
+            return Err(error(format!("{}: {why}", at("sim_bound"))));
         }
         let mut row: Row = record.deserialize(Some(&header)).map_err(|e| {
             error(match e.kind() {
@@ -378,7 +416,7 @@ pub fn parse_with_lines(path: &Path, bytes: &[u8]) -> Result<Vec<(u64, Row)>> {
                 }
             };
         }
-        if expected_version == SCHEMA_VERSION && row.sizing.is_none() {
+        if expected_version >= SIZING_SCHEMA_VERSION && row.sizing.is_none() {
             return Err(error(format!("{}: empty", at("sizing"))));
         }
         row.schema_version = SCHEMA_VERSION;
@@ -502,22 +540,32 @@ pub fn columns() -> Result<Vec<String>> {
     Ok(header.iter().map(str::to_owned).collect())
 }
 
-/// The schema version a header is of: 1 has `bounds_checks`, 2 no `sizing`.
+/// The first schema version with a `sizing` column.
+const SIZING_SCHEMA_VERSION: u32 = 3;
+
+/// The schema version a header is of: 1 has `bounds_checks`, 2 no `sizing`, 3 no
+/// `sim_bound`.
 fn schema_version_of(header: &csv::StringRecord) -> u32 {
-    if header.iter().any(|name| name == "bounds_checks") {
+    let has = |column: &str| header.iter().any(|name| name == column);
+    if has("bounds_checks") {
         OLDEST_SCHEMA_VERSION
-    } else if header.iter().any(|name| name == "sizing") {
-        SCHEMA_VERSION
-    } else {
+    } else if !has("sizing") {
         2
+    } else if !has("sim_bound") {
+        SIZING_SCHEMA_VERSION
+    } else {
+        SCHEMA_VERSION
     }
 }
 
-/// The columns of schema `version`: version 2 lacks `sizing`, version 1 has besides
-/// `bounds_checks` where `api` and `build` are now.
+/// The columns of schema `version`: version 3 lacks `sim_bound`, version 2 besides
+/// `sizing`, version 1 has besides `bounds_checks` where `api` and `build` are now.
 fn columns_of(version: u32) -> Result<Vec<String>> {
     let mut columns = columns()?;
     if version < SCHEMA_VERSION {
+        columns.retain(|column| column != "sim_bound");
+    }
+    if version < SIZING_SCHEMA_VERSION {
         columns.retain(|column| column != "sizing");
     }
     if version == OLDEST_SCHEMA_VERSION {
@@ -1101,7 +1149,7 @@ mod tests {
                     sizing: None,
                     ..good.clone()
                 },
-                "line 2, column 30 (`sizing`): empty",
+                "line 2, column 31 (`sizing`): empty",
             ),
         ] {
             let message = refusal(&text_of(&[bad]));
@@ -1115,7 +1163,7 @@ mod tests {
         let unclosed = format!("{}\"a note", text.trim_end());
         let message = refusal(&unclosed);
         assert!(
-            message.contains("line 2, column 35 (`note`): a quoted field that is never closed"),
+            message.contains("line 2, column 36 (`note`): a quoted field that is never closed"),
             "{message}"
         );
         // Closed, with a quote and a line break inside, it reads.
@@ -1124,15 +1172,81 @@ mod tests {
         assert_eq!(rows[0].note, "a \"note\"\nend");
     }
 
+    /// `text` (a results CSV) without `dropped` columns, its rows of schema `version`.
+    fn older(text: &str, dropped: &[&str], version: u32) -> String {
+        let mut reader = csv::Reader::from_reader(text.as_bytes());
+        let header = reader.headers().unwrap().clone();
+        let kept: Vec<usize> = (0..header.len())
+            .filter(|&i| !dropped.contains(&&header[i]))
+            .collect();
+        let mut writer = csv::Writer::from_writer(Vec::new());
+        writer
+            .write_record(kept.iter().map(|&i| &header[i]))
+            .unwrap();
+        for record in reader.records() {
+            let record = record.unwrap();
+            writer
+                .write_record(kept.iter().map(|&i| match &header[i] {
+                    "schema_version" => version.to_string(),
+                    _ => record[i].to_owned(),
+                }))
+                .unwrap();
+        }
+        String::from_utf8(writer.into_inner().unwrap()).unwrap()
+    }
+
     #[test]
     fn schema_2_files_read_with_no_sizing() {
-        let text = text_of(&[row("offset", "offset=1", 2.5)])
-            .replace(",sizing,", ",")
-            .replace(",default,default,", ",default,")
-            .replace(",3,", ",2,");
+        let text = older(
+            &text_of(&[row("offset", "offset=1", 2.5)]),
+            &["sizing", "sim_bound"],
+            2,
+        );
         let rows = parse(Path::new("v2.csv"), text.as_bytes()).unwrap();
         assert_eq!(rows[0].sizing, None);
         assert_eq!(rows[0].schema_version, SCHEMA_VERSION);
+    }
+
+    #[test]
+    fn schema_3_files_read_with_no_bound_and_this_schema_writes_it() {
+        let predicted = Row {
+            sim_gbps: Some(2.0),
+            sim_bound: Some(Bound::Dram),
+            ..row("offset", "offset=1", 2.5)
+        };
+        let text = text_of(std::slice::from_ref(&predicted));
+        let header = text.lines().next().unwrap();
+        assert!(
+            header.contains(",sim_gbps,sim_bound,sim_dram_bytes,"),
+            "{header}"
+        );
+        assert!(
+            text.lines().nth(1).unwrap().contains(",2.0,dram,"),
+            "{text}"
+        );
+        assert_eq!(
+            parse(Path::new("v4.csv"), text.as_bytes()).unwrap(),
+            std::slice::from_ref(&predicted)
+        );
+        let rows = parse(
+            Path::new("v3.csv"),
+            older(&text, &["sim_bound"], 3).as_bytes(),
+        )
+        .unwrap();
+        assert_eq!(rows[0].sim_bound, None);
+        assert_eq!(rows[0].sim_gbps, Some(2.0));
+        assert_eq!(rows[0].schema_version, SCHEMA_VERSION);
+        // A v3 file's rows must not claim v4, nor a v4 header's rows v3.
+        let message = refusal(&older(&text, &["sim_bound"], 4));
+        assert!(
+            message.contains("schema version 4 where this membench reads 3"),
+            "{message}"
+        );
+        let message = refusal(&text.replace(",dram,", ",dragons,"));
+        assert!(
+            message.contains("column 19 (`sim_bound`): unknown bound `dragons`"),
+            "{message}"
+        );
     }
 
     /// A fresh directory for one test.

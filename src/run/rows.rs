@@ -88,6 +88,7 @@ pub fn fill_prediction(row: &mut Row, prediction: &Result<Prediction, String>) {
     match prediction {
         Ok(prediction) => {
             row.sim_gbps = Some(prediction.effective_gbps);
+            row.sim_bound = Some(prediction.bound);
             row.sim_dram_bytes = Some(prediction.dram_read_bytes + prediction.dram_write_bytes);
             row.sim_sectors_per_request =
                 (prediction.requests > 0).then_some(prediction.sectors_per_request);

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use super::{Binding, CaseId, Expected, Experiment, Grid, Params, Sizing, words};
 
 /// One measurable configuration of an experiment.
+#[derive(Clone)]
 pub struct Case {
     /// What distinguishes this case among its experiment's, e.g. `offset=3`.
     pub params: Params,

@@ -5,7 +5,8 @@
 //! of a family is a horizontal grouped bar (`bars`): one bar per device, the
 //! prediction as a black tick across it, and the status written where a device has no
 //! bandwidth. The toolchain's tax of a device measured in several settings is a dot
-//! plot (`tax`). All draw their `legend` below the plot and their value axis through
+//! plot (`tax`), the simulator's validation of a device a scatter of measured against
+//! predicted GB/s (`scatter`). All draw their `legend` below the plot and their value axis through
 //! `axis` (linear or logarithmic, bounded ticks). `SWEEPS` and `BAR_SPLITS` are the
 //! tables that say which cases get which chart; any family not named there still
 //! gets bars, so every family present has a chart.
@@ -16,6 +17,7 @@
 mod axis;
 mod bars;
 mod legend;
+mod scatter;
 mod sweep;
 mod tax;
 
@@ -25,6 +27,7 @@ use crate::error::{Error, Result};
 use crate::report::compare::{DeviceResults, Line};
 use crate::results::ON_CHIP_FAMILIES;
 
+pub use scatter::scatter_chart;
 pub use tax::tax_chart;
 
 /// One chart, ready to be written as `file` and inlined in the page.
@@ -214,7 +217,7 @@ mod tests {
     }
 
     fn problems(devices: &[DeviceResults]) -> Vec<String> {
-        if let Err(error) = crate::report::build(devices) {
+        if let Err(error) = crate::report::build(devices, &[]) {
             return vec![error.to_string()];
         }
         let panel = panel(devices);

@@ -1,0 +1,968 @@
+//! `membench simulate --validate`: every measured row of a results file predicted
+//! again, now, by the current simulator, and judged against its measurement.
+//!
+//! Per file (one device): the rows of the build closest to the hardware
+//! ([`hardware_build`]), the device's closest preset (or a forced one) calibrated from
+//! the [`CALIBRATION`] rows ([`calibrate`]), each measured `ok` row's case rebuilt from
+//! the registry at the row's sizing and predicted on that model. A row whose case the
+//! registry no longer has (or sizes differently, so that the kernel would not be the
+//! one measured) is skipped and listed, never an error; transfers are not simulated.
+//!
+//! The judgement ([`stats`]) is of measured ÷ predicted bandwidth per row (the
+//! `measured_over_sim` column's ratio), summarised per family for the held-out rows
+//! and, apart, for the calibration rows, and of the order within each ladder and sweep
+//! ([`rank_groups`]). `membench report` draws the same [`Validation`] as its
+//! "Simulator" section.
+
+pub mod stats;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::report::compare::{DeviceResults, Format};
+use crate::results::{Row, RunSizing, Status};
+use crate::run::calibrate::{CALIBRATION, Calibration, calibrate, hardware_build, is_calibration};
+use crate::sim::device::{self as sim_device, DeviceModel};
+use crate::sim::model::Bound;
+use crate::suite::{Api, Build, Case, CaseId, Experiment, Key, Measure, REGISTRY, Sizing};
+use stats::{Accuracy, flat, spearman};
+
+/// What the device model of a validated file is calibrated from.
+#[derive(Clone, Copy, Debug)]
+pub enum Calibrating<'a> {
+    /// The file's own [`CALIBRATION`] rows, which are then judged apart.
+    OwnRows,
+    /// Nothing: the preset alone; every row is held out.
+    Nothing,
+    /// Another file's rows (`path`): every row of the validated files is held out,
+    /// and every row of `path`, where it is validated too, counts as calibration.
+    From { path: &'a Path, rows: &'a [Row] },
+}
+
+/// How the model of each validated file is made.
+#[derive(Clone, Copy, Debug)]
+pub struct Modelling<'a> {
+    /// The preset; `None` for the one closest to each file's device.
+    pub preset: Option<&'static DeviceModel>,
+    pub calibrating: Calibrating<'a>,
+}
+
+impl Modelling<'_> {
+    /// The closest preset, calibrated from each file's own rows: what a run does.
+    pub const OWN: Modelling<'static> = Modelling {
+        preset: None,
+        calibrating: Calibrating::OwnRows,
+    };
+}
+
+/// Which rows a statistic is of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// Rows the model was not fitted to: its predictions.
+    HeldOut,
+    /// Rows the model was calibrated from: a fit, not a prediction.
+    Calibration,
+}
+
+impl Role {
+    pub fn label(self) -> &'static str {
+        match self {
+            Role::HeldOut => "held-out",
+            Role::Calibration => "calibration",
+        }
+    }
+}
+
+/// One measured row beside its new prediction.
+#[derive(Clone, Debug)]
+pub struct Judged {
+    pub id: CaseId,
+    pub role: Role,
+    pub measured_gbps: f64,
+    /// The case's bytes over the predicted time: the same bytes as the measurement's.
+    pub predicted_gbps: f64,
+    pub bound: Bound,
+}
+
+impl Judged {
+    /// Measured ÷ predicted bandwidth (= predicted ÷ measured time).
+    pub fn ratio(&self) -> f64 {
+        self.measured_gbps / self.predicted_gbps
+    }
+}
+
+/// Why a measured row was not judged.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Unjudged {
+    /// A host–device transfer: the model is of the device's memory only.
+    Transfer,
+    /// The registry has no such case (any more).
+    Gone,
+    /// The registry sizes the case differently at the row's sizing: predicting it
+    /// would predict another kernel launch.
+    Resized { row_bytes: u64, case_bytes: u64 },
+    /// The registry skips the case at the row's sizing (nominal limits).
+    Skipped(String),
+    /// The simulator could not run the kernel.
+    Failed(String),
+    /// The simulator predicts no time (no modelled traffic): no ratio.
+    NoTime,
+}
+
+impl std::fmt::Display for Unjudged {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unjudged::Transfer => f.write_str("a transfer: not simulated"),
+            Unjudged::Gone => f.write_str("no such case in the registry any more"),
+            Unjudged::Resized {
+                row_bytes,
+                case_bytes,
+            } => write!(
+                f,
+                "the registry sizes it to {case_bytes} bytes where the row moved {row_bytes}"
+            ),
+            Unjudged::Skipped(why) => write!(f, "the registry skips it: {why}"),
+            Unjudged::Failed(why) => write!(f, "simulator: {why}"),
+            Unjudged::NoTime => f.write_str("the simulator predicts no time (bound `none`)"),
+        }
+    }
+}
+
+/// One file's validation.
+#[derive(Clone, Debug)]
+pub struct Validation {
+    pub path: PathBuf,
+    pub device: String,
+    /// The wgpu build whose rows were judged; `None` where the file has no wgpu row.
+    pub build: Option<Build>,
+    /// The model the predictions were made on.
+    pub model: DeviceModel,
+    /// What the model was calibrated from, in words.
+    pub calibrated: String,
+    pub judged: Vec<Judged>,
+    /// The measured rows of the build not judged, by case, and why.
+    pub unjudged: Vec<NotJudged>,
+    /// Seconds the predictions took.
+    pub seconds: f64,
+}
+
+/// Validates the measured rows of one file (`path`, `rows`: one device) with a model
+/// made as `modelling` says; `done` is called after each prediction (for progress).
+pub fn validate(
+    path: &Path,
+    rows: &[Row],
+    modelling: Modelling<'_>,
+    done: &(dyn Fn() + Sync),
+) -> Validation {
+    let device = rows.first().map_or_else(String::new, |r| r.device.clone());
+    let build = hardware_build(rows);
+    let preset = modelling
+        .preset
+        .unwrap_or_else(|| sim_device::closest_preset(&device));
+    let (calibration, calibrated) = match modelling.calibrating {
+        Calibrating::OwnRows => {
+            let calibration = calibrate(preset, rows);
+            let words = used_words(&calibration, "its own rows");
+            (calibration, words)
+        }
+        Calibrating::Nothing => (
+            Calibration {
+                model: *preset,
+                used: Vec::new(),
+            },
+            "the preset alone (not calibrated)".to_owned(),
+        ),
+        Calibrating::From { path: from, rows } => {
+            let calibration = calibrate(preset, rows);
+            let words = used_words(&calibration, &from.display().to_string());
+            (calibration, words)
+        }
+    };
+    let role = |row: &Row| match modelling.calibrating {
+        Calibrating::OwnRows
+            if is_calibration(&row.family, &row.variant, &row.param)
+                && calibration.used.contains(&id_text(row)) =>
+        {
+            Role::Calibration
+        }
+        Calibrating::From { path: from, .. } if from == path => Role::Calibration,
+        _ => Role::HeldOut,
+    };
+    let measured: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.api == Api::Wgpu && Some(r.build) == build && r.status == Status::Ok)
+        .filter(|r| r.gbps_median.is_some_and(|g| g > 0.0))
+        .collect();
+    let started = std::time::Instant::now();
+    let (found, mut unjudged) = cases_of(&measured);
+    let (found, cases): (Vec<&Row>, Vec<Rebuilt>) = found.into_iter().unzip();
+    let predictions = crate::run::predict_cases(&cases, &calibration.model, done);
+    let mut judged = Vec::new();
+    for ((row, (experiment, case)), prediction) in found.into_iter().zip(&cases).zip(predictions) {
+        let id = case.id(experiment);
+        match prediction {
+            Some(Ok(p)) if p.time_s > 0.0 && p.effective_gbps > 0.0 => judged.push(Judged {
+                id,
+                role: role(row),
+                measured_gbps: row.gbps_median.unwrap_or_default(),
+                predicted_gbps: p.effective_gbps,
+                bound: p.bound,
+            }),
+            Some(Ok(_)) => unjudged.push((id.to_string(), Unjudged::NoTime)),
+            Some(Err(why)) => unjudged.push((id.to_string(), Unjudged::Failed(why))),
+            None => unjudged.push((id.to_string(), Unjudged::Transfer)),
+        }
+    }
+    Validation {
+        path: path.to_owned(),
+        device,
+        build,
+        model: calibration.model,
+        calibrated,
+        judged,
+        unjudged,
+        seconds: started.elapsed().as_secs_f64(),
+    }
+}
+
+/// Every file of `devices` (a report's inputs: one entry per file and setting)
+/// validated as a run would predict it: the closest preset, calibrated from the
+/// file's own rows.
+pub fn of_results(devices: &[DeviceResults]) -> Vec<Validation> {
+    let mut files: Vec<&Path> = Vec::new();
+    for device in devices {
+        if !files.contains(&device.path.as_path()) {
+            files.push(&device.path);
+        }
+    }
+    files
+        .into_iter()
+        .map(|path| {
+            let rows: Vec<Row> = devices
+                .iter()
+                .filter(|d| d.path == path)
+                .flat_map(|d| d.rows.iter().cloned())
+                .collect();
+            validate(path, &rows, Modelling::OWN, &|| {})
+        })
+        .collect()
+}
+
+/// `family/variant/param` of a row, as [`CALIBRATION`] names rows.
+fn id_text(row: &Row) -> String {
+    format!("{}/{}/{}", row.family, row.variant, row.param)
+}
+
+/// What `calibration` was fitted to, in words: its rows in `source`, or none.
+fn used_words(calibration: &Calibration, source: &str) -> String {
+    if calibration.used.is_empty() {
+        format!(
+            "the preset alone ({source} hold none of the calibration rows: {})",
+            CALIBRATION
+                .iter()
+                .map(|(id, _)| *id)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    } else {
+        format!(
+            "calibrated from {} of {source}",
+            calibration.used.join(", ")
+        )
+    }
+}
+
+/// A case rebuilt from the registry, owned.
+type Rebuilt = (&'static Experiment, Case);
+
+/// A measured row not judged: its case (`family/variant/param`) and why.
+pub type NotJudged = (String, Unjudged);
+
+/// The sizings a row of `sizing` may have been measured at: nominal limits of a large
+/// GPU with the run's settings, then the same for a software adapter (smaller default
+/// buffers); for a row of a file that records no sizing (schema 1 and 2), those of the
+/// default sizing and of `--quick`. The device's own limits are not recorded; a case
+/// they size differently is caught by its bytes.
+fn sizings(sizing: Option<RunSizing>) -> Vec<Sizing> {
+    let quick = RunSizing {
+        quick: true,
+        ..RunSizing::default()
+    };
+    let recorded = match sizing {
+        Some(sizing) => vec![sizing],
+        None => vec![RunSizing::default(), quick],
+    };
+    recorded
+        .into_iter()
+        .flat_map(|sizing| {
+            let nominal = Sizing {
+                buffer_bytes: sizing.buffer_bytes,
+                matrix: sizing.matrix,
+                ..Sizing::nominal(sizing.quick)
+            };
+            let software = Sizing {
+                software: true,
+                ..nominal.clone()
+            };
+            [nominal, software]
+        })
+        .collect()
+}
+
+/// Each row's case rebuilt from the registry at the row's sizing, with its kernel as
+/// measured (same elements and bytes), and the rows that have none, with why.
+fn cases_of<'r>(rows: &[&'r Row]) -> (Vec<(&'r Row, Rebuilt)>, Vec<NotJudged>) {
+    // The registry's cases at each sizing the rows need, made once.
+    let mut registry: HashMap<Option<RunSizing>, Vec<HashMap<CaseId, Rebuilt>>> = HashMap::new();
+    let mut found = Vec::new();
+    let mut unjudged = Vec::new();
+    for &row in rows {
+        let cases = registry.entry(row.sizing).or_insert_with(|| {
+            sizings(row.sizing)
+                .iter()
+                .map(|sizing| {
+                    REGISTRY
+                        .iter()
+                        .flat_map(|e| (e.cases)(sizing).into_iter().map(move |c| (e, c)))
+                        .map(|(e, c)| (c.id(e), (e, c)))
+                        .collect()
+                })
+                .collect()
+        });
+        let Ok(id) = CaseId::from_columns(&row.family, &row.variant, &row.param) else {
+            unjudged.push((id_text(row), Unjudged::Gone));
+            continue;
+        };
+        let candidates: Vec<&Rebuilt> = cases.iter().filter_map(|c| c.get(&id)).collect();
+        let Some(&(experiment, case)) = candidates.first() else {
+            unjudged.push((id_text(row), Unjudged::Gone));
+            continue;
+        };
+        if experiment.measure != Measure::Kernel {
+            unjudged.push((id_text(row), Unjudged::Transfer));
+            continue;
+        }
+        let same = candidates
+            .iter()
+            .find(|(_, c)| (c.elements, c.bytes) == (row.elements, row.bytes));
+        match same {
+            Some((_, case)) if case.skip.is_some() => unjudged.push((
+                id_text(row),
+                Unjudged::Skipped(case.skip.clone().unwrap_or_default()),
+            )),
+            Some((experiment, case)) => found.push((row, (*experiment, case.clone()))),
+            None => unjudged.push((
+                id_text(row),
+                Unjudged::Resized {
+                    row_bytes: row.bytes,
+                    case_bytes: case.bytes,
+                },
+            )),
+        }
+    }
+    (found, unjudged)
+}
+
+/// Whether a [`RankGroup`] compares variants or params.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GroupKind {
+    /// The variants of one family at the same params (reduce at one n, transpose at one
+    /// size and block, the bank tiles at one repeat count, stencil, subgroup, …): the
+    /// ladder of optimisations the family's claims rank.
+    Ladder,
+    /// One experiment's cases over the values of one param key, the other params the
+    /// same (copy/offset, copy/stride, copy/launch over wg, bank/stride, a transpose
+    /// block sweep, reduce over wg, …).
+    Sweep,
+}
+
+/// Cases whose order the model should reproduce.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RankGroup {
+    pub kind: GroupKind,
+    /// `reduce at n=16777216`, `copy/offset over offset`, …
+    pub name: String,
+    /// Indices into the ids the groups were made of.
+    pub members: Vec<usize>,
+}
+
+/// The fewest cases a group's rank correlation is taken over.
+pub const MIN_GROUP: usize = 4;
+
+/// The ladders and sweeps among `ids`, each of at least [`MIN_GROUP`] cases; the one
+/// place that says which cases are compared in order.
+///
+/// - A **ladder** is the variants of one family at exactly the same params: the
+///   optimisation ladder of reduce (at each n), of transpose (at each size and block),
+///   of the bank tiles, of stencil, of subgroup. Copy's variants never share params,
+///   so it has none.
+/// - A **sweep** is the cases of one experiment (family and variant) that differ in
+///   one param key only: for each key, the cases grouped by their params without it
+///   (a case without the key joins the group of its other params: reduce's default
+///   workgroup beside its `wg=` sweep). copy/offset over offset, copy/stride over
+///   stride, copy/launch over wg (per grid), bank/stride, transpose's block sweeps
+///   (per size), reduce over wg.
+pub fn rank_groups(ids: &[&CaseId]) -> Vec<RankGroup> {
+    let mut groups: Vec<RankGroup> = Vec::new();
+    let mut add = |kind, name: String, members: Vec<usize>| {
+        if members.len() >= MIN_GROUP {
+            groups.push(RankGroup {
+                kind,
+                name,
+                members,
+            });
+        }
+    };
+    let mut ladders: Vec<((String, String), Vec<usize>)> = Vec::new();
+    for (index, id) in ids.iter().enumerate() {
+        let key = (id.family.to_string(), id.params.to_string());
+        match ladders.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, members)) => members.push(index),
+            None => ladders.push((key, vec![index])),
+        }
+    }
+    for ((family, params), members) in ladders {
+        add(GroupKind::Ladder, format!("{family} at {params}"), members);
+    }
+    let mut keys: Vec<Key> = Vec::new();
+    for id in ids {
+        for (key, _) in id.params.iter() {
+            if !keys.contains(key) {
+                keys.push(*key);
+            }
+        }
+    }
+    for key in keys {
+        let mut sweeps: Vec<((String, String, String), Vec<usize>)> = Vec::new();
+        for (index, id) in ids.iter().enumerate() {
+            let experiment = (
+                id.family.to_string(),
+                id.variant.clone(),
+                id.params.without(key).to_string(),
+            );
+            match sweeps.iter_mut().find(|(k, _)| *k == experiment) {
+                Some((_, members)) => members.push(index),
+                None => sweeps.push((experiment, vec![index])),
+            }
+        }
+        for ((family, variant, rest), members) in sweeps {
+            // At least two cases must have the key: else it is not swept here.
+            let swept = members
+                .iter()
+                .filter(|&&i| ids[i].params.get(key).is_some())
+                .count();
+            if swept < 2 {
+                continue;
+            }
+            let at = if rest.is_empty() {
+                String::new()
+            } else {
+                format!(" at {rest}")
+            };
+            add(
+                GroupKind::Sweep,
+                format!("{family}/{variant} over {key}{at}"),
+                members,
+            );
+        }
+    }
+    groups
+}
+
+/// A rank group judged: Spearman's ρ of measured against predicted bandwidth, and
+/// whether the predictions are flat where the measurements are not.
+#[derive(Clone, Debug)]
+pub struct Ranked {
+    pub group: RankGroup,
+    pub rho: Option<f64>,
+    pub flat: bool,
+}
+
+impl Validation {
+    /// The accuracy of the rows of `role`, per family (in registry order) and of all,
+    /// the latter labelled `all`.
+    pub fn accuracy(&self, role: Role) -> Vec<(String, Accuracy)> {
+        let mut families: Vec<String> = Vec::new();
+        for judged in self.judged.iter().filter(|j| j.role == role) {
+            let family = judged.id.family.to_string();
+            if !families.contains(&family) {
+                families.push(family);
+            }
+        }
+        let of = |family: Option<&str>| {
+            Accuracy::of(
+                self.judged
+                    .iter()
+                    .filter(|j| j.role == role)
+                    .filter(|j| family.is_none_or(|f| j.id.family.as_str() == f))
+                    .map(Judged::ratio),
+            )
+        };
+        let mut table: Vec<(String, Accuracy)> = families
+            .iter()
+            .filter_map(|f| Some((f.clone(), of(Some(f))?)))
+            .collect();
+        if let Some(all) = of(None) {
+            table.push(("all".to_owned(), all));
+        }
+        table
+    }
+
+    /// Every ladder and sweep among the judged rows (held out and calibration alike:
+    /// order is not what calibration fits), with its ρ and flatness.
+    pub fn ranked(&self) -> Vec<Ranked> {
+        let ids: Vec<&CaseId> = self.judged.iter().map(|j| &j.id).collect();
+        rank_groups(&ids)
+            .into_iter()
+            .map(|group| {
+                let measured: Vec<f64> = group
+                    .members
+                    .iter()
+                    .map(|&i| self.judged[i].measured_gbps)
+                    .collect();
+                let predicted: Vec<f64> = group
+                    .members
+                    .iter()
+                    .map(|&i| self.judged[i].predicted_gbps)
+                    .collect();
+                Ranked {
+                    rho: spearman(&measured, &predicted),
+                    flat: flat(&predicted, &measured),
+                    group,
+                }
+            })
+            .collect()
+    }
+
+    /// The transfers among the unjudged rows, and the others.
+    fn transfers(&self) -> usize {
+        self.unjudged
+            .iter()
+            .filter(|(_, why)| *why == Unjudged::Transfer)
+            .count()
+    }
+
+    /// The device and the build judged: `NVIDIA H200 (wgpu tax-free)`.
+    pub fn label(&self) -> String {
+        match self.build {
+            Some(build) => format!("{} (wgpu {build})", self.device),
+            None => self.device.clone(),
+        }
+    }
+
+    /// One line saying what was judged, on what model (not how long it took: the
+    /// report's page stays the same for the same files).
+    pub fn headline(&self) -> String {
+        let build = self
+            .build
+            .map_or_else(|| "no wgpu".to_owned(), |b| format!("wgpu {b}"));
+        let others = self.unjudged.len() - self.transfers();
+        format!(
+            "{} ({}): {} {build} rows judged on the {} preset, {}; not judged: {} \
+             transfers (not simulated), {others} other{}",
+            self.device,
+            self.path.display(),
+            self.judged.len(),
+            self.model.name,
+            self.calibrated,
+            self.transfers(),
+            if others == 1 { "" } else { "s" },
+        )
+    }
+}
+
+/// The columns of the accuracy table, after `rows` and `family`.
+const ACCURACY_HEADER: [&str; 7] = [
+    "n",
+    "MAPE %",
+    "median APE %",
+    "gmean meas/pred",
+    "within 10 %",
+    "within 25 %",
+    "",
+];
+
+/// An accuracy's cells (percentages with one decimal).
+fn accuracy_cells(a: &Accuracy) -> Vec<String> {
+    vec![
+        a.n.to_string(),
+        format!("{:.1}", 100.0 * a.mape),
+        format!("{:.1}", 100.0 * a.median_ape),
+        format!("{:.3}", a.geomean_ratio),
+        format!("{:.0}", 100.0 * a.within_10),
+        format!("{:.0}", 100.0 * a.within_25),
+    ]
+}
+
+/// The accuracy table of a validation: a line per role and family.
+pub fn accuracy_table(validation: &Validation) -> (Vec<String>, Vec<Vec<String>>) {
+    let header = ["rows", "family"]
+        .into_iter()
+        .chain(ACCURACY_HEADER.into_iter().take(6))
+        .map(str::to_owned)
+        .collect();
+    let rows = [Role::HeldOut, Role::Calibration]
+        .into_iter()
+        .flat_map(|role| {
+            validation
+                .accuracy(role)
+                .into_iter()
+                .map(move |(family, accuracy)| {
+                    let mut cells = vec![role.label().to_owned(), family];
+                    cells.extend(accuracy_cells(&accuracy));
+                    cells
+                })
+        })
+        .collect();
+    (header, rows)
+}
+
+/// The rank table: a line per ladder and sweep.
+fn rank_table(ranked: &[Ranked]) -> (Vec<String>, Vec<Vec<String>>) {
+    let header = ["kind", "group", "n", "Spearman ρ", "flat"]
+        .map(str::to_owned)
+        .to_vec();
+    let rows = ranked
+        .iter()
+        .map(|r| {
+            vec![
+                match r.group.kind {
+                    GroupKind::Ladder => "ladder",
+                    GroupKind::Sweep => "sweep",
+                }
+                .to_owned(),
+                r.group.name.clone(),
+                r.group.members.len().to_string(),
+                r.rho
+                    .map_or_else(|| "-".to_owned(), |rho| format!("{rho:.2}")),
+                if r.flat { "flat" } else { "" }.to_owned(),
+            ]
+        })
+        .collect();
+    (header, rows)
+}
+
+/// The per-row listing of `--verbose`.
+fn row_table(validation: &Validation) -> (Vec<String>, Vec<Vec<String>>) {
+    let header = [
+        "case",
+        "rows",
+        "measured GB/s",
+        "predicted GB/s",
+        "meas/pred",
+        "bound",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    let rows = validation
+        .judged
+        .iter()
+        .map(|j| {
+            vec![
+                j.id.to_string(),
+                j.role.label().to_owned(),
+                format!("{:.1}", j.measured_gbps),
+                format!("{:.1}", j.predicted_gbps),
+                format!("{:.3}", j.ratio()),
+                j.bound.name().to_owned(),
+            ]
+        })
+        .collect();
+    (header, rows)
+}
+
+/// Aligned columns: the first `left` to the left, the rest (numbers) to the right.
+fn aligned(header: &[String], rows: &[Vec<String>], left: usize) -> String {
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| {
+            rows.iter()
+                .map(|r| r[i].chars().count())
+                .chain([header[i].chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |cells: &[String]| {
+        let cells: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(i, (cell, &width))| {
+                let pad = " ".repeat(width.saturating_sub(cell.chars().count()));
+                if i < left {
+                    format!("{cell}{pad}")
+                } else {
+                    format!("{pad}{cell}")
+                }
+            })
+            .collect();
+        format!("{}\n", cells.join("  ").trim_end())
+    };
+    let mut text = line(header);
+    for row in rows {
+        text.push_str(&line(row));
+    }
+    text
+}
+
+/// `header` and `rows` as CSV text.
+fn csv_table(header: &[String], rows: &[Vec<String>]) -> String {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    let mut write = || -> csv::Result<()> {
+        writer.write_record(header)?;
+        for row in rows {
+            writer.write_record(row)?;
+        }
+        writer.flush()?;
+        Ok(())
+    };
+    // Writing to memory fails only on a bug of the csv crate.
+    let _ = write();
+    writer
+        .into_inner()
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .unwrap_or_default()
+}
+
+/// The flat groups, in words.
+fn flat_line(ranked: &[Ranked]) -> String {
+    let flat = ranked.iter().filter(|r| r.flat).count();
+    format!(
+        "flat predictions: {flat} of {} groups (predicted all within 1 % while the \
+         measurements differ by more than 5 %)",
+        ranked.len()
+    )
+}
+
+/// The validations as `format` prints them: per file its headline, the accuracy per
+/// family (held-out rows, then calibration rows), the rank agreement of each ladder and
+/// sweep, the rows not judged (transfers counted only) and, with `verbose`, every row.
+/// CSV holds the accuracy tables only (the rows with `verbose`), a `device` column
+/// first.
+pub fn render(validations: &[Validation], format: Format, verbose: bool) -> String {
+    const LEGEND: &str = "Each row: measured ÷ predicted bandwidth (= predicted ÷ measured \
+                          time, for the same bytes); APE = |ratio − 1|, the error of the \
+                          predicted time. Rank agreement: Spearman's ρ of measured against \
+                          predicted GB/s within each ladder and sweep of at least 4 cases.";
+    if format == Format::Csv {
+        let mut header = vec!["device".to_owned()];
+        let mut rows = Vec::new();
+        for validation in validations {
+            let (h, r) = if verbose {
+                row_table(validation)
+            } else {
+                accuracy_table(validation)
+            };
+            if header.len() == 1 {
+                header.extend(h);
+            }
+            rows.extend(r.into_iter().map(|mut cells| {
+                cells.insert(0, validation.device.clone());
+                cells
+            }));
+        }
+        return csv_table(&header, &rows);
+    }
+    let markdown = format == Format::Markdown;
+    let table = |(header, rows): (Vec<String>, Vec<Vec<String>>), left: usize| {
+        if markdown {
+            crate::results::markdown_table(&header, &rows, left)
+        } else {
+            aligned(&header, &rows, left)
+        }
+    };
+    let mut text = format!("{LEGEND}\n");
+    for validation in validations {
+        text.push('\n');
+        if markdown {
+            text.push_str(&format!("### {}\n\n", validation.label()));
+        }
+        text.push_str(&validation.headline());
+        text.push_str(&format!("; predicted in {:.1} s\n\n", validation.seconds));
+        let accuracy = accuracy_table(validation);
+        if accuracy.1.is_empty() {
+            text.push_str("no row judged\n");
+        } else {
+            text.push_str(&table(accuracy, 2));
+        }
+        let ranked = validation.ranked();
+        if !ranked.is_empty() {
+            text.push('\n');
+            text.push_str(&table(rank_table(&ranked), 2));
+            text.push_str(&format!("\n{}\n", flat_line(&ranked)));
+        }
+        let others: Vec<&NotJudged> = validation
+            .unjudged
+            .iter()
+            .filter(|(_, why)| *why != Unjudged::Transfer)
+            .collect();
+        if !others.is_empty() {
+            text.push_str("\nnot judged:\n");
+            if markdown {
+                text.push('\n');
+            }
+            for (id, why) in others {
+                text.push_str(&format!("- {id}: {why}\n"));
+            }
+        }
+        if verbose {
+            text.push('\n');
+            text.push_str(&table(row_table(validation), 2));
+        }
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Measured rows (at 100 GB/s) of the quick cases matching `filters`, of one device.
+    fn rows(filters: &[&str]) -> Vec<Row> {
+        let filters: Vec<String> = filters.iter().map(|f| (*f).to_owned()).collect();
+        crate::run::select(&Sizing::nominal(true), &filters)
+            .unwrap()
+            .iter()
+            .map(|(experiment, case)| Row {
+                status: Status::Ok,
+                verified: true,
+                gbps_median: Some(100.0),
+                device: "Test GPU".into(),
+                sizing: Some(RunSizing {
+                    quick: true,
+                    ..RunSizing::default()
+                }),
+                ..crate::run::case_row(experiment, case)
+            })
+            .collect()
+    }
+
+    fn roles(validation: &Validation) -> Vec<(String, Role)> {
+        validation
+            .judged
+            .iter()
+            .map(|j| (j.id.to_string(), j.role))
+            .collect()
+    }
+
+    #[test]
+    fn calibration_rows_are_judged_apart_and_what_cannot_be_judged_says_why() {
+        let mut transfer = rows(&["transfer/upload_write_buffer/"]);
+        let mut rows = rows(&["copy/peak/launch=vec4$", "copy/offset/offset=0$"]);
+        let mut gone = rows[0].clone();
+        gone.variant = "offset_gone".into();
+        let mut resized = rows[0].clone();
+        resized.param = "offset=1".into();
+        resized.bytes /= 2;
+        rows.extend([gone, resized, transfer.remove(0)]);
+        let path = Path::new("test.csv");
+        let own = validate(path, &rows, Modelling::OWN, &|| {});
+        assert_eq!(
+            roles(&own),
+            [
+                ("copy/offset/offset=0".to_owned(), Role::HeldOut),
+                ("copy/peak/launch=vec4".to_owned(), Role::Calibration),
+            ]
+        );
+        assert!(own.model.calibrated && own.calibrated.contains("copy/peak/launch=vec4"));
+        let why: Vec<(&str, &Unjudged)> = own
+            .unjudged
+            .iter()
+            .map(|(id, w)| (id.as_str(), w))
+            .collect();
+        assert!(
+            matches!(why[0], ("copy/offset_gone/offset=0", Unjudged::Gone)),
+            "{why:?}"
+        );
+        assert!(
+            matches!(why[1], ("copy/offset/offset=1", Unjudged::Resized { .. })),
+            "{why:?}"
+        );
+        assert!(matches!(why[2], (_, Unjudged::Transfer)), "{why:?}");
+        // Held out and calibration rows are summarised apart.
+        assert_eq!(own.accuracy(Role::HeldOut).last().unwrap().1.n, 1);
+        assert_eq!(own.accuracy(Role::Calibration).last().unwrap().1.n, 1);
+
+        // Calibrated on another file: every row held out; on this one: every row fitted.
+        for (from, role) in [
+            ("other.csv", Role::HeldOut),
+            ("test.csv", Role::Calibration),
+        ] {
+            let modelling = Modelling {
+                preset: None,
+                calibrating: Calibrating::From {
+                    path: Path::new(from),
+                    rows: &rows,
+                },
+            };
+            let validation = validate(path, &rows, modelling, &|| {});
+            assert!(roles(&validation).iter().all(|(_, r)| *r == role), "{from}");
+        }
+        let alone = Modelling {
+            preset: crate::sim::device::preset("h100"),
+            calibrating: Calibrating::Nothing,
+        };
+        let validation = validate(path, &rows, alone, &|| {});
+        assert!(roles(&validation).iter().all(|(_, r)| *r == Role::HeldOut));
+        assert!(!validation.model.calibrated && validation.model.name == "h100");
+    }
+
+    fn ids(texts: &[&str]) -> Vec<CaseId> {
+        texts.iter().map(|t| t.parse().unwrap()).collect()
+    }
+
+    fn groups(texts: &[&str]) -> Vec<(GroupKind, String, Vec<usize>)> {
+        let ids = ids(texts);
+        let refs: Vec<&CaseId> = ids.iter().collect();
+        rank_groups(&refs)
+            .into_iter()
+            .map(|g| (g.kind, g.name, g.members))
+            .collect()
+    }
+
+    #[test]
+    fn ladders_are_variants_at_the_same_params_and_sweeps_one_key() {
+        let found = groups(&[
+            "reduce/neighbored/n=16",
+            "reduce/interleaved/n=16",
+            "reduce/unroll2/n=16",
+            "reduce/smem/n=16",
+            "reduce/smem/n=32",
+            "copy/offset/offset=0",
+            "copy/offset/offset=1",
+            "copy/offset/offset=2",
+            "copy/offset/offset=3",
+            "reduce/subgroup_add/n=32",
+            "reduce/subgroup_add/n=32;wg=64",
+            "reduce/subgroup_add/n=32;wg=128",
+            "reduce/subgroup_add/n=32;wg=512",
+            "copy/launch/wg=64;grid=1d",
+            "copy/launch/wg=64;grid=2d",
+            "copy/launch/wg=128;grid=2d",
+            "copy/launch/wg=256;grid=2d",
+        ]);
+        assert_eq!(
+            found,
+            [
+                (
+                    GroupKind::Ladder,
+                    "reduce at n=16".to_owned(),
+                    vec![0, 1, 2, 3]
+                ),
+                (
+                    GroupKind::Sweep,
+                    "copy/offset over offset".to_owned(),
+                    vec![5, 6, 7, 8]
+                ),
+                (
+                    GroupKind::Sweep,
+                    "reduce/subgroup_add over wg at n=32".to_owned(),
+                    vec![9, 10, 11, 12]
+                ),
+            ],
+        );
+        // Three wg values at grid=2d are too few; the 1d case is another sweep.
+        assert!(found.iter().all(|(_, name, _)| !name.contains("launch")));
+    }
+}

@@ -1,0 +1,210 @@
+//! The statistics `simulate --validate` judges predictions by: the error of each
+//! prediction, summarised over rows ([`Accuracy`]), and the agreement in order within a
+//! group of cases ([`spearman`], [`flat`]).
+//!
+//! Every number is of the ratio measured ÷ predicted *bandwidth* of a row, which, for
+//! the same bytes, is predicted ÷ measured *time*: the absolute percentage error of the
+//! predicted time, |t_pred − t_meas| / t_meas, is |ratio − 1|.
+
+/// How close a set of predictions came to their measurements.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Accuracy {
+    /// Rows judged.
+    pub n: usize,
+    /// Mean absolute percentage error of the predicted time, as a fraction (0.1 = 10 %).
+    pub mape: f64,
+    /// Median absolute percentage error, as a fraction.
+    pub median_ape: f64,
+    /// Geometric mean of measured ÷ predicted bandwidth: above 1, the model is
+    /// pessimistic (the device beats the prediction); below 1, optimistic.
+    pub geomean_ratio: f64,
+    /// Share of rows whose error is at most 10 %, as a fraction.
+    pub within_10: f64,
+    /// Share of rows whose error is at most 25 %, as a fraction.
+    pub within_25: f64,
+}
+
+/// The absolute percentage error (as a fraction) of a prediction whose measured ÷
+/// predicted bandwidth is `ratio`.
+pub fn ape(ratio: f64) -> f64 {
+    (ratio - 1.0).abs()
+}
+
+impl Accuracy {
+    /// The accuracy of predictions with these measured ÷ predicted bandwidth ratios;
+    /// `None` for none (or none finite and positive).
+    pub fn of(ratios: impl IntoIterator<Item = f64>) -> Option<Accuracy> {
+        let ratios: Vec<f64> = ratios
+            .into_iter()
+            .filter(|r| r.is_finite() && *r > 0.0)
+            .collect();
+        if ratios.is_empty() {
+            return None;
+        }
+        let n = ratios.len();
+        let errors: Vec<f64> = ratios.iter().copied().map(ape).collect();
+        let share = |limit: f64| {
+            // A hair of slack, so that an error of exactly 10 % counts as within it.
+            errors.iter().filter(|&&e| e <= limit + 1e-12).count() as f64 / n as f64
+        };
+        Some(Accuracy {
+            n,
+            mape: errors.iter().sum::<f64>() / n as f64,
+            median_ape: median(&errors),
+            geomean_ratio: (ratios.iter().map(|r| r.ln()).sum::<f64>() / n as f64).exp(),
+            within_10: share(0.10),
+            within_25: share(0.25),
+        })
+    }
+}
+
+/// The median of `values` (not empty); the mean of the middle two for an even count.
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let middle = sorted.len() / 2;
+    if sorted.len() % 2 == 1 {
+        sorted[middle]
+    } else {
+        (sorted[middle - 1] + sorted[middle]) / 2.0
+    }
+}
+
+/// The rank of each value, from 1, tied values sharing the average of their ranks.
+pub fn ranks(values: &[f64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..values.len()).collect();
+    order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
+    let mut ranks = vec![0.0; values.len()];
+    let mut start = 0;
+    while start < order.len() {
+        let mut end = start + 1;
+        while end < order.len() && values[order[end]] == values[order[start]] {
+            end += 1;
+        }
+        // Positions start..end (0-based) hold ranks start+1..=end: their average.
+        let rank = (start + 1 + end) as f64 / 2.0;
+        for &index in &order[start..end] {
+            ranks[index] = rank;
+        }
+        start = end;
+    }
+    ranks
+}
+
+/// Spearman's rank correlation of `xs` and `ys` (pairs, ties averaged): the Pearson
+/// correlation of their ranks. `None` for fewer than two pairs, pairs of unequal
+/// count, or where either side has a single rank (all equal): no order to agree with.
+pub fn spearman(xs: &[f64], ys: &[f64]) -> Option<f64> {
+    if xs.len() != ys.len() || xs.len() < 2 {
+        return None;
+    }
+    let (rx, ry) = (ranks(xs), ranks(ys));
+    let mean = (xs.len() + 1) as f64 / 2.0;
+    let (mut covariance, mut var_x, mut var_y) = (0.0, 0.0, 0.0);
+    for (x, y) in rx.iter().zip(&ry) {
+        covariance += (x - mean) * (y - mean);
+        var_x += (x - mean).powi(2);
+        var_y += (y - mean).powi(2);
+    }
+    (var_x > 0.0 && var_y > 0.0).then(|| covariance / (var_x * var_y).sqrt())
+}
+
+/// Predictions flatter than their measurements by this much are [`flat`]: all within
+/// 1 % of each other...
+const FLAT_PREDICTED: f64 = 1.01;
+/// ...while the measurements spread by more than 5 %.
+const SPREAD_MEASURED: f64 = 1.05;
+
+/// Whether the model sees no difference where the device shows one: the predictions
+/// all within 1 % (largest ÷ smallest ≤ 1.01) while the measurements differ by more
+/// than 5 % (largest ÷ smallest > 1.05). Values must be positive.
+pub fn flat(predicted: &[f64], measured: &[f64]) -> bool {
+    let spread = |values: &[f64]| {
+        let (low, high) = values
+            .iter()
+            .fold((f64::INFINITY, 0.0f64), |(l, h), &v| (l.min(v), h.max(v)));
+        (low > 0.0 && low.is_finite()).then(|| high / low)
+    };
+    matches!(
+        (spread(predicted), spread(measured)),
+        (Some(p), Some(m)) if p <= FLAT_PREDICTED && m > SPREAD_MEASURED
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-12
+    }
+
+    /// Ratios worked by hand: errors 0, 0.1, 0.5, 1.0 (ratio 2), 0.2 (ratio 0.8).
+    #[test]
+    fn accuracy_of_known_ratios() {
+        let a = Accuracy::of([1.0, 1.1, 1.5, 2.0, 0.8]).unwrap();
+        assert_eq!(a.n, 5);
+        assert!(close(a.mape, (0.0 + 0.1 + 0.5 + 1.0 + 0.2) / 5.0), "{a:?}");
+        assert!(close(a.median_ape, 0.2), "{a:?}");
+        let product: f64 = 1.0 * 1.1 * 1.5 * 2.0 * 0.8;
+        assert!(close(a.geomean_ratio, product.powf(0.2)), "{a:?}");
+        assert!(close(a.within_10, 2.0 / 5.0), "{a:?}");
+        assert!(close(a.within_25, 3.0 / 5.0), "{a:?}");
+    }
+
+    #[test]
+    fn a_constant_factor_is_its_own_geometric_mean_and_error() {
+        let a = Accuracy::of([1.25; 4]).unwrap();
+        assert!(close(a.geomean_ratio, 1.25) && close(a.mape, 0.25) && close(a.median_ape, 0.25));
+        assert!(close(a.within_25, 1.0) && close(a.within_10, 0.0));
+        // An even count's median is the mean of the middle two.
+        let b = Accuracy::of([1.0, 1.1, 1.3, 2.0]).unwrap();
+        assert!(close(b.median_ape, 0.2), "{b:?}");
+        assert_eq!(Accuracy::of([]), None);
+        assert_eq!(Accuracy::of([f64::NAN, 0.0, f64::INFINITY]), None);
+    }
+
+    #[test]
+    fn ties_share_their_average_rank() {
+        assert_eq!(ranks(&[10.0, 30.0, 20.0]), [1.0, 3.0, 2.0]);
+        assert_eq!(ranks(&[5.0, 1.0, 5.0, 7.0]), [2.5, 1.0, 2.5, 4.0]);
+        assert_eq!(ranks(&[3.0, 3.0, 3.0]), [2.0, 2.0, 2.0]);
+    }
+
+    #[test]
+    fn spearman_of_known_orders() {
+        let x = [1.0, 2.0, 3.0, 4.0, 5.0];
+        assert!(close(
+            spearman(&x, &[2.0, 4.0, 8.0, 16.0, 32.0]).unwrap(),
+            1.0
+        ));
+        assert!(close(
+            spearman(&x, &[5.0, 4.0, 3.0, 2.0, 1.0]).unwrap(),
+            -1.0
+        ));
+        // One swap among five: d² = 1 + 1, ρ = 1 − 6·2 / (5·24) = 0.9.
+        assert!(close(
+            spearman(&x, &[1.0, 3.0, 2.0, 4.0, 5.0]).unwrap(),
+            0.9
+        ));
+        // With ties: ranks x = 1 2 3 4, y = 1.5 1.5 3 4; Pearson of those.
+        let rho = spearman(&[1.0, 2.0, 3.0, 4.0], &[7.0, 7.0, 8.0, 9.0]).unwrap();
+        let (dx, dy) = ([-1.5, -0.5, 0.5, 1.5], [-1.0, -1.0, 0.5, 1.5]);
+        let cov: f64 = dx.iter().zip(&dy).map(|(a, b)| a * b).sum();
+        let norm =
+            (dx.iter().map(|a| a * a).sum::<f64>() * dy.iter().map(|b| b * b).sum::<f64>()).sqrt();
+        assert!(close(rho, cov / norm), "{rho}");
+        // No order on one side: undefined.
+        assert_eq!(spearman(&x, &[3.0; 5]), None);
+        assert_eq!(spearman(&[1.0], &[1.0]), None);
+    }
+
+    #[test]
+    fn flat_predictions_of_differing_measurements() {
+        assert!(flat(&[100.0, 100.5, 100.9], &[100.0, 80.0, 60.0]));
+        // Measurements within 5 %: nothing to see.
+        assert!(!flat(&[100.0, 100.0], &[100.0, 104.0]));
+        // Predictions that differ by more than 1 %.
+        assert!(!flat(&[100.0, 102.0], &[100.0, 60.0]));
+    }
+}
