@@ -6,7 +6,7 @@
 use crate::results::Row;
 use crate::sim::device::DeviceModel;
 use crate::sim::model::Prediction;
-use crate::suite::{Api, Build, Case, Experiment, REGISTRY, Sizing};
+use crate::suite::{Api, Build, Case, Experiment, REGISTRY};
 
 /// The device property a calibration row sets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,26 +87,19 @@ pub fn hardware_build(rows: &[Row]) -> Option<Build> {
         .find(|&build| rows.iter().any(|r| r.api == Api::Wgpu && r.build == build))
 }
 
-/// The registry's case a row measured: same id and same bytes, at the sizing its
-/// `sizing` column records (a software adapter's smaller default tried too).
+/// The registry's case a row measured: same id and same bytes, at a sizing its
+/// `sizing` column allows ([`crate::validate::sizings`]).
 pub fn case_of(row: &Row) -> Option<(&'static Experiment, Case)> {
-    let recorded = row.sizing.unwrap_or_default();
-    let sizings = [false, true].map(|software| Sizing {
-        buffer_bytes: recorded.buffer_bytes,
-        matrix: recorded.matrix,
-        software,
-        ..Sizing::nominal(recorded.quick)
-    });
     let id = format!("{}/{}/{}", row.family, row.variant, row.param);
-    REGISTRY
+    crate::validate::sizings(row.sizing)
         .iter()
-        .filter(|e| e.family.to_string() == row.family && e.variant == row.variant)
-        .flat_map(|e| {
-            sizings
+        .find_map(|sizing| {
+            REGISTRY
                 .iter()
-                .flat_map(move |s| (e.cases)(s).into_iter().map(move |c| (e, c)))
+                .filter(|e| e.family.to_string() == row.family && e.variant == row.variant)
+                .flat_map(|e| (e.cases)(sizing).into_iter().map(move |c| (e, c)))
+                .find(|(e, c)| c.id(e).to_string() == id && c.bytes == row.bytes)
         })
-        .find(|(e, c)| c.id(e).to_string() == id && c.bytes == row.bytes)
 }
 
 /// A model and the calibration rows it was fitted to (`family/variant/param`).

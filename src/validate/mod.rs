@@ -260,7 +260,7 @@ fn used_words(calibration: &Calibration, source: &str) -> String {
             "the preset alone ({source} hold none of the calibration rows: {})",
             CALIBRATION
                 .iter()
-                .map(|(id, _)| *id)
+                .map(|(id, ..)| *id)
                 .collect::<Vec<_>>()
                 .join(", ")
         )
@@ -283,7 +283,7 @@ pub type NotJudged = (String, Unjudged);
 /// buffers); for a row of a file that records no sizing (schema 1 and 2), those of the
 /// default sizing and of `--quick`. The device's own limits are not recorded; a case
 /// they size differently is caught by its bytes.
-fn sizings(sizing: Option<RunSizing>) -> Vec<Sizing> {
+pub(crate) fn sizings(sizing: Option<RunSizing>) -> Vec<Sizing> {
     let quick = RunSizing {
         quick: true,
         ..RunSizing::default()
@@ -849,7 +849,7 @@ mod tests {
     #[test]
     fn calibration_rows_are_judged_apart_and_what_cannot_be_judged_says_why() {
         let mut transfer = rows(&["transfer/upload_write_buffer/"]);
-        let mut rows = rows(&["copy/peak/launch=vec4$", "copy/offset/offset=0$"]);
+        let mut rows = rows(&["copy/peak/launch=vec4$", "copy/offset/offset=3$"]);
         let mut gone = rows[0].clone();
         gone.variant = "offset_gone".into();
         let mut resized = rows[0].clone();
@@ -861,7 +861,7 @@ mod tests {
         assert_eq!(
             roles(&own),
             [
-                ("copy/offset/offset=0".to_owned(), Role::HeldOut),
+                ("copy/offset/offset=3".to_owned(), Role::HeldOut),
                 ("copy/peak/launch=vec4".to_owned(), Role::Calibration),
             ]
         );
@@ -872,7 +872,7 @@ mod tests {
             .map(|(id, w)| (id.as_str(), w))
             .collect();
         assert!(
-            matches!(why[0], ("copy/offset_gone/offset=0", Unjudged::Gone)),
+            matches!(why[0], ("copy/offset_gone/offset=3", Unjudged::Gone)),
             "{why:?}"
         );
         assert!(
