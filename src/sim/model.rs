@@ -15,8 +15,10 @@
 //!     write-allocate. A read miss reads the sector from DRAM; a write miss does not
 //!     (no read-for-ownership): a written sector, even partly written, costs one full
 //!     `sector_bytes` DRAM write, once, when it is evicted dirty or at the end of the
-//!     run (the model assumes the byte mask merges partial writes, as NVIDIA's L2
-//!     does). An atomic miss reads the sector and dirties it. Every sector access that
+//!     run; the L2 keeps a byte mask per sector, and a sector whose bytes were not all
+//!     written (nor read from DRAM) is merged with a DRAM read first: `copy/stride`
+//!     at strides 2–8 costs a third more DRAM time than its sectors alone, as
+//!     measured. An atomic miss reads the sector and dirties it. Every sector access that
 //!     reaches the L2 (read misses of the L1, writes, atomics) is L2 traffic.
 //!
 //!   Size 0 disables a cache (its accesses all miss; an L2 of size 0 sends every
@@ -39,15 +41,22 @@
 //! before feeding the caches. Shared and uniform requests have no cache state and are
 //! counted as they arrive.
 //!
-//! **Time model.** A memory-bound kernel is as fast as its busiest memory path:
-//! `time = max(DRAM bytes / DRAM bandwidth, L2 sectors × sector_bytes / L2
-//! bandwidth, L1 wavefronts / wavefront rate, shared wavefronts / wavefront rate,
-//! uniform addresses / uniform rate)`; the largest term names the bound. A global
-//! request takes one L1 wavefront per distinct line it touches, at the workgroup-memory
-//! wavefront rate: on Volta and later the L1 and workgroup memory are one SRAM array
-//! with one 128-byte data path per SM. The L1 term matters only for kernels that hit
-//! the L1 far more often than they miss it (a small table read over and over). Latency, occupancy, instruction issue and
-//! launch overhead are not modelled, so the prediction is an upper bound on speed.
+//! **Time model.** The time is the largest of the limits: each memory path's
+//! (`DRAM bytes / DRAM bandwidth`, L2 read sectors × `sector_bytes` / L2 bandwidth
+//! plus L2 sector writes / their rate, L1 wavefronts, shared wavefronts, uniform
+//! addresses, each over its rate), the issue time (the interpreter's subgroup
+//! instructions over SMs × `issue_per_clock` × clock), the latency time and the
+//! launch time (workgroups per SM × `workgroup_launch_ns`); the largest names the
+//! [`Bound`]. A global request takes one L1 wavefront per distinct line it touches, at
+//! the workgroup-memory wavefront rate: on Volta and later the L1 and workgroup memory
+//! are one SRAM array with one 128-byte data path per SM. Latency (Little's law): the
+//! interpreter's scoreboard gives each workgroup's critical path and the storage loads
+//! on it ([`super::Stats::critical_ns`]); a load on it takes the latency of where read
+//! requests were served (a request waits for its farthest sector: L1, L2 or DRAM),
+//! DRAM's rising from `dram_latency_ns` (idle) to `loaded_latency_ns` with the share of
+//! DRAM bandwidth in use; the workgroups resident at once
+//! ([`DeviceModel::workgroups_in_flight`]) run in whole waves. A written sector keeps a
+//! byte mask in the L2; one written back in part costs a DRAM read to merge first.
 //! Predicted effective GB/s = the case's declared bytes / time.
 //!
 //! **Sampling.** [`predict`] runs every workgroup of a grid of at most `max_workgroups`;

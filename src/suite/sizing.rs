@@ -33,6 +33,18 @@ impl Sizing {
     const SOFTWARE_BUFFER_BYTES: u64 = 16 << 20;
     const QUICK_BUFFER_BYTES: u64 = 4 << 20;
 
+    /// The largest working set of a sweep before device limits: `--buffer-mib` if
+    /// given, else `quick`, `software` or `full` by the kind of run.
+    pub fn sweep_max_bytes(&self, full: u64, software: u64, quick: u64) -> u64 {
+        self.buffer_bytes.unwrap_or(if self.quick {
+            quick
+        } else if self.software {
+            software
+        } else {
+            full
+        })
+    }
+
     /// Nominal limits of a large GPU, for listing cases without a device.
     pub fn nominal(quick: bool) -> Self {
         Sizing {

@@ -82,16 +82,9 @@ pub const CHASE: Experiment = Experiment {
     cases,
 };
 
-/// The largest footprint of the sweep before device limits: `--buffer-mib` if given,
-/// else by the kind of run.
+/// The largest footprint of the sweep before device limits.
 fn max_footprint_bytes(sizing: &Sizing) -> u64 {
-    sizing.buffer_bytes.unwrap_or(if sizing.quick {
-        QUICK_MAX_BYTES
-    } else if sizing.software {
-        SOFTWARE_MAX_BYTES
-    } else {
-        FULL_MAX_BYTES
-    })
+    sizing.sweep_max_bytes(FULL_MAX_BYTES, SOFTWARE_MAX_BYTES, QUICK_MAX_BYTES)
 }
 
 /// The footprints of the sweep: 4 KiB, 16 KiB, … up to the largest; at least the

@@ -207,16 +207,9 @@ impl Shape {
     }
 }
 
-/// The largest transfer of the size sweep before device limits: `--buffer-mib` if
-/// given, else by the kind of run.
+/// The largest transfer of the size sweep before device limits.
 fn sweep_max_bytes(sizing: &Sizing) -> u64 {
-    sizing.buffer_bytes.unwrap_or(if sizing.quick {
-        QUICK_MAX_BYTES
-    } else if sizing.software {
-        SOFTWARE_MAX_BYTES
-    } else {
-        FULL_MAX_BYTES
-    })
+    sizing.sweep_max_bytes(FULL_MAX_BYTES, SOFTWARE_MAX_BYTES, QUICK_MAX_BYTES)
 }
 
 /// Why a buffer of `bytes` cannot be made on this device, if it cannot.
