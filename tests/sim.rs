@@ -143,11 +143,13 @@ fn predictions_of_the_copy_family_give_the_known_sector_counts() {
 
 #[test]
 fn a_calibrated_model_predicts_its_calibration_for_copy_peak() {
+    // At full size (a sampled window): a tiny copy stays in the L2 between dispatches
+    // and is bound by latency and launches, as on a GPU.
     let model = membench::sim::device::preset("h200")
         .unwrap()
         .calibrated(3000.0);
     let experiment = REGISTRY.iter().find(|e| e.name() == "copy/peak").unwrap();
-    for case in (experiment.cases)(&tiny()) {
+    for case in (experiment.cases)(&Sizing::nominal(false)) {
         let gbps = membench::backend::sim::predict(experiment, &case, &model)
             .unwrap()
             .effective_gbps;
@@ -260,7 +262,17 @@ fn predictions_of_the_on_chip_families_give_the_expected_ways_and_addresses() {
                     };
                     let want = average(1.0, f64::from(write), r, f64::from(read));
                     close(row.sim_bank_ways, want);
-                    assert_eq!(prediction.bound, sim::model::Bound::Shared, "{id}");
+                    // On-chip: banks, or at a few rounds the latency or issue of them.
+                    assert!(
+                        matches!(
+                            prediction.bound,
+                            sim::model::Bound::Shared
+                                | sim::model::Bound::Latency
+                                | sim::model::Bound::Issue
+                        ),
+                        "{id}: {:?}",
+                        prediction.bound
+                    );
                 }
                 _ => {
                     let divergent = case.params.get(Key::Read) == Some(&"divergent".into());
@@ -293,9 +305,9 @@ fn predictions_of_the_on_chip_families_give_the_expected_ways_and_addresses() {
 }
 
 /// A pointer chase is predicted on its real chain, not on zeros (which would chase one
-/// word): at 1 MiB (8192 lines, past the H100's L1 of 256 KiB) the first dispatch's
-/// 4096 loads each fetch a line not seen before, one sector of it from DRAM; at 4 KiB
-/// (32 lines) only the first visit of each line misses.
+/// word): at 1 MiB (8192 lines, past the model's L1) every dispatch walks the whole
+/// cycle, so the timed one finds it in the L2 and each load takes the L2's latency; at
+/// 4 KiB (32 lines) the L1's, the L1 being refilled on the first of its many walks.
 #[test]
 fn a_pointer_chase_is_predicted_on_its_chain() {
     let h100 = *membench::sim::device::preset("h100").unwrap();
@@ -304,16 +316,25 @@ fn a_pointer_chase_is_predicted_on_its_chain() {
         buffer_bytes: Some(1 << 20),
         ..Sizing::nominal(true)
     };
-    let dram_sectors = |footprint: u64| {
+    let chase = |footprint: u64| {
         let case = (experiment.cases)(&sizing)
             .into_iter()
             .find(|c| c.params.number(Key::Footprint) == Some(footprint))
             .unwrap();
         let prediction = membench::backend::sim::predict(experiment, &case, &h100).unwrap();
-        prediction.dram_read_bytes / 32
+        let ns_per_load = prediction.time_s * 1e9 / case.elements as f64;
+        (prediction.dram_read_bytes / 32, ns_per_load)
     };
-    let chased = dram_sectors(1 << 20);
-    assert!((4096..4096 + 8).contains(&chased), "{chased} sectors");
-    let small = dram_sectors(4 << 10);
-    assert!(small <= 32 + 8, "{small} sectors");
+    let (dram, ns) = chase(1 << 20);
+    assert_eq!(dram, 0, "the cycle stays in the L2");
+    assert!(
+        (ns / h100.l2_latency_ns - 1.0).abs() < 0.1,
+        "{ns} ns per load"
+    );
+    let (dram, ns) = chase(4 << 10);
+    assert_eq!(dram, 0);
+    assert!(
+        (ns / h100.l1_latency_ns - 1.0).abs() < 0.1,
+        "{ns} ns per load"
+    );
 }
