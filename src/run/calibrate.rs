@@ -6,7 +6,7 @@
 use crate::results::Row;
 use crate::sim::device::DeviceModel;
 use crate::sim::model::Prediction;
-use crate::suite::{Api, Build, Case, Experiment, REGISTRY};
+use crate::suite::{Api, Build};
 
 /// The device property a calibration row sets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,21 +87,6 @@ pub fn hardware_build(rows: &[Row]) -> Option<Build> {
         .find(|&build| rows.iter().any(|r| r.api == Api::Wgpu && r.build == build))
 }
 
-/// The registry's case a row measured: same id and same bytes, at a sizing its
-/// `sizing` column allows ([`crate::validate::sizings`]).
-pub fn case_of(row: &Row) -> Option<(&'static Experiment, Case)> {
-    let id = format!("{}/{}/{}", row.family, row.variant, row.param);
-    crate::validate::sizings(row.sizing)
-        .iter()
-        .find_map(|sizing| {
-            REGISTRY
-                .iter()
-                .filter(|e| e.family.to_string() == row.family && e.variant == row.variant)
-                .flat_map(|e| (e.cases)(sizing).into_iter().map(move |c| (e, c)))
-                .find(|(e, c)| c.id(e).to_string() == id && c.bytes == row.bytes)
-        })
-}
-
 /// A model and the calibration rows it was fitted to (`family/variant/param`).
 #[derive(Clone, Debug)]
 pub struct Calibration {
@@ -126,7 +111,8 @@ pub fn calibrate(preset: &DeviceModel, rows: &[Row]) -> Calibration {
         let Some(measured_s) = row.gbps_median.map(|g| row.bytes as f64 / (g * 1e9)) else {
             continue;
         };
-        let Some((experiment, case)) = case_of(row) else {
+        // The registry's case the row measured, as the validator rebuilds it.
+        let Some((_, (experiment, case))) = crate::validate::cases_of(&[row]).0.pop() else {
             continue;
         };
         let Ok(p) = crate::backend::sim::predict(experiment, &case, &model) else {

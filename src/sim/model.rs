@@ -731,13 +731,13 @@ pub struct Work {
 }
 
 impl Work {
-    /// The work recorded in `stats` for workgroups of `lanes` invocations.
-    pub fn of(stats: &super::Stats, lanes: u32) -> Work {
+    /// The work `runs` recorded, for workgroups of `lanes` invocations.
+    fn of(runs: &[super::Stats], lanes: u32) -> Work {
         Work {
             lanes,
-            warp_ops: stats.warp_ops,
-            critical_ns: stats.critical_ns,
-            critical_rounds: stats.critical_rounds,
+            warp_ops: runs.iter().map(|r| r.warp_ops).sum(),
+            critical_ns: runs.iter().map(|r| r.critical_ns).sum(),
+            critical_rounds: runs.iter().map(|r| r.critical_rounds).sum(),
         }
     }
 }
@@ -778,6 +778,7 @@ impl Prediction {
         let l2_writes = scaled(counts.l2_write_sectors);
         let shared_wavefronts = scaled(counts.shared_wavefronts);
         let uniform_addresses = scaled(counts.uniform_addresses);
+        let l2_writes_s = per_s(l2_writes as f64, device.l2_write_sectors_per_s);
         let dram_s = per_s(
             (dram_read_bytes + dram_write_bytes) as f64,
             device.dram_gbps * 1e9,
@@ -789,7 +790,7 @@ impl Prediction {
                 per_s(
                     (l2_sectors.saturating_sub(l2_writes) * u64::from(device.sector_bytes)) as f64,
                     device.l2_gbps * 1e9,
-                ) + per_s(l2_writes as f64, device.l2_write_sectors_per_s),
+                ) + l2_writes_s,
             ),
             (
                 Bound::L1,
@@ -842,7 +843,7 @@ impl Prediction {
         let terms = Terms {
             dram: memory[0].1,
             l2: memory[1].1,
-            l2_writes: per_s(l2_writes as f64, device.l2_write_sectors_per_s),
+            l2_writes: l2_writes_s,
             l1: memory[2].1,
             shared: memory[3].1,
             uniform: memory[4].1,
@@ -976,30 +977,22 @@ pub fn predict_build(
     let affordable = (max_lane_ops / first.lane_ops.max(1)).max(1);
     let end = window.end.min(window.start.saturating_add(affordable));
     launch.workgroups = launch.workgroups.end..end;
-    let mut rest = run(kernel, bindings, &launch, &mut model)?;
+    let rest = run(kernel, bindings, &launch, &mut model)?;
+    let mut work = Work::of(&[first, rest], lanes);
     // Timed dispatches follow one another: the caches hold what the last one left.
     // Where the window is the whole grid, that is what the window leaves: count a
     // second pass (the bindings as the first left them). A window of a larger grid
     // starts cold, as the middle of a stream does.
-    let mut first = first;
     let counts = if window == (0..total) {
         model.restart();
-        launch.workgroups = window.start..window.start + 1;
-        first = run(kernel, bindings, &launch, &mut model)?;
-        launch.workgroups = launch.workgroups.end..end;
-        rest = run(kernel, bindings, &launch, &mut model)?;
+        launch.workgroups = window.start..end;
+        work = Work::of(&[run(kernel, bindings, &launch, &mut model)?], lanes);
         // In the steady state a dispatch writes back what the one before left dirty
         // (counted during the second pass), not its own leftovers.
         model.flush();
         model.counts
     } else {
         model.finish()
-    };
-    let work = Work {
-        lanes,
-        warp_ops: first.warp_ops + rest.warp_ops,
-        critical_ns: first.critical_ns + rest.critical_ns,
-        critical_rounds: first.critical_rounds + rest.critical_rounds,
     };
     Ok(Prediction::from_counts(
         &counts,

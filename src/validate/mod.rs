@@ -283,7 +283,7 @@ pub type NotJudged = (String, Unjudged);
 /// buffers); for a row of a file that records no sizing (schema 1 and 2), those of the
 /// default sizing and of `--quick`. The device's own limits are not recorded; a case
 /// they size differently is caught by its bytes.
-pub(crate) fn sizings(sizing: Option<RunSizing>) -> Vec<Sizing> {
+fn sizings(sizing: Option<RunSizing>) -> Vec<Sizing> {
     let quick = RunSizing {
         quick: true,
         ..RunSizing::default()
@@ -311,7 +311,7 @@ pub(crate) fn sizings(sizing: Option<RunSizing>) -> Vec<Sizing> {
 
 /// Each row's case rebuilt from the registry at the row's sizing, with its kernel as
 /// measured (same elements and bytes), and the rows that have none, with why.
-fn cases_of<'r>(rows: &[&'r Row]) -> (Vec<(&'r Row, Rebuilt)>, Vec<NotJudged>) {
+pub(crate) fn cases_of<'r>(rows: &[&'r Row]) -> (Vec<(&'r Row, Rebuilt)>, Vec<NotJudged>) {
     // The registry's cases at each sizing the rows need, made once.
     let mut registry: HashMap<Option<RunSizing>, Vec<HashMap<CaseId, Rebuilt>>> = HashMap::new();
     let mut found = Vec::new();
