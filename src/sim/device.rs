@@ -135,7 +135,8 @@ const H200: DeviceModel = DeviceModel {
     description: "NVIDIA H200 SXM 141 GB",
     dram_gbps: 4800.0, // datasheet: HBM3e 4.8 TB/s
     // The full GH100 has 60 MB of L2 ("NVIDIA H100 Tensor Core GPU Architecture",
-    // full GH100 implementation); the H200 is sold with it, the H100 SXM5 with 50 MB.
+    // full GH100 implementation), the H100 SXM5 50 MB; the lent H200 reports
+    // 62914560 bytes (`cudaDeviceProp::l2CacheSize` through PyTorch).
     l2_bytes: 60 << 20,
     ..H100
 };

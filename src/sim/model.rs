@@ -16,9 +16,10 @@
 //!     (no read-for-ownership): a written sector, even partly written, costs one full
 //!     `sector_bytes` DRAM write, once, when it is evicted dirty or at the end of the
 //!     run; the L2 keeps a byte mask per sector, and a sector whose bytes were not all
-//!     written (nor read from DRAM) is merged with a DRAM read first: `copy/stride`
-//!     at strides 2–8 costs a third more DRAM time than its sectors alone, as
-//!     measured. An atomic miss reads the sector and dirties it. Every sector access that
+//!     written (nor read from DRAM) is merged with a DRAM read first (an assumption,
+//!     not isolated on the device: with it `copy/stride` at strides 2–8 is predicted
+//!     within 2 % on the H100, without it a third too fast). An atomic miss reads the
+//!     sector and dirties it. Every sector access that
 //!     reaches the L2 (read misses of the L1, writes, atomics) is L2 traffic.
 //!
 //!   Size 0 disables a cache (its accesses all miss; an L2 of size 0 sends every
