@@ -199,6 +199,8 @@ struct RunArgs {
 }
 
 fn main() -> ExitCode {
+    // Silent unless RUST_LOG asks: wgpu's own diagnostics, for an adapter that fails.
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("off")).init();
     match run_cli(Cli::parse()) {
         Ok(code) => code,
         Err(error) => {

@@ -356,42 +356,51 @@ pub struct Ran {
 }
 
 impl Session<'_> {
-    /// Runs `cases` in order, each on every backend that takes it (its data made once,
-    /// beside the previous case's measurement), its rows saved; the predictions start
-    /// once the model is calibrated from this run's last `copy/peak` and run beside
-    /// the GPU-clock measurements, never beside a host-clock transfer.
+    /// Runs `cases`, the calibration cases first and the rest in order, each on every
+    /// backend that takes it (its data made once, beside the previous case's
+    /// measurement), its rows saved; the predictions start once the model is
+    /// calibrated and run beside the GPU-clock measurements, never beside a host-clock
+    /// transfer. The rows come back in case order.
     pub fn run(
         &self,
         cases: &[(&'static Experiment, Case)],
         sampler: &mut dyn Sample,
         progress: &dyn Progress,
     ) -> Result<Ran> {
-        let calibrated_after = cases.iter().rposition(|(experiment, case)| {
+        // The calibration cases first, so that the predictions run beside the rest of
+        // the GPU-clock cases and are made before the host-clock transfers, which wait
+        // for them (on an H100 they had held the transfers back by 27 s).
+        let (first, rest): (Vec<usize>, Vec<usize>) = (0..cases.len()).partition(|&index| {
+            let (experiment, case) = &cases[index];
             calibrate::is_calibration(
                 &experiment.family.to_string(),
                 experiment.variant,
                 &case.params.to_string(),
             )
         });
+        let calibrated_after = first.len().checked_sub(1);
+        let order: Vec<usize> = first.into_iter().chain(rest).collect();
         let mut rows = Vec::with_capacity(cases.len() * self.measurers.len());
         // The case of each row, for its prediction.
         let mut row_cases = Vec::with_capacity(rows.capacity());
         let mut failed = 0;
         let sizing = self.settings.sizing();
         let stopped = || self.stop.is_some_and(|stop| stop.load(Ordering::SeqCst));
-        // The cases measured: all of them, unless the run is stopped.
-        let mut measured = cases.len();
+        // The cases measured, in the order measured: all of them, unless the run is
+        // stopped.
+        let mut measured = order.len();
         let predicted = std::thread::scope(|scope| -> Result<Predicted> {
             let mut background = Background::Waiting;
             let mut next_data: Option<ScopedJoinHandle<CaseData>> = None;
-            for (index, (experiment, case)) in cases.iter().enumerate() {
+            for (position, &index) in order.iter().enumerate() {
+                let (experiment, case) = &cases[index];
                 let gpu_clock = experiment.measure == Measure::Kernel;
                 if !gpu_clock {
                     background = background.finished()?;
                 }
                 let prefetched = next_data.take();
                 if self.beside && gpu_clock {
-                    next_data = prefetch(scope, cases.get(index + 1));
+                    next_data = prefetch(scope, order.get(position + 1).map(|&next| &cases[next]));
                 }
                 let takers: Vec<&Measurer> = self
                     .measurers
@@ -435,11 +444,11 @@ impl Session<'_> {
                     row_cases.push(index);
                 }
                 self.save(&rows)?;
-                if stopped() && index + 1 < cases.len() {
-                    measured = index + 1;
+                if stopped() && position + 1 < order.len() {
+                    measured = position + 1;
                     break;
                 }
-                let calibrated = calibrated_after.is_none_or(|last| index >= last);
+                let calibrated = calibrated_after.is_none_or(|last| position >= last);
                 if self.beside && calibrated && matches!(background, Background::Waiting) {
                     progress.predicting();
                     let model = self.model(&rows);
@@ -451,12 +460,23 @@ impl Session<'_> {
                 _ => {
                     progress.predicting();
                     let model = self.model(&rows);
-                    Ok(Predicted::make(&cases[..measured], model, &|| {
-                        progress.predicted();
-                    }))
+                    let measured = &order[..measured];
+                    let subset: Vec<_> = measured.iter().map(|&i| cases[i].clone()).collect();
+                    let mut predicted = Predicted::make(&subset, model, &|| progress.predicted());
+                    // Back to one prediction per case, by case index.
+                    let mut predictions = vec![None; cases.len()];
+                    for (&index, prediction) in measured.iter().zip(predicted.predictions) {
+                        predictions[index] = prediction;
+                    }
+                    predicted.predictions = predictions;
+                    Ok(predicted)
                 }
             }
         })?;
+        // Rows in case order, whatever order they were measured in.
+        let mut ordered: Vec<(usize, Row)> = row_cases.iter().copied().zip(rows).collect();
+        ordered.sort_by_key(|&(index, _)| index);
+        let (row_cases, mut rows): (Vec<usize>, Vec<Row>) = ordered.into_iter().unzip();
         for (row, &index) in rows.iter_mut().zip(&row_cases) {
             if let Some(Some(prediction)) = predicted.predictions.get(index) {
                 fill_prediction(row, prediction);
