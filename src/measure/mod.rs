@@ -40,6 +40,11 @@ pub trait Clock {
     /// Nanoseconds of each of `samples` samples, each `repeats` repetitions of the
     /// work, after `warmup` untimed repetitions.
     fn samples_ns(&mut self, samples: u32, repeats: u32, warmup: u32) -> Result<Vec<f64>>;
+    /// Brings the device to the clocks of sustained load before the samples, where it
+    /// can tell; `Some(note)` when it could not.
+    fn settle(&mut self) -> Result<Option<String>> {
+        Ok(None)
+    }
 }
 
 /// The timed samples of one case, in nanoseconds per repetition (one dispatch, one
@@ -128,6 +133,7 @@ impl Sampler {
 
     /// Samples `clock`; `warm` when the device finished timed work within [`WARM_GAP`].
     pub fn measure(&self, clock: &mut dyn Clock, warm: bool) -> Result<Timing> {
+        let note = clock.settle()?.unwrap_or_default();
         let pilot = clock.samples_ns(Self::PILOT_SAMPLES, 1, 1)?;
         let fastest = pilot.iter().copied().fold(f64::INFINITY, f64::min).max(1.0);
         // The pilot warmed up too: long work (a 1 GiB transfer) needs nothing more.
@@ -141,7 +147,7 @@ impl Sampler {
             samples_ns,
             timer: clock.timer(),
             dispatches_per_sample: plan.repeats,
-            note: String::new(),
+            note,
         })
     }
 

@@ -3,6 +3,7 @@
 //!
 //! All wgpu calls of the suite live here, in [`timing`] and in [`transfer`].
 
+pub mod clocks;
 pub mod spirv;
 pub mod timing;
 pub mod transfer;
@@ -18,6 +19,7 @@ use crate::suite::{
     Api, Binding, Buffer, Build, Case, CaseData, Expected, Experiment, Measure, POISON, Setting,
     Sizing, TransferPath, check_inputs,
 };
+use clocks::ClockGuard;
 use rayon::prelude::*;
 use timing::KernelClock;
 
@@ -216,6 +218,7 @@ struct Reused {
     /// [`POISON`] words, copied over outputs before they are verified.
     poison: OnceLock<wgpu::Buffer>,
     timestamps: OnceLock<Timestamps>,
+    clock_guard: OnceLock<ClockGuard>,
 }
 
 /// A query set of the most timestamps one submission may write, and the buffers that
@@ -683,6 +686,23 @@ impl GpuContext {
                 },
                 cache: None,
             }))
+    }
+
+    /// Waits for the clocks of sustained load before a kernel is timed (see
+    /// [`clocks`]); `Some(note)` when they did not come. Not on software adapters,
+    /// nor without GPU timestamps.
+    pub fn settle_clocks(&self) -> Result<Option<String>> {
+        if self.info.device_type == wgpu::DeviceType::Cpu || !self.has_timestamps() {
+            return Ok(None);
+        }
+        let guard = match self.reused.clock_guard.get() {
+            Some(guard) => guard,
+            None => {
+                let guard = ClockGuard::new(self)?;
+                self.reused.clock_guard.get_or_init(|| guard)
+            }
+        };
+        guard.settle(self)
     }
 
     /// The timestamp queries every timed batch reuses.

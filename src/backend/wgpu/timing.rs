@@ -39,6 +39,10 @@ impl Clock for KernelClock<'_> {
         }
     }
 
+    fn settle(&mut self) -> Result<Option<String>> {
+        self.ctx.settle_clocks()
+    }
+
     /// One sample is one compute pass of `repeats` dispatches.
     fn samples_ns(&mut self, samples: u32, repeats: u32, warmup: u32) -> Result<Vec<f64>> {
         let warmup_passes = warmup.div_ceil(repeats.max(1));
@@ -68,7 +72,7 @@ impl Clock for KernelClock<'_> {
 /// Durations of `passes` timed passes of `dispatches` each, after `warmup` untimed
 /// passes, in submissions of at most `per_submission` timed passes (the warm-up goes
 /// with the first).
-fn gpu_pass_times_ns(
+pub fn gpu_pass_times_ns(
     ctx: &GpuContext,
     kernel: &Kernel,
     passes: u32,
