@@ -383,11 +383,14 @@ impl GpuContext {
     }
 
     /// Whether SPIR-V modules can be given to the driver as they are: the tax-free
-    /// build needs it.
+    /// build needs it. Only Vulkan takes SPIR-V: wgpu's GL backend offers passthrough
+    /// too, but of GLSL.
     pub fn has_passthrough(&self) -> bool {
-        self.device
-            .features()
-            .contains(wgpu::Features::PASSTHROUGH_SHADERS)
+        self.info.backend == wgpu::Backend::Vulkan
+            && self
+                .device
+                .features()
+                .contains(wgpu::Features::PASSTHROUGH_SHADERS)
     }
 
     pub fn has_timestamps(&self) -> bool {
@@ -613,7 +616,7 @@ impl GpuContext {
             Build::TaxFree => {
                 if !self.has_passthrough() {
                     return Err(Error::Gpu(format!(
-                        "{}: the tax-free build needs Features::PASSTHROUGH_SHADERS, which the adapter does not offer",
+                        "{}: the tax-free build needs SPIR-V passthrough (Vulkan), which the adapter does not offer",
                         pipeline.label
                     )));
                 }
