@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
-use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 #[cfg(feature = "cuda")]
 use membench::backend::cuda;
@@ -15,9 +15,13 @@ use membench::backend::wgpu::{self as gpu, GpuContext};
 use membench::measure::{MIN_SAMPLES, Stats, SuiteSampler};
 use membench::report::{self, compare};
 use membench::results;
-use membench::run::{self, Backends, Outcome, Output, Progress, RunSettings, Session};
+use membench::run::{
+    self, Backends, Lockstep, Outcome, Output, Party, Progress, RunSettings, Session,
+};
 use membench::sim::device as sim_device;
-use membench::suite::{Api, Build, CaseId, Measure, REGISTRY, Setting, Sizing};
+use membench::suite::{
+    Api, Build, Case, CaseId, Experiment, Family, Measure, REGISTRY, Setting, Sizing,
+};
 use membench::validate;
 
 /// GPU memory benchmarks: the classic CUDA memory experiments in WGSL, verified
@@ -162,6 +166,13 @@ struct RunArgs {
     /// one, or WGPU_ADAPTER_NAME.
     #[arg(long)]
     adapter: Option<String>,
+    /// With `--adapter all`: every adapter at the same time, one thread each, each
+    /// case started on all of them at once; the copy family (each GPU's own memory)
+    /// and the transfer family (the host link and memory they share) only, which
+    /// --filter narrows. Rows record `concurrent=N` in `sizing`, in files of their
+    /// own (`-concurrent-N`).
+    #[arg(long)]
+    concurrent: bool,
     /// Results CSV; default results/<device>-<backend>[-<sizing>].csv (`-quick` for
     /// --quick). Rows of cases not run are kept; a file of another device, backend or
     /// sizing is refused. `-` prints the rows to stdout (progress and the summary go
@@ -497,8 +508,14 @@ static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 /// The exit status of a run stopped by Ctrl-C (128 + SIGINT, as shells report it).
 const INTERRUPTED_EXIT: u8 = 130;
 
+/// `--adapter` for every adapter.
+const ALL_ADAPTERS: &str = "all";
+
 fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let destination = Destination::of(&args)?;
+    if args.concurrent && args.adapter.as_deref() != Some(ALL_ADAPTERS) {
+        anyhow::bail!("--concurrent measures every adapter at once: it needs --adapter all");
+    }
     ctrlc::set_handler(|| {
         if INTERRUPTED.swap(true, Ordering::SeqCst) {
             std::process::exit(i32::from(INTERRUPTED_EXIT));
@@ -506,8 +523,8 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         eprintln!("membench: interrupted: stopping after this case (Ctrl-C again to quit at once)");
     })
     .context("installing the Ctrl-C handler")?;
-    if args.adapter.as_deref() != Some("all") {
-        return run_on(&args, args.adapter.as_deref(), destination);
+    if args.adapter.as_deref() != Some(ALL_ADAPTERS) {
+        return run_on(&args, args.adapter.as_deref(), destination, None);
     }
     if destination.is_some() {
         anyhow::bail!(
@@ -521,7 +538,10 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if infos.is_empty() {
         anyhow::bail!(membench::Error::NoAdapter(String::new()));
     }
-    let paths = adapter_paths(&infos, run_settings(&args).sizing());
+    if args.concurrent {
+        return run_concurrent(&args, &infos);
+    }
+    let paths = adapter_paths(&infos, run_settings(&args, None).sizing());
     let mut code = ExitCode::SUCCESS;
     for (index, (info, out)) in infos.iter().zip(paths).enumerate() {
         if INTERRUPTED.load(Ordering::SeqCst) {
@@ -532,21 +552,118 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             infos.len(),
             gpu::describe(info)
         );
-        // One adapter that cannot run must not cost the others their results.
-        match run_on(
+        let ran = run_on(
             &args,
             Some(&index.to_string()),
             Some(Destination::File(out)),
-        ) {
-            Ok(ExitCode::SUCCESS) => {}
-            Ok(failed) => code = failed,
-            Err(error) => {
-                eprintln!("membench: adapter {index} ({}): {error:#}", info.name);
-                code = ExitCode::FAILURE;
-            }
-        }
+            None,
+        );
+        code = worse(code, adapter_code(index, info, ran));
     }
     Ok(code)
+}
+
+/// `--adapter all --concurrent`: every adapter in a thread of its own, each case
+/// measured on all of them at once. An adapter that fails, or has measured its last
+/// case, leaves the others measuring.
+fn run_concurrent(args: &RunArgs, infos: &[wgpu::AdapterInfo]) -> anyhow::Result<ExitCode> {
+    if let [only] = infos {
+        anyhow::bail!(
+            "--concurrent needs two adapters or more; there is one: {}",
+            gpu::describe(only)
+        );
+    }
+    let adapters = u32::try_from(infos.len()).context("counting the adapters")?;
+    // A filter that leaves none of the families' cases is refused once, not per adapter.
+    concurrent_cases(
+        run::select(&Sizing::nominal(args.quick), &args.filter)?,
+        &args.filter,
+    )?;
+    let paths = adapter_paths(infos, run_settings(args, Some(adapters)).sizing());
+    let lockstep = Lockstep::new(infos.len());
+    let codes: Vec<ExitCode> = std::thread::scope(|scope| {
+        let threads: Vec<_> = lockstep
+            .parties()
+            .into_iter()
+            .zip(paths)
+            .enumerate()
+            .map(|(index, (party, out))| {
+                let info = &infos[index];
+                scope.spawn(move || {
+                    let concurrent = Concurrent {
+                        index,
+                        adapters,
+                        party,
+                    };
+                    let ran = run_on(
+                        args,
+                        Some(&index.to_string()),
+                        Some(Destination::File(out)),
+                        Some(&concurrent),
+                    );
+                    adapter_code(index, info, ran)
+                })
+            })
+            .collect();
+        threads
+            .into_iter()
+            // A panic has printed its message; its adapter failed.
+            .map(|thread| thread.join().unwrap_or(ExitCode::FAILURE))
+            .collect()
+    });
+    Ok(codes.into_iter().fold(ExitCode::SUCCESS, worse))
+}
+
+/// The families `--concurrent` measures: the copy family, each GPU's own memory, and
+/// the transfer family, the host's link and memory, which the GPUs share.
+const CONCURRENT_FAMILIES: [Family; 2] = [Family::Copy, Family::Transfer];
+
+/// Those of `cases` (selected by `filters`) that `--concurrent` measures; none is an
+/// error.
+fn concurrent_cases(
+    cases: Vec<(&'static Experiment, Case)>,
+    filters: &[String],
+) -> anyhow::Result<Vec<(&'static Experiment, Case)>> {
+    let kept: Vec<_> = cases
+        .into_iter()
+        .filter(|(experiment, _)| CONCURRENT_FAMILIES.contains(&experiment.family))
+        .collect();
+    if kept.is_empty() {
+        anyhow::bail!(
+            "--concurrent measures the copy and transfer families: --filter {} selects none \
+             of their cases",
+            filters.join(",")
+        );
+    }
+    Ok(kept)
+}
+
+/// One adapter of `--adapter all --concurrent`.
+struct Concurrent<'l> {
+    /// Its index, which its progress lines start with.
+    index: usize,
+    /// The adapters measuring at once, this one included.
+    adapters: u32,
+    /// Its place in the lockstep the adapters measure in.
+    party: Party<'l>,
+}
+
+/// The exit status of one adapter's run (`ran`) under `--adapter all`, its error
+/// reported: one adapter that cannot run must not cost the others their results.
+fn adapter_code(index: usize, info: &wgpu::AdapterInfo, ran: anyhow::Result<ExitCode>) -> ExitCode {
+    ran.unwrap_or_else(|error| {
+        eprintln!("membench: adapter {index} ({}): {error:#}", info.name);
+        ExitCode::FAILURE
+    })
+}
+
+/// The exit status of several runs: the last that is not a success.
+fn worse(code: ExitCode, next: ExitCode) -> ExitCode {
+    if next == ExitCode::SUCCESS {
+        code
+    } else {
+        next
+    }
 }
 
 /// The default results file of each adapter; adapters that would share one (two
@@ -568,26 +685,36 @@ fn identity(info: &wgpu::AdapterInfo, sizing: results::RunSizing) -> results::Id
     }
 }
 
-/// The settings of `args` that change what is measured.
-fn run_settings(args: &RunArgs) -> RunSettings {
+/// The settings of `args` that change what is measured, with `concurrent` adapters
+/// measuring at once (`None` alone).
+fn run_settings(args: &RunArgs, concurrent: Option<u32>) -> RunSettings {
     RunSettings {
         quick: args.quick,
         samples: args.samples,
         buffer_bytes: args.buffer_mib.map(|mib| mib << 20),
         matrix: args.size,
+        concurrent,
     }
 }
 
+/// The run on one adapter (`--adapter`'s selector); `concurrent` where it measures at
+/// the same time as others.
 fn run_on(
     args: &RunArgs,
     adapter: Option<&str>,
     destination: Option<Destination>,
+    concurrent: Option<&Concurrent>,
 ) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
-    let settings = run_settings(args);
+    let settings = run_settings(args, concurrent.map(|c| c.adapters));
+    // Where several adapters print at once, which one a line is of.
+    let tag = concurrent.map_or_else(String::new, |c| format!("adapter {}: ", c.index));
     let ctx = GpuContext::new(adapter, Duration::from_secs(args.timeout_s))?;
     let sizing = ctx.sizing(settings.quick, settings.buffer_bytes, settings.matrix)?;
-    let cases = run::select(&sizing, &args.filter)?;
+    let mut cases = run::select(&sizing, &args.filter)?;
+    if concurrent.is_some() {
+        cases = concurrent_cases(cases, &args.filter)?;
+    }
     let identity = identity(&ctx.info, settings.sizing());
     let destination = destination.unwrap_or_else(|| Destination::File(identity.default_path()));
     // A malformed results file, or one of another identity, stops the run before
@@ -616,7 +743,7 @@ fn run_on(
         Destination::Stdout(_) => "stdout".to_owned(),
     };
     eprintln!(
-        "membench: {} cases on {} in {} at sizing {}, results to {target}",
+        "membench: {tag}{} cases on {} in {} at sizing {}, results to {target}",
         cases.len(),
         gpu::describe(&ctx.info),
         settings_text.join(", "),
@@ -636,6 +763,7 @@ fn run_on(
             Destination::Stdout(_) => None,
         },
         stop: Some(&INTERRUPTED),
+        lockstep: concurrent.map(|c| &c.party),
     };
     let measurements = cases
         .iter()
@@ -646,11 +774,11 @@ fn run_on(
                 .count()
         })
         .sum();
-    let progress = Bars::new(measurements, cases.len())?;
+    let progress = Bars::new(measurements, cases.len(), &tag)?;
     let ran = session.run(&cases, &mut SuiteSampler::new(settings.samples), &progress)?;
     progress.finish();
     eprintln!(
-        "membench: simulated in {:.1} s{} with the {}",
+        "membench: {tag}simulated in {:.1} s{} with the {}",
         ran.predicted.seconds,
         if session.beside {
             ", beside the measurements,"
@@ -689,28 +817,36 @@ fn run_on(
 }
 
 /// A run's progress: one bar for the cases, one for the predictions; where standard
-/// error is no terminal (a log, CI), a line per measurement instead, with the time since
-/// the start, so that a log shows where a run spends its time.
+/// error is no terminal (a log, CI), or several adapters print at once, a line per
+/// measurement instead, with the time since the start, so that a log shows where a run
+/// spends its time.
 struct Bars {
     cases: ProgressBar,
     simulation: ProgressBar,
     _bars: MultiProgress,
     lines: Option<Instant>,
+    /// What each line starts with: the adapter, where several print at once.
+    tag: String,
 }
 
 impl Bars {
     /// Bars for `measurements` (a case in each setting that takes it) and the
-    /// predictions of `cases`.
-    fn new(measurements: usize, cases: usize) -> anyhow::Result<Self> {
-        let bars = MultiProgress::new();
+    /// predictions of `cases`; lines, each starting with `tag`, where it is not empty.
+    fn new(measurements: usize, cases: usize, tag: &str) -> anyhow::Result<Self> {
+        let lines = (!tag.is_empty() || !std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .then(Instant::now);
+        let bars = match lines {
+            Some(_) => MultiProgress::with_draw_target(ProgressDrawTarget::hidden()),
+            None => MultiProgress::new(),
+        };
         let simulation = bars.add(bar(cases)?);
         simulation.set_message("simulating (once the model is calibrated)");
-        let lines = (!std::io::IsTerminal::is_terminal(&std::io::stderr())).then(Instant::now);
         Ok(Bars {
             cases: bars.insert(0, bar(measurements)?),
             simulation,
             _bars: bars,
             lines,
+            tag: tag.to_owned(),
         })
     }
 
@@ -734,10 +870,13 @@ impl Progress for Bars {
                 Outcome::Skipped(reason) => format!("skipped: {reason}"),
                 Outcome::Predicted => "predicted".to_owned(),
             };
-            eprintln!(
+            let line = format!(
                 "[{:7.1} s] {id} ({setting}): {what}",
                 start.elapsed().as_secs_f64()
             );
+            // Every line of a multi-line failure tagged, all written at once.
+            let tagged: String = line.lines().map(|l| format!("{}{l}\n", self.tag)).collect();
+            eprint!("{tagged}");
             return;
         }
         match outcome {
@@ -897,6 +1036,22 @@ fn peak_resident() -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn concurrent_runs_keep_the_copy_and_transfer_cases() {
+        let sizing = Sizing::nominal(true);
+        let filters = ["copy/peak".to_owned(), "reduce".to_owned()];
+        let kept = concurrent_cases(run::select(&sizing, &filters).unwrap(), &filters).unwrap();
+        assert!(!kept.is_empty());
+        assert!(kept.iter().all(|(e, _)| e.family == Family::Copy));
+        let every = concurrent_cases(run::select(&sizing, &[]).unwrap(), &[]).unwrap();
+        assert!(every.iter().any(|(e, _)| e.family == Family::Transfer));
+        let reduce = ["reduce".to_owned()];
+        let Err(refused) = concurrent_cases(run::select(&sizing, &reduce).unwrap(), &reduce) else {
+            panic!("reduce is neither copy nor transfer");
+        };
+        assert!(refused.to_string().contains("--filter reduce selects none"));
+    }
 
     #[test]
     fn matrix_sizes_parse_and_bad_ones_say_why() {

@@ -117,11 +117,32 @@ fn malformed_results_file_stops_the_run_before_measuring() {
 
 /// Runs the binary on Vulkan in `dir`: its exit status, stdout and stderr.
 fn membench_in(dir: &Path, args: &[&str]) -> std::io::Result<(ExitStatus, String, String)> {
-    let output = Command::new(env!("CARGO_BIN_EXE_membench"))
-        .args(args)
-        .current_dir(dir)
-        .env("WGPU_BACKEND", "vulkan")
-        .output()?;
+    outcome(
+        Command::new(env!("CARGO_BIN_EXE_membench"))
+            .args(args)
+            .current_dir(dir)
+            .env("WGPU_BACKEND", "vulkan"),
+    )
+}
+
+/// Runs the binary in `dir` on every backend (lavapipe's Vulkan and llvmpipe's GL
+/// adapters, on a machine without a GPU): its exit status, stdout and stderr.
+fn membench_everywhere_in(
+    dir: &Path,
+    args: &[&str],
+) -> std::io::Result<(ExitStatus, String, String)> {
+    outcome(
+        Command::new(env!("CARGO_BIN_EXE_membench"))
+            .args(args)
+            .current_dir(dir)
+            .env_remove("WGPU_BACKEND")
+            .env_remove("WGPU_ADAPTER_NAME"),
+    )
+}
+
+/// The exit status, stdout and stderr of `command`.
+fn outcome(command: &mut Command) -> std::io::Result<(ExitStatus, String, String)> {
+    let output = command.output()?;
     Ok((
         output.status,
         String::from_utf8_lossy(&output.stdout).into_owned(),
@@ -188,6 +209,114 @@ fn a_quick_run_has_its_own_file_and_a_run_of_another_sizing_is_refused_it() {
     }
     assert_eq!(
         std::fs::read(quick_file).unwrap(),
+        before,
+        "the file was touched"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn concurrent_without_every_adapter_is_refused() {
+    for args in [
+        vec!["run", "--quick", "--concurrent"],
+        vec!["run", "--quick", "--adapter", "0", "--concurrent"],
+    ] {
+        let (ok, stderr) = membench(&args).unwrap();
+        assert!(!ok, "{args:?}");
+        assert_eq!(
+            stderr.trim_end(),
+            "membench: --concurrent measures every adapter at once: it needs --adapter all",
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+fn a_concurrent_run_writes_a_file_per_adapter_that_solo_runs_may_not_share() {
+    let dir = scratch("concurrent").unwrap();
+    // The default build alone: llvmpipe's GL adapter offers no SPIR-V for tax-free.
+    let (status, _, stderr) = membench_everywhere_in(
+        &dir,
+        &[
+            "run",
+            "--adapter",
+            "all",
+            "--concurrent",
+            "--quick",
+            "--build",
+            "default",
+            "--filter",
+            ONE_CASE,
+        ],
+    )
+    .unwrap();
+    if no_adapter(&stderr) {
+        return;
+    }
+    if stderr.contains("--concurrent needs two adapters or more") {
+        eprintln!("one adapter: nothing runs beside it");
+        return;
+    }
+    assert!(status.success(), "{stderr}");
+    // Each adapter's first line names its results file.
+    let files: Vec<PathBuf> = stderr
+        .lines()
+        .filter(|line| line.starts_with("membench: adapter "))
+        .filter_map(|line| {
+            line.split_once(", results to ")
+                .map(|(_, path)| dir.join(path))
+        })
+        .collect();
+    let adapters = files.len();
+    assert!(adapters >= 2, "{stderr}");
+    let marker = format!("concurrent={adapters}");
+    for (index, file) in files.iter().enumerate() {
+        assert!(
+            file.to_string_lossy()
+                .ends_with(&format!("-quick-concurrent-{adapters}.csv")),
+            "{file:?}"
+        );
+        let rows = membench::results::read(file).unwrap();
+        assert!(!rows.is_empty(), "{file:?}");
+        for row in &rows {
+            let sizing = row.sizing.map(|s| s.to_string()).unwrap_or_default();
+            assert_eq!(sizing, format!("quick;{marker}"), "{file:?}");
+            assert_eq!(row.status, membench::results::Status::Ok, "{file:?}");
+        }
+        // Its progress lines say which adapter they are of.
+        assert!(
+            stderr.contains(&format!("adapter {index}: [")),
+            "{index}: {stderr}"
+        );
+    }
+    let written = std::fs::read_dir(dir.join("results")).unwrap().count();
+    assert_eq!(written, adapters, "{stderr}");
+    // A run alone on the first adapter may not add its rows to the concurrent file.
+    let first = files[0].to_str().unwrap();
+    let before = std::fs::read(first).unwrap();
+    let (status, _, stderr) = membench_everywhere_in(
+        &dir,
+        &[
+            "run",
+            "--adapter",
+            "0",
+            "--quick",
+            "--filter",
+            ONE_CASE,
+            "--out",
+            first,
+        ],
+    )
+    .unwrap();
+    assert!(!status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "line 2: rows of sizing `quick;{marker}` where this run's is `quick`"
+        )),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read(first).unwrap(),
         before,
         "the file was touched"
     );

@@ -23,8 +23,9 @@ use crate::suite::{Build, Params, REGISTRY, Setting};
 #[derive(Clone, Debug)]
 pub struct DeviceResults {
     pub path: PathBuf,
-    /// The device as the table names it: adapter, backend, and the build where it is
-    /// not the default (`NVIDIA H200 (vulkan, tax-free)`); the file name is added where
+    /// The device as the table names it: adapter, backend, the build where it is not
+    /// the default and the adapters measuring at once where more than one
+    /// (`NVIDIA H200 (vulkan, tax-free, concurrent=2)`); the file name is added where
     /// two would otherwise have the same label.
     pub label: String,
     pub setting: Setting,
@@ -86,12 +87,17 @@ impl DeviceResults {
     }
 }
 
-/// `device (backend[, build])`: the build where it is not the api's default.
+/// `device (backend[, build][, concurrent=N])`: the build where it is not the api's
+/// default, and the adapters that measured at once where it was not alone.
 fn device_label(row: &Row) -> String {
-    match row.build {
-        Build::Default => format!("{} ({})", row.device, row.backend),
-        build => format!("{} ({}, {build})", row.device, row.backend),
+    let mut parts = vec![row.backend.clone()];
+    if row.build != Build::Default {
+        parts.push(row.build.to_string());
     }
+    if let Some(adapters) = row.sizing.and_then(|s| s.concurrent) {
+        parts.push(format!("concurrent={adapters}"));
+    }
+    format!("{} ({})", row.device, parts.join(", "))
 }
 
 /// Reads every file, stopping at the first bad one, and makes the labels unique.
@@ -802,6 +808,25 @@ pub fn render_verdicts(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn labels_say_the_build_and_the_adapters_at_once() {
+        let row = |build, concurrent| Row {
+            device: "GPU".into(),
+            backend: "vulkan".into(),
+            build,
+            sizing: Some(results::RunSizing {
+                concurrent,
+                ..results::RunSizing::default()
+            }),
+            ..Row::default()
+        };
+        assert_eq!(device_label(&row(Build::Default, None)), "GPU (vulkan)");
+        assert_eq!(
+            device_label(&row(Build::TaxFree, Some(2))),
+            "GPU (vulkan, tax-free, concurrent=2)"
+        );
+    }
 
     #[test]
     fn natural_order_reads_numbers() {

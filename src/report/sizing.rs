@@ -1,23 +1,31 @@
 //! Which results share charts: those of one sizing. A `--quick` file's cases are
 //! smaller than a full run's of the same name, so drawing them side by side would
-//! compare different experiments; they are charted apart.
+//! compare different experiments; they are charted apart. So are the results of a
+//! `--concurrent` run, measured while other adapters measured too, from those of a
+//! device measured alone.
 //!
-//! [`sizing_of`] and [`Sizing::mixes_with`] are the one place that decides. Today a
-//! file's sizing is read from its rows (the element count of each case); where a
-//! results file declares its sizing, these two read that instead.
+//! [`sizing_of`] and [`Sizing::mixes_with`] are the one place that decides. A file's
+//! sizing is read from its rows: the element count of each case (files before the
+//! `sizing` column say nothing else), and the adapters that ran at once, as the
+//! `sizing` column records it.
 
 use std::collections::BTreeMap;
 
 use crate::report::compare::DeviceResults;
 use crate::results::Row;
 
-/// What a device's cases were sized for: each case's element count.
-pub struct Sizing<'r>(BTreeMap<(&'r str, &'r str, &'r str), u64>);
+/// What a device's cases were sized for, each case's element count, and how many
+/// adapters measured at once.
+pub struct Sizing<'r> {
+    elements: BTreeMap<(&'r str, &'r str, &'r str), u64>,
+    concurrent: Option<u32>,
+}
 
 /// The sizing `rows` were measured at.
 pub fn sizing_of(rows: &[Row]) -> Sizing<'_> {
-    Sizing(
-        rows.iter()
+    Sizing {
+        elements: rows
+            .iter()
             .map(|row| {
                 let case = (
                     row.family.as_str(),
@@ -27,16 +35,20 @@ pub fn sizing_of(rows: &[Row]) -> Sizing<'_> {
                 (case, row.elements)
             })
             .collect(),
-    )
+        concurrent: rows.iter().find_map(|row| row.sizing?.concurrent),
+    }
 }
 
 impl Sizing<'_> {
-    /// Whether results of the two sizings may share a chart: no case they both have
-    /// was sized differently (a partial file shares the charts of its full sizing).
+    /// Whether results of the two sizings may share a chart: both measured alone or
+    /// beside as many adapters, and no case they both have sized differently (a
+    /// partial file shares the charts of its full sizing).
     pub fn mixes_with(&self, other: &Sizing<'_>) -> bool {
-        self.0
-            .iter()
-            .all(|(case, elements)| other.0.get(case).is_none_or(|e| e == elements))
+        self.concurrent == other.concurrent
+            && self
+                .elements
+                .iter()
+                .all(|(case, elements)| other.elements.get(case).is_none_or(|e| e == elements))
     }
 }
 
@@ -62,6 +74,7 @@ pub fn groups(devices: &[DeviceResults]) -> Vec<Vec<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::RunSizing;
     use crate::suite::Setting;
 
     fn device(elements: &[(&str, u64)]) -> DeviceResults {
@@ -91,6 +104,24 @@ mod tests {
         assert_eq!(
             groups(&[full, quick, partial, other_cases]),
             [vec![0, 2, 3], vec![1]]
+        );
+    }
+
+    #[test]
+    fn a_concurrent_file_is_charted_apart() {
+        let alone = device(&[("offset=0", 1 << 20)]);
+        let mut concurrent = device(&[("offset=0", 1 << 20)]);
+        for row in &mut concurrent.rows {
+            row.sizing = Some(RunSizing {
+                quick: true,
+                concurrent: Some(2),
+                ..RunSizing::default()
+            });
+        }
+        let also_alone = device(&[("offset=0", 1 << 20)]);
+        assert_eq!(
+            groups(&[alone, concurrent, also_alone]),
+            [vec![0, 2], vec![1]]
         );
     }
 }

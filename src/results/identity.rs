@@ -1,5 +1,6 @@
-//! What a results file is of: one device through one backend, at one sizing. The
-//! default file name says all three, and rows of another identity are never merged in.
+//! What a results file is of: one device through one backend, at one sizing (and, for
+//! `--concurrent`, beside how many adapters). The default file name says all of it, and
+//! rows of another identity are never merged in.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -10,8 +11,9 @@ use crate::error::{Error, Result};
 use crate::suite::Api;
 
 /// The settings of `membench run` that change the sizes of its cases (`--quick`,
-/// `--buffer-mib`, `--size`): the `sizing` column. On one device, one sizing gives one
-/// size per case.
+/// `--buffer-mib`, `--size`), and the one that changes the conditions they run in
+/// (`--concurrent`): the `sizing` column. On one device, one sizing gives one size per
+/// case, measured alone or beside the same number of adapters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct RunSizing {
     pub quick: bool,
@@ -19,12 +21,15 @@ pub struct RunSizing {
     pub buffer_bytes: Option<u64>,
     /// The matrix (columns, rows) of the 2-D experiments, where not the default.
     pub matrix: Option<(u32, u32)>,
+    /// The adapters that measured each case at the same time, this one included (at
+    /// least 2), where not alone (`--concurrent`).
+    pub concurrent: Option<u32>,
 }
 
 impl RunSizing {
     const DEFAULT: &str = "default";
 
-    /// `-quick`, `-buffer-64mib`, …: what the default file name adds for this sizing
+    /// `-quick`, `-buffer-64mib`, `-quick-concurrent-2`, …: what the default file name adds for this sizing
     /// (nothing for the default one).
     fn file_suffix(&self) -> String {
         if *self == RunSizing::default() {
@@ -37,7 +42,7 @@ impl RunSizing {
 
 impl fmt::Display for RunSizing {
     /// `default`, or the settings that differ from it joined by `;`:
-    /// `quick;buffer=64MiB;size=1000x3000`.
+    /// `quick;buffer=64MiB;size=1000x3000;concurrent=2`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut parts = Vec::new();
         if self.quick {
@@ -52,6 +57,9 @@ impl fmt::Display for RunSizing {
         }
         if let Some((nx, ny)) = self.matrix {
             parts.push(format!("size={nx}x{ny}"));
+        }
+        if let Some(adapters) = self.concurrent {
+            parts.push(format!("concurrent={adapters}"));
         }
         if parts.is_empty() {
             f.write_str(Self::DEFAULT)
@@ -69,7 +77,11 @@ impl FromStr for RunSizing {
         if text == Self::DEFAULT {
             return Ok(sizing);
         }
-        let bad = || format!("`{text}` is not a sizing (default, quick, buffer=NMiB, size=NXxNY)");
+        let bad = || {
+            format!(
+                "`{text}` is not a sizing (default, quick, buffer=NMiB, size=NXxNY, concurrent=N)"
+            )
+        };
         for part in text.split(';') {
             match part.split_once('=') {
                 None if part == "quick" && !sizing.quick => sizing.quick = true,
@@ -84,6 +96,10 @@ impl FromStr for RunSizing {
                     let (nx, ny) = value.split_once('x').ok_or_else(bad)?;
                     let dimension = |d: &str| d.parse::<u32>().ok().filter(|&n| n > 0);
                     sizing.matrix = Some(dimension(nx).zip(dimension(ny)).ok_or_else(bad)?);
+                }
+                Some(("concurrent", value)) if sizing.concurrent.is_none() => {
+                    let adapters = value.parse::<u32>().ok().filter(|&n| n >= 2);
+                    sizing.concurrent = Some(adapters.ok_or_else(bad)?);
                 }
                 _ => return Err(bad()),
             }
@@ -271,9 +287,19 @@ mod tests {
                     quick: false,
                     buffer_bytes: Some(64 << 20),
                     matrix: Some((1000, 3000)),
+                    concurrent: None,
                 },
                 "buffer=64MiB;size=1000x3000",
                 "llvmpipe-llvm-15-0-6-256-bits-vulkan-buffer-64mib-size-1000x3000.csv",
+            ),
+            (
+                RunSizing {
+                    quick: true,
+                    concurrent: Some(2),
+                    ..RunSizing::default()
+                },
+                "quick;concurrent=2",
+                "llvmpipe-llvm-15-0-6-256-bits-vulkan-quick-concurrent-2.csv",
             ),
         ] {
             assert_eq!(sizing.to_string(), text);
@@ -283,7 +309,15 @@ mod tests {
                 Path::new("results").join(path)
             );
         }
-        for bad in ["", "quick;quick", "buffer=0MiB", "size=3x", "fast"] {
+        for bad in [
+            "",
+            "quick;quick",
+            "buffer=0MiB",
+            "size=3x",
+            "fast",
+            "concurrent=1",
+            "concurrent=two",
+        ] {
             assert!(bad.parse::<RunSizing>().is_err(), "{bad}");
         }
     }
@@ -331,6 +365,16 @@ mod tests {
             (
                 row(Some(quick), 8),
                 "rows of sizing `quick` where this run's is `default`",
+            ),
+            (
+                row(
+                    Some(RunSizing {
+                        concurrent: Some(2),
+                        ..RunSizing::default()
+                    }),
+                    80,
+                ),
+                "rows of sizing `concurrent=2` where this run's is `default`",
             ),
             (
                 row(None, 8),

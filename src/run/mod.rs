@@ -6,10 +6,12 @@
 
 mod backends;
 pub mod calibrate;
+mod lockstep;
 mod predict;
 mod rows;
 
 pub use backends::Backends;
+pub use lockstep::{Lockstep, Party};
 
 pub use predict::{Background, Predicted, describe_model, device_model, predict_cases};
 pub use rows::{case_row, fill_prediction, row};
@@ -36,16 +38,19 @@ pub struct RunSettings {
     pub buffer_bytes: Option<u64>,
     /// Matrix size (columns, rows) of the 2-D experiments, if not the default.
     pub matrix: Option<(u32, u32)>,
+    /// The adapters measuring at the same time, this one included, if more than one.
+    pub concurrent: Option<u32>,
 }
 
 impl RunSettings {
-    /// The settings that size the cases: the `sizing` column, part of a results
-    /// file's identity.
+    /// The settings that size the cases and whether others ran beside: the `sizing`
+    /// column, part of a results file's identity.
     pub fn sizing(&self) -> RunSizing {
         RunSizing {
             quick: self.quick,
             buffer_bytes: self.buffer_bytes,
             matrix: self.matrix,
+            concurrent: self.concurrent,
         }
     }
 }
@@ -57,6 +62,7 @@ impl Default for RunSettings {
             samples: 30,
             buffer_bytes: None,
             matrix: None,
+            concurrent: None,
         }
     }
 }
@@ -343,6 +349,27 @@ pub struct Session<'a> {
     /// Set (by Ctrl-C) to stop after the case under way: the cases measured so far
     /// are predicted, and their rows saved with the predictions.
     pub stop: Option<&'a AtomicBool>,
+    /// Sessions on other adapters measuring at the same time: each measurement starts
+    /// once every one of them still measuring has reached its own, and the session
+    /// leaves the lockstep when it has measured its last case.
+    pub lockstep: Option<&'a Party<'a>>,
+}
+
+/// Notes on a measured row of a concurrent run that fewer than the run's adapters
+/// started it together (`met`, this one included): the others had stopped.
+fn note_alone(row: &mut Row, met: usize) {
+    let Some(adapters) = row.sizing.and_then(|sizing| sizing.concurrent) else {
+        return;
+    };
+    if row.status != Status::Ok || met >= adapters as usize {
+        return;
+    }
+    let alone = format!("started with {met} of {adapters} adapters measuring");
+    row.note = if row.note.is_empty() {
+        alone
+    } else {
+        format!("{}; {alone}", row.note)
+    };
 }
 
 /// What a session made.
@@ -421,6 +448,7 @@ impl Session<'_> {
                 let id = case.id(experiment);
                 for measurer in takers {
                     let setting = measurer.backend.setting();
+                    let met = self.lockstep.map(Party::wait);
                     progress.started(&id, setting);
                     let outcome = match &data {
                         Ok(Some(data)) => measurer.backend.measure(
@@ -440,7 +468,11 @@ impl Session<'_> {
                     };
                     failed += usize::from(matches!(outcome, Outcome::Failed(_)));
                     progress.finished(&id, setting, &outcome);
-                    rows.push(row(&measurer.info, sizing, experiment, case, &outcome));
+                    let mut row = row(&measurer.info, sizing, experiment, case, &outcome);
+                    if let Some(met) = met {
+                        note_alone(&mut row, met);
+                    }
+                    rows.push(row);
                     row_cases.push(index);
                 }
                 self.save(&rows)?;
@@ -454,6 +486,10 @@ impl Session<'_> {
                     let model = self.model(&rows);
                     background = Background::start(scope, cases, model, || progress.predicted());
                 }
+            }
+            // Measured: the others need not wait for this session's predictions.
+            if let Some(party) = self.lockstep {
+                party.leave();
             }
             match background.finished()? {
                 Background::Made(predicted) => Ok(*predicted),
@@ -545,6 +581,29 @@ mod tests {
                 matches!(select(&sizing, &filters), Err(Error::EmptyFilter)),
                 "{filters:?}"
             );
+        }
+    }
+
+    #[test]
+    fn a_row_measured_with_fewer_adapters_than_the_run_says_so() {
+        let measured = |concurrent, note: &str| Row {
+            status: Status::Ok,
+            note: note.to_owned(),
+            sizing: Some(RunSizing {
+                concurrent,
+                ..RunSizing::default()
+            }),
+            ..Row::default()
+        };
+        let mut alone = measured(Some(3), "host clock");
+        note_alone(&mut alone, 2);
+        assert_eq!(
+            alone.note,
+            "host clock; started with 2 of 3 adapters measuring"
+        );
+        for (mut row, met) in [(measured(Some(3), ""), 3), (measured(None, ""), 1)] {
+            note_alone(&mut row, met);
+            assert_eq!(row.note, "");
         }
     }
 }
