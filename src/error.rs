@@ -16,6 +16,9 @@ pub enum Error {
          name; it matches:\n{matching}"
     )]
     AdapterAmbiguous { wanted: String, matching: String },
+    /// The adapter runs no compute shaders: skipped by `--adapter all`.
+    #[error("{adapter} runs no compute shaders{why}")]
+    NoCompute { adapter: String, why: String },
     #[error("could not open the device: {0}")]
     RequestDevice(#[from] wgpu::RequestDeviceError),
     #[error("GPU error: {0}")]

@@ -650,8 +650,13 @@ struct Concurrent<'l> {
 
 /// The exit status of one adapter's run (`ran`) under `--adapter all`, its error
 /// reported: one adapter that cannot run must not cost the others their results.
+/// An adapter that runs no compute shaders is skipped, not failed.
 fn adapter_code(index: usize, info: &wgpu::AdapterInfo, ran: anyhow::Result<ExitCode>) -> ExitCode {
     ran.unwrap_or_else(|error| {
+        if let Some(membench::Error::NoCompute { .. }) = error.downcast_ref() {
+            eprintln!("membench: adapter {index} skipped: {error:#}");
+            return ExitCode::SUCCESS;
+        }
         eprintln!("membench: adapter {index} ({}): {error:#}", info.name);
         ExitCode::FAILURE
     })

@@ -234,7 +234,7 @@ fn concurrent_without_every_adapter_is_refused() {
 #[test]
 fn a_concurrent_run_writes_a_file_per_adapter_that_solo_runs_may_not_share() {
     let dir = scratch("concurrent").unwrap();
-    // The default build alone: llvmpipe's GL adapter offers no SPIR-V for tax-free.
+    // One build keeps it quick.
     let (status, _, stderr) = membench_everywhere_in(
         &dir,
         &[
@@ -321,6 +321,54 @@ fn a_concurrent_run_writes_a_file_per_adapter_that_solo_runs_may_not_share() {
         "the file was touched"
     );
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A GL adapter whose context is OpenGL 3.3 (as NVIDIA's EGL gives wgpu) cannot run
+/// compute shaders: `--adapter all` skips it with the reason and measures the others.
+/// Mesa is made to give 3.3 and GLSL 3.30 as NVIDIA does.
+#[test]
+fn an_adapter_without_compute_is_skipped_with_its_reason() {
+    let dir = scratch("no-compute").unwrap();
+    let (status, _, stderr) = outcome(
+        Command::new(env!("CARGO_BIN_EXE_membench"))
+            .args(["run", "--adapter", "all", "--quick", "--build", "default"])
+            .args(["--filter", ONE_CASE])
+            .current_dir(&dir)
+            .env_remove("WGPU_BACKEND")
+            .env_remove("WGPU_ADAPTER_NAME")
+            .env("MESA_GL_VERSION_OVERRIDE", "3.3")
+            .env("MESA_GLSL_VERSION_OVERRIDE", "330"),
+    )
+    .unwrap();
+    if no_adapter(&stderr) {
+        return;
+    }
+    if !stderr.contains("(Gl, ") {
+        eprintln!("no GL adapter: nothing to skip");
+        return;
+    }
+    assert!(status.success(), "{stderr}");
+    let skipped: Vec<&str> = stderr
+        .lines()
+        .filter(|line| line.contains(" skipped: "))
+        .collect();
+    assert_eq!(skipped.len(), 1, "{stderr}");
+    assert!(
+        skipped[0].contains("(Gl, ")
+            && skipped[0].ends_with(
+                "runs no compute shaders: its OpenGL context is version 3.3 and compute \
+                 shaders need 4.3 (wgpu asks EGL for 3.3, which this driver gives as it is)"
+            ),
+        "{stderr}"
+    );
+    // The Vulkan adapter was measured; the GL one wrote nothing.
+    let files: Vec<String> = std::fs::read_dir(dir.join("results"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert!(files[0].ends_with("-vulkan-quick.csv"), "{files:?}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

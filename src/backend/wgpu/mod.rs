@@ -283,6 +283,13 @@ impl GpuContext {
     pub fn new(selector: Option<&str>, timeout: Duration) -> Result<Self> {
         let instance = instance();
         let adapter = select_adapter(&instance, selector)?;
+        let info = adapter.get_info();
+        if let Some(why) = no_compute(&adapter) {
+            return Err(Error::NoCompute {
+                adapter: describe(&info),
+                why,
+            });
+        }
         // The defaults cap workgroups at 256 invocations and bindings at 128 MiB:
         // ask for what the adapter really has.
         let limits = adapter.limits();
@@ -302,7 +309,7 @@ impl GpuContext {
             }
         });
         Ok(GpuContext {
-            info: adapter.get_info(),
+            info,
             adapter,
             device,
             queue,
@@ -986,6 +993,37 @@ impl Kernel {
     }
 }
 
+/// Why `adapter` runs no compute shaders, if it runs none. wgpu asks EGL for a desktop
+/// OpenGL 3.3 context; Mesa gives 4.5, but NVIDIA's driver gives exactly 3.3, whose
+/// GLSL 3.30 naga cannot write compute shaders in (they need OpenGL 4.3), and opening
+/// the device then fails as "Parent device is lost".
+fn no_compute(adapter: &wgpu::Adapter) -> Option<String> {
+    let info = adapter.get_info();
+    if !adapter
+        .get_downlevel_capabilities()
+        .flags
+        .contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
+    {
+        return Some(String::new());
+    }
+    let desktop_gl = info.backend == wgpu::Backend::Gl && !info.driver_info.contains("OpenGL ES");
+    let version = gl_version(&info.driver_info)?;
+    (desktop_gl && version < (4, 3)).then(|| {
+        format!(
+            ": its OpenGL context is version {}.{} and compute shaders need 4.3 (wgpu asks \
+             EGL for 3.3, which this driver gives as it is)",
+            version.0, version.1
+        )
+    })
+}
+
+/// The (major, minor) an OpenGL version string starts with ("3.3.0 NVIDIA 580.159.04",
+/// "4.5 (Core Profile) Mesa 22.3.6").
+fn gl_version(text: &str) -> Option<(u32, u32)> {
+    let mut parts = text.split_whitespace().next()?.split('.');
+    Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
+}
+
 /// What `membench devices` prints about one adapter.
 pub fn adapter_report(index: usize, adapter: &wgpu::Adapter) -> String {
     let info = adapter.get_info();
@@ -1000,7 +1038,7 @@ pub fn adapter_report(index: usize, adapter: &wgpu::Adapter) -> String {
     };
     let subgroup = subgroup_label(adapter);
     format!(
-        "{index}: {}\n   backend {:?}, type {:?}, driver {} {}\n   subgroup size {}, timestamps {} (inside encoders {}), \
+        "{index}: {}\n   backend {:?}, type {:?}, driver {} {}\n   compute shaders {}, subgroup size {}, timestamps {} (inside encoders {}), \
          subgroups {}, mappable storage {}\n   \
          max storage binding {} MiB, max buffer {} MiB, workgroup invocations {}, workgroup storage {} KiB, \
          workgroups per dimension {}",
@@ -1009,6 +1047,11 @@ pub fn adapter_report(index: usize, adapter: &wgpu::Adapter) -> String {
         info.device_type,
         info.driver,
         info.driver_info,
+        if no_compute(adapter).is_none() {
+            "yes"
+        } else {
+            "no"
+        },
         if subgroup.is_empty() { "-" } else { &subgroup },
         yes_no(wgpu::Features::TIMESTAMP_QUERY),
         yes_no(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS),
@@ -1025,6 +1068,14 @@ pub fn adapter_report(index: usize, adapter: &wgpu::Adapter) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gl_versions_are_read_from_the_driver_string() {
+        assert_eq!(gl_version("3.3.0 NVIDIA 580.159.04"), Some((3, 3)));
+        assert_eq!(gl_version("4.5 (Core Profile) Mesa 22.3.6"), Some((4, 5)));
+        assert_eq!(gl_version("NVIDIA"), None);
+        assert_eq!(gl_version(""), None);
+    }
 
     #[test]
     fn adapters_are_named_by_index_or_by_part_of_one_name() {
