@@ -47,6 +47,11 @@ pub struct DeviceModel {
     pub l2_write_sectors_per_s: f64,
     /// Shared-memory wavefronts per second, whole chip.
     pub shared_wavefronts_per_s: f64,
+    /// L1 wavefronts (one per distinct line of a global request) per second, whole
+    /// chip. On Volta and later the L1 and shared memory are one array with one data
+    /// path, so it is `shared_wavefronts_per_s`; Maxwell and Pascal have separate
+    /// L1/texture caches.
+    pub l1_wavefronts_per_s: f64,
     /// Distinct uniform/constant addresses served per second, whole chip.
     pub uniform_addresses_per_s: f64,
     pub clock_ghz: f64,
@@ -102,6 +107,7 @@ const H100: DeviceModel = DeviceModel {
     // Estimate: as many sector writes as reads (7 TB/s / 32 B); calibrated.
     l2_write_sectors_per_s: 7000e9 / 32.0,
     shared_wavefronts_per_s: per_clock(132, 1.98),
+    l1_wavefronts_per_s: per_clock(132, 1.98),
     uniform_addresses_per_s: per_clock(132, 1.98),
     clock_ghz: 1.98, // datasheet: max boost 1980 MHz (SXM5)
     // Estimates from published pointer chases on Hopper (Luo et al., "Benchmarking and
@@ -157,6 +163,7 @@ const A100: DeviceModel = DeviceModel {
     l2_gbps: 5120.0 * 1.41,
     l2_write_sectors_per_s: 5120.0 * 1.41e9 / 32.0, // estimate: as many as reads
     shared_wavefronts_per_s: per_clock(108, 1.41),
+    l1_wavefronts_per_s: per_clock(108, 1.41),
     uniform_addresses_per_s: per_clock(108, 1.41),
     clock_ghz: 1.41, // whitepaper: boost 1410 MHz
     on_chip_latency_ns: 30.0 / 1.41,
@@ -180,6 +187,7 @@ const V100: DeviceModel = DeviceModel {
     l2_gbps: 2048.0 * 1.53,
     l2_write_sectors_per_s: 2048.0 * 1.53e9 / 32.0, // estimate: as many as reads
     shared_wavefronts_per_s: per_clock(80, 1.53),
+    l1_wavefronts_per_s: per_clock(80, 1.53),
     uniform_addresses_per_s: per_clock(80, 1.53),
     clock_ghz: 1.53, // whitepaper: boost 1530 MHz
     on_chip_latency_ns: 30.0 / 1.53,
@@ -204,8 +212,14 @@ const GTX1050TI: DeviceModel = DeviceModel {
     // Estimate (NVIDIA does not publish Pascal L2 bandwidth): 64 B/clk per memory
     // controller × 4 controllers × 1.392 GHz.
     l2_gbps: 64.0 * 4.0 * 1.392,
-    l2_write_sectors_per_s: 64.0 * 4.0 * 1.392e9 / 32.0, // estimate: as many as reads
+    // Estimate: a quarter of the read sectors, as the H100 measures (its calibrated
+    // transpose/naive_row takes 58 G sector writes/s against 219 G read sectors/s):
+    // sectors written in part by scattered stores are merged one by one in the L2.
+    l2_write_sectors_per_s: 0.27 * 64.0 * 4.0 * 1.392e9 / 32.0,
     shared_wavefronts_per_s: per_clock(6, 1.392),
+    // GP104 whitepaper, SM diagram: two L1/texture caches per SM (one per pair of
+    // processing blocks), apart from shared memory. Estimate: one line each per clock.
+    l1_wavefronts_per_s: 2.0 * per_clock(6, 1.392),
     uniform_addresses_per_s: per_clock(6, 1.392),
     clock_ghz: 1.392, // spec page: boost 1392 MHz
     on_chip_latency_ns: 30.0 / 1.392,
@@ -235,6 +249,7 @@ const LAVAPIPE: DeviceModel = DeviceModel {
     l2_write_sectors_per_s: 50e9 / 32.0, // estimate
     // Estimate: one 8-lane vector access per core per clock.
     shared_wavefronts_per_s: per_clock(2, 2.5),
+    l1_wavefronts_per_s: per_clock(2, 2.5),
     uniform_addresses_per_s: per_clock(2, 2.5),
     clock_ghz: 2.5, // estimate: lscpu gives no clock on the CI machine
     // Estimates for a CPU core: L1, L3 and DRAM latency of a recent x86 part.
@@ -264,6 +279,7 @@ const GENERIC: DeviceModel = DeviceModel {
     l2_gbps: 1200.0,
     l2_write_sectors_per_s: 1200e9 / 32.0,
     shared_wavefronts_per_s: per_clock(30, 1.5),
+    l1_wavefronts_per_s: per_clock(30, 1.5),
     uniform_addresses_per_s: per_clock(30, 1.5),
     clock_ghz: 1.5,
     on_chip_latency_ns: 30.0 / 1.5,

@@ -10,7 +10,10 @@
 //!   - a per-SM **L1** for reads, `l1_bytes` per SM, sector-granular LRU; workgroups
 //!     are placed on SMs round-robin by linear workgroup id (`id % sms`). Writes and
 //!     atomics do not allocate in the L1 (write-through, no write-allocate) and
-//!     invalidate a copy it holds; atomics are performed at the L2.
+//!     invalidate a copy it holds; atomics are performed at the L2. A read that hits
+//!     a sector whose fill has not arrived yet (requested moments before by another
+//!     subgroup, by the requests' issue times on the scoreboard) waits for that fill:
+//!     for latency it counts as served where the fill comes from.
 //!   - one chip-wide **L2**, `l2_bytes`, sector-granular LRU, write-back with
 //!     write-allocate. A read miss reads the sector from DRAM; a write miss does not
 //!     (no read-for-ownership): a written sector, even partly written, costs one full
@@ -49,13 +52,18 @@
 //! instructions over SMs × `issue_per_clock` × clock), the latency time and the
 //! launch time (workgroups per SM × `workgroup_launch_ns`); the largest names the
 //! [`Bound`]. A global request takes one L1 wavefront per distinct line it touches, at
-//! the workgroup-memory wavefront rate: on Volta and later the L1 and workgroup memory
-//! are one SRAM array with one 128-byte data path per SM. Latency (Little's law): the
+//! `l1_wavefronts_per_s`: on Volta and later the workgroup-memory wavefront rate, the
+//! L1 and workgroup memory being one SRAM array with one 128-byte data path per SM.
+//! Latency (Little's law): the
 //! interpreter's scoreboard gives each workgroup's critical path and the storage loads
 //! on it ([`super::Stats::critical_ns`]); a load on it takes the latency of where read
 //! requests were served (a request waits for its farthest sector: L1, L2 or DRAM),
 //! DRAM's rising from `dram_latency_ns` (idle) to `loaded_latency_ns` with the share of
-//! DRAM bandwidth in use; the workgroups resident at once
+//! DRAM bandwidth in use; besides, a workgroup's own global requests pass its SM's L1
+//! one wavefront per clock (`l1_wavefronts_per_s` / SMs), so its critical path also
+//! holds its own L1 wavefronts (a workgroup of many column reads waits for its last one
+//! to leave the L1; this is what makes larger workgroups slower at equal occupancy);
+//! the workgroups resident at once
 //! ([`DeviceModel::workgroups_in_flight`]) run in whole waves. A written sector keeps a
 //! byte mask in the L2; one written back in part costs a DRAM read to merge first.
 //! Predicted effective GB/s = the case's declared bytes / time.
@@ -169,6 +177,10 @@ struct Node {
     /// Which bytes of the sector the cache holds (bit per byte): all once read from
     /// DRAM, only those written for a sector allocated by a write.
     valid: u32,
+    /// In an L1: when the fill that allocated the sector arrives (ns on the issuing
+    /// workgroup's scoreboard) and where it comes from.
+    ready_ns: f64,
+    from: Level,
 }
 
 /// Every byte of a 32-byte sector valid.
@@ -240,6 +252,8 @@ impl Lru {
             next: NIL,
             dirty,
             valid: if dirty { written } else { FULL },
+            ready_ns: 0.0,
+            from: Level::L1,
         };
         let i = match self.free.pop() {
             Some(i) => {
@@ -262,6 +276,20 @@ impl Lru {
         self.map.remove(&victim.key);
         self.free.push(t);
         (false, Some((victim.key, victim.dirty, victim.valid)))
+    }
+
+    /// When the fill of a held sector arrives and from where.
+    fn fill(&self, key: u64) -> Option<(f64, Level)> {
+        self.map
+            .get(&key)
+            .map(|&i| (self.nodes[i as usize].ready_ns, self.nodes[i as usize].from))
+    }
+
+    fn set_fill(&mut self, key: u64, ready_ns: f64, from: Level) {
+        if let Some(&i) = self.map.get(&key) {
+            self.nodes[i as usize].ready_ns = ready_ns;
+            self.nodes[i as usize].from = from;
+        }
     }
 
     fn remove(&mut self, key: u64) {
@@ -290,29 +318,56 @@ struct Caches {
     sector_bytes: u64,
     l1: Vec<Lru>,
     l2: Lru,
+    /// Latency of an L1 fill from the L2 and from DRAM.
+    l2_ns: f64,
+    dram_ns: f64,
 }
 
 impl Caches {
-    /// One sector access; `written` = the bytes a write covers (ignored otherwise).
-    /// Returns where it was served: the L1, the L2 or DRAM.
+    /// One sector access, issued at `issued_ns`; `written` = the bytes a write covers
+    /// (ignored otherwise). Returns where it was served: the L1, the L2 or DRAM. A read
+    /// that finds its sector in the L1 before the fill that allocated it has arrived
+    /// (another subgroup's miss moments before) waits for that fill: it is served
+    /// where the fill comes from.
     fn access(
         &mut self,
         c: &mut Counts,
         sm: usize,
         access: Access,
-        key: u64,
-        written: u32,
+        (key, written): Covered,
+        issued_ns: f64,
     ) -> Level {
-        if access == Access::Read {
-            if let Some(l1) = self.l1.get_mut(sm)
-                && l1.touch(key, 0).0
-            {
+        if access == Access::Read
+            && let Some(l1) = self.l1.get_mut(sm)
+        {
+            if l1.touch(key, 0).0 {
                 c.l1_hit_sectors += 1;
-                return Level::L1;
+                return match l1.fill(key) {
+                    Some((ready_ns, from)) if issued_ns < ready_ns => from,
+                    _ => Level::L1,
+                };
             }
-        } else if let Some(l1) = self.l1.get_mut(sm) {
+            let level = self.l2_access(c, access, key, written);
+            let latency_ns = if level == Level::L2 {
+                self.l2_ns
+            } else {
+                self.dram_ns
+            };
+            if let Some(l1) = self.l1.get_mut(sm) {
+                l1.set_fill(key, issued_ns + latency_ns, level);
+            }
+            return level;
+        }
+        if access != Access::Read
+            && let Some(l1) = self.l1.get_mut(sm)
+        {
             l1.remove(key);
         }
+        self.l2_access(c, access, key, written)
+    }
+
+    /// A sector access that reaches the L2.
+    fn l2_access(&mut self, c: &mut Counts, access: Access, key: u64, written: u32) -> Level {
         c.l2_sectors += 1;
         c.l2_write_sectors += u64::from(access != Access::Read);
         let written = match access {
@@ -350,6 +405,7 @@ struct Pending {
     sm: u32,
     access: Access,
     sectors: (u32, u32),
+    issued_ns: f64,
 }
 
 /// A sector key and the bytes of it a request covers.
@@ -403,6 +459,8 @@ impl MemoryModel {
                     .map(|_| Lru::new(sectors_of(device.l1_bytes)))
                     .collect(),
                 l2: Lru::new(sectors_of(device.l2_bytes)),
+                l2_ns: device.l2_latency_ns,
+                dram_ns: device.dram_latency_ns,
             },
             buffers: Vec::new(),
             group: None,
@@ -521,6 +579,7 @@ impl MemoryModel {
             sm: (id % self.sms) as u32,
             access: req.access,
             sectors: (start, self.sectors.len() as u32),
+            issued_ns: req.issued_ns,
         });
     }
 
@@ -531,14 +590,13 @@ impl MemoryModel {
             for slot in &self.slots {
                 if let Some(p) = slot.get(i) {
                     let mut farthest = Level::L1;
-                    for &(key, written) in &self.sectors[p.sectors.0 as usize..p.sectors.1 as usize]
-                    {
+                    for &covered in &self.sectors[p.sectors.0 as usize..p.sectors.1 as usize] {
                         let level = self.caches.access(
                             &mut self.counts,
                             p.sm as usize,
                             p.access,
-                            key,
-                            written,
+                            covered,
+                            p.issued_ns,
                         );
                         farthest = farthest.max(level);
                     }
@@ -797,7 +855,7 @@ impl Prediction {
                 Bound::L1,
                 per_s(
                     scaled(counts.global_lines()) as f64,
-                    device.shared_wavefronts_per_s,
+                    device.l1_wavefronts_per_s,
                 ),
             ),
             (
@@ -825,8 +883,16 @@ impl Prediction {
         let round_ns =
             |dram_ns: f64| l1 * device.l1_latency_ns + l2 * device.l2_latency_ns + dram * dram_ns;
         let in_flight = device.workgroups_in_flight(work.lanes) as f64;
+        // A workgroup's global requests pass its SM's L1 one wavefront (line) per clock,
+        // so its last load leaves the L1 only after all of its own wavefronts: a
+        // workgroup of many column reads waits that long besides the latency.
+        let own_l1_ns = per_s(
+            counts.global_lines() as f64 * 1e9,
+            device.l1_wavefronts_per_s / sms,
+        );
         let latency_s = |dram_ns: f64| {
             let per_workgroup = (work.critical_ns
+                + own_l1_ns
                 + work.critical_rounds as f64 * (round_ns(dram_ns) - device.dram_latency_ns))
                 / simulated_workgroups.max(1) as f64;
             // Whole waves: a workgroup takes its critical path however few run.

@@ -693,3 +693,50 @@ fn structs_pointers_private_and_leaf_split() -> anyhow::Result<()> {
     );
     Ok(())
 }
+
+/// Predicted GB/s of each of `experiment`'s cases at a 2048 × 2048 matrix (16 MiB, far
+/// beyond a 1 MiB L2), by param.
+fn transpose_gbps(
+    experiment: &crate::suite::Experiment,
+    device: &super::device::DeviceModel,
+) -> anyhow::Result<Vec<(String, f64)>> {
+    let sizing = crate::suite::Sizing {
+        matrix: Some((2048, 2048)),
+        ..crate::suite::Sizing::nominal(false)
+    };
+    (experiment.cases)(&sizing)
+        .iter()
+        .map(|case| {
+            let p = crate::backend::sim::predict(experiment, case, device)?;
+            Ok((case.params.to_string(), p.effective_gbps))
+        })
+        .collect()
+}
+
+#[test]
+fn pascal_transpose_reads_columns_faster_and_thin_blocks_win() -> anyhow::Result<()> {
+    // On Pascal the read-only input is cached in the L1/texture caches, so a column
+    // read is fetched once per sector and its other warps hit; a column write is one
+    // partial sector per lane merged in the L2. Reading columns and writing rows wins,
+    // as the CUDA texts measured.
+    use crate::suite::families::transpose::{NAIVE_COL, NAIVE_ROW};
+    let pascal = super::device::preset("gtx1050ti").copied();
+    let pascal = pascal.ok_or_else(|| anyhow::anyhow!("no gtx1050ti preset"))?;
+    let col = transpose_gbps(&NAIVE_COL, &pascal)?;
+    let row = transpose_gbps(&NAIVE_ROW, &pascal)?;
+    let at = |cases: &[(String, f64)], block: &str| {
+        cases
+            .iter()
+            .find(|(p, _)| p.ends_with(&format!("block={block}")))
+            .map(|&(_, g)| g)
+            .ok_or_else(|| anyhow::anyhow!("no block={block} in {cases:?}"))
+    };
+    assert!(
+        at(&col, "32x16")? > 1.5 * at(&row, "32x16")?,
+        "{col:?} {row:?}"
+    );
+    // A 32 × 32 workgroup pushes 32 column reads of 32 lines each through its SM's
+    // L1 before its last load leaves: thinner workgroups wait less.
+    assert!(at(&col, "32x8")? > 1.05 * at(&col, "32x32")?, "{col:?}");
+    Ok(())
+}

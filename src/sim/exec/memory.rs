@@ -338,6 +338,7 @@ impl<'k> Exec<'k, '_> {
                 bytes_per_lane: bytes,
                 lanes: &self.lane_buf,
                 addresses: &self.addr_buf,
+                issued_ns: self.now.at,
             });
         }
     }

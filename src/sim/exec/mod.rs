@@ -137,6 +137,10 @@ pub struct Request<'a> {
     /// Byte address of each active lane within the buffer or workgroup variable, in the
     /// order of `lanes`.
     pub addresses: &'a [u64],
+    /// When it issues on the workgroup's scoreboard ([`Stats::critical_ns`]), ns from
+    /// the workgroup's start: the memory model tells a hit on a sector already in the
+    /// L1 from one on a sector still on its way.
+    pub issued_ns: f64,
 }
 
 /// Consumer of the request stream; requests are not stored, so memory stays flat as the
