@@ -72,6 +72,9 @@ pub struct DeviceModel {
     pub issue_per_clock: f64,
     /// Instructions an integer division or remainder by a non-constant compiles to.
     pub int_div_instructions: u32,
+    /// Issue slots a subgroup shuffle or broadcast takes: an SM issues
+    /// `issue_per_clock` instructions per clock but shuffles at a lower rate.
+    pub shuffle_instructions: u32,
     /// Shortest interval between two workgroup launches on one SM.
     pub workgroup_launch_ns: f64,
     /// True when some of the above come from measurements ([`crate::run::calibrate`]).
@@ -129,6 +132,10 @@ const H100: DeviceModel = DeviceModel {
     // CUDA C++ Programming Guide, "Arithmetic Instructions": integer division and
     // modulo compile to up to 20 instructions.
     int_div_instructions: 20,
+    // CUDA C++ Programming Guide, "Arithmetic Instructions" (throughput table), compute
+    // capability 9.0: warp shuffle 32 results per clock per SM, a quarter of the 4 × 32
+    // lanes the schedulers issue.
+    shuffle_instructions: 4,
     // Estimate, calibrated from copy/launch at 64 invocations per workgroup.
     workgroup_launch_ns: 80.0,
     calibrated: false,
@@ -261,6 +268,7 @@ const LAVAPIPE: DeviceModel = DeviceModel {
     barrier_ns: 50.0,
     issue_per_clock: 1.0,
     int_div_instructions: 1,
+    shuffle_instructions: 1, // estimate: a vector permute, one instruction
     workgroup_launch_ns: 200.0,
     calibrated: false,
 };

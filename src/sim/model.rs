@@ -35,7 +35,9 @@
 //!   request of 32 lanes takes 4 wavefronts (512 bytes at 128 per wavefront), as on
 //!   the hardware, and a conflicted one more.
 //! - **Uniform memory.** The distinct byte addresses of the request: the constant path
-//!   serves one address per clock and serialises distinct ones.
+//!   serves one address per clock and serialises distinct ones. A uniform read at an
+//!   address that no run-time value sets is an instruction's constant operand, not a
+//!   request (the interpreter does not trace it).
 //!
 //! **Interleaving.** The interpreter runs one workgroup after another, but a GPU runs
 //! `W` = SMs × resident workgroups per SM ([`DeviceModel::workgroups_in_flight`]) at
@@ -812,6 +814,7 @@ pub fn costs(device: &DeviceModel, device_scope_barriers: bool) -> super::Costs 
         barrier_ns: device.barrier_ns,
         device_scope_barriers,
         int_div_instructions: device.int_div_instructions,
+        shuffle_instructions: device.shuffle_instructions,
     }
 }
 
@@ -1260,7 +1263,7 @@ mod tests {
                 out[l] = u[INDEX].x;
             }";
         for (index, want) in [
-            ("0u", 1.0),
+            ("l / 32u", 1.0),
             ("l % 8u", 8.0),
             ("l % 3u", 3.0),
             ("l / 16u", 2.0),
@@ -1272,12 +1275,15 @@ mod tests {
             assert_eq!(c.uniform_requests, 1, "{index}");
             assert_eq!(p.uniform_addresses_per_request, Some(want), "{index}");
         }
-        // copy_offset: every lane reads params.n and params.offset, one address each.
+        // A fixed index is a constant operand, no request.
+        let k = Kernel::load("uniform", &wgsl.replace("INDEX", "0u"), &[]).unwrap();
+        let mut b = vec![bind(0, vec![0; 128]), bind(1, vec![0; 128])];
+        assert_eq!(counts(&k, &mut b, [1, 1, 1], &h100()).uniform_requests, 0);
+        // copy_offset reads params.n and params.offset as operands.
         let k = Kernel::load("copy_offset", COPY_OFFSET, &[("WORKGROUP_SIZE", 256.0)]).unwrap();
         let mut b = copy_bindings(512, 3, 515);
         let c = counts(&k, &mut b, [2, 1, 1], &h100());
-        assert!(c.uniform_requests >= 16);
-        assert_eq!(c.uniform_addresses, c.uniform_requests);
+        assert_eq!(c.uniform_requests, 0);
     }
 
     /// DRAM bytes of copy_offset over `n` invocations on `device`.

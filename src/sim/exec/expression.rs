@@ -291,7 +291,13 @@ impl<'k> Exec<'k, '_> {
         let (region, offs) = self.ptr(fr, pointer)?;
         let dynamic = fr.ready[pointer.index()].runtime;
         self.spill = dynamic && matches!(region, Region::Local(_) | Region::Private(_));
+        // A uniform at an address the code fixes is an operand of the instruction that
+        // uses it (NVIDIA's constant-bank operands): no load, no constant-cache request.
+        let operand = !dynamic && matches!(region, Region::Buf(_, Space::Uniform));
+        let traced = self.trace;
+        self.trace = traced && !operand;
         let v = self.load(region, offs, leaves, &fr.active, Access::Read);
+        self.trace = traced;
         let spilled = std::mem::take(&mut self.spill);
         let arrive = |latency: f64, rounds: u32| Ready {
             at: self.now.at + latency,

@@ -195,6 +195,9 @@ pub struct Costs {
     /// Instructions an integer division or remainder by a non-constant costs (GPUs
     /// without a divider emulate it).
     pub int_div_instructions: u32,
+    /// Issue slots a subgroup shuffle or broadcast takes (the issue rate over the
+    /// shuffle unit's rate).
+    pub shuffle_instructions: u32,
 }
 
 /// Which workgroups of a dispatch to run.

@@ -203,6 +203,9 @@ impl<'k> Exec<'k, '_> {
         }
         fr.vals[result.index()] = Some(Value::Data(out));
         self.statement_result(fr, result);
+        // A shuffle issues at a lower rate than arithmetic: the rest of its issue slots.
+        self.stats.warp_ops += self.active_subgroups(&fr.active)
+            * u64::from(self.costs.shuffle_instructions.max(1) - 1);
         Ok(())
     }
 
