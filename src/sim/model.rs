@@ -61,7 +61,8 @@
 //! on it ([`super::Stats::critical_ns`]); a load on it takes the latency of where read
 //! requests were served (a request waits for its farthest sector: L1, L2 or DRAM),
 //! DRAM's rising from `dram_latency_ns` (idle) to `loaded_latency_ns` with the share of
-//! DRAM bandwidth in use; besides, a workgroup's own global requests pass its SM's L1
+//! the time the busiest memory path (DRAM or L2: both queue) is in use, where the
+//! latency itself sets that time when it bounds (solved as a fixed point); besides, a workgroup's own global requests pass its SM's L1
 //! one wavefront per clock (`l1_wavefronts_per_s` / SMs), so its critical path also
 //! holds its own L1 wavefronts (a workgroup of many column reads waits for its last one
 //! to leave the L1; this is what makes larger workgroups slower at equal occupancy);
@@ -902,14 +903,18 @@ impl Prediction {
             per_workgroup * 1e-9 * (total_workgroups as f64 / in_flight).ceil()
         };
         let idle = latency_s(device.dram_latency_ns);
-        let busy = if idle > 0.0 {
-            (dram_s / idle.max(busiest)).min(1.0)
+        // The latency rises with the share of the time the busiest memory path (DRAM or
+        // L2: both queue) is in use, and where the latency bounds, that time is its
+        // own: t = idle + rise × min(1, load / t), solved for t.
+        let rise = latency_s(device.loaded_latency_ns) - idle;
+        let load = dram_s.max(memory[1].1);
+        let busy = if idle > 0.0 && load > 0.0 {
+            let t = (idle + (idle * idle + 4.0 * rise * load).max(0.0).sqrt()) / 2.0;
+            (load / t.max(busiest)).min(1.0)
         } else {
             0.0
         };
-        let latency_s = latency_s(
-            device.dram_latency_ns + busy * (device.loaded_latency_ns - device.dram_latency_ns),
-        );
+        let latency_s = idle + busy * rise;
         let terms = Terms {
             dram: memory[0].1,
             l2: memory[1].1,
