@@ -277,8 +277,8 @@ fn predictions_of_the_on_chip_families_give_the_expected_ways_and_addresses() {
                 _ => {
                     let divergent = case.params.get(Key::Read) == Some(&"divergent".into());
                     assert_eq!(row.sim_bank_ways, None, "{id}");
-                    // Two uniform loads of one address each (r, index_mask) before the
-                    // reads.
+                    // The uniform loads of one address each before the reads (r,
+                    // index_mask) are constant operands, not requests: the reads alone.
                     let (addresses, sectors) = if divergent {
                         // 32 consecutive words from element k: 4 sectors where k is a
                         // multiple of 8, else 5.
@@ -287,12 +287,11 @@ fn predictions_of_the_on_chip_families_give_the_expected_ways_and_addresses() {
                         (1.0, 1.0)
                     };
                     if experiment.variant == "uniform" {
-                        close(
-                            prediction.uniform_addresses_per_request,
-                            average(2.0, 1.0, r, addresses),
-                        );
+                        close(prediction.uniform_addresses_per_request, addresses);
                     } else {
-                        close(prediction.uniform_addresses_per_request, 1.0);
+                        // Its uniform reads are all at fixed addresses: none is a
+                        // request.
+                        assert_eq!(prediction.uniform_addresses_per_request, None, "{id}");
                         // The reads, and one write of 4 sectors per subgroup.
                         close(row.sim_sectors_per_request, average(1.0, 4.0, r, sectors));
                     }
