@@ -17,7 +17,8 @@
 //! previous one stopped (see `shaders/latency_chase.wgsl`), so the timed dispatches
 //! walk the whole cycle. Footprints up to [`WARMED_MAX_BYTES`], which some L2 may hold,
 //! are walked whole by every dispatch: their lines are cached, as the staircase needs,
-//! from the verification on. Larger ones take [`MIN_STEPS`] per dispatch.
+//! from the verification on (on software adapters at most [`SOFTWARE_MAX_STEPS`] a
+//! dispatch, llvmpipe's loop limit). Larger ones take [`MIN_STEPS`] per dispatch.
 //!
 //! Bytes are the 4 bytes of each load, elements the loads: the row's GB/s is 4 / (ns
 //! per load), and the summary shows the time per load instead
@@ -52,6 +53,10 @@ pub const MIN_STEPS: u32 = 4096;
 /// Footprints up to this (a third of an H100's L2) are walked whole before timing;
 /// past it the next footprint (64 MiB) exceeds the L2 of an H100 and an H200.
 const WARMED_MAX_BYTES: u64 = 16 << 20;
+/// llvmpipe ends every shader's loops after 65535 iterations in all
+/// (`LP_MAX_TGSI_LOOP_ITERATIONS`, Mesa's gallivm): a longer walk stopped there and
+/// failed verification (at 16 MiB it stopped after exactly 65535 of its 131072 steps).
+const SOFTWARE_MAX_STEPS: u32 = 65535;
 
 /// Only one invocation chases (see the shader).
 const WORKGROUP: u32 = 1;
@@ -98,13 +103,18 @@ fn footprints(sizing: &Sizing) -> Vec<u64> {
 
 /// Loads of one dispatch at `footprint`: the whole cycle where some L2 may hold it, so
 /// that every dispatch after the first finds it cached (and the simulator's warm pass
-/// over one dispatch does too), else [`MIN_STEPS`].
-fn steps(footprint: u64) -> u32 {
+/// over one dispatch does too), else [`MIN_STEPS`]. On software adapters never more
+/// than [`SOFTWARE_MAX_STEPS`].
+fn steps(footprint: u64, sizing: &Sizing) -> u32 {
     let slots = footprint / LINE_BYTES;
-    if footprint <= WARMED_MAX_BYTES {
-        u32::try_from(slots).map_or(u32::MAX, |s| s.max(MIN_STEPS))
+    if footprint > WARMED_MAX_BYTES {
+        return MIN_STEPS;
+    }
+    let whole = u32::try_from(slots).map_or(u32::MAX, |s| s.max(MIN_STEPS));
+    if sizing.software {
+        whole.min(SOFTWARE_MAX_STEPS)
     } else {
-        MIN_STEPS
+        whole
     }
 }
 
@@ -113,7 +123,7 @@ fn cases(sizing: &Sizing) -> Vec<Case> {
         .into_iter()
         .map(|footprint| {
             let words = (footprint / 4) as usize;
-            let steps = steps(footprint);
+            let steps = steps(footprint, sizing);
             let skip = (footprint > sizing.max_binding_bytes).then(|| {
                 format!(
                     "a footprint of {footprint} bytes exceeds the device's largest buffer \
@@ -294,6 +304,12 @@ mod tests {
         for case in cases(&software) {
             let beyond = case.params.number(crate::suite::Key::Footprint) > Some(32 << 20);
             assert_eq!(case.skip.is_some(), beyond, "{}", case.params);
+            // Within llvmpipe's loop limit.
+            assert!(
+                case.elements <= u64::from(SOFTWARE_MAX_STEPS),
+                "{}",
+                case.params
+            );
         }
         let tiny = Sizing {
             buffer_bytes: Some(64 << 10),
