@@ -806,14 +806,13 @@ impl Work {
 
 /// What the interpreter's scoreboard charges on `device`: storage loads at the idle
 /// DRAM latency (the prediction rescales them by where they hit and how busy the
-/// DRAM is), `build`'s barriers.
-pub fn costs(device: &DeviceModel, device_scope_barriers: bool) -> super::Costs {
+/// DRAM is), workgroup barriers.
+pub fn costs(device: &DeviceModel) -> super::Costs {
     super::Costs {
         global_ns: device.dram_latency_ns,
         l2_ns: device.l2_latency_ns,
         on_chip_ns: device.on_chip_latency_ns,
         barrier_ns: device.barrier_ns,
-        device_scope_barriers,
         int_div_instructions: device.int_div_instructions,
         shuffle_instructions: device.shuffle_instructions,
     }
@@ -1014,29 +1013,6 @@ pub fn predict_sampled(
     max_workgroups: u64,
     max_lane_ops: u64,
 ) -> Result<Prediction, SimError> {
-    predict_build(
-        kernel,
-        bindings,
-        num_workgroups,
-        device,
-        declared_bytes,
-        (max_workgroups, max_lane_ops),
-        false,
-    )
-}
-
-/// [`predict_sampled`] (its bounds as `(max_workgroups, max_lane_ops)`), with the
-/// barriers of a build that gives storage barriers Device scope (wgpu's default) when
-/// `device_scope_barriers`.
-pub fn predict_build(
-    kernel: &Kernel,
-    bindings: &mut [Binding],
-    num_workgroups: [u32; 3],
-    device: &DeviceModel,
-    declared_bytes: u64,
-    (max_workgroups, max_lane_ops): (u64, u64),
-    device_scope_barriers: bool,
-) -> Result<Prediction, SimError> {
     let total: u64 = num_workgroups.iter().map(|&n| u64::from(n)).product();
     let lanes = kernel.workgroup_size().iter().product::<u32>();
     let in_flight = device.workgroups_in_flight(lanes);
@@ -1045,7 +1021,7 @@ pub fn predict_build(
         num_workgroups,
         subgroup_size: device.subgroup_size,
         workgroups: window.start..window.end.min(window.start + 1),
-        costs: costs(device, device_scope_barriers),
+        costs: costs(device),
     };
     let mut model = MemoryModel::new(device, num_workgroups, in_flight);
     let first = run(kernel, bindings, &launch, &mut model)?;

@@ -189,9 +189,6 @@ pub struct Costs {
     pub on_chip_ns: f64,
     /// A workgroup barrier.
     pub barrier_ns: f64,
-    /// Barriers on storage memory wait at Device scope for global memory, one memory
-    /// round each, as naga's SPIR-V writes them (wgpu's default build).
-    pub device_scope_barriers: bool,
     /// Instructions an integer division or remainder by a non-constant costs (GPUs
     /// without a divider emulate it).
     pub int_div_instructions: u32,

@@ -344,10 +344,6 @@ impl<'k> Exec<'k, '_> {
         if flags != naga::Barrier::SUB_GROUP {
             self.stats.warp_ops += self.active_subgroups(&fr.active);
             self.now.at += self.costs.barrier_ns;
-            if self.costs.device_scope_barriers && flags.contains(naga::Barrier::STORAGE) {
-                self.now.at += self.costs.global_ns;
-                self.now.rounds += 1;
-            }
         }
         Ok(())
     }
