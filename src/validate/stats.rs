@@ -6,6 +6,8 @@
 //! the same bytes, is predicted ÷ measured *time*: the absolute percentage error of the
 //! predicted time, |t_pred − t_meas| / t_meas, is |ratio − 1|.
 
+use crate::measure::Stats;
+
 /// How close a set of predictions came to their measurements.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Accuracy {
@@ -50,23 +52,12 @@ impl Accuracy {
         Some(Accuracy {
             n,
             mape: errors.iter().sum::<f64>() / n as f64,
-            median_ape: median(&errors),
+            // Not empty: checked above.
+            median_ape: Stats::of(&errors).map_or(f64::NAN, |stats| stats.median),
             geomean_ratio: (ratios.iter().map(|r| r.ln()).sum::<f64>() / n as f64).exp(),
             within_10: share(0.10),
             within_25: share(0.25),
         })
-    }
-}
-
-/// The median of `values` (not empty); the mean of the middle two for an even count.
-fn median(values: &[f64]) -> f64 {
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let middle = sorted.len() / 2;
-    if sorted.len() % 2 == 1 {
-        sorted[middle]
-    } else {
-        (sorted[middle - 1] + sorted[middle]) / 2.0
     }
 }
 

@@ -81,14 +81,8 @@ fn kernels(tax: &Tax<'_, '_>, columns: &[usize]) -> Vec<Kernel> {
 
 /// The median of the finite values, if any.
 fn median(values: impl Iterator<Item = f64>) -> Option<f64> {
-    let mut values: Vec<f64> = values.filter(|v| v.is_finite()).collect();
-    values.sort_by(f64::total_cmp);
-    let middle = values.len() / 2;
-    match values.len() {
-        0 => None,
-        n if n % 2 == 1 => Some(values[middle]),
-        _ => Some((values[middle - 1] + values[middle]) / 2.0),
-    }
+    let finite: Vec<f64> = values.filter(|v| v.is_finite()).collect();
+    crate::measure::Stats::of(&finite).map(|stats| stats.median)
 }
 
 fn dot_plot(title: &str, kernels: &[Kernel], entries: &[Entry]) -> Result<String, String> {
