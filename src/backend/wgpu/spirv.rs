@@ -1,14 +1,16 @@
 //! The tax-free build's SPIR-V: a kernel's WGSL compiled by naga as wgpu would, minus
 //! what WebGPU's safety adds (index clamps, loop counters, guarded division, workgroup
-//! zeroing), its overrides resolved, and every barrier at the Workgroup memory scope
-//! the WGSL spec gives it (naga widens `storageBarrier()` to Device scope; Tint does
-//! not). wgpu hands these words to the driver as they are (SPIR-V passthrough).
+//! zeroing), its overrides resolved, every barrier at the Workgroup memory scope the
+//! WGSL spec gives it (naga widens `storageBarrier()` to Device scope; Tint does not),
+//! and every loop marked for unrolling (naga leaves the loop control empty, and the
+//! NVIDIA Vulkan compiler then keeps loops rolled that NVRTC unrolls on its own).
+//! wgpu hands these words to the driver as they are (SPIR-V passthrough).
 
 use std::collections::{HashMap, HashSet};
 
 use rspirv::binary::{Assemble, Disassemble};
 use rspirv::dr::{Instruction, Module, Operand};
-use rspirv::spirv::{MemorySemantics, Op, Scope, Word};
+use rspirv::spirv::{LoopControl, MemorySemantics, Op, Scope, Word};
 
 use crate::error::{Error, Result};
 
@@ -32,16 +34,20 @@ pub struct TaxFree {
     pub workgroup_size: [u32; 3],
     /// How many barriers had their memory scope narrowed from Device to Workgroup.
     pub barriers_narrowed: usize,
+    /// How many loops were marked for unrolling.
+    pub loops_unrolled: usize,
 }
 
 /// The tax-free SPIR-V of `source` with `overrides` applied; `kernel` names it in
 /// errors.
 pub fn tax_free(kernel: &str, source: &str, overrides: &[(&str, f64)]) -> Result<TaxFree> {
-    let (module, workgroup_size, barriers_narrowed) = narrowed(kernel, source, overrides)?;
+    let (module, workgroup_size, barriers_narrowed, loops_unrolled) =
+        rewritten(kernel, source, overrides)?;
     Ok(TaxFree {
         words: module.assemble(),
         workgroup_size,
         barriers_narrowed,
+        loops_unrolled,
     })
 }
 
@@ -49,7 +55,7 @@ pub fn tax_free(kernel: &str, source: &str, overrides: &[(&str, f64)]) -> Result
 /// Barrier lines end in a comment naming their scopes and semantics, which the
 /// instruction itself only gives as constant ids.
 pub fn tax_free_text(kernel: &str, source: &str, overrides: &[(&str, f64)]) -> Result<String> {
-    let (module, ..) = narrowed(kernel, source, overrides)?;
+    let (module, ..) = rewritten(kernel, source, overrides)?;
     let constants = int_constants(&module);
     let value = |operand: &Operand| match operand {
         Operand::IdScope(id) | Operand::IdMemorySemantics(id) => {
@@ -150,19 +156,39 @@ fn naga_spirv(
     Ok((words, workgroup_size))
 }
 
-/// Naga's SPIR-V with its barriers narrowed: the module, its workgroup size and how
-/// many barriers changed.
-fn narrowed(
+/// Naga's SPIR-V with its barriers narrowed and its loops marked for unrolling: the
+/// module, its workgroup size, how many barriers and how many loops changed.
+fn rewritten(
     kernel: &str,
     source: &str,
     overrides: &[(&str, f64)],
-) -> Result<(Module, [u32; 3], usize)> {
+) -> Result<(Module, [u32; 3], usize, usize)> {
     let (words, workgroup_size) = naga_spirv(kernel, source, overrides)?;
     let mut module = rspirv::dr::load_words(words)
         .map_err(|e| Error::Gpu(format!("{kernel}: naga's SPIR-V: {e}")))?;
-    let count =
+    let barriers =
         narrow_barriers(&mut module).map_err(|e| Error::Gpu(format!("{kernel}: barriers: {e}")))?;
-    Ok((module, workgroup_size, count))
+    let loops = unroll_loops(&mut module);
+    Ok((module, workgroup_size, barriers, loops))
+}
+
+/// Asks the driver to unroll every loop: sets `Unroll` (and clears `DontUnroll`) in the
+/// loop control of each OpLoopMerge; returns how many loops there are. The NVIDIA
+/// Vulkan compiler honours the hint: rolled, the reductions' tree loops (a barrier per
+/// step) and the bank loop ran as slowly as their CUDA twins built with
+/// `#pragma unroll 1` (README, "What wgpu costs").
+fn unroll_loops(module: &mut Module) -> usize {
+    let mut count = 0;
+    for inst in module.all_inst_iter_mut() {
+        if inst.class.opcode != Op::LoopMerge {
+            continue;
+        }
+        if let Some(Operand::LoopControl(control)) = inst.operands.get_mut(2) {
+            *control = (*control - LoopControl::DONT_UNROLL) | LoopControl::UNROLL;
+            count += 1;
+        }
+    }
+    count
 }
 
 /// Gives every OpControlBarrier and OpMemoryBarrier whose memory scope is Device the
@@ -280,6 +306,19 @@ mod tests {
             data[i] += data[WORKGROUP_SIZE - 1u - i];\n\
         }\n";
 
+    /// The loop control of every OpLoopMerge of `words`.
+    fn loop_controls(words: &[u32]) -> Vec<LoopControl> {
+        let module = rspirv::dr::load_words(words).unwrap();
+        module
+            .all_inst_iter()
+            .filter(|inst| inst.class.opcode == Op::LoopMerge)
+            .map(|inst| match inst.operands[2] {
+                Operand::LoopControl(control) => control,
+                ref other => panic!("loop control operand {other:?}"),
+            })
+            .collect()
+    }
+
     /// (execution, memory) scope of every OpControlBarrier of `words`.
     fn control_barrier_scopes(words: &[u32]) -> Vec<(u32, u32)> {
         let module = rspirv::dr::load_words(words).unwrap();
@@ -299,7 +338,7 @@ mod tests {
     fn every_kernel_is_valid_tax_free_spirv_with_workgroup_barriers() {
         let workgroup = Scope::Workgroup as u32;
         let mut built = HashSet::new();
-        let mut narrowed = 0;
+        let (mut narrowed, mut unrolled) = (0, 0);
         for experiment in REGISTRY {
             let Some(kernel) = experiment.kernel else {
                 continue;
@@ -327,9 +366,17 @@ mod tests {
                 let storage_barriers = source.matches("storageBarrier();").count();
                 assert_eq!(spirv.barriers_narrowed, storage_barriers, "{kernel}");
                 narrowed += spirv.barriers_narrowed;
+                let loops = loop_controls(&spirv.words);
+                assert_eq!(loops.len(), spirv.loops_unrolled, "{kernel}");
+                assert!(
+                    loops.iter().all(|&control| control == LoopControl::UNROLL),
+                    "{kernel}: {loops:?}"
+                );
+                unrolled += spirv.loops_unrolled;
             }
         }
         assert!(narrowed > 0, "no barrier narrowed");
+        assert!(unrolled > 0, "no loop marked");
     }
 
     #[test]
@@ -345,6 +392,21 @@ mod tests {
             control_barrier_scopes(&spirv.words),
             [(workgroup, workgroup)]
         );
+    }
+
+    #[test]
+    fn naga_leaves_loops_to_the_driver_and_tax_free_asks_to_unroll() {
+        let source = "@group(0) @binding(0) var<storage, read_write> data: array<u32>;\n\
+            @compute @workgroup_size(64)\n\
+            fn main(@builtin(local_invocation_index) i: u32) {\n\
+                for (var k = 0u; k < data[0]; k++) { data[i] += k; }\n\
+                for (var k = 0u; k < 4u; k++) { data[i] *= 3u; workgroupBarrier(); }\n\
+            }\n";
+        let (words, _) = naga_spirv("test", source, &[]).unwrap();
+        assert_eq!(loop_controls(&words), [LoopControl::NONE; 2]);
+        let spirv = tax_free("test", source, &[]).unwrap();
+        assert_eq!(spirv.loops_unrolled, 2);
+        assert_eq!(loop_controls(&spirv.words), [LoopControl::UNROLL; 2]);
     }
 
     #[test]
