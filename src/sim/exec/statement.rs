@@ -10,16 +10,14 @@ use super::{Access, Construct, Exec, Frame, Ready, Region, SimError, Value, vari
 /// Bound on iterations of one loop, so a kernel that never terminates is an error.
 const MAX_LOOP_ITERATIONS: u64 = 1 << 32;
 
-/// Whether `block` holds a control barrier or a loop, at any depth: a loop around it
-/// stays a loop in the driver's code (observed on NVIDIA's Vulkan compiler).
-fn has_barrier_or_loop(block: &Block) -> bool {
+/// Whether `block` holds a loop, at any depth: a loop around it stays a loop in the
+/// driver's code.
+fn has_loop(block: &Block) -> bool {
     block.iter().any(|s| match s {
-        Statement::ControlBarrier(_) | Statement::Loop { .. } => true,
-        Statement::Block(b) => has_barrier_or_loop(b),
-        Statement::If { accept, reject, .. } => {
-            has_barrier_or_loop(accept) || has_barrier_or_loop(reject)
-        }
-        Statement::Switch { cases, .. } => cases.iter().any(|c| has_barrier_or_loop(&c.body)),
+        Statement::Loop { .. } => true,
+        Statement::Block(b) => has_loop(b),
+        Statement::If { accept, reject, .. } => has_loop(accept) || has_loop(reject),
+        Statement::Switch { cases, .. } => cases.iter().any(|c| has_loop(&c.body)),
         _ => false,
     })
 }
@@ -207,14 +205,15 @@ impl<'k> Exec<'k, '_> {
         loop {
             iterations += 1;
             // After one iteration shows its exit is known at compile time, a loop
-            // without barriers or inner loops is one the compiler unrolls.
+            // without inner loops is one the compiler unrolls (the tax-free build asks
+            // it to, barriers or not).
             if iterations == 2
                 && let Some(Construct::Loop {
                     runtime_exit: false,
                     ..
                 }) = fr.constructs.last()
-                && !has_barrier_or_loop(body)
-                && !has_barrier_or_loop(continuing)
+                && !has_loop(body)
+                && !has_loop(continuing)
             {
                 self.dataflow = true;
             }
