@@ -309,6 +309,16 @@ impl<'k> Exec<'k, '_> {
         let Some((space, target)) = self.target_of(region) else {
             return;
         };
+        // A storage read the scoreboard charges a memory round for (not one of a buffer
+        // this workgroup wrote, which it charges an L2 hit).
+        let round = match region {
+            Region::Buf(slot, Space::Storage)
+                if access == Access::Read && !self.written.contains(&slot) =>
+            {
+                Some(self.now.rounds)
+            }
+            _ => None,
+        };
         let l = self.lanes;
         let sg = self.sg;
         for s in 0..l.div_ceil(sg) {
@@ -339,6 +349,7 @@ impl<'k> Exec<'k, '_> {
                 lanes: &self.lane_buf,
                 addresses: &self.addr_buf,
                 issued_ns: self.now.at,
+                round,
             });
         }
     }
