@@ -309,14 +309,9 @@ impl<'k> Exec<'k, '_> {
         let Some((space, target)) = self.target_of(region) else {
             return;
         };
-        // A storage read the scoreboard charges a memory round for (not one of a buffer
-        // this workgroup wrote, which it charges an L2 hit).
+        // A storage read: the round of the workgroup's scoreboard it issues in.
         let round = match region {
-            Region::Buf(slot, Space::Storage)
-                if access == Access::Read && !self.written.contains(&slot) =>
-            {
-                Some(self.now.rounds)
-            }
+            Region::Buf(_, Space::Storage) if access == Access::Read => Some(self.now.rounds),
             _ => None,
         };
         let l = self.lanes;
