@@ -20,6 +20,7 @@ pub enum Property {
     IssueRate,
     UniformRate,
     L2WriteRate,
+    DramPartialLine,
 }
 
 /// The rows a device model is calibrated from (`family/variant/param`), the property
@@ -49,6 +50,11 @@ pub const CALIBRATION: &[(&str, Property, &str)] = &[
         "transpose/naive_row/size=8192x8192;block=32x16",
         Property::L2WriteRate,
         "writing columns makes every lane's store its own sector: L2 sector writes",
+    ),
+    (
+        "copy/stride/stride=32",
+        Property::DramPartialLine,
+        "a copy at 128-byte stride moves one sector per line: DRAM requests of part of a line",
     ),
     (
         "copy/offset/offset=0",
@@ -141,10 +147,12 @@ fn set(model: &mut DeviceModel, property: Property, p: &Prediction, measured_s: 
         Property::IssueRate => (&mut model.issue_per_clock, t.issue, false),
         Property::UniformRate => (&mut model.uniform_addresses_per_s, t.uniform, false),
         Property::L2WriteRate => (&mut model.l2_write_sectors_per_s, t.l2_writes, false),
+        Property::DramPartialLine => (&mut model.dram_unmoved_sector_share, t.dram_partial, true),
     };
     // The write rate governs only the rest of the time the L2 takes.
     let measured_s = match property {
         Property::L2WriteRate => measured_s - (t.l2 - t.l2_writes),
+        Property::DramPartialLine => measured_s - (t.dram - t.dram_partial),
         _ => measured_s,
     };
     if !(term > 0.0 && term.is_finite() && measured_s > 0.0) {

@@ -40,6 +40,13 @@ pub struct DeviceModel {
     pub max_lanes_per_sm: u32,
     pub max_workgroups_per_sm: u32,
     pub dram_gbps: f64,
+    /// The DRAM time a request of part of a line costs for each sector of the line it
+    /// does not move, as a share of one sector's transfer time. The L2 sends the
+    /// sectors of a line that go to or from DRAM together as one request; a stream of
+    /// whole lines is what `dram_gbps` measures, and a request of fewer sectors leaves
+    /// part of its slot (command, bank activation and bus turnaround it cannot hide
+    /// behind the transfers of a full line) unused. 0: DRAM time is bytes alone.
+    pub dram_unmoved_sector_share: f64,
     /// L2 read bandwidth (sectors served to the SMs).
     pub l2_gbps: f64,
     /// Sector writes the L2 takes per second, whole chip: a write of any part of a
@@ -104,6 +111,11 @@ const H100: DeviceModel = DeviceModel {
     max_lanes_per_sm: 2048,    // whitepaper: 64 warps per SM
     max_workgroups_per_sm: 32, // whitepaper: 32 thread blocks per SM
     dram_gbps: 3350.0,         // datasheet: HBM3 3.35 TB/s
+    // Estimate: copy/stride at strides 9 to 32, where every lane's sector is alone in
+    // its line, falls steadily from a whole-sector stream's rate to about half of it
+    // at one sector per 128-byte line (a third of a sector's time per sector left out
+    // of a line); calibrated from copy/stride at stride 32.
+    dram_unmoved_sector_share: 0.33,
     // Estimate: NVIDIA does not publish Hopper L2 bandwidth; microbenchmarks report
     // 5.5-7 TB/s, below A100's 5120 B/clk scaled to this clock (10 TB/s).
     l2_gbps: 7000.0,
@@ -252,7 +264,11 @@ const LAVAPIPE: DeviceModel = DeviceModel {
     max_lanes_per_sm: 1, // llvmpipe runs one workgroup per thread: 1 resident
     max_workgroups_per_sm: 1,
     dram_gbps: 10.0, // estimate: 2 cores streaming through llvmpipe's generated code
-    l2_gbps: 50.0,   // estimate
+    // Estimate: a CPU moves whole 64-byte lines; a line's unused part costs its full
+    // transfer time (2 sectors of 32 bytes each), which sectors-only accounting would
+    // not count.
+    dram_unmoved_sector_share: 1.0,
+    l2_gbps: 50.0,                       // estimate
     l2_write_sectors_per_s: 50e9 / 32.0, // estimate
     // Estimate: one 8-lane vector access per core per clock.
     shared_wavefronts_per_s: per_clock(2, 2.5),

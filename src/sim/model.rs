@@ -117,14 +117,23 @@ pub struct Counts {
     pub l2_hit_sectors: u64,
     /// Of `l2_sectors`, the writes and atomics.
     pub l2_write_sectors: u64,
-    /// Read requests by the farthest level one of their sectors came from (L1, L2,
-    /// DRAM): a request waits for its slowest sector.
-    pub read_requests_from: [u64; 3],
+    /// Dependent read rounds by the farthest level one of their sectors came from (L1,
+    /// L2, DRAM): a round is the reads one workgroup issues at one round of its
+    /// scoreboard ([`super::exec::Request::round`]), and it waits for its slowest
+    /// sector, so a round of one DRAM read among L1 hits takes a DRAM latency.
+    pub read_rounds_from: [u64; 3],
     pub dram_read_bytes: u64,
     pub dram_write_bytes: u64,
     /// DRAM reads that merge a partly written sector before it is written back (a
     /// read-modify-write: the DRAM writes whole sectors).
     pub dram_merge_read_bytes: u64,
+    /// DRAM requests: the L2 moves the sectors of one line that go to or from DRAM
+    /// together (read misses of consecutive sectors of a line, write-backs and their
+    /// merge reads of a line evicted together) as one request; and the sectors those
+    /// requests leave out of their lines (a request of one sector of a 4-sector line
+    /// leaves out 3).
+    pub dram_requests: u64,
+    pub dram_unmoved_sectors: u64,
     /// Requests to private arrays in local memory.
     pub local_requests: u64,
     pub shared_requests: u64,
@@ -304,21 +313,30 @@ impl Lru {
 
     /// Count the dirty sectors, and those of them partly valid, and clean them (the
     /// end-of-run write-back).
-    fn write_back(&mut self) -> (u64, u64) {
-        let (mut dirty, mut partial) = (0, 0);
+    /// Clean the dirty sectors (the end-of-run write-back) and return them in address
+    /// order, each with whether it is partly valid.
+    fn write_back(&mut self) -> Vec<(u64, bool)> {
+        let mut dirty = Vec::new();
         for &i in self.map.values() {
             let node = &mut self.nodes[i as usize];
-            dirty += u64::from(node.dirty);
-            partial += u64::from(node.dirty && node.valid != FULL);
+            if node.dirty {
+                dirty.push((node.key, node.valid != FULL));
+            }
             node.dirty = false;
         }
-        (dirty, partial)
+        dirty.sort_unstable();
+        dirty
     }
 }
 
 /// The L1s and the L2, fed one sector at a time.
 struct Caches {
     sector_bytes: u64,
+    /// Sectors per line.
+    per_line: u64,
+    /// The line of the DRAM request open for each kind (read, write, merge read) and
+    /// the sectors it moves so far.
+    dram_open: [Option<(u64, u64)>; 3],
     l1: Vec<Lru>,
     l2: Lru,
     /// Latency of an L1 fill from the L2 and from DRAM.
@@ -369,6 +387,24 @@ impl Caches {
         self.l2_access(c, access, key, written)
     }
 
+    /// A sector read from (`kind` 0), written to (1) or merge-read from (2) DRAM: it
+    /// joins the open request of its kind when that is of its line, else it opens a
+    /// new one.
+    fn dram_sector(&mut self, c: &mut Counts, kind: usize, key: u64) {
+        let line = key / self.per_line;
+        match &mut self.dram_open[kind] {
+            Some((open, moved)) if *open == line && *moved < self.per_line => {
+                *moved += 1;
+                c.dram_unmoved_sectors -= 1;
+            }
+            open => {
+                *open = Some((line, 1));
+                c.dram_requests += 1;
+                c.dram_unmoved_sectors += self.per_line - 1;
+            }
+        }
+    }
+
     /// A sector access that reaches the L2.
     fn l2_access(&mut self, c: &mut Counts, access: Access, key: u64, written: u32) -> Level {
         c.l2_sectors += 1;
@@ -383,11 +419,14 @@ impl Caches {
             c.l2_hit_sectors += 1;
         } else if access != Access::Write {
             c.dram_read_bytes += self.sector_bytes;
+            self.dram_sector(c, 0, key);
         }
-        if let Some((_, true, valid)) = evicted {
+        if let Some((victim, true, valid)) = evicted {
             c.dram_write_bytes += self.sector_bytes;
+            self.dram_sector(c, 1, victim);
             if valid != FULL {
                 c.dram_merge_read_bytes += self.sector_bytes;
+                self.dram_sector(c, 2, victim);
             }
         }
         if hit { Level::L2 } else { Level::Dram }
@@ -409,6 +448,7 @@ struct Pending {
     access: Access,
     sectors: (u32, u32),
     issued_ns: f64,
+    round: Option<u32>,
 }
 
 /// A sector key and the bytes of it a request covers.
@@ -458,6 +498,8 @@ impl MemoryModel {
             counts: Counts::default(),
             caches: Caches {
                 sector_bytes,
+                per_line: (u64::from(device.line_bytes) / sector_bytes).max(1),
+                dram_open: [None; 3],
                 l1: (0..sms)
                     .map(|_| Lru::new(sectors_of(device.l1_bytes)))
                     .collect(),
@@ -479,9 +521,14 @@ impl MemoryModel {
     /// The model can go on taking requests afterwards (with its caches clean).
     pub fn finish(&mut self) -> Counts {
         self.flush();
-        let (dirty, partial) = self.caches.l2.write_back();
-        self.counts.dram_write_bytes += dirty * self.sector_bytes;
-        self.counts.dram_merge_read_bytes += partial * self.sector_bytes;
+        for (key, partial) in self.caches.l2.write_back() {
+            self.counts.dram_write_bytes += self.sector_bytes;
+            self.caches.dram_sector(&mut self.counts, 1, key);
+            if partial {
+                self.counts.dram_merge_read_bytes += self.sector_bytes;
+                self.caches.dram_sector(&mut self.counts, 2, key);
+            }
+        }
         self.counts
     }
 
@@ -583,14 +630,18 @@ impl MemoryModel {
             access: req.access,
             sectors: (start, self.sectors.len() as u32),
             issued_ns: req.issued_ns,
+            round: req.round,
         });
     }
 
     /// Replay the buffered group round-robin by request index.
     fn flush(&mut self) {
         let longest = self.slots.iter().map(Vec::len).max().unwrap_or(0);
+        // Per workgroup, the read round open and the farthest level it has reached
+        // (a workgroup's rounds come in ascending order).
+        let mut rounds: Vec<Option<(u32, Level)>> = vec![None; self.slots.len()];
         for i in 0..longest {
-            for slot in &self.slots {
+            for (slot, open) in self.slots.iter().zip(&mut rounds) {
                 if let Some(p) = slot.get(i) {
                     let mut farthest = Level::L1;
                     for &covered in &self.sectors[p.sectors.0 as usize..p.sectors.1 as usize] {
@@ -603,11 +654,23 @@ impl MemoryModel {
                         );
                         farthest = farthest.max(level);
                     }
-                    if p.access == Access::Read {
-                        self.counts.read_requests_from[farthest as usize] += 1;
+                    if let Some(r) = p.round {
+                        *open = match *open {
+                            Some((round, level)) if round == r => {
+                                Some((round, level.max(farthest)))
+                            }
+                            Some((_, level)) => {
+                                self.counts.read_rounds_from[level as usize] += 1;
+                                Some((r, farthest))
+                            }
+                            None => Some((r, farthest)),
+                        };
                     }
                 }
             }
+        }
+        for (_, level) in rounds.into_iter().flatten() {
+            self.counts.read_rounds_from[level as usize] += 1;
         }
         self.slots.iter_mut().for_each(Vec::clear);
         self.sectors.clear();
@@ -767,6 +830,8 @@ pub struct Prediction {
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Terms {
     pub dram: f64,
+    /// Of `dram`, the time of partial-line requests' unmoved sectors.
+    pub dram_partial: f64,
     pub l2: f64,
     /// Of `l2`, the time of sector writes.
     pub l2_writes: f64,
@@ -841,10 +906,18 @@ impl Prediction {
         let shared_wavefronts = scaled(counts.shared_wavefronts);
         let uniform_addresses = scaled(counts.uniform_addresses);
         let l2_writes_s = per_s(l2_writes as f64, device.l2_write_sectors_per_s);
+        // A DRAM request of part of a line takes a share of the time of the sectors it
+        // leaves out besides the bytes it moves.
+        let dram_partial_s = per_s(
+            scaled(counts.dram_unmoved_sectors) as f64
+                * device.dram_unmoved_sector_share
+                * f64::from(device.sector_bytes),
+            device.dram_gbps * 1e9,
+        );
         let dram_s = per_s(
             (dram_read_bytes + dram_write_bytes) as f64,
             device.dram_gbps * 1e9,
-        );
+        ) + dram_partial_s;
         let memory = [
             (Bound::Dram, dram_s),
             (
@@ -880,7 +953,7 @@ impl Prediction {
         // Little's law: the workgroups resident at once each take their critical path;
         // its storage loads take the latency of where they hit, DRAM's rising with the
         // share of DRAM bandwidth in use.
-        let [l1, l2, dram] = counts.read_requests_from.map(|n| n as f64);
+        let [l1, l2, dram] = counts.read_rounds_from.map(|n| n as f64);
         let reads = (l1 + l2 + dram).max(1.0);
         let [l1, l2, dram] = [l1 / reads, l2 / reads, dram / reads];
         let round_ns =
@@ -916,6 +989,7 @@ impl Prediction {
         let latency_s = idle + busy * rise;
         let terms = Terms {
             dram: memory[0].1,
+            dram_partial: dram_partial_s,
             l2: memory[1].1,
             l2_writes: l2_writes_s,
             l1: memory[2].1,
@@ -1501,12 +1575,12 @@ mod tests {
         // Sector 1 holds only the four bytes written: a partial write-back.
         assert_eq!(l.touch(4, 0), (false, Some((1, true, 0xF))));
         l.remove(3);
-        assert_eq!(l.write_back(), (0, 0));
+        assert_eq!(l.write_back(), vec![]);
         l.touch(5, FULL);
         l.touch(4, 0xF0);
         assert_eq!(
             l.write_back(),
-            (2, 0),
+            vec![(4, false), (5, false)],
             "a read sector written in part is whole"
         );
         let mut off = Lru::new(0);

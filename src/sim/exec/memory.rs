@@ -309,6 +309,11 @@ impl<'k> Exec<'k, '_> {
         let Some((space, target)) = self.target_of(region) else {
             return;
         };
+        // A storage read: the round of the workgroup's scoreboard it issues in.
+        let round = match region {
+            Region::Buf(_, Space::Storage) if access == Access::Read => Some(self.now.rounds),
+            _ => None,
+        };
         let l = self.lanes;
         let sg = self.sg;
         for s in 0..l.div_ceil(sg) {
@@ -339,6 +344,7 @@ impl<'k> Exec<'k, '_> {
                 lanes: &self.lane_buf,
                 addresses: &self.addr_buf,
                 issued_ns: self.now.at,
+                round,
             });
         }
     }

@@ -141,6 +141,11 @@ pub struct Request<'a> {
     /// the workgroup's start: the memory model tells a hit on a sector already in the
     /// L1 from one on a sector still on its way.
     pub issued_ns: f64,
+    /// For a storage read: the dependent memory rounds on the workgroup's scoreboard
+    /// before it issues (a load issued at round `r` is the workgroup's round `r + 1`
+    /// when it waits for it), so that the memory model charges a round the latency of
+    /// where its slowest load was served. None for other requests.
+    pub round: Option<u32>,
 }
 
 /// Consumer of the request stream; requests are not stored, so memory stays flat as the
