@@ -311,8 +311,6 @@ impl Lru {
         }
     }
 
-    /// Count the dirty sectors, and those of them partly valid, and clean them (the
-    /// end-of-run write-back).
     /// Clean the dirty sectors (the end-of-run write-back) and return them in address
     /// order, each with whether it is partly valid.
     fn write_back(&mut self) -> Vec<(u64, bool)> {
@@ -329,13 +327,22 @@ impl Lru {
     }
 }
 
+/// What a DRAM request does: each kind joins only requests of its own kind.
+#[derive(Clone, Copy)]
+enum DramOp {
+    Read,
+    Write,
+    /// The read that merges a partly written sector before its write-back.
+    MergeRead,
+}
+
 /// The L1s and the L2, fed one sector at a time.
 struct Caches {
     sector_bytes: u64,
     /// Sectors per line.
     per_line: u64,
-    /// The line of the DRAM request open for each kind (read, write, merge read) and
-    /// the sectors it moves so far.
+    /// The line of the DRAM request open for each [`DramOp`] and the sectors it moves
+    /// so far.
     dram_open: [Option<(u64, u64)>; 3],
     l1: Vec<Lru>,
     l2: Lru,
@@ -387,12 +394,11 @@ impl Caches {
         self.l2_access(c, access, key, written)
     }
 
-    /// A sector read from (`kind` 0), written to (1) or merge-read from (2) DRAM: it
-    /// joins the open request of its kind when that is of its line, else it opens a
-    /// new one.
-    fn dram_sector(&mut self, c: &mut Counts, kind: usize, key: u64) {
+    /// A sector that `op` moves: it joins the open request of its kind when that is of
+    /// its line, else it opens a new one.
+    fn dram_sector(&mut self, c: &mut Counts, op: DramOp, key: u64) {
         let line = key / self.per_line;
-        match &mut self.dram_open[kind] {
+        match &mut self.dram_open[op as usize] {
             Some((open, moved)) if *open == line && *moved < self.per_line => {
                 *moved += 1;
                 c.dram_unmoved_sectors -= 1;
@@ -402,6 +408,17 @@ impl Caches {
                 c.dram_requests += 1;
                 c.dram_unmoved_sectors += self.per_line - 1;
             }
+        }
+    }
+
+    /// A dirty sector written back to DRAM, merged with a DRAM read first when it is
+    /// `partial`.
+    fn write_back_sector(&mut self, c: &mut Counts, key: u64, partial: bool) {
+        c.dram_write_bytes += self.sector_bytes;
+        self.dram_sector(c, DramOp::Write, key);
+        if partial {
+            c.dram_merge_read_bytes += self.sector_bytes;
+            self.dram_sector(c, DramOp::MergeRead, key);
         }
     }
 
@@ -419,15 +436,10 @@ impl Caches {
             c.l2_hit_sectors += 1;
         } else if access != Access::Write {
             c.dram_read_bytes += self.sector_bytes;
-            self.dram_sector(c, 0, key);
+            self.dram_sector(c, DramOp::Read, key);
         }
         if let Some((victim, true, valid)) = evicted {
-            c.dram_write_bytes += self.sector_bytes;
-            self.dram_sector(c, 1, victim);
-            if valid != FULL {
-                c.dram_merge_read_bytes += self.sector_bytes;
-                self.dram_sector(c, 2, victim);
-            }
+            self.write_back_sector(c, victim, valid != FULL);
         }
         if hit { Level::L2 } else { Level::Dram }
     }
@@ -522,12 +534,8 @@ impl MemoryModel {
     pub fn finish(&mut self) -> Counts {
         self.flush();
         for (key, partial) in self.caches.l2.write_back() {
-            self.counts.dram_write_bytes += self.sector_bytes;
-            self.caches.dram_sector(&mut self.counts, 1, key);
-            if partial {
-                self.counts.dram_merge_read_bytes += self.sector_bytes;
-                self.caches.dram_sector(&mut self.counts, 2, key);
-            }
+            self.caches
+                .write_back_sector(&mut self.counts, key, partial);
         }
         self.counts
     }
