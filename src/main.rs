@@ -72,6 +72,9 @@ enum Emit {
     /// The PTX NVRTC makes of the CUDA twins (`shaders/cuda/`) for compute_90.
     #[cfg(feature = "cuda")]
     Ptx,
+    /// The same in the rolled build (run-time trip counts kept rolled).
+    #[cfg(feature = "cuda")]
+    PtxRolled,
     /// The tax-free build's SPIR-V (overrides resolved, runtime checks off, barriers
     /// at Workgroup scope) of each case's kernel, as text.
     Spirv,
@@ -187,10 +190,12 @@ struct RunArgs {
     /// backend is available). Each row records its api.
     #[arg(long, value_delimiter = ',', default_values = ["wgpu", "cuda"], value_parser = parse_name::<Api>)]
     api: Vec<Api>,
-    /// The wgpu builds to measure, comma-separated: default (what a plain wgpu
-    /// program gets), tax-free (runtime checks off, barriers at the WGSL spec's
-    /// scope; unchecked where SPIR-V passthrough is not offered), unchecked (checks
-    /// off, naga's barriers). Each row records its build.
+    /// The builds to measure, comma-separated, each in the apis that have it:
+    /// default (what a plain wgpu program gets; NVRTC's twins), tax-free (wgpu:
+    /// runtime checks off, barriers at the WGSL spec's scope; unchecked where SPIR-V
+    /// passthrough is not offered), unchecked (wgpu: checks off, naga's barriers),
+    /// rolled (CUDA: loops with a run-time trip count kept rolled, as NVIDIA's
+    /// Vulkan compiler leaves them). Each row records its build.
     #[arg(long, value_delimiter = ',', default_values = ["default", "tax-free"], value_parser = parse_name::<Build>)]
     build: Vec<Build>,
     /// Timed samples per case.
@@ -271,7 +276,13 @@ fn run_cli(cli: Cli) -> anyhow::Result<ExitCode> {
             filter,
             emit: Some(Emit::Ptx),
             kernel_or_case_filter,
-        } => emit_ptx(&filter, kernel_or_case_filter.as_deref()),
+        } => emit_ptx(&filter, kernel_or_case_filter.as_deref(), Build::Default),
+        #[cfg(feature = "cuda")]
+        Command::List {
+            filter,
+            emit: Some(Emit::PtxRolled),
+            kernel_or_case_filter,
+        } => emit_ptx(&filter, kernel_or_case_filter.as_deref(), Build::Rolled),
         Command::List {
             filter,
             emit: Some(Emit::Spirv),
@@ -417,11 +428,11 @@ fn emit_wgsl(filters: &[String], target: Option<&str>) -> anyhow::Result<ExitCod
 /// `list --emit ptx`: the PTX of the CUDA twins of the cases of the kernel (WGSL kernel
 /// or twin source) named `target`, or of the cases matching `target` (else `filters`).
 #[cfg(feature = "cuda")]
-fn emit_ptx(filters: &[String], target: Option<&str>) -> anyhow::Result<ExitCode> {
+fn emit_ptx(filters: &[String], target: Option<&str>, build: Build) -> anyhow::Result<ExitCode> {
     let selected = emitted_cases(filters, target)?;
     print!(
         "{}",
-        cuda::compile::ptx_listing(&selected, cuda::compile::DEFAULT_ARCH)?
+        cuda::compile::ptx_listing(&selected, build, cuda::compile::DEFAULT_ARCH)?
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -512,6 +523,21 @@ const INTERRUPTED_EXIT: u8 = 130;
 const ALL_ADAPTERS: &str = "all";
 
 fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    if let Some(build) = args
+        .build
+        .iter()
+        .find(|build| !args.api.iter().any(|&api| build.is_of(api)))
+    {
+        anyhow::bail!(
+            "--build {build} is a build of none of --api {}: tax-free and unchecked are \
+             wgpu's, rolled is CUDA's, default both's",
+            args.api
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+    }
     let destination = Destination::of(&args)?;
     if args.concurrent && args.adapter.as_deref() != Some(ALL_ADAPTERS) {
         anyhow::bail!("--concurrent measures every adapter at once: it needs --adapter all");

@@ -30,6 +30,19 @@ fn too_few_samples_are_refused() {
 }
 
 #[test]
+fn a_build_no_asked_api_has_is_refused() {
+    let (ok, stderr) = membench(&["run", "--api", "wgpu", "--build", "rolled"]).unwrap();
+    assert!(!ok);
+    assert!(
+        stderr.contains("--build rolled is a build of none of --api wgpu"),
+        "{stderr}"
+    );
+    let (ok, stderr) = membench(&["run", "--api", "cuda", "--build", "tax-free"]).unwrap();
+    assert!(!ok);
+    assert!(stderr.contains("--build tax-free"), "{stderr}");
+}
+
+#[test]
 fn unknown_filter_is_refused() {
     let (ok, stderr) = membench(&["list", "--filter", "copy/nonesuch"]).unwrap();
     assert!(!ok);

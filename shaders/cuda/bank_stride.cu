@@ -24,6 +24,7 @@ bank_stride(const unsigned* __restrict__ src, unsigned* __restrict__ dst) {
     unsigned r = params.r;
     unsigned shift_mask = params.shift_mask;
     unsigned acc = 0;
+    RUNTIME_LOOP
     for (unsigned k = 0; k < r; k++) {
         acc = acc * MIX + tile[word ^ (k & shift_mask)];
     }

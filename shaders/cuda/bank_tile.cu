@@ -44,6 +44,7 @@ bank_tile(const unsigned* __restrict__ src, unsigned* __restrict__ dst) {
     unsigned r = params.r;
     unsigned shift_mask = params.shift_mask;
     unsigned acc = 0;
+    RUNTIME_LOOP
     for (unsigned k = 0; k < r; k++) {
         // The same XOR for every lane permutes the banks: the ways stay the pattern's.
         acc = acc * MIX + TILE(row, column ^ (k & shift_mask));

@@ -30,6 +30,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK_SIZE) constant(
     unsigned r = params.r;
     unsigned index_mask = params.index_mask;
     unsigned acc = 0;
+    RUNTIME_LOOP
     for (unsigned k = 0; k < r; k++) {
         unsigned e = (offset + k) & index_mask;
 #if UNIFORM

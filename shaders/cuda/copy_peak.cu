@@ -11,6 +11,7 @@ __constant__ Params params;
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
 copy_peak(const float4* __restrict__ src, float4* __restrict__ dst) {
     unsigned grid = gridDim.x * gridDim.y * WORKGROUP_SIZE;
+    RUNTIME_LOOP
     for (unsigned i = (blockIdx.y * gridDim.x + blockIdx.x) * WORKGROUP_SIZE + threadIdx.x;
          i < params.n; i += grid) {
         dst[i] = src[i];

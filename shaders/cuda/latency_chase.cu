@@ -25,6 +25,7 @@ latency_chase(const unsigned* next, unsigned* out) {
         i = 0;
     }
     unsigned sum = 0;
+    RUNTIME_LOOP
     for (unsigned step = 0; step < params.steps; step++) {
         i = next[i];
         sum += i;

@@ -36,6 +36,7 @@ localmem(const float* __restrict__ src, float* __restrict__ dst) {
     unsigned length = params.n / series;
     // Whole windows, slot j of each: once the inner loop is unrolled, every index is a
     // constant.
+    RUNTIME_LOOP
     for (unsigned base = 0; base < length; base += W) {
 #pragma unroll
         for (unsigned j = 0; j < W; j++) {
@@ -49,6 +50,7 @@ localmem(const float* __restrict__ src, float* __restrict__ dst) {
 #elif DYNAMIC_INDEX
     unsigned n = params.n;
     unsigned length = n / series;
+    RUNTIME_LOOP
     for (unsigned j = 0; j < length; j++) {
         // A ring buffer rotated by n: the slot of step j holds the element of step
         // j - W, as in register_array, but the compiler cannot know which slot it is.

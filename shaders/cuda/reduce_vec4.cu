@@ -37,6 +37,7 @@ reduce_vec4(const int4* __restrict__ src, int* __restrict__ partials) {
     unsigned i = blockIdx.x * WORKGROUP_SIZE + threadIdx.x;
     int4 acc = make_int4(0, 0, 0, 0);
     // Four independent loads per step keep four int4s in flight per thread.
+    RUNTIME_LOOP
     for (; i + 3 * stride < params.vec4s; i += 4 * stride) {
         int4 a = src[i];
         int4 b = src[i + stride];
@@ -47,6 +48,7 @@ reduce_vec4(const int4* __restrict__ src, int* __restrict__ partials) {
         acc.z += (a.z + b.z) + (c.z + d.z);
         acc.w += (a.w + b.w) + (c.w + d.w);
     }
+    RUNTIME_LOOP
     for (; i < params.vec4s; i += stride) {
         int4 a = src[i];
         acc.x += a.x;
@@ -80,6 +82,7 @@ reduce_vec4(const int4* __restrict__ src, int* __restrict__ partials) {
     __syncthreads();
     if (warp == 0) {
         int part = 0;
+        RUNTIME_LOOP
         for (unsigned w = lane; w < WARPS; w += 32) {
             part += warp_sums[w];
         }

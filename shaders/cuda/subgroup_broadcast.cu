@@ -19,6 +19,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
 subgroup_broadcast(const unsigned* __restrict__ src, unsigned* __restrict__ dst) {
     unsigned i = blockIdx.x * WORKGROUP_SIZE + threadIdx.x;
     unsigned v = src[i];
+    RUNTIME_LOOP
     for (unsigned round = 0; round < params.rounds; round++) {
         v = __shfl_sync(FULL_MASK, v, SOURCE_LANE) + rotl1(v);
     }

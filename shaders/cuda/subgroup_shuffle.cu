@@ -28,6 +28,7 @@ subgroup_shuffle(const unsigned* __restrict__ src, unsigned* __restrict__ dst) {
     unsigned lane = threadIdx.x % warpSize;
     unsigned v = src[i];
     unsigned offset = 1;
+    RUNTIME_LOOP
     for (unsigned round = 0; round < params.rounds; round++) {
 #if UP
         unsigned shifted = __shfl_up_sync(FULL_MASK, v, offset);

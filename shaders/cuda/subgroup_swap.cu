@@ -34,6 +34,7 @@ subgroup_swap(const uint4* __restrict__ src, unsigned* __restrict__ dst) {
     unsigned first = params.first;
     unsigned second = params.second;
     unsigned offset = 1;
+    RUNTIME_LOOP
     for (unsigned round = 0; round < params.rounds; round++) {
         bool lower = (lane & offset) == 0;
         // The lower lane moves its `first` into the exchanged slot and back after it.

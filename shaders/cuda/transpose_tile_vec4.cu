@@ -21,6 +21,7 @@ transpose_tile_vec4(const float4* __restrict__ src, float4* __restrict__ dst) {
     unsigned x0 = blockIdx.x * TILE;
     unsigned y0 = blockIdx.y * TILE;
     unsigned ix = x0 + 4 * threadIdx.x;
+    RUNTIME_LOOP
     for (unsigned ty = threadIdx.y; ty < TILE; ty += WG_Y) {
         unsigned iy = y0 + ty;
         if (ix < params.nx && iy < params.ny) {
@@ -36,6 +37,7 @@ transpose_tile_vec4(const float4* __restrict__ src, float4* __restrict__ dst) {
     // c..c+3, which are tile rows c..c+3.
     unsigned c = 4 * threadIdx.x;
     unsigned ox = y0 + c;
+    RUNTIME_LOOP
     for (unsigned r = threadIdx.y; r < TILE; r += WG_Y) {
         unsigned oy = x0 + r;
         if (ox < params.ny && oy < params.nx) {

@@ -1,6 +1,6 @@
 //! The backends one run measures a device with: the wgpu builds asked for, then the
-//! same GPU through the CUDA twins where CUDA is there. `membench run` and
-//! `cargo bench` both assemble them here.
+//! same GPU through the CUDA twins in the CUDA builds asked for, where CUDA is there.
+//! `membench run` and `cargo bench` both assemble them here.
 
 use std::time::Duration;
 
@@ -16,36 +16,44 @@ pub struct Backends<'a> {
     ctx: &'a GpuContext,
     wgpu: Vec<Wgpu<'a>>,
     #[cfg(feature = "cuda")]
-    cuda: Option<Cuda>,
+    cuda: Vec<Cuda>,
 }
 
 impl<'a> Backends<'a> {
-    /// The wgpu `builds` of `apis` (each once; tax-free falls back to unchecked where
-    /// SPIR-V passthrough is not offered) and, where `apis` asks for it, the CUDA
-    /// backend of the same GPU. What cannot be had is said in one line on stderr and
-    /// the run goes on without it.
+    /// Each of `builds` in each of `apis` that has it ([`Build::is_of`]), once: the
+    /// wgpu builds (tax-free falls back to unchecked where SPIR-V passthrough is not
+    /// offered), then the CUDA builds on the same GPU. What cannot be had is said in
+    /// one line on stderr and the run goes on without it.
     pub fn new(ctx: &'a GpuContext, apis: &[Api], builds: &[Build], timeout: Duration) -> Self {
-        let wgpu = if apis.contains(&Api::Wgpu) {
-            wgpu_builds(ctx, builds)
-                .into_iter()
-                .map(|build| Wgpu { ctx, build })
-                .collect()
-        } else {
-            Vec::new()
+        let builds_of = |api: Api| -> Vec<Build> {
+            let mut of: Vec<Build> = Vec::new();
+            for &build in builds {
+                if apis.contains(&api) && build.is_of(api) && !of.contains(&build) {
+                    of.push(build);
+                }
+            }
+            of
         };
+        let wgpu = wgpu_builds(ctx, &builds_of(Api::Wgpu))
+            .into_iter()
+            .map(|build| Wgpu { ctx, build })
+            .collect();
+        let cuda_builds = builds_of(Api::Cuda);
         #[cfg(feature = "cuda")]
-        let cuda = apis
-            .contains(&Api::Cuda)
-            .then(|| {
-                Cuda::for_adapter(&ctx.info.name, &ctx.info.device_pci_bus_id, timeout)
-                    .map_err(|error| eprintln!("membench: {error}"))
-                    .ok()
-            })
-            .flatten();
+        let cuda = match cuda_builds.as_slice() {
+            [] => Vec::new(),
+            _ => match Cuda::for_adapter(&ctx.info.name, &ctx.info.device_pci_bus_id, timeout) {
+                Ok(cuda) => cuda_builds.iter().map(|&b| cuda.with_build(b)).collect(),
+                Err(error) => {
+                    eprintln!("membench: {error}");
+                    Vec::new()
+                }
+            },
+        };
         #[cfg(not(feature = "cuda"))]
         {
             let _ = timeout;
-            if apis.contains(&Api::Cuda) {
+            if !cuda_builds.is_empty() {
                 eprintln!("membench: CUDA backend unavailable: built without the `cuda` feature");
             }
         }
@@ -75,12 +83,10 @@ impl<'a> Backends<'a> {
             })
             .collect();
         #[cfg(feature = "cuda")]
-        if let Some(backend) = &self.cuda {
-            measurers.push(Measurer {
-                backend,
-                info: backend.run_info(),
-            });
-        }
+        measurers.extend(self.cuda.iter().map(|backend| Measurer {
+            backend,
+            info: backend.run_info(),
+        }));
         measurers
     }
 }

@@ -117,13 +117,27 @@ names! {
     /// program gets (naga's barrier scopes, wgpu's runtime checks); `tax-free` has the
     /// checks off and every barrier at the memory scope the WGSL spec defines (SPIR-V
     /// passthrough); `unchecked` has the checks off and naga's barriers, where
-    /// passthrough is not offered. CUDA has one build, `default` (NVRTC's).
+    /// passthrough is not offered. For CUDA: `default` is NVRTC's; `rolled` keeps
+    /// every loop whose trip count is a run-time value rolled (`#pragma unroll 1`), as
+    /// NVIDIA's Vulkan compiler leaves the tax-free build's: it isolates that cost.
     #[derive(Default)]
     Build {
         #[default]
         Default = "default",
         TaxFree = "tax-free",
         Unchecked = "unchecked",
+        Rolled = "rolled",
+    }
+}
+
+impl Build {
+    /// Whether `api` has this build.
+    pub fn is_of(self, api: Api) -> bool {
+        match self {
+            Build::Default => true,
+            Build::TaxFree | Build::Unchecked => api == Api::Wgpu,
+            Build::Rolled => api == Api::Cuda,
+        }
     }
 }
 
@@ -154,14 +168,16 @@ impl Setting {
     };
 
     /// How close the setting's kernels are to what the hardware can do: CUDA, then
-    /// wgpu's tax-free, unchecked and default builds. Claims are decided on the
-    /// closest, the toolchain's tax is read against it.
+    /// wgpu's tax-free build, CUDA's rolled loops, wgpu's unchecked and default
+    /// builds. Claims are decided on the closest, the toolchain's tax is read against
+    /// it.
     pub fn closeness(self) -> u8 {
         match (self.api, self.build) {
-            (Api::Cuda, _) => 3,
-            (Api::Wgpu, Build::TaxFree) => 2,
+            (Api::Cuda, Build::Rolled) => 2,
+            (Api::Cuda, _) => 4,
+            (Api::Wgpu, Build::TaxFree) => 3,
             (Api::Wgpu, Build::Unchecked) => 1,
-            (Api::Wgpu, Build::Default) => 0,
+            (Api::Wgpu, _) => 0,
         }
     }
 }

@@ -12,10 +12,12 @@
 //! - defines: each key of the WGSL kernel's permutation line (`-DPAD=1`; a flag is
 //!   `-DNEIGHBORED=1`), then each override constant (`-DWORKGROUP_SIZE=256`,
 //!   `-DC1=0.8f`; an override of the same name as a key replaces it), then `BLOCK_X`,
-//!   `BLOCK_Y`, `BLOCK_Z` and `BLOCK_SIZE` (their product), the case's workgroup size.
+//!   `BLOCK_Y`, `BLOCK_Z` and `BLOCK_SIZE` (their product), the case's workgroup size,
+//!   then `RUNTIME_LOOP`, which a twin puts before each loop whose trip count is a
+//!   run-time value: empty in the default build, `#pragma unroll 1` in the rolled one.
 
 use crate::error::{Error, Result};
-use crate::suite::{Buffer, Case, CudaTwin, Experiment, Twin, shaders};
+use crate::suite::{Buffer, Build, Case, CudaTwin, Experiment, Twin, shaders};
 
 /// The architecture the twins are checked against without a device (H100, H200).
 pub const DEFAULT_ARCH: (i32, i32) = (9, 0);
@@ -32,6 +34,15 @@ pub fn nvrtc_unavailable() -> Option<String> {
     })
 }
 
+/// What a twin's `RUNTIME_LOOP` stands for in CUDA build `build`.
+fn runtime_loop(build: Build) -> Result<&'static str> {
+    match build {
+        Build::Default => Ok(""),
+        Build::Rolled => Ok("_Pragma(\"unroll 1\")"),
+        other => Err(Error::Cuda(format!("{other} is no CUDA build"))),
+    }
+}
+
 /// One case's twin, ready to compile.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Program {
@@ -43,8 +54,8 @@ pub struct Program {
 }
 
 impl Program {
-    /// The twin of `experiment` for `case`, or why there is none.
-    pub fn of(experiment: &Experiment, case: &Case) -> Result<Program> {
+    /// The twin of `experiment` for `case` in CUDA build `build`, or why there is none.
+    pub fn of(experiment: &Experiment, case: &Case, build: Build) -> Result<Program> {
         let twin = match experiment.twin {
             Twin::Cuda(twin) => twin,
             Twin::None(why) => {
@@ -77,6 +88,7 @@ impl Program {
             ("BLOCK_Y".to_owned(), y.to_string()),
             ("BLOCK_Z".to_owned(), z.to_string()),
             ("BLOCK_SIZE".to_owned(), (x * y * z).to_string()),
+            ("RUNTIME_LOOP".to_owned(), runtime_loop(build)?.to_owned()),
         ]);
         Ok(Program {
             twin,
@@ -135,14 +147,18 @@ impl Program {
 
 /// `membench list --emit ptx`: the PTX of each distinct twin program of `cases` for
 /// `arch`, under a `// twin: ` line naming its source, first case and options.
-pub fn ptx_listing(cases: &[(&Experiment, Case)], arch: (i32, i32)) -> Result<String> {
+pub fn ptx_listing(
+    cases: &[(&Experiment, Case)],
+    build: Build,
+    arch: (i32, i32),
+) -> Result<String> {
     let mut seen = Vec::new();
     let mut listing = String::new();
     for (experiment, case) in cases {
         if matches!(experiment.twin, Twin::None(_)) {
             continue;
         }
-        let program = Program::of(experiment, case)?;
+        let program = Program::of(experiment, case, build)?;
         let key = program.cache_key(arch);
         if seen.contains(&key) {
             continue;
@@ -269,7 +285,7 @@ mod tests {
     }
 
     #[test]
-    fn defines_are_the_keys_then_the_overrides_then_the_block() {
+    fn defines_are_the_keys_then_the_overrides_then_the_block_then_the_loops() {
         let sizing = Sizing::nominal(true);
         let unroll4 = REGISTRY
             .iter()
@@ -278,7 +294,7 @@ mod tests {
         let Some((experiment, case)) = unroll4 else {
             panic!("reduce/unroll4 has cases");
         };
-        let program = Program::of(experiment, &case).unwrap();
+        let program = Program::of(experiment, &case, Build::Default).unwrap();
         let options = program.options(DEFAULT_ARCH);
         // The UNROLL flag of reduce_unroll's permutation line takes the override's value.
         assert_eq!(
@@ -291,8 +307,15 @@ mod tests {
                 "-DBLOCK_Y=1",
                 "-DBLOCK_Z=1",
                 "-DBLOCK_SIZE=256",
+                "-DRUNTIME_LOOP=",
             ]
         );
+        let rolled = Program::of(experiment, &case, Build::Rolled).unwrap();
+        assert_eq!(
+            rolled.options(DEFAULT_ARCH).last().map(String::as_str),
+            Some("-DRUNTIME_LOOP=_Pragma(\"unroll 1\")")
+        );
+        assert!(Program::of(experiment, &case, Build::TaxFree).is_err());
         assert_eq!(program.entry(), "reduce_global");
         let pad = REGISTRY
             .iter()
@@ -301,7 +324,7 @@ mod tests {
         let Some((experiment, case)) = pad else {
             panic!("bank/row_col_pad has cases");
         };
-        let program = Program::of(experiment, &case).unwrap();
+        let program = Program::of(experiment, &case, Build::Default).unwrap();
         assert_eq!(program.defines[0], ("PAD".to_owned(), "1".to_owned()));
     }
 
@@ -315,7 +338,9 @@ mod tests {
         let Some((experiment, case)) = transfer else {
             panic!("a transfer case");
         };
-        let error = Program::of(experiment, &case).err().map(|e| e.to_string());
+        let error = Program::of(experiment, &case, Build::Default)
+            .err()
+            .map(|e| e.to_string());
         assert!(
             error.as_deref().is_some_and(|e| e.contains("no CUDA twin")),
             "{error:?}"
@@ -340,10 +365,11 @@ mod tests {
             return;
         }
         let sizing = Sizing::nominal(true);
-        let mut programs: Vec<(String, Program, Vec<Buffer>)> = Vec::new();
+        // Each distinct program with the same program in the rolled build.
+        let mut programs: Vec<(String, [Program; 2], Vec<Buffer>)> = Vec::new();
         for experiment in REGISTRY.iter().filter(|e| matches!(e.twin, Twin::Cuda(_))) {
             for case in (experiment.cases)(&sizing) {
-                let program = Program::of(experiment, &case).unwrap();
+                let program = Program::of(experiment, &case, Build::Default).unwrap();
                 let key = program.cache_key(DEFAULT_ARCH);
                 match programs.iter().find(|(k, _, _)| *k == key) {
                     // The same program must fit every case that shares it.
@@ -352,18 +378,31 @@ mod tests {
                         case.buffers.iter().map(Buffer::binding).collect::<Vec<_>>(),
                         "{key}"
                     ),
-                    None => programs.push((key, program, case.buffers.clone())),
+                    None => {
+                        let rolled = Program::of(experiment, &case, Build::Rolled).unwrap();
+                        programs.push((key, [program, rolled], case.buffers.clone()));
+                    }
                 }
             }
         }
         assert!(programs.len() > 40, "{} programs", programs.len());
         let failures: Vec<String> = programs
             .par_iter()
-            .filter_map(|(key, program, buffers)| {
-                let checked = program.compile(DEFAULT_ARCH).and_then(|ptx| {
-                    check_ptx(&ptx, program.entry(), buffers, program.twin.dynamic_shared)
-                });
-                checked.err().map(|e| format!("{key}: {e}"))
+            .filter_map(|(key, [program, rolled], buffers)| {
+                let ptx = |program: &Program| {
+                    program.compile(DEFAULT_ARCH).and_then(|ptx| {
+                        check_ptx(&ptx, program.entry(), buffers, program.twin.dynamic_shared)?;
+                        Ok(ptx)
+                    })
+                };
+                let (default_ptx, rolled_ptx) = match (ptx(program), ptx(rolled)) {
+                    (Ok(d), Ok(r)) => (d, r),
+                    (Err(e), _) | (_, Err(e)) => return Some(format!("{key}: {e}")),
+                };
+                // NVRTC unrolls a loop of run-time trip count with a remainder loop it
+                // marks `nounroll`; the rolled build must keep every such loop whole.
+                (default_ptx.contains("nounroll") && rolled_ptx.len() >= default_ptx.len())
+                    .then(|| format!("{key}: a loop of run-time trip count without RUNTIME_LOOP"))
             })
             .collect();
         assert!(failures.is_empty(), "{}", failures.join("\n\n"));

@@ -29,8 +29,8 @@ use crate::error::{Error, Result};
 use crate::measure::{Clock, Sampler, Timing};
 use crate::results::RunInfo;
 use crate::suite::{
-    Buffer, Case, CaseData, Expected, Experiment, Measure, POISON, Setting, TransferPath, Twin,
-    check_inputs,
+    Api, Buffer, Build, Case, CaseData, Expected, Experiment, Measure, POISON, Setting,
+    TransferPath, Twin, check_inputs,
 };
 use compile::{Program, check_ptx};
 use timing::EventClock;
@@ -215,10 +215,12 @@ pub fn devices() -> Result<Vec<CudaDevice>> {
         .collect()
 }
 
-/// The CUDA backend on one device: a context, the stream everything runs on, and the
-/// modules compiled so far.
+/// The CUDA backend on one device in one build: a context, the stream everything runs
+/// on, and the modules compiled so far.
 pub struct Cuda {
     pub device: CudaDevice,
+    /// How the twins are compiled: [`Build::Default`] or [`Build::Rolled`].
+    build: Build,
     ctx: Arc<CudaContext>,
     /// The one stream: cudarc tracks no events on a single stream, so nothing but the
     /// kernels lies between the timing events.
@@ -280,11 +282,26 @@ impl Cuda {
         let stream = ctx.default_stream();
         Ok(Cuda {
             device,
+            build: Build::Default,
             ctx,
             stream,
             timeout,
             modules: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// The same device, context and stream with the twins compiled in `build` (a CUDA
+    /// build: [`Build::is_of`]).
+    pub fn with_build(&self, build: Build) -> Cuda {
+        debug_assert!(build.is_of(Api::Cuda), "{build} is no CUDA build");
+        Cuda {
+            device: self.device.clone(),
+            build,
+            ctx: self.ctx.clone(),
+            stream: self.stream.clone(),
+            timeout: self.timeout,
+            modules: Mutex::new(HashMap::new()),
+        }
     }
 
     /// The columns every CUDA row of a run records: the same device name as wgpu's
@@ -297,7 +314,7 @@ impl Cuda {
             backend: "cuda".to_owned(),
             driver: driver_label(),
             subgroup_size: "32".to_owned(),
-            setting: Setting::CUDA,
+            setting: self.setting(),
             timestamp_utc: humantime::format_rfc3339_seconds(std::time::SystemTime::now())
                 .to_string(),
         }
@@ -329,7 +346,7 @@ impl Cuda {
     /// `case`'s buffers made and its twin loaded: inputs uploaded, outputs poisoned.
     fn build(&self, experiment: &Experiment, case: &Case, inputs: &[Vec<u32>]) -> Result<Prepared> {
         experiment.kernel_for(case).map_err(Error::Cuda)?;
-        let program = Program::of(experiment, case)?;
+        let program = Program::of(experiment, case, self.build)?;
         let module = self.module(&program, &case.buffers)?;
         let function = module
             .load_function(program.entry())
@@ -523,14 +540,18 @@ impl Backend for Cuda {
     type Prepared = Prepared;
 
     fn setting(&self) -> Setting {
-        Setting::CUDA
+        Setting {
+            api: Api::Cuda,
+            build: self.build,
+        }
     }
 
-    /// Every kernel, and the transfer paths CUDA has ([`TransferPath::in_cuda`]).
+    /// Every kernel, and in the default build the transfer paths CUDA has
+    /// ([`TransferPath::in_cuda`]): transfers move bytes the same whatever the build.
     fn takes(&self, experiment: &Experiment) -> bool {
         match experiment.measure {
             Measure::Kernel => true,
-            Measure::Transfer(path) => path.in_cuda(),
+            Measure::Transfer(path) => self.build == Build::Default && path.in_cuda(),
         }
     }
 

@@ -620,6 +620,12 @@ impl GpuContext {
                 },
                 pipeline.overrides,
             ),
+            Build::Rolled => {
+                return Err(Error::Gpu(format!(
+                    "{}: rolled is a CUDA build",
+                    pipeline.label
+                )));
+            }
             Build::TaxFree => {
                 if !self.has_passthrough() {
                     return Err(Error::Gpu(format!(
