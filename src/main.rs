@@ -523,19 +523,18 @@ const INTERRUPTED_EXIT: u8 = 130;
 const ALL_ADAPTERS: &str = "all";
 
 fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    if let Some(build) = args
+    // Each api measures the builds it has; asking for none it has measures nothing.
+    if !args
         .build
         .iter()
-        .find(|build| !args.api.iter().any(|&api| build.is_of(api)))
+        .any(|build| args.api.iter().any(|&api| build.is_of(api)))
     {
+        let names = |names: Vec<String>| names.join(",");
         anyhow::bail!(
-            "--build {build} is a build of none of --api {}: tax-free and unchecked are \
+            "no api of --api {} has a build of --build {}: tax-free and unchecked are \
              wgpu's, rolled is CUDA's, default both's",
-            args.api
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(",")
+            names(args.api.iter().map(ToString::to_string).collect()),
+            names(args.build.iter().map(ToString::to_string).collect()),
         );
     }
     let destination = Destination::of(&args)?;

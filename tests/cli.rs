@@ -30,16 +30,20 @@ fn too_few_samples_are_refused() {
 }
 
 #[test]
-fn a_build_no_asked_api_has_is_refused() {
+fn builds_no_asked_api_has_are_refused() {
     let (ok, stderr) = membench(&["run", "--api", "wgpu", "--build", "rolled"]).unwrap();
     assert!(!ok);
     assert!(
-        stderr.contains("--build rolled is a build of none of --api wgpu"),
+        stderr.contains("no api of --api wgpu has a build of --build rolled"),
         "{stderr}"
     );
-    let (ok, stderr) = membench(&["run", "--api", "cuda", "--build", "tax-free"]).unwrap();
+    let (ok, stderr) =
+        membench(&["run", "--api", "cuda", "--build", "tax-free,unchecked"]).unwrap();
     assert!(!ok);
-    assert!(stderr.contains("--build tax-free"), "{stderr}");
+    assert!(stderr.contains("--build tax-free,unchecked"), "{stderr}");
+    // The default builds hold one of CUDA's: `--api cuda` alone is no error.
+    let (_, stderr) = membench(&["run", "--api", "cuda", "--filter", "copy/nonesuch"]).unwrap();
+    assert!(!stderr.contains("no api of --api"), "{stderr}");
 }
 
 #[test]
