@@ -49,7 +49,7 @@ pub const CALIBRATION: &[(&str, Property, &str)] = &[
     (
         "transpose/naive_row/size=8192x8192;block=32x16",
         Property::L2WriteRate,
-        "writing columns makes every lane's store its own sector: L2 sector writes",
+        "writing columns makes every lane's store its own line: L2 write requests",
     ),
     (
         "copy/stride/stride=32",
@@ -146,7 +146,7 @@ fn set(model: &mut DeviceModel, property: Property, p: &Prediction, measured_s: 
         Property::LaunchInterval => (&mut model.workgroup_launch_ns, t.launch, true),
         Property::IssueRate => (&mut model.issue_per_clock, t.issue, false),
         Property::UniformRate => (&mut model.uniform_addresses_per_s, t.uniform, false),
-        Property::L2WriteRate => (&mut model.l2_write_sectors_per_s, t.l2_writes, false),
+        Property::L2WriteRate => (&mut model.l2_write_requests_per_s, t.l2_writes, false),
         Property::DramPartialLine => (&mut model.dram_unmoved_sector_share, t.dram_partial, true),
     };
     // The write rate governs only the rest of the time the L2 takes.

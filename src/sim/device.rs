@@ -49,9 +49,12 @@ pub struct DeviceModel {
     pub dram_unmoved_sector_share: f64,
     /// L2 read bandwidth (sectors served to the SMs).
     pub l2_gbps: f64,
-    /// Sector writes the L2 takes per second, whole chip: a write of any part of a
-    /// sector is one.
-    pub l2_write_sectors_per_s: f64,
+    /// Write requests the L2 takes per second, whole chip: one per line a request
+    /// writes, whatever part of the line (one sector's byte or all four sectors) it
+    /// carries. `transpose/naive_row` (one 4-byte store per line) measures it; a
+    /// coalesced store of whole lines then runs at this rate × `line_bytes`, which on
+    /// the H100 (60 G/s × 128 B = 7.7 TB/s) is about the L2 bandwidth.
+    pub l2_write_requests_per_s: f64,
     /// Shared-memory wavefronts per second, whole chip.
     pub shared_wavefronts_per_s: f64,
     /// L1 wavefronts (one per distinct line of a global request) per second, whole
@@ -119,8 +122,9 @@ const H100: DeviceModel = DeviceModel {
     // Estimate: NVIDIA does not publish Hopper L2 bandwidth; microbenchmarks report
     // 5.5-7 TB/s, below A100's 5120 B/clk scaled to this clock (10 TB/s).
     l2_gbps: 7000.0,
-    // Estimate: as many sector writes as reads (7 TB/s / 32 B); calibrated.
-    l2_write_sectors_per_s: 7000e9 / 32.0,
+    // Estimate: as many write requests as sector reads (7 TB/s / 32 B); calibrated
+    // from transpose/naive_row (60 G/s on the H100, 73 G/s on the H200).
+    l2_write_requests_per_s: 7000e9 / 32.0,
     shared_wavefronts_per_s: per_clock(132, 1.98),
     l1_wavefronts_per_s: per_clock(132, 1.98),
     uniform_addresses_per_s: per_clock(132, 1.98),
@@ -180,7 +184,7 @@ const A100: DeviceModel = DeviceModel {
     dram_gbps: 1555.0, // whitepaper: 1555 GB/s HBM2
     // Whitepaper: L2 read bandwidth 5120 bytes/clk × 1.41 GHz.
     l2_gbps: 5120.0 * 1.41,
-    l2_write_sectors_per_s: 5120.0 * 1.41e9 / 32.0, // estimate: as many as reads
+    l2_write_requests_per_s: 5120.0 * 1.41e9 / 32.0, // estimate: as many as reads
     shared_wavefronts_per_s: per_clock(108, 1.41),
     l1_wavefronts_per_s: per_clock(108, 1.41),
     uniform_addresses_per_s: per_clock(108, 1.41),
@@ -204,7 +208,7 @@ const V100: DeviceModel = DeviceModel {
     dram_gbps: 900.0, // whitepaper: 900 GB/s HBM2
     // A100 whitepaper: V100 L2 read bandwidth 2048 bytes/clk × 1.53 GHz.
     l2_gbps: 2048.0 * 1.53,
-    l2_write_sectors_per_s: 2048.0 * 1.53e9 / 32.0, // estimate: as many as reads
+    l2_write_requests_per_s: 2048.0 * 1.53e9 / 32.0, // estimate: as many as reads
     shared_wavefronts_per_s: per_clock(80, 1.53),
     l1_wavefronts_per_s: per_clock(80, 1.53),
     uniform_addresses_per_s: per_clock(80, 1.53),
@@ -232,9 +236,8 @@ const GTX1050TI: DeviceModel = DeviceModel {
     // controller × 4 controllers × 1.392 GHz.
     l2_gbps: 64.0 * 4.0 * 1.392,
     // Estimate: a quarter of the read sectors, as the H100 measures (its calibrated
-    // transpose/naive_row takes 58 G sector writes/s against 219 G read sectors/s):
-    // sectors written in part by scattered stores are merged one by one in the L2.
-    l2_write_sectors_per_s: 0.27 * 64.0 * 4.0 * 1.392e9 / 32.0,
+    // transpose/naive_row takes 58-60 G line writes/s against 219 G read sectors/s).
+    l2_write_requests_per_s: 0.27 * 64.0 * 4.0 * 1.392e9 / 32.0,
     shared_wavefronts_per_s: per_clock(6, 1.392),
     // GP104 whitepaper, SM diagram: two L1/texture caches per SM (one per pair of
     // processing blocks), apart from shared memory. Estimate: one line each per clock.
@@ -268,8 +271,8 @@ const LAVAPIPE: DeviceModel = DeviceModel {
     // transfer time (2 sectors of 32 bytes each), which sectors-only accounting would
     // not count.
     dram_unmoved_sector_share: 1.0,
-    l2_gbps: 50.0,                       // estimate
-    l2_write_sectors_per_s: 50e9 / 32.0, // estimate
+    l2_gbps: 50.0,                        // estimate
+    l2_write_requests_per_s: 50e9 / 32.0, // estimate
     // Estimate: one 8-lane vector access per core per clock.
     shared_wavefronts_per_s: per_clock(2, 2.5),
     l1_wavefronts_per_s: per_clock(2, 2.5),
@@ -301,7 +304,7 @@ const GENERIC: DeviceModel = DeviceModel {
     max_workgroups_per_sm: 32,
     dram_gbps: 400.0,
     l2_gbps: 1200.0,
-    l2_write_sectors_per_s: 1200e9 / 32.0,
+    l2_write_requests_per_s: 1200e9 / 32.0,
     shared_wavefronts_per_s: per_clock(30, 1.5),
     l1_wavefronts_per_s: per_clock(30, 1.5),
     uniform_addresses_per_s: per_clock(30, 1.5),

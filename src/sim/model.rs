@@ -8,12 +8,24 @@
 //!   a sector boundary counts both). Requests, sectors and lines are counted per
 //!   direction (reads, writes, atomics). The sectors then go through two caches:
 //!   - a per-SM **L1** for reads, `l1_bytes` per SM, sector-granular LRU; workgroups
-//!     are placed on SMs round-robin by linear workgroup id (`id % sms`). Writes and
-//!     atomics do not allocate in the L1 (write-through, no write-allocate) and
-//!     invalidate a copy it holds; atomics are performed at the L2. A read that hits
-//!     a sector whose fill has not arrived yet (requested moments before by another
-//!     subgroup, by the requests' issue times on the scoreboard) waits for that fill:
-//!     for latency it counts as served where the fill comes from.
+//!     are placed on SMs round-robin by linear workgroup id (`id % sms`). Global
+//!     writes and atomics do not allocate in the L1 (write-through, no write-allocate)
+//!     and invalidate a copy it holds; atomics are performed at the L2. A read that
+//!     hits a sector whose fill has not arrived yet (requested moments before by
+//!     another subgroup, by the requests' issue times on the scoreboard) waits for
+//!     that fill: for latency it counts as served where the fill comes from.
+//!     **Local memory** (private arrays indexed at run time) is private to its
+//!     invocation, so the L1 keeps what it writes (write-through to the L2, as
+//!     Nsight Compute shows on the H100, with write-allocate): a private array that
+//!     fits in the L1 is read from it. A local write into a sector that a read miss
+//!     allocated and nothing touched since meets that read on its way: the L1 holds
+//!     the write until the read has reached the L2, the point that orders the two
+//!     (estimate: half the L2 round trip, `l2_latency_ns / 2`), and, processing its
+//!     requests in order, holds the SM's other requests with it. So a ring buffer that
+//!     overflows the L1 and writes each slot right after reading it
+//!     (`localmem/dynamic_index`) costs about that half round trip per request per SM
+//!     (Nsight Compute on the H100's twin: about 170 clocks per step per SM, 3.3×
+//!     less when the load and the store of a step use different addresses).
 //!   - one chip-wide **L2**, `l2_bytes`, sector-granular LRU, write-back with
 //!     write-allocate. A read miss reads the sector from DRAM; a write miss does not
 //!     (no read-for-ownership): a written sector, even partly written, costs one full
@@ -49,7 +61,8 @@
 //!
 //! **Time model.** The time is the largest of the limits: each memory path's
 //! (`DRAM bytes / DRAM bandwidth`, L2 read sectors × `sector_bytes` / L2 bandwidth
-//! plus L2 sector writes / their rate, L1 wavefronts, shared wavefronts, uniform
+//! plus L2 write requests, one per line a request writes, over their rate; L1
+//! wavefronts plus the local-write holds per SM; shared wavefronts, uniform
 //! addresses, each over its rate), the issue time (the interpreter's subgroup
 //! instructions over SMs × `issue_per_clock` × clock), the latency time and the
 //! launch time (workgroups per SM × `workgroup_launch_ns`); the largest names the
@@ -83,7 +96,11 @@
 //! interpreter's work: after the window's first workgroup it runs only as many more as
 //! fit in a budget of lane-operations, so that a kernel whose workgroups each loop
 //! thousands of times (the on-chip experiments) is sampled on a few workgroups rather
-//! than simulated for minutes; such kernels do the same work in every workgroup. The bindings must be sized for the
+//! than simulated for minutes; such kernels do the same work in every workgroup. Such
+//! a sample runs fewer workgroups than share the caches on the device, so it gets their
+//! share: each L1 the share of the workgroups resident on an SM it runs, the L2 the
+//! share of the window it runs (else a sample's working set would fit where the full
+//! grid's does not, and a second, warm pass would find it all in the L2). The bindings must be sized for the
 //! FULL grid, since the kernel indexes with the full grid's ids: that is the caller's
 //! business.
 
@@ -136,6 +153,9 @@ pub struct Counts {
     pub dram_unmoved_sectors: u64,
     /// Requests to private arrays in local memory.
     pub local_requests: u64,
+    /// Local write requests that met a read miss's fill in the L1 (a sector a read
+    /// missed and nothing touched since).
+    pub local_write_hazards: u64,
     pub shared_requests: u64,
     pub shared_wavefronts: u64,
     pub uniform_requests: u64,
@@ -193,6 +213,9 @@ struct Node {
     /// workgroup's scoreboard) and where it comes from.
     ready_ns: f64,
     from: Level,
+    /// In an L1: allocated by a read miss and not touched since (its fill may still
+    /// be on its way).
+    missed: bool,
 }
 
 /// Every byte of a 32-byte sector valid.
@@ -266,6 +289,7 @@ impl Lru {
             valid: if dirty { written } else { FULL },
             ready_ns: 0.0,
             from: Level::L1,
+            missed: false,
         };
         let i = match self.free.pop() {
             Some(i) => {
@@ -290,6 +314,21 @@ impl Lru {
         (false, Some((victim.key, victim.dirty, victim.valid)))
     }
 
+    /// Shrink to `capacity` sectors, returning the sectors evicted (least recent first).
+    fn set_capacity(&mut self, capacity: usize) -> Vec<(u64, bool, u32)> {
+        self.capacity = capacity;
+        let mut evicted = Vec::new();
+        while self.map.len() > self.capacity && self.tail != NIL {
+            let t = self.tail;
+            let victim = self.nodes[t as usize];
+            self.unlink(t);
+            self.map.remove(&victim.key);
+            self.free.push(t);
+            evicted.push((victim.key, victim.dirty, victim.valid));
+        }
+        evicted
+    }
+
     /// When the fill of a held sector arrives and from where.
     fn fill(&self, key: u64) -> Option<(f64, Level)> {
         self.map
@@ -301,7 +340,16 @@ impl Lru {
         if let Some(&i) = self.map.get(&key) {
             self.nodes[i as usize].ready_ns = ready_ns;
             self.nodes[i as usize].from = from;
+            self.nodes[i as usize].missed = true;
         }
+    }
+
+    /// Whether a held sector was allocated by a read miss and not touched since; clears
+    /// the mark.
+    fn take_missed(&mut self, key: u64) -> bool {
+        self.map
+            .get(&key)
+            .is_some_and(|&i| std::mem::take(&mut self.nodes[i as usize].missed))
     }
 
     fn remove(&mut self, key: u64) {
@@ -364,16 +412,20 @@ impl Caches {
         access: Access,
         (key, written): Covered,
         issued_ns: f64,
-    ) -> Level {
+        local: bool,
+    ) -> (Level, bool) {
         if access == Access::Read
             && let Some(l1) = self.l1.get_mut(sm)
         {
+            // A read touches the sector: a write after it no longer meets a fill.
+            l1.take_missed(key);
             if l1.touch(key, 0).0 {
                 c.l1_hit_sectors += 1;
-                return match l1.fill(key) {
+                let level = match l1.fill(key) {
                     Some((ready_ns, from)) if issued_ns < ready_ns => from,
                     _ => Level::L1,
                 };
+                return (level, false);
             }
             let level = self.l2_access(c, access, key, written);
             let latency_ns = if level == Level::L2 {
@@ -384,14 +436,23 @@ impl Caches {
             if let Some(l1) = self.l1.get_mut(sm) {
                 l1.set_fill(key, issued_ns + latency_ns, level);
             }
-            return level;
+            return (level, false);
         }
+        let mut hazard = false;
         if access != Access::Read
             && let Some(l1) = self.l1.get_mut(sm)
         {
-            l1.remove(key);
+            if local && access == Access::Write {
+                // Local memory is private to its invocation: the L1 keeps what it
+                // writes (and writes it through to the L2). A write into a sector a
+                // read miss allocated and nothing touched since meets its fill.
+                hazard = l1.take_missed(key);
+                l1.touch(key, written.max(1));
+            } else {
+                l1.remove(key);
+            }
         }
-        self.l2_access(c, access, key, written)
+        (self.l2_access(c, access, key, written), hazard)
     }
 
     /// A sector that `op` moves: it joins the open request of its kind when that is of
@@ -461,6 +522,8 @@ struct Pending {
     sectors: (u32, u32),
     issued_ns: f64,
     round: Option<u32>,
+    /// To a private array in local memory.
+    local: bool,
 }
 
 /// A sector key and the bytes of it a request covers.
@@ -564,6 +627,24 @@ impl MemoryModel {
         });
     }
 
+    /// Give the run the share of each cache that its workgroups would have on the
+    /// device: `l1` and `l2` of their capacity (at most all of it). A sample of fewer
+    /// workgroups than the device holds at once sees the caches that many would share.
+    pub fn share(&mut self, l1: f64, l2: f64) {
+        let of = |capacity: usize, share: f64| (capacity as f64 * share.clamp(0.0, 1.0)) as usize;
+        for cache in &mut self.caches.l1 {
+            let capacity = of(cache.capacity, l1);
+            cache.set_capacity(capacity);
+        }
+        let capacity = of(self.caches.l2.capacity, l2);
+        for (key, dirty, valid) in self.caches.l2.set_capacity(capacity) {
+            if dirty {
+                self.caches
+                    .write_back_sector(&mut self.counts, key, valid != FULL);
+            }
+        }
+    }
+
     /// Replay what is buffered and start counting afresh, as the next dispatch: the
     /// L2 as it is, the L1s empty (they are invalidated at every kernel launch).
     pub fn restart(&mut self) {
@@ -639,6 +720,7 @@ impl MemoryModel {
             sectors: (start, self.sectors.len() as u32),
             issued_ns: req.issued_ns,
             round: req.round,
+            local: req.space == Space::Local,
         });
     }
 
@@ -652,16 +734,20 @@ impl MemoryModel {
             for (slot, open) in self.slots.iter().zip(&mut rounds) {
                 if let Some(p) = slot.get(i) {
                     let mut farthest = Level::L1;
+                    let mut hazard = false;
                     for &covered in &self.sectors[p.sectors.0 as usize..p.sectors.1 as usize] {
-                        let level = self.caches.access(
+                        let (level, met) = self.caches.access(
                             &mut self.counts,
                             p.sm as usize,
                             p.access,
                             covered,
                             p.issued_ns,
+                            p.local,
                         );
                         farthest = farthest.max(level);
+                        hazard |= met;
                     }
+                    self.counts.local_write_hazards += u64::from(hazard);
                     if let Some(r) = p.round {
                         *open = match *open {
                             Some((round, level)) if round == r => {
@@ -913,7 +999,10 @@ impl Prediction {
         let l2_writes = scaled(counts.l2_write_sectors);
         let shared_wavefronts = scaled(counts.shared_wavefronts);
         let uniform_addresses = scaled(counts.uniform_addresses);
-        let l2_writes_s = per_s(l2_writes as f64, device.l2_write_sectors_per_s);
+        // The L2 takes one write request per line a request writes (an atomic: per
+        // sector), whatever part of the line it carries.
+        let l2_write_requests = scaled(counts.writes.lines + counts.atomics.sectors);
+        let l2_writes_s = per_s(l2_write_requests as f64, device.l2_write_requests_per_s);
         // A DRAM request of part of a line takes a share of the time of the sectors it
         // leaves out besides the bytes it moves.
         let dram_partial_s = per_s(
@@ -940,7 +1029,8 @@ impl Prediction {
                 per_s(
                     scaled(counts.global_lines()) as f64,
                     device.l1_wavefronts_per_s,
-                ),
+                ) + scaled(counts.local_write_hazards) as f64 * device.l2_latency_ns / 2.0 * 1e-9
+                    / f64::from(device.sms.max(1)),
             ),
             (
                 Bound::Shared,
@@ -1109,6 +1199,23 @@ pub fn predict_sampled(
     let first = run(kernel, bindings, &launch, &mut model)?;
     let affordable = (max_lane_ops / first.lane_ops.max(1)).max(1);
     let end = window.end.min(window.start.saturating_add(affordable));
+    if end < window.end {
+        // The budget runs fewer workgroups than the window: they get the share of the
+        // caches they would have among the window's (the L1 of an SM among the
+        // workgroups resident on it, the L2 among the window's), so that a sample's
+        // working set meets the capacity the full grid's does.
+        let sms = u64::from(device.sms.max(1));
+        let per_sm = |n: u64| {
+            n.div_ceil(sms)
+                .min(u64::from(device.workgroups_per_sm(lanes)))
+        };
+        let simulated = end - window.start;
+        let whole = window.end - window.start;
+        model.share(
+            per_sm(simulated) as f64 / per_sm(whole).max(1) as f64,
+            simulated as f64 / whole as f64,
+        );
+    }
     launch.workgroups = launch.workgroups.end..end;
     let rest = run(kernel, bindings, &launch, &mut model)?;
     let mut work = Work::of(&[first, rest], lanes);

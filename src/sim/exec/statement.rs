@@ -342,7 +342,7 @@ impl<'k> Exec<'k, '_> {
         }
         if flags != naga::Barrier::SUB_GROUP {
             self.stats.warp_ops += self.active_subgroups(&fr.active);
-            self.now.at += self.costs.barrier_ns;
+            self.now.at = self.now.at.max(self.stores_at) + self.costs.barrier_ns;
         }
         Ok(())
     }
@@ -368,8 +368,16 @@ impl<'k> Exec<'k, '_> {
         };
         // A register write does not wait for its value; memory needs the data.
         let spill = dynamic && variable.is_some();
+        // In a loop the compiler unrolls, a store waits for its data without holding
+        // back the independent instructions after it (the loads of later iterations
+        // are scheduled ahead of it, as register_array's twin's SASS shows: its loads
+        // issue fifteen ahead of its stores).
         let ready = if variable.is_some() && !spill {
             self.ensure_unused(fr, value)?
+        } else if self.dataflow {
+            let ready = self.ensure_unused(fr, value)?;
+            self.stores_at = self.stores_at.max(ready.at);
+            ready
         } else {
             self.ensure_now(fr, value)?;
             fr.ready[value.index()]
