@@ -275,15 +275,19 @@ fn a_concurrent_run_writes_a_file_per_adapter_that_solo_runs_may_not_share() {
         return;
     }
     assert!(status.success(), "{stderr}");
-    // Each adapter's first line names its results file.
-    let files: Vec<PathBuf> = stderr
+    // Each adapter's first line names its results file; the adapters' threads print
+    // in any order.
+    let mut indexed: Vec<(usize, PathBuf)> = stderr
         .lines()
-        .filter(|line| line.starts_with("membench: adapter "))
+        .filter_map(|line| line.strip_prefix("membench: adapter "))
         .filter_map(|line| {
-            line.split_once(", results to ")
-                .map(|(_, path)| dir.join(path))
+            let (index, rest) = line.split_once(": ")?;
+            let (_, path) = rest.split_once(", results to ")?;
+            Some((index.parse().ok()?, dir.join(path)))
         })
         .collect();
+    indexed.sort();
+    let files: Vec<PathBuf> = indexed.into_iter().map(|(_, path)| path).collect();
     let adapters = files.len();
     assert!(adapters >= 2, "{stderr}");
     let marker = format!("concurrent={adapters}");
