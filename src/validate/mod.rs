@@ -25,7 +25,7 @@ use crate::run::calibrate::{CALIBRATION, Calibration, calibrate, hardware_build,
 use crate::sim::device::{self as sim_device, DeviceModel};
 use crate::sim::model::Bound;
 use crate::suite::{Api, Build, Case, CaseId, Experiment, Key, Measure, REGISTRY, Sizing};
-use stats::{Accuracy, flat, spearman};
+use stats::{Accuracy, MEASURED_RESOLUTION, flat, spearman, tied_within};
 
 /// What the device model of a validated file is calibrated from.
 #[derive(Clone, Copy, Debug)]
@@ -469,8 +469,9 @@ pub fn rank_groups(ids: &[&CaseId]) -> Vec<RankGroup> {
     groups
 }
 
-/// A rank group judged: Spearman's ρ of measured against predicted bandwidth, and
-/// whether the predictions are flat where the measurements are not.
+/// A rank group judged: Spearman's ρ of measured (tied within their resolution) against
+/// predicted bandwidth, and whether the predictions are flat where the measurements
+/// are not.
 #[derive(Clone, Debug)]
 pub struct Ranked {
     pub group: RankGroup,
@@ -526,7 +527,7 @@ impl Validation {
                     .map(|&i| self.judged[i].predicted_gbps)
                     .collect();
                 Ranked {
-                    rho: spearman(&measured, &predicted),
+                    rho: spearman(&tied_within(&measured, MEASURED_RESOLUTION), &predicted),
                     flat: flat(&predicted, &measured),
                     group,
                 }
@@ -744,7 +745,9 @@ pub fn render(validations: &[Validation], format: Format, verbose: bool) -> Stri
     const LEGEND: &str = "Each row: measured ÷ predicted bandwidth (= predicted ÷ measured \
                           time, for the same bytes); APE = |ratio − 1|, the error of the \
                           predicted time. Rank agreement: Spearman's ρ of measured against \
-                          predicted GB/s within each ladder and sweep of at least 4 cases.";
+                          predicted GB/s within each ladder and sweep of at least 4 cases, \
+                          measurements within 0.5 % of each other tied (their run-to-run \
+                          noise); – where no order is left.";
     if format == Format::Csv {
         let mut header = vec!["device".to_owned()];
         let mut rows = Vec::new();
