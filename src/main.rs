@@ -195,7 +195,7 @@ struct RunArgs {
     /// runtime checks off, barriers at the WGSL spec's scope; unchecked where SPIR-V
     /// passthrough is not offered), unchecked (wgpu: checks off, naga's barriers),
     /// rolled (CUDA: loops with a run-time trip count kept rolled, as NVIDIA's
-    /// Vulkan compiler leaves them). Each row records its build.
+    /// Vulkan compiler leaves some). Each row records its build.
     #[arg(long, value_delimiter = ',', default_values = ["default", "tax-free"], value_parser = parse_name::<Build>)]
     build: Vec<Build>,
     /// Timed samples per case.

@@ -119,7 +119,8 @@ names! {
     /// passthrough); `unchecked` has the checks off and naga's barriers, where
     /// passthrough is not offered. For CUDA: `default` is NVRTC's; `rolled` keeps
     /// every loop whose trip count is a run-time value rolled (`#pragma unroll 1`), as
-    /// NVIDIA's Vulkan compiler leaves the tax-free build's: it isolates that cost.
+    /// NVIDIA's Vulkan compiler leaves some of the tax-free build's (the subgroup
+    /// rounds, the padded bank tiles' reads): it isolates that cost.
     #[derive(Default)]
     Build {
         #[default]
