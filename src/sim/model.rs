@@ -269,7 +269,8 @@ impl Lru {
     }
 
     /// Access `key`: a read (`written` = 0) or a write of the bytes `written`, which
-    /// marks it dirty; allocates on a miss (a read fills every byte). Returns whether
+    /// marks it dirty; allocates on a miss (a read fills every byte). A held sector is
+    /// no longer one a read miss allocated and nothing touched since. Returns whether
     /// it hit, and the sector evicted to make room.
     fn touch(&mut self, key: u64, written: u32) -> (bool, Evicted) {
         let dirty = written != 0;
@@ -279,6 +280,7 @@ impl Lru {
             let node = &mut self.nodes[i as usize];
             node.dirty |= dirty;
             node.valid |= written;
+            node.missed = false;
             return (true, None);
         }
         let node = Node {
@@ -306,25 +308,32 @@ impl Lru {
         if self.map.len() <= self.capacity {
             return (false, None);
         }
+        (false, self.evict_least_recent())
+    }
+
+    /// Drop the least recently used sector: its key, whether it is dirty, its valid
+    /// bytes.
+    fn evict_least_recent(&mut self) -> Evicted {
         let t = self.tail;
+        if t == NIL {
+            return None;
+        }
         let victim = self.nodes[t as usize];
         self.unlink(t);
         self.map.remove(&victim.key);
         self.free.push(t);
-        (false, Some((victim.key, victim.dirty, victim.valid)))
+        Some((victim.key, victim.dirty, victim.valid))
     }
 
     /// Shrink to `capacity` sectors, returning the sectors evicted (least recent first).
     fn set_capacity(&mut self, capacity: usize) -> Vec<(u64, bool, u32)> {
         self.capacity = capacity;
         let mut evicted = Vec::new();
-        while self.map.len() > self.capacity && self.tail != NIL {
-            let t = self.tail;
-            let victim = self.nodes[t as usize];
-            self.unlink(t);
-            self.map.remove(&victim.key);
-            self.free.push(t);
-            evicted.push((victim.key, victim.dirty, victim.valid));
+        while self.map.len() > self.capacity {
+            match self.evict_least_recent() {
+                Some(victim) => evicted.push(victim),
+                None => break,
+            }
         }
         evicted
     }
@@ -417,8 +426,8 @@ impl Caches {
         if access == Access::Read
             && let Some(l1) = self.l1.get_mut(sm)
         {
-            // A read touches the sector: a write after it no longer meets a fill.
-            l1.take_missed(key);
+            // A read touches the sector (`touch` clears the mark): a write after it no
+            // longer meets a fill.
             if l1.touch(key, 0).0 {
                 c.l1_hit_sectors += 1;
                 let level = match l1.fill(key) {
