@@ -483,7 +483,9 @@ impl Session<'_> {
                 let calibrated = calibrated_after.is_none_or(|last| position >= last);
                 if self.beside && calibrated && matches!(background, Background::Waiting) {
                     progress.predicting();
-                    let model = self.model(&rows);
+                    let known = self.known(&rows);
+                    let device = self.device;
+                    let model = move || device_model(device, &known);
                     background = Background::start(scope, cases, model, || progress.predicted());
                 }
             }
@@ -529,8 +531,12 @@ impl Session<'_> {
 
     /// The model calibrated from `rows` and the known rows of this device.
     fn model(&self, rows: &[Row]) -> DeviceModel {
-        let known: Vec<Row> = rows.iter().chain(self.known_rows).cloned().collect();
-        device_model(self.device, &known)
+        device_model(self.device, &self.known(rows))
+    }
+
+    /// `rows` and the known rows of this device, to calibrate from.
+    fn known(&self, rows: &[Row]) -> Vec<Row> {
+        rows.iter().chain(self.known_rows).cloned().collect()
     }
     fn save(&self, rows: &[Row]) -> Result<()> {
         match &self.output {

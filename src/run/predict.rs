@@ -95,14 +95,16 @@ pub enum Background<'scope> {
 }
 
 impl<'scope> Background<'scope> {
-    /// Starts predicting `cases` on `model` in `scope`.
+    /// Starts calibrating the model (`model`) and predicting `cases` on it in `scope`:
+    /// the calibration simulates its cases too (4 s on an H100's host), so it does not
+    /// hold the measurements back either.
     pub fn start(
         scope: &'scope std::thread::Scope<'scope, '_>,
         cases: &'scope [(&'static Experiment, Case)],
-        model: DeviceModel,
+        model: impl FnOnce() -> DeviceModel + Send + 'scope,
         done: impl Fn() + Send + Sync + 'scope,
     ) -> Self {
-        Background::Running(scope.spawn(move || Predicted::make(cases, model, &done)))
+        Background::Running(scope.spawn(move || Predicted::make(cases, model(), &done)))
     }
 
     /// Waits for predictions under way to be made; `Waiting` stays as it is.
