@@ -20,9 +20,10 @@ use std::time::{Duration, Instant};
 use cudarc::driver::sys::{self, CUdevice_attribute};
 use cudarc::driver::{
     CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr,
-    DriverError, LaunchConfig, PushKernelArg, result,
+    DriverError, LaunchConfig, PinnedHostSlice, PushKernelArg, result,
 };
 use cudarc::nvrtc::Ptx;
+use rayon::prelude::*;
 
 use super::Backend;
 use crate::error::{Error, Result};
@@ -35,9 +36,9 @@ use crate::suite::{
 use compile::{Program, check_ptx};
 use timing::EventClock;
 
-/// Words of each piece an output is read back and checked in: the host never holds a
-/// second copy of a large output.
-const READBACK_WORDS: usize = 16 << 20;
+/// Words of the pinned staging buffer, the piece an input is uploaded and an output read
+/// back and checked in: the host never holds a second copy of a large buffer.
+const STAGING_WORDS: usize = 16 << 20;
 
 /// Why the CUDA backend cannot run here, if it cannot: checked before any other cudarc
 /// call, since cudarc panics on a missing library or symbol.
@@ -229,6 +230,10 @@ pub struct Cuda {
     timeout: Duration,
     /// Modules by [`Program::cache_key`]: cases that differ only in their data share one.
     modules: Mutex<HashMap<String, Arc<CudaModule>>>,
+    /// Page-locked host memory of [`STAGING_WORDS`] (made on first use) that inputs and
+    /// outputs pass through: the driver copies pageable memory at a fraction of the
+    /// link's speed.
+    staging: Mutex<Option<PinnedHostSlice<u32>>>,
 }
 
 impl Cuda {
@@ -287,6 +292,7 @@ impl Cuda {
             stream,
             timeout,
             modules: Mutex::new(HashMap::new()),
+            staging: Mutex::new(None),
         })
     }
 
@@ -301,6 +307,7 @@ impl Cuda {
             stream: self.stream.clone(),
             timeout: self.timeout,
             modules: Mutex::new(HashMap::new()),
+            staging: Mutex::new(None),
         }
     }
 
@@ -396,14 +403,53 @@ impl Cuda {
         Ok(prepared)
     }
 
-    /// A device buffer holding `words`.
+    /// A device buffer holding `words`, copied in through the staging buffer piece by
+    /// piece.
     fn upload(&self, words: &[u32]) -> Result<CudaSlice<u32>> {
         if words.is_empty() {
             return self.poisoned(0);
         }
-        self.stream
-            .clone_htod(words)
-            .map_err(driver_error("uploading an input"))
+        // SAFETY: every word is written by the copies below before anything reads it.
+        let mut buffer = unsafe { self.stream.alloc::<u32>(words.len()) }
+            .map_err(driver_error("allocating an input"))?;
+        self.with_staging(|staging| {
+            for (index, piece) in words.chunks(staging.len()).enumerate() {
+                let host = &mut staging[..piece.len()];
+                host.par_chunks_mut(1 << 18)
+                    .zip(piece.par_chunks(1 << 18))
+                    .for_each(|(to, from)| to.copy_from_slice(from));
+                let start = index * STAGING_WORDS;
+                self.stream
+                    .memcpy_htod(&*host, &mut buffer.slice_mut(start..start + piece.len()))
+                    .map_err(driver_error("uploading an input"))?;
+                // From pinned memory the copy is asynchronous: done before the next piece.
+                self.stream
+                    .synchronize()
+                    .map_err(driver_error("uploading an input"))?;
+            }
+            Ok(())
+        })?;
+        Ok(buffer)
+    }
+
+    /// Runs `work` on the staging buffer, made on first use.
+    fn with_staging<T>(&self, work: impl FnOnce(&mut [u32]) -> Result<T>) -> Result<T> {
+        let mut slot = self
+            .staging
+            .lock()
+            .map_err(|_| Error::Internal("the staging buffer was poisoned".to_owned()))?;
+        if slot.is_none() {
+            // SAFETY: any bits are a u32; each piece is written before it is read.
+            let pinned = unsafe { self.ctx.alloc_pinned::<u32>(STAGING_WORDS) }
+                .map_err(driver_error("allocating pinned staging memory"))?;
+            *slot = Some(pinned);
+        }
+        let staging = slot
+            .as_mut()
+            .ok_or_else(|| Error::Internal("no staging buffer".to_owned()))?
+            .as_mut_slice()
+            .map_err(driver_error("waiting for the staging buffer"))?;
+        work(staging)
     }
 
     /// A device buffer of `words` words, every one [`POISON`].
@@ -504,20 +550,23 @@ impl Cuda {
     fn check_output(&self, output: &CudaSlice<u32>, expected: &Expected) -> Result<()> {
         let mut checker = expected.checker();
         let words = expected.len_words().min(output.len());
-        let mut host = vec![0u32; words.min(READBACK_WORDS)];
-        let mut start = 0;
-        while start < words {
-            let end = (start + READBACK_WORDS).min(words);
-            let piece = &mut host[..end - start];
-            self.stream
-                .memcpy_dtoh(&output.slice(start..end), piece)
-                .map_err(driver_error("reading an output"))?;
-            self.stream
-                .synchronize()
-                .map_err(driver_error("reading an output"))?;
-            checker.feed(piece);
-            start = end;
-        }
+        self.with_staging(|staging| {
+            let mut start = 0;
+            while start < words {
+                let end = (start + STAGING_WORDS).min(words);
+                let piece = &mut staging[..end - start];
+                self.stream
+                    .memcpy_dtoh(&output.slice(start..end), piece)
+                    .map_err(driver_error("reading an output"))?;
+                // Into pinned memory the copy is asynchronous: done before it is read.
+                self.stream
+                    .synchronize()
+                    .map_err(driver_error("reading an output"))?;
+                checker.feed(piece);
+                start = end;
+            }
+            Ok(())
+        })?;
         checker.finish().map_err(Error::Verification)
     }
 }

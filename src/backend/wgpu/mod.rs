@@ -8,7 +8,8 @@ pub mod spirv;
 pub mod timing;
 pub mod transfer;
 
-use std::sync::{Arc, OnceLock};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use super::Backend;
@@ -219,6 +220,9 @@ struct Reused {
     poison: OnceLock<wgpu::Buffer>,
     timestamps: OnceLock<Timestamps>,
     clock_guard: OnceLock<ClockGuard>,
+    /// Compiled pipelines by [`Pipeline::key`]: the cases of a sweep differ in their
+    /// data only, and compiling each again cost a run seconds.
+    pipelines: Mutex<HashMap<String, wgpu::ComputePipeline>>,
 }
 
 /// A query set of the most timestamps one submission may write, and the buffers that
@@ -553,7 +557,7 @@ impl GpuContext {
         check_inputs(pipeline.buffers, inputs)
             .map_err(|why| Error::Gpu(format!("{}: {why}", pipeline.label)))?;
         self.scoped(|| {
-            let compiled = self.compile(pipeline)?;
+            let compiled = self.pipeline(pipeline)?;
             let mut inputs = inputs.iter();
             let mut bound = Vec::new();
             let mut outputs = Vec::new();
@@ -595,6 +599,27 @@ impl GpuContext {
                 outputs,
             })
         })?
+    }
+
+    /// `pipeline` compiled, or the same one compiled before.
+    fn pipeline(&self, pipeline: &Pipeline) -> Result<wgpu::ComputePipeline> {
+        let key = pipeline.key();
+        let cached = self.cached_pipelines()?.get(&key).cloned();
+        if let Some(compiled) = cached {
+            return Ok(compiled);
+        }
+        let compiled = self.compile(pipeline)?;
+        self.cached_pipelines()?.insert(key, compiled.clone());
+        Ok(compiled)
+    }
+
+    fn cached_pipelines(
+        &self,
+    ) -> Result<std::sync::MutexGuard<'_, HashMap<String, wgpu::ComputePipeline>>> {
+        self.reused
+            .pipelines
+            .lock()
+            .map_err(|_| Error::Internal("the pipeline cache was poisoned".to_owned()))
     }
 
     fn compile(&self, pipeline: &Pipeline) -> Result<wgpu::ComputePipeline> {
@@ -953,6 +978,18 @@ struct Pipeline<'a> {
     buffers: &'a [Buffer],
     overrides: &'a [(&'a str, f64)],
     build: Build,
+}
+
+impl Pipeline<'_> {
+    /// Everything the compiled pipeline depends on: two pipelines with the same key
+    /// are the same.
+    fn key(&self) -> String {
+        let bindings: Vec<Binding> = self.buffers.iter().map(Buffer::binding).collect();
+        format!(
+            "{}|{:?}|{:?}|{}",
+            self.build, self.overrides, bindings, self.source
+        )
+    }
 }
 
 /// A case ready to dispatch: pipeline, bound buffers and grid.
