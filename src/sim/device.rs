@@ -78,13 +78,13 @@ pub struct DeviceModel {
     pub on_chip_latency_ns: f64,
     /// A workgroup barrier, once every subgroup has arrived.
     pub barrier_ns: f64,
-    /// Subgroup instructions one SM issues per clock (its schedulers).
+    /// Arithmetic subgroup instructions one SM issues per clock (its schedulers).
     pub issue_per_clock: f64,
     /// Instructions an integer division or remainder by a non-constant compiles to.
     pub int_div_instructions: u32,
-    /// Issue slots a subgroup shuffle or broadcast takes: an SM issues
-    /// `issue_per_clock` instructions per clock but shuffles at a lower rate.
-    pub shuffle_instructions: u32,
+    /// Subgroup shuffles or broadcasts one SM performs per clock, beside its
+    /// arithmetic: the shuffle unit's rate.
+    pub shuffles_per_clock: f64,
     /// Shortest interval between two workgroup launches on one SM.
     pub workgroup_launch_ns: f64,
     /// True when some of the above come from measurements ([`crate::run::calibrate`]).
@@ -144,14 +144,16 @@ const H100: DeviceModel = DeviceModel {
     // for a barrier.
     on_chip_latency_ns: 30.0 / 1.98,
     barrier_ns: 20.0 / 1.98,
-    issue_per_clock: 4.0, // whitepaper: 4 warp schedulers per SM, 1 instruction/clock
+    // Whitepaper: 4 warp schedulers per SM, 1 instruction/clock. Calibrated from
+    // bank/stride at stride 1 (its tax-free kernel runs at the unrolled CUDA twin's
+    // speed, 1.5x the rolled one's).
+    issue_per_clock: 4.0,
     // CUDA C++ Programming Guide, "Arithmetic Instructions": integer division and
     // modulo compile to up to 20 instructions.
     int_div_instructions: 20,
     // CUDA C++ Programming Guide, "Arithmetic Instructions" (throughput table), compute
-    // capability 9.0: warp shuffle 32 results per clock per SM, a quarter of the 4 × 32
-    // lanes the schedulers issue.
-    shuffle_instructions: 4,
+    // capability 9.0: warp shuffle 32 results per clock per SM, one 32-lane subgroup.
+    shuffles_per_clock: 1.0,
     // Estimate, calibrated from copy/launch at 64 invocations per workgroup.
     workgroup_launch_ns: 80.0,
     calibrated: false,
@@ -191,6 +193,9 @@ const A100: DeviceModel = DeviceModel {
     clock_ghz: 1.41, // whitepaper: boost 1410 MHz
     on_chip_latency_ns: 30.0 / 1.41,
     barrier_ns: 20.0 / 1.41,
+    // CUDA C++ Programming Guide, throughput table, compute capability 8.0: warp
+    // shuffle 32 results per clock per SM.
+    shuffles_per_clock: 1.0,
     ..H100
 };
 
@@ -215,6 +220,9 @@ const V100: DeviceModel = DeviceModel {
     clock_ghz: 1.53, // whitepaper: boost 1530 MHz
     on_chip_latency_ns: 30.0 / 1.53,
     barrier_ns: 20.0 / 1.53,
+    // CUDA C++ Programming Guide, throughput table, compute capability 7.0: warp
+    // shuffle 32 results per clock per SM.
+    shuffles_per_clock: 1.0,
     ..H100
 };
 
@@ -246,6 +254,9 @@ const GTX1050TI: DeviceModel = DeviceModel {
     clock_ghz: 1.392, // spec page: boost 1392 MHz
     on_chip_latency_ns: 30.0 / 1.392,
     barrier_ns: 20.0 / 1.392,
+    // CUDA C++ Programming Guide, throughput table, compute capability 6.1: warp
+    // shuffle 32 results per clock per SM.
+    shuffles_per_clock: 1.0,
     // Estimates for GDDR5 Pascal (pointer chases report 400-600 ns): the H100's.
     ..H100
 };
@@ -287,7 +298,7 @@ const LAVAPIPE: DeviceModel = DeviceModel {
     barrier_ns: 50.0,
     issue_per_clock: 1.0,
     int_div_instructions: 1,
-    shuffle_instructions: 1, // estimate: a vector permute, one instruction
+    shuffles_per_clock: 1.0, // estimate: a vector permute per core per clock
     workgroup_launch_ns: 200.0,
     calibrated: false,
 };
@@ -311,6 +322,7 @@ const GENERIC: DeviceModel = DeviceModel {
     clock_ghz: 1.5,
     on_chip_latency_ns: 30.0 / 1.5,
     barrier_ns: 20.0 / 1.5,
+    shuffles_per_clock: 1.0, // estimate: one subgroup per clock, as NVIDIA's
     ..H100
 };
 

@@ -63,8 +63,9 @@
 //! (`DRAM bytes / DRAM bandwidth`, L2 read sectors × `sector_bytes` / L2 bandwidth
 //! plus L2 write requests, one per line a request writes, over their rate; L1
 //! wavefronts plus the local-write holds per SM; shared wavefronts, uniform
-//! addresses, each over its rate), the issue time (the interpreter's subgroup
-//! instructions over SMs × `issue_per_clock` × clock), the latency time and the
+//! addresses, each over its rate), the issue time (the interpreter's arithmetic
+//! instructions over SMs × `issue_per_clock` × clock, or its shuffles over SMs ×
+//! `shuffles_per_clock` × clock where that is longer), the latency time and the
 //! launch time (workgroups per SM × `workgroup_launch_ns`); the largest names the
 //! [`Bound`]. A global request takes one L1 wavefront per distinct line it touches, at
 //! `l1_wavefronts_per_s`: on Volta and later the workgroup-memory wavefront rate, the
@@ -952,8 +953,10 @@ pub struct Terms {
 pub struct Work {
     /// Invocations per workgroup.
     pub lanes: u32,
-    /// Subgroup instructions issued.
+    /// Arithmetic instructions issued, per subgroup ([`super::Stats::warp_ops`]).
     pub warp_ops: u64,
+    /// Subgroup shuffles and broadcasts issued, per subgroup.
+    pub shuffles: u64,
     /// Critical paths summed over the workgroups, and the storage loads on them,
     /// charged at [`costs`]`(device)`.
     pub critical_ns: f64,
@@ -966,6 +969,7 @@ impl Work {
         Work {
             lanes,
             warp_ops: runs.iter().map(|r| r.warp_ops).sum(),
+            shuffles: runs.iter().map(|r| r.shuffles).sum(),
             critical_ns: runs.iter().map(|r| r.critical_ns).sum(),
             critical_rounds: runs.iter().map(|r| r.critical_rounds).sum(),
         }
@@ -982,7 +986,6 @@ pub fn costs(device: &DeviceModel) -> super::Costs {
         on_chip_ns: device.on_chip_latency_ns,
         barrier_ns: device.barrier_ns,
         int_div_instructions: device.int_div_instructions,
-        shuffle_instructions: device.shuffle_instructions,
     }
 }
 
@@ -1051,10 +1054,15 @@ impl Prediction {
             ),
         ];
         let sms = f64::from(device.sms.max(1));
+        // The arithmetic pipes and the shuffle unit work side by side.
         let issue_s = per_s(
             work.warp_ops as f64 * scale,
             sms * device.issue_per_clock * device.clock_ghz * 1e9,
-        );
+        )
+        .max(per_s(
+            work.shuffles as f64 * scale,
+            sms * device.shuffles_per_clock * device.clock_ghz * 1e9,
+        ));
         let launch_s = total_workgroups as f64 * device.workgroup_launch_ns * 1e-9 / sms;
         let busiest = memory.iter().map(|&(_, t)| t).fold(issue_s, f64::max);
         // Little's law: the workgroups resident at once each take their critical path;

@@ -100,6 +100,15 @@ impl<'k> Exec<'k, '_> {
         }
     }
 
+    /// Whether `h` is the counter update or exit test of a loop the compiler unrolls,
+    /// which its copies share.
+    fn loop_overhead(&self, fr: &Frame<'k>, h: Handle<Expression>) -> bool {
+        self.unrolled
+            && (self.continuing
+                || (self.exit_fun.is_some_and(|f| std::ptr::eq(f, fr.fun))
+                    && self.exit_tests.contains(&h)))
+    }
+
     /// The per-lane components of `h`, which must have been evaluated.
     pub(super) fn data<'f>(
         &self,
@@ -150,8 +159,10 @@ impl<'k> Exec<'k, '_> {
         let l = self.lanes;
         self.stats.lane_ops += l as u64;
         let fun = fr.fun;
-        self.stats.warp_ops +=
-            self.active_subgroups(&fr.active) * self.instructions(fr, &fun.expressions[h]);
+        if !self.loop_overhead(fr, h) {
+            self.stats.warp_ops +=
+                self.active_subgroups(&fr.active) * self.instructions(fr, &fun.expressions[h]);
+        }
         let outer = std::mem::take(&mut self.operands);
         let mut loaded = None;
         let meta = &fr.meta[h.index()];

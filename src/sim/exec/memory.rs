@@ -379,10 +379,8 @@ impl<'k> Exec<'k, '_> {
         let ncomp: usize = leaves.iter().map(|x| x.comps as usize).sum();
         let mut out = vec![0u32; ncomp * l];
         let mut c0 = 0usize;
-        let subgroups = self.active_subgroups(active);
         for leaf in leaves {
             self.stats.lane_ops += l as u64;
-            self.stats.warp_ops += subgroups;
             let n = (leaf.comps * leaf.width) as usize;
             self.trace(region, access, n as u32, offs, leaf.offset, active);
             let buf = self.buf(region)?;
@@ -421,10 +419,8 @@ impl<'k> Exec<'k, '_> {
     ) -> Result<(), SimError> {
         let l = self.lanes;
         let mut c0 = 0usize;
-        let subgroups = self.active_subgroups(active);
         for leaf in leaves {
             self.stats.lane_ops += l as u64;
-            self.stats.warp_ops += subgroups;
             let n = (leaf.comps * leaf.width) as usize;
             self.trace(region, Access::Write, n as u32, offs, leaf.offset, active);
             let len = self.buf(region)?.len();

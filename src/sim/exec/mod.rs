@@ -50,7 +50,9 @@ mod subgroup;
 
 use std::ops::Range;
 
-use naga::{AddressSpace, Function, Handle, Module, Type, TypeInner, valid::FunctionInfo};
+use naga::{
+    AddressSpace, Expression, Function, Handle, Module, Type, TypeInner, valid::FunctionInfo,
+};
 
 use kernel::ExprMeta;
 pub use kernel::Kernel;
@@ -197,9 +199,6 @@ pub struct Costs {
     /// Instructions an integer division or remainder by a non-constant costs (GPUs
     /// without a divider emulate it).
     pub int_div_instructions: u32,
-    /// Issue slots a subgroup shuffle or broadcast takes (the issue rate over the
-    /// shuffle unit's rate).
-    pub shuffle_instructions: u32,
 }
 
 /// Which workgroups of a dispatch to run.
@@ -237,9 +236,14 @@ pub struct Stats {
     pub lane_ops: u64,
     /// Requests handed to the sink (0 when the sink is not [`TraceSink::enabled`]).
     pub requests: u64,
-    /// Subgroup instructions issued: each expression, leaf access and branch, once per
-    /// subgroup with an active lane, weighted by its instruction count.
+    /// Arithmetic instructions issued: each expression, once per subgroup with an
+    /// active lane, weighted by its instruction count. Memory instructions, branches,
+    /// barriers and shuffles run on other units beside the arithmetic pipes (the memory
+    /// terms and `shuffles` count them), and a loop the compiler unrolls computes its
+    /// counter and exit test once for all its copies (counted as none).
     pub warp_ops: u64,
+    /// Subgroup shuffles and broadcasts issued, once per subgroup with an active lane.
+    pub shuffles: u64,
     /// Per workgroup, summed: the critical path of an in-order core through the
     /// workgroup, by [`Launch::costs`]: every instruction waits for its operands, a
     /// load's result arrives a latency after it issues, barriers cost theirs.
@@ -304,6 +308,9 @@ enum Construct {
         cont: Vec<bool>,
         /// Some lanes left on a condition derived from run-time data.
         runtime_exit: bool,
+        /// An `if` whose branch is a lone `break` tested a condition derived from
+        /// run-time data, whether or not a lane left.
+        runtime_test: bool,
     },
     Switch {
         brk: Vec<bool>,
@@ -372,6 +379,10 @@ pub fn run(
         private_ready: vec![Ready::default(); kernel.private_vars.len()],
         spill: false,
         dataflow: false,
+        unrolled: false,
+        exit_tests: Vec::new(),
+        exit_fun: None,
+        continuing: false,
         runtime_condition: false,
         written: Vec::new(),
         stores_at: 0.0,
@@ -480,6 +491,13 @@ struct Exec<'k, 'r> {
     spill: bool,
     /// In a loop the compiler unrolls ([`Exec::ensure`]).
     dataflow: bool,
+    /// In a loop the compiler unrolls, with or without a run-time trip count: its exit
+    /// tests (the conditions of the `if`s in its body that break) in function
+    /// `exit_fun`, and whether its continuing block runs, issue no instructions.
+    unrolled: bool,
+    exit_tests: Vec<Handle<Expression>>,
+    exit_fun: Option<&'k Function>,
+    continuing: bool,
     /// Whether the last branch condition derived from run-time data (a loop whose
     /// exit does cannot be unrolled).
     runtime_condition: bool,

@@ -22,6 +22,50 @@ fn has_loop(block: &Block) -> bool {
     })
 }
 
+/// Whether `block` holds a subgroup operation or a barrier, at any depth or in a
+/// function it calls: an operation the invocations must reach together, which a loop
+/// with a run-time trip count cannot be unrolled around (its remainder iterations
+/// would run under a condition the operation does not; LLVM's loop unroller refuses
+/// such a remainder for the same reason).
+fn convergent(module: &naga::Module, block: &Block) -> bool {
+    block.iter().any(|s| match s {
+        Statement::SubgroupBallot { .. }
+        | Statement::SubgroupCollectiveOperation { .. }
+        | Statement::SubgroupGather { .. }
+        | Statement::ControlBarrier(_) => true,
+        Statement::Block(b) => convergent(module, b),
+        Statement::If { accept, reject, .. } => {
+            convergent(module, accept) || convergent(module, reject)
+        }
+        Statement::Switch { cases, .. } => cases.iter().any(|c| convergent(module, &c.body)),
+        Statement::Loop {
+            body, continuing, ..
+        } => convergent(module, body) || convergent(module, continuing),
+        Statement::Call { function, .. } => convergent(module, &module.functions[*function].body),
+        _ => false,
+    })
+}
+
+/// Whether `block` is a lone `break`: the branch of a loop's exit test.
+fn lone_break(block: &Block) -> bool {
+    block.len() == 1 && matches!(block.iter().next(), Some(Statement::Break))
+}
+
+/// The conditions of the `if`s of `body` (not nested) that leave the loop: an `if`
+/// whose branch is a lone `break`.
+fn exit_tests(body: &Block) -> Vec<Handle<Expression>> {
+    body.iter()
+        .filter_map(|s| match s {
+            Statement::If {
+                condition,
+                accept,
+                reject,
+            } if lone_break(accept) || lone_break(reject) => Some(*condition),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Whether any lane of the mask is set.
 fn any(mask: &[bool]) -> bool {
     mask.iter().any(|&b| b)
@@ -119,7 +163,11 @@ impl<'k> Exec<'k, '_> {
     ) -> Result<(), SimError> {
         self.ensure_now(fr, condition)?;
         self.runtime_condition = fr.ready[condition.index()].runtime;
-        self.stats.warp_ops += self.active_subgroups(&fr.active);
+        if (lone_break(accept) || lone_break(reject))
+            && let Some(Construct::Loop { runtime_test, .. }) = fr.constructs.last_mut()
+        {
+            *runtime_test |= self.runtime_condition;
+        }
         let c = self.data(fr, condition)?;
         let saved = fr.active.clone();
         let yes: Vec<bool> = saved.iter().zip(c).map(|(&a, &c)| a && c != 0).collect();
@@ -199,30 +247,49 @@ impl<'k> Exec<'k, '_> {
             brk: vec![false; l],
             cont: vec![false; l],
             runtime_exit: false,
+            runtime_test: false,
         });
-        let outer = self.dataflow;
+        let outer = (
+            self.dataflow,
+            self.unrolled,
+            std::mem::take(&mut self.exit_tests),
+            self.exit_fun,
+            std::mem::take(&mut self.continuing),
+        );
         let mut iterations = 0u64;
         loop {
             iterations += 1;
-            // After one iteration shows its exit is known at compile time, a loop
-            // without inner loops is one the compiler unrolls (the tax-free build asks
-            // it to, barriers or not).
+            // After one iteration shows whether its exit is known at compile time, a
+            // loop without inner loops is one the compiler unrolls (the tax-free build
+            // asks it to, barriers or not): whole, scheduled by its dependences; with a
+            // run-time trip count, into copies and a remainder loop, which it can do
+            // only where no subgroup operation or barrier needs the invocations
+            // together (NVIDIA's Vulkan compiler leaves the subgroup rounds rolled:
+            // their CUDA twins built with `#pragma unroll 1` run at the tax-free
+            // kernels' speed).
             if iterations == 2
-                && let Some(Construct::Loop {
-                    runtime_exit: false,
+                && let Some(&Construct::Loop {
+                    runtime_exit,
+                    runtime_test,
                     ..
                 }) = fr.constructs.last()
                 && !has_loop(body)
                 && !has_loop(continuing)
             {
-                self.dataflow = true;
+                let module = &self.k.module;
+                self.dataflow = !runtime_exit;
+                self.unrolled = !(runtime_exit || runtime_test)
+                    || !(convergent(module, body) || convergent(module, continuing));
+                if self.unrolled {
+                    self.exit_tests = exit_tests(body);
+                    self.exit_fun = Some(fr.fun);
+                }
             }
             if iterations > MAX_LOOP_ITERATIONS {
                 return Err(self
                     .k
                     .runtime("loop ran 2^32 iterations: does it terminate?"));
             }
-            self.stats.warp_ops += self.active_subgroups(&fr.active);
             self.block(fr, body)?;
             // Lanes that took `continue` run the continuing block with the rest.
             if let Some(Construct::Loop { cont, .. }) = fr.constructs.last_mut() {
@@ -231,17 +298,25 @@ impl<'k> Exec<'k, '_> {
                     *c = false;
                 }
             }
+            self.continuing = true;
             self.block(fr, continuing)?;
             if let Some(bi) = break_if
                 && any(&fr.active)
             {
                 self.break_if(fr, bi)?;
             }
+            self.continuing = false;
             if !any(&fr.active) {
                 break;
             }
         }
-        self.dataflow = outer;
+        (
+            self.dataflow,
+            self.unrolled,
+            self.exit_tests,
+            self.exit_fun,
+            self.continuing,
+        ) = outer;
         match fr.constructs.pop() {
             Some(Construct::Loop { brk, .. }) => fr.active = brk,
             _ => return Err(self.k.runtime("construct stack out of order")),
@@ -341,7 +416,6 @@ impl<'k> Exec<'k, '_> {
             ));
         }
         if flags != naga::Barrier::SUB_GROUP {
-            self.stats.warp_ops += self.active_subgroups(&fr.active);
             self.now.at = self.now.at.max(self.stores_at) + self.costs.barrier_ns;
         }
         Ok(())

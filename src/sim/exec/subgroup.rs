@@ -202,16 +202,20 @@ impl<'k> Exec<'k, '_> {
             }
         }
         fr.vals[result.index()] = Some(Value::Data(out));
-        self.statement_result(fr, result);
-        // A shuffle issues at a lower rate than arithmetic: the rest of its issue slots.
-        self.stats.warp_ops += self.active_subgroups(&fr.active)
-            * u64::from(self.costs.shuffle_instructions.max(1) - 1);
+        // The shuffle unit's work, not the arithmetic pipes'.
+        self.stats.shuffles += self.active_subgroups(&fr.active);
+        self.result_ready(fr, result);
         Ok(())
     }
 
     /// A statement's result: one instruction per active subgroup, ready when issued.
     pub(super) fn statement_result(&mut self, fr: &mut Frame<'k>, result: Handle<Expression>) {
         self.stats.warp_ops += self.active_subgroups(&fr.active);
+        self.result_ready(fr, result);
+    }
+
+    /// A statement's result is ready when the statement issues.
+    fn result_ready(&mut self, fr: &mut Frame<'k>, result: Handle<Expression>) {
         fr.ready[result.index()] = Ready {
             runtime: true,
             ..self.now.join(self.operands)
