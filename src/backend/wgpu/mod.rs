@@ -601,14 +601,15 @@ impl GpuContext {
         })?
     }
 
-    /// `pipeline` compiled, or the same one compiled before.
+    /// `pipeline` compiled, or the same one compiled before; one that failed
+    /// validation is not kept, so each case that asks for it gets the error.
     fn pipeline(&self, pipeline: &Pipeline) -> Result<wgpu::ComputePipeline> {
         let key = pipeline.key();
         let cached = self.cached_pipelines()?.get(&key).cloned();
         if let Some(compiled) = cached {
             return Ok(compiled);
         }
-        let compiled = self.compile(pipeline)?;
+        let compiled = self.scoped(|| self.compile(pipeline))??;
         self.cached_pipelines()?.insert(key, compiled.clone());
         Ok(compiled)
     }
