@@ -79,7 +79,9 @@
 //! latency itself sets that time when it bounds (solved as a fixed point); besides, a workgroup's own global requests pass its SM's L1
 //! one wavefront per clock (`l1_wavefronts_per_s` / SMs), so its critical path also
 //! holds its own L1 wavefronts (a workgroup of many column reads waits for its last one
-//! to leave the L1; this is what makes larger workgroups slower at equal occupancy);
+//! to leave the L1; this is what makes larger workgroups slower at equal occupancy),
+//! and its subgroups issue in turns on the SM's `issue_per_clock` schedulers, so a
+//! barrier and its end wait for its last subgroup ([`super::Costs::schedulers`]);
 //! the workgroups resident at once
 //! ([`DeviceModel::workgroups_in_flight`]) run in whole waves. A written sector keeps a
 //! byte mask in the L2; one written back in part costs a DRAM read to merge first.
@@ -986,6 +988,8 @@ pub fn costs(device: &DeviceModel) -> super::Costs {
         on_chip_ns: device.on_chip_latency_ns,
         barrier_ns: device.barrier_ns,
         int_div_instructions: device.int_div_instructions,
+        issue_per_ns: device.issue_per_clock * device.clock_ghz,
+        schedulers: device.issue_per_clock,
     }
 }
 

@@ -736,3 +736,38 @@ fn pascal_transpose_reads_columns_faster_and_thin_blocks_win() -> anyhow::Result
     assert!(at(&col, "32x8")? > 1.05 * at(&col, "32x32")?, "{col:?}");
     Ok(())
 }
+
+const ISSUE_SKEW: &str = r"
+@group(0) @binding(0) var<storage, read_write> data: array<u32>;
+override WG: u32 = 64;
+var<workgroup> tile: array<u32, 1024>;
+
+@compute @workgroup_size(WG)
+fn main(@builtin(local_invocation_index) lid: u32) {
+    tile[lid] = lid * 3u + 1u;
+    workgroupBarrier();
+    data[lid] = tile[WG - 1u - lid] + 5u;
+}
+";
+
+/// The critical path of one workgroup of `wg` invocations in subgroups of 32, on an
+/// SM of 4 schedulers issuing one instruction per ns.
+fn skewed_critical_ns(wg: u32) -> anyhow::Result<(f64, u64)> {
+    let k = Kernel::load("issue_skew", ISSUE_SKEW, &[("WG", f64::from(wg))])?;
+    let mut b = vec![bind(0, 0, words(&vec![0; wg as usize]))];
+    let mut launch = Launch::all([1, 1, 1], 32);
+    launch.costs.issue_per_ns = 1.0;
+    launch.costs.schedulers = 4.0;
+    let stats = run(&k, &mut b, &launch, &mut NoTrace)?;
+    Ok((stats.critical_ns, stats.warp_ops))
+}
+
+#[test]
+fn subgroups_beyond_the_schedulers_delay_barriers_and_the_end() -> anyhow::Result<()> {
+    // Up to one subgroup per scheduler issues side by side: nothing waits.
+    assert_eq!(skewed_critical_ns(128)?.0, 0.0);
+    // 16 subgroups: the last issues each instruction 12 turns after the first.
+    let (critical_ns, warp_ops) = skewed_critical_ns(512)?;
+    assert_eq!(critical_ns, (warp_ops / 16 * 12) as f64);
+    Ok(())
+}

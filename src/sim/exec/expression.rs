@@ -69,7 +69,9 @@ impl<'k> Exec<'k, '_> {
 
     /// Instructions a subgroup issues for expression `e` (addressing a struct member,
     /// composing and swizzling registers cost none; an integer division by a
-    /// non-constant costs [`super::Costs::int_div_instructions`]).
+    /// non-constant costs [`super::Costs::int_div_instructions`], where a divisor
+    /// from constants and loop counters alone is a constant in each copy of an
+    /// unrolled loop). Called once its operands are evaluated.
     fn instructions(&self, fr: &Frame<'k>, e: &Expression) -> u64 {
         match *e {
             Expression::Literal(_)
@@ -92,7 +94,8 @@ impl<'k> Exec<'k, '_> {
                 && !matches!(
                     fr.fun.expressions[right],
                     Expression::Literal(_) | Expression::Constant(_)
-                ) =>
+                )
+                && (!self.unrolled || fr.ready[right.index()].runtime) =>
             {
                 u64::from(self.costs.int_div_instructions.max(1))
             }
@@ -159,10 +162,6 @@ impl<'k> Exec<'k, '_> {
         let l = self.lanes;
         self.stats.lane_ops += l as u64;
         let fun = fr.fun;
-        if !self.loop_overhead(fr, h) {
-            self.stats.warp_ops +=
-                self.active_subgroups(&fr.active) * self.instructions(fr, &fun.expressions[h]);
-        }
         let outer = std::mem::take(&mut self.operands);
         let mut loaded = None;
         let meta = &fr.meta[h.index()];
@@ -240,6 +239,16 @@ impl<'k> Exec<'k, '_> {
             }
             ref e => return Err(k.unsupported(format!("Expression::{}", variant(e)))),
         };
+        if !self.loop_overhead(fr, h) {
+            let subgroups = self.active_subgroups(&fr.active);
+            let instructions = self.instructions(fr, &fun.expressions[h]);
+            self.stats.warp_ops += subgroups * instructions;
+            if self.costs.issue_per_ns > 0.0 {
+                self.skew_ns += instructions as f64
+                    * (subgroups as f64 - self.costs.schedulers).max(0.0)
+                    / self.costs.issue_per_ns;
+            }
+        }
         // An argument's value comes from the caller (a pointer argument points at the
         // caller's variable, its index unchanged).
         let runtime = self.operands.runtime

@@ -199,6 +199,11 @@ pub struct Costs {
     /// Instructions an integer division or remainder by a non-constant costs (GPUs
     /// without a divider emulate it).
     pub int_div_instructions: u32,
+    /// Subgroup instructions one SM issues per ns (0: issue takes no time) and per
+    /// clock (its schedulers): a workgroup of more subgroups than schedulers issues
+    /// each instruction over several turns.
+    pub issue_per_ns: f64,
+    pub schedulers: f64,
 }
 
 /// Which workgroups of a dispatch to run.
@@ -246,7 +251,8 @@ pub struct Stats {
     pub shuffles: u64,
     /// Per workgroup, summed: the critical path of an in-order core through the
     /// workgroup, by [`Launch::costs`]: every instruction waits for its operands, a
-    /// load's result arrives a latency after it issues, barriers cost theirs.
+    /// load's result arrives a latency after it issues, barriers cost theirs and wait
+    /// for the last subgroup to issue, as does the workgroup's end.
     pub critical_ns: f64,
     /// Per workgroup, summed: the storage loads along that critical path (dependent
     /// memory rounds).
@@ -386,6 +392,7 @@ pub fn run(
         runtime_condition: false,
         written: Vec::new(),
         stores_at: 0.0,
+        skew_ns: 0.0,
     };
     for id in launch.workgroups.clone() {
         let x = id % u64::from(nwg[0]);
@@ -394,11 +401,13 @@ pub fn run(
         ex.wid = [x as u32, y as u32, z as u32];
         ex.now = Ready::default();
         ex.stores_at = 0.0;
+        ex.skew_ns = 0.0;
         ex.written.clear();
         ex.workgroup()?;
         ex.stats.workgroups += 1;
-        // A workgroup ends when its last store has its data.
-        ex.stats.critical_ns += ex.now.at.max(ex.stores_at);
+        // A workgroup ends when its last store has its data, and its last subgroup
+        // has issued.
+        ex.stats.critical_ns += ex.now.at.max(ex.stores_at) + ex.skew_ns;
         ex.stats.critical_rounds += u64::from(ex.now.rounds);
     }
     Ok(ex.stats)
@@ -506,6 +515,11 @@ struct Exec<'k, 'r> {
     /// When the data of the stores that did not hold back issue (in unrolled loops)
     /// is all ready: a workgroup barrier waits for it.
     stores_at: f64,
+    /// How far the workgroup's last subgroup issues behind its first: its subgroups
+    /// share the SM's [`Costs::schedulers`], so every instruction of more subgroups
+    /// than schedulers delays the last one; a barrier and the workgroup's end wait
+    /// for it.
+    skew_ns: f64,
 }
 
 impl<'k> Exec<'k, '_> {

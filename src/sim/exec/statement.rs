@@ -416,7 +416,8 @@ impl<'k> Exec<'k, '_> {
             ));
         }
         if flags != naga::Barrier::SUB_GROUP {
-            self.now.at = self.now.at.max(self.stores_at) + self.costs.barrier_ns;
+            self.now.at = self.now.at.max(self.stores_at) + self.skew_ns + self.costs.barrier_ns;
+            self.skew_ns = 0.0;
         }
         Ok(())
     }
