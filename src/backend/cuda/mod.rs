@@ -413,12 +413,13 @@ impl Cuda {
         let mut buffer = unsafe { self.stream.alloc::<u32>(words.len()) }
             .map_err(driver_error("allocating an input"))?;
         self.with_staging(|staging| {
-            for (index, piece) in words.chunks(staging.len()).enumerate() {
+            let piece_words = staging.len();
+            for (index, piece) in words.chunks(piece_words).enumerate() {
                 let host = &mut staging[..piece.len()];
                 host.par_chunks_mut(1 << 18)
                     .zip(piece.par_chunks(1 << 18))
                     .for_each(|(to, from)| to.copy_from_slice(from));
-                let start = index * STAGING_WORDS;
+                let start = index * piece_words;
                 self.stream
                     .memcpy_htod(&*host, &mut buffer.slice_mut(start..start + piece.len()))
                     .map_err(driver_error("uploading an input"))?;
@@ -553,7 +554,7 @@ impl Cuda {
         self.with_staging(|staging| {
             let mut start = 0;
             while start < words {
-                let end = (start + STAGING_WORDS).min(words);
+                let end = (start + staging.len()).min(words);
                 let piece = &mut staging[..end - start];
                 self.stream
                     .memcpy_dtoh(&output.slice(start..end), piece)
