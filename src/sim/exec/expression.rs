@@ -21,7 +21,7 @@ impl<'k> Exec<'k, '_> {
         h: Handle<Expression>,
     ) -> Result<(), SimError> {
         let ready = self.ensure_unused(fr, h)?;
-        if !self.dataflow {
+        if !self.form.dataflow {
             self.wait_for(ready);
         }
         Ok(())
@@ -95,7 +95,7 @@ impl<'k> Exec<'k, '_> {
                     fr.fun.expressions[right],
                     Expression::Literal(_) | Expression::Constant(_)
                 )
-                && (!self.unrolled || fr.ready[right.index()].runtime) =>
+                && (!self.form.unrolled || fr.ready[right.index()].runtime) =>
             {
                 u64::from(self.costs.int_div_instructions.max(1))
             }
@@ -106,10 +106,10 @@ impl<'k> Exec<'k, '_> {
     /// Whether `h` is the counter update or exit test of a loop the compiler unrolls,
     /// which its copies share.
     fn loop_overhead(&self, fr: &Frame<'k>, h: Handle<Expression>) -> bool {
-        self.unrolled
-            && (self.continuing
-                || (self.exit_fun.is_some_and(|f| std::ptr::eq(f, fr.fun))
-                    && self.exit_tests.contains(&h)))
+        self.form.unrolled
+            && (self.form.continuing
+                || (self.form.exit_fun.is_some_and(|f| std::ptr::eq(f, fr.fun))
+                    && self.form.exit_tests.contains(&h)))
     }
 
     /// The per-lane components of `h`, which must have been evaluated.

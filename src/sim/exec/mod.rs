@@ -384,11 +384,7 @@ pub fn run(
         local_ready: Vec::new(),
         private_ready: vec![Ready::default(); kernel.private_vars.len()],
         spill: false,
-        dataflow: false,
-        unrolled: false,
-        exit_tests: Vec::new(),
-        exit_fun: None,
-        continuing: false,
+        form: LoopForm::default(),
         runtime_condition: false,
         written: Vec::new(),
         stores_at: 0.0,
@@ -468,6 +464,20 @@ fn binding_slots(m: &Module, bindings: &[Binding]) -> Vec<Option<(u32, Space)>> 
     slot_of
 }
 
+/// How the compiler treats the loop [`Exec`] runs (outside loops: the default, rolled).
+#[derive(Clone, Default)]
+struct LoopForm<'k> {
+    /// Unrolled whole, its exit known at compile time ([`Exec::ensure`]).
+    dataflow: bool,
+    /// Unrolled, with or without a run-time trip count: its exit tests (the conditions
+    /// of the `if`s in its body that break) in function `exit_fun`, and its continuing
+    /// block while `continuing`, issue no instructions.
+    unrolled: bool,
+    exit_tests: Vec<Handle<Expression>>,
+    exit_fun: Option<&'k Function>,
+    continuing: bool,
+}
+
 /// The interpreter over one run: the kernel, every memory, the workgroup being run and
 /// the trace sink.
 struct Exec<'k, 'r> {
@@ -498,15 +508,8 @@ struct Exec<'k, 'r> {
     /// The load or store under way is to a function or private variable in local
     /// memory (traced as [`Space::Local`]).
     spill: bool,
-    /// In a loop the compiler unrolls ([`Exec::ensure`]).
-    dataflow: bool,
-    /// In a loop the compiler unrolls, with or without a run-time trip count: its exit
-    /// tests (the conditions of the `if`s in its body that break) in function
-    /// `exit_fun`, and whether its continuing block runs, issue no instructions.
-    unrolled: bool,
-    exit_tests: Vec<Handle<Expression>>,
-    exit_fun: Option<&'k Function>,
-    continuing: bool,
+    /// How the compiler treats the loop running now.
+    form: LoopForm<'k>,
     /// Whether the last branch condition derived from run-time data (a loop whose
     /// exit does cannot be unrolled).
     runtime_condition: bool,

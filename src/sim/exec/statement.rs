@@ -249,13 +249,11 @@ impl<'k> Exec<'k, '_> {
             runtime_exit: false,
             runtime_test: false,
         });
-        let outer = (
-            self.dataflow,
-            self.unrolled,
-            std::mem::take(&mut self.exit_tests),
-            self.exit_fun,
-            std::mem::take(&mut self.continuing),
-        );
+        // Until its second iteration the loop keeps the enclosing form, less what
+        // belongs to the enclosing loop's own body.
+        let outer = self.form.clone();
+        self.form.exit_tests.clear();
+        self.form.continuing = false;
         let mut iterations = 0u64;
         loop {
             iterations += 1;
@@ -277,12 +275,12 @@ impl<'k> Exec<'k, '_> {
                 && !has_loop(continuing)
             {
                 let module = &self.k.module;
-                self.dataflow = !runtime_exit;
-                self.unrolled = !(runtime_exit || runtime_test)
+                self.form.dataflow = !runtime_exit;
+                self.form.unrolled = !(runtime_exit || runtime_test)
                     || !(convergent(module, body) || convergent(module, continuing));
-                if self.unrolled {
-                    self.exit_tests = exit_tests(body);
-                    self.exit_fun = Some(fr.fun);
+                if self.form.unrolled {
+                    self.form.exit_tests = exit_tests(body);
+                    self.form.exit_fun = Some(fr.fun);
                 }
             }
             if iterations > MAX_LOOP_ITERATIONS {
@@ -298,25 +296,19 @@ impl<'k> Exec<'k, '_> {
                     *c = false;
                 }
             }
-            self.continuing = true;
+            self.form.continuing = true;
             self.block(fr, continuing)?;
             if let Some(bi) = break_if
                 && any(&fr.active)
             {
                 self.break_if(fr, bi)?;
             }
-            self.continuing = false;
+            self.form.continuing = false;
             if !any(&fr.active) {
                 break;
             }
         }
-        (
-            self.dataflow,
-            self.unrolled,
-            self.exit_tests,
-            self.exit_fun,
-            self.continuing,
-        ) = outer;
+        self.form = outer;
         match fr.constructs.pop() {
             Some(Construct::Loop { brk, .. }) => fr.active = brk,
             _ => return Err(self.k.runtime("construct stack out of order")),
@@ -449,7 +441,7 @@ impl<'k> Exec<'k, '_> {
         // issue fifteen ahead of its stores).
         let ready = if variable.is_some() && !spill {
             self.ensure_unused(fr, value)?
-        } else if self.dataflow {
+        } else if self.form.dataflow {
             let ready = self.ensure_unused(fr, value)?;
             self.stores_at = self.stores_at.max(ready.at);
             ready
