@@ -217,7 +217,9 @@ pub fn devices() -> Result<Vec<CudaDevice>> {
 }
 
 /// The CUDA backend on one device in one build: a context, the stream everything runs
-/// on, and the modules compiled so far.
+/// on, and the modules compiled so far. Its builds ([`Cuda::with_build`]) share all but
+/// the build.
+#[derive(Clone)]
 pub struct Cuda {
     pub device: CudaDevice,
     /// How the twins are compiled: [`Build::Default`] or [`Build::Rolled`].
@@ -228,12 +230,13 @@ pub struct Cuda {
     stream: Arc<CudaStream>,
     /// How long one launch (or batch) may take before the device counts as hung.
     timeout: Duration,
-    /// Modules by [`Program::cache_key`]: cases that differ only in their data share one.
-    modules: Mutex<HashMap<String, Arc<CudaModule>>>,
+    /// Modules by [`Program::cache_key`] (which holds the build's defines): cases that
+    /// differ only in their data share one.
+    modules: Arc<Mutex<HashMap<String, Arc<CudaModule>>>>,
     /// Page-locked host memory of [`STAGING_WORDS`] (made on first use) that inputs and
     /// outputs pass through: the driver copies pageable memory at a fraction of the
     /// link's speed.
-    staging: Mutex<Option<PinnedHostSlice<u32>>>,
+    staging: Arc<Mutex<Option<PinnedHostSlice<u32>>>>,
 }
 
 impl Cuda {
@@ -291,23 +294,18 @@ impl Cuda {
             ctx,
             stream,
             timeout,
-            modules: Mutex::new(HashMap::new()),
-            staging: Mutex::new(None),
+            modules: Arc::default(),
+            staging: Arc::default(),
         })
     }
 
-    /// The same device, context and stream with the twins compiled in `build` (a CUDA
-    /// build: [`Build::is_of`]).
+    /// The same device, context, stream, modules and staging buffer with the twins
+    /// compiled in `build` (a CUDA build: [`Build::is_of`]).
     pub fn with_build(&self, build: Build) -> Cuda {
         debug_assert!(build.is_of(Api::Cuda), "{build} is no CUDA build");
         Cuda {
-            device: self.device.clone(),
             build,
-            ctx: self.ctx.clone(),
-            stream: self.stream.clone(),
-            timeout: self.timeout,
-            modules: Mutex::new(HashMap::new()),
-            staging: Mutex::new(None),
+            ..self.clone()
         }
     }
 
