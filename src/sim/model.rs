@@ -148,10 +148,12 @@ pub struct Counts {
     /// read-modify-write: the DRAM writes whole sectors).
     pub dram_merge_read_bytes: u64,
     /// DRAM requests: the L2 moves the sectors of one line that go to or from DRAM
-    /// together (read misses of consecutive sectors of a line, write-backs and their
-    /// merge reads of a line evicted together) as one request; and the sectors those
-    /// requests leave out of their lines (a request of one sector of a 4-sector line
-    /// leaves out 3).
+    /// together as one request (write-backs and their merge reads of a line evicted
+    /// together; the reads of a line that one request of the SMs misses), so a line
+    /// that several requests of the in-flight group read, with sectors from DRAM, is
+    /// one DRAM request per such request (at most one per sector moved), whatever
+    /// order they come in; and the sectors those requests leave out of their lines (a
+    /// request of one sector of a 4-sector line leaves out 3).
     pub dram_requests: u64,
     pub dram_unmoved_sectors: u64,
     /// Requests to private arrays in local memory.
@@ -387,13 +389,23 @@ impl Lru {
     }
 }
 
-/// What a DRAM request does: each kind joins only requests of its own kind.
+/// What a write-back's DRAM request does: each kind joins only requests of its own
+/// kind (reads are [`Caches::settle_reads`]'s).
 #[derive(Clone, Copy)]
 enum DramOp {
-    Read,
     Write,
     /// The read that merges a partly written sector before its write-back.
     MergeRead,
+}
+
+/// A line's reads in the in-flight group.
+#[derive(Clone, Copy, Default)]
+struct LineReads {
+    /// Sectors read from DRAM.
+    moved: u64,
+    /// Requests that read the line, and the last of them (requests count from 1).
+    users: u64,
+    last: u64,
 }
 
 /// The L1s and the L2, fed one sector at a time.
@@ -403,7 +415,11 @@ struct Caches {
     per_line: u64,
     /// The line of the DRAM request open for each [`DramOp`] and the sectors it moves
     /// so far.
-    dram_open: [Option<(u64, u64)>; 3],
+    dram_open: [Option<(u64, u64)>; 2],
+    /// The in-flight group's reads by line.
+    line_reads: HashMap<u64, LineReads, BuildHasherDefault<MulHasher>>,
+    /// The request being replayed.
+    request: u64,
     l1: Vec<Lru>,
     l2: Lru,
     /// Latency of an L1 fill from the L2 and from DRAM.
@@ -426,6 +442,13 @@ impl Caches {
         issued_ns: f64,
         local: bool,
     ) -> (Level, bool) {
+        if access != Access::Write {
+            let line = self.line_reads.entry(key / self.per_line).or_default();
+            if line.last != self.request {
+                line.users += 1;
+                line.last = self.request;
+            }
+        }
         if access == Access::Read
             && let Some(l1) = self.l1.get_mut(sm)
         {
@@ -484,6 +507,21 @@ impl Caches {
         }
     }
 
+    /// The in-flight group's DRAM reads, settled per line whatever order its requests
+    /// were replayed in: each request that reads part of a line whose sectors came
+    /// from DRAM takes a DRAM access of its own (at most one per sector moved), and
+    /// those accesses leave the rest of the line unmoved. A line split between two
+    /// subgroups (a misaligned copy) so costs the same wherever the split falls: the
+    /// replay's order, one workgroup's request after another's, is not the device's,
+    /// where a workgroup's subgroups ask within a few clocks of one another.
+    fn settle_reads(&mut self, c: &mut Counts) {
+        for (_, line) in self.line_reads.drain() {
+            let requests = line.users.min(line.moved);
+            c.dram_requests += requests;
+            c.dram_unmoved_sectors += requests * self.per_line - line.moved;
+        }
+    }
+
     /// A dirty sector written back to DRAM, merged with a DRAM read first when it is
     /// `partial`.
     fn write_back_sector(&mut self, c: &mut Counts, key: u64, partial: bool) {
@@ -509,7 +547,10 @@ impl Caches {
             c.l2_hit_sectors += 1;
         } else if access != Access::Write {
             c.dram_read_bytes += self.sector_bytes;
-            self.dram_sector(c, DramOp::Read, key);
+            self.line_reads
+                .entry(key / self.per_line)
+                .or_default()
+                .moved += 1;
         }
         if let Some((victim, true, valid)) = evicted {
             self.write_back_sector(c, victim, valid != FULL);
@@ -586,7 +627,9 @@ impl MemoryModel {
             caches: Caches {
                 sector_bytes,
                 per_line: (u64::from(device.line_bytes) / sector_bytes).max(1),
-                dram_open: [None; 3],
+                dram_open: [None; 2],
+                line_reads: HashMap::default(),
+                request: 0,
                 l1: (0..sms)
                     .map(|_| Lru::new(sectors_of(device.l1_bytes)))
                     .collect(),
@@ -745,6 +788,7 @@ impl MemoryModel {
         for i in 0..longest {
             for (slot, open) in self.slots.iter().zip(&mut rounds) {
                 if let Some(p) = slot.get(i) {
+                    self.caches.request += 1;
                     let mut farthest = Level::L1;
                     let mut hazard = false;
                     for &covered in &self.sectors[p.sectors.0 as usize..p.sectors.1 as usize] {
@@ -778,6 +822,7 @@ impl MemoryModel {
         for (_, level) in rounds.into_iter().flatten() {
             self.counts.read_rounds_from[level as usize] += 1;
         }
+        self.caches.settle_reads(&mut self.counts);
         self.slots.iter_mut().for_each(Vec::clear);
         self.sectors.clear();
     }

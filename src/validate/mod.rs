@@ -25,7 +25,7 @@ use crate::run::calibrate::{CALIBRATION, Calibration, calibrate, hardware_build,
 use crate::sim::device::{self as sim_device, DeviceModel};
 use crate::sim::model::Bound;
 use crate::suite::{Api, Build, Case, CaseId, Experiment, Key, Measure, REGISTRY, Sizing};
-use stats::{Accuracy, MEASURED_RESOLUTION, flat, spearman, tied_within};
+use stats::{Accuracy, flat, rank_agreement};
 
 /// What the device model of a validated file is calibrated from.
 #[derive(Clone, Copy, Debug)]
@@ -527,7 +527,7 @@ impl Validation {
                     .map(|&i| self.judged[i].predicted_gbps)
                     .collect();
                 Ranked {
-                    rho: spearman(&tied_within(&measured, MEASURED_RESOLUTION), &predicted),
+                    rho: rank_agreement(&measured, &predicted),
                     flat: flat(&predicted, &measured),
                     group,
                 }
@@ -746,8 +746,10 @@ pub fn render(validations: &[Validation], format: Format, verbose: bool) -> Stri
                           time, for the same bytes); APE = |ratio − 1|, the error of the \
                           predicted time. Rank agreement: Spearman's ρ of measured against \
                           predicted GB/s within each ladder and sweep of at least 4 cases, \
-                          measurements within 0.5 % of each other tied (their run-to-run \
-                          noise); – where no order is left.";
+                          values within 0.5 % of each other tied, measured (their \
+                          run-to-run noise) and predicted alike (an order the measurements \
+                          cannot resolve); – where the measurements have no order left, 0 \
+                          where the predictions have none.";
     if format == Format::Csv {
         let mut header = vec!["device".to_owned()];
         let mut rows = Vec::new();

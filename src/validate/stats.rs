@@ -1,7 +1,7 @@
 //! The statistics `simulate --validate` judges predictions by: the error of each
 //! prediction, summarised over rows ([`Accuracy`]), and the agreement in order within a
-//! group of cases ([`spearman`] of measurements [`tied_within`] their resolution,
-//! [`flat`]).
+//! group of cases ([`rank_agreement`]: [`spearman`] of measurements and predictions
+//! [`tied_within`] the measurements' resolution; [`flat`]).
 //!
 //! Every number is of the ratio measured ÷ predicted *bandwidth* of a row, which, for
 //! the same bytes, is predicted ÷ measured *time*: the absolute percentage error of the
@@ -127,6 +127,23 @@ pub fn spearman(xs: &[f64], ys: &[f64]) -> Option<f64> {
     (var_x > 0.0 && var_y > 0.0).then(|| covariance / (var_x * var_y).sqrt())
 }
 
+/// How well `predicted` orders a group of cases as `measured` does: Spearman's ρ of
+/// the two, each with its differences below [`MEASURED_RESOLUTION`] tied. The
+/// measurements cannot confirm a finer order, so a predicted one is no order either
+/// (a model that predicts offsets 1 and 2 of a copy 0.01 % apart does not claim to
+/// rank them). `None` where the measurements have no order left; 0 where they have
+/// one and the predictions none.
+pub fn rank_agreement(measured: &[f64], predicted: &[f64]) -> Option<f64> {
+    let measured = tied_within(measured, MEASURED_RESOLUTION);
+    let predicted = tied_within(predicted, MEASURED_RESOLUTION);
+    let ordered = |values: &[f64]| values.iter().any(|&v| v != values[0]);
+    match (ordered(&measured), ordered(&predicted)) {
+        (false, _) => None,
+        (true, false) => Some(0.0),
+        (true, true) => spearman(&measured, &predicted),
+    }
+}
+
 /// Predictions flatter than their measurements by this much are [`flat`]: all within
 /// 1 % of each other...
 const FLAT_PREDICTED: f64 = 1.01;
@@ -241,6 +258,30 @@ mod tests {
             &[7.0, 8.0, 9.0, 10.0],
         );
         assert!(wrong.unwrap() < -0.9);
+    }
+
+    #[test]
+    fn predicted_differences_below_the_resolution_are_no_order() {
+        // One aligned case apart, the rest measured within the noise: predictions that
+        // tell the rest apart by 0.01 % rank them as the measurements do.
+        let measured = [110.0, 100.0, 100.3, 100.1, 100.2];
+        let predicted = [120.0, 100.0, 100.01, 99.99, 100.02];
+        assert!(close(rank_agreement(&measured, &predicted).unwrap(), 1.0));
+        // Untied, the same predictions order the noise.
+        assert!(spearman(&tied_within(&measured, MEASURED_RESOLUTION), &predicted).unwrap() < 0.8);
+        // Predictions 1 % apart are an order, held to the measurements'.
+        let wrong = [100.0, 120.0, 121.2, 122.4, 123.6];
+        assert!(rank_agreement(&measured, &wrong).unwrap() < 0.0);
+        // A measured order that the predictions do not see at all: no agreement.
+        assert_eq!(
+            rank_agreement(&[100.0, 104.0, 108.0, 112.0], &[100.0, 100.1, 100.2, 100.3]),
+            Some(0.0)
+        );
+        // No measured order: nothing to judge.
+        assert_eq!(
+            rank_agreement(&[100.0, 100.2, 100.1, 100.4], &[1.0, 2.0, 3.0, 4.0]),
+            None
+        );
     }
 
     #[test]
