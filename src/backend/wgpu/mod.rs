@@ -283,6 +283,16 @@ impl Timestamps {
 /// Bytes of each staging buffer: outputs and inputs go through in pieces of this size.
 const STAGING_BYTES: u64 = 64 << 20;
 
+/// The device memory blocks wgpu's allocator shares among buffers: 4 MiB, the
+/// smallest it takes, so that every larger buffer gets a device allocation of its own.
+/// With the default blocks (128–256 MiB, shared by the buffers that fit), where a
+/// case's buffers landed depended on the cases run before it: on the H100,
+/// `reduce/neighbored` at 2^24 took 131.6 µs alone and 389 µs after the `smem_pad`
+/// transposes (`interleaved` 104.8 µs both ways, 92.8 after the copies); with blocks
+/// of their own, 128–130 and 92.8 µs in all three orders. A full run A/B in one
+/// command: GPU-clock rows' median ratio 1.000.
+const SHARED_BLOCK_BYTES: u64 = 4 << 20;
+
 impl GpuContext {
     pub fn new(selector: Option<&str>, timeout: Duration) -> Result<Self> {
         let instance = instance();
@@ -302,6 +312,9 @@ impl GpuContext {
                 label: Some("membench"),
                 required_features: wanted_features(&adapter),
                 required_limits: limits.clone(),
+                memory_hints: wgpu::MemoryHints::Manual {
+                    suballocated_device_memory_block_size: SHARED_BLOCK_BYTES..SHARED_BLOCK_BYTES,
+                },
                 ..Default::default()
             }))?;
         // Errors inside a case are caught by error scopes; anything else is reported,
