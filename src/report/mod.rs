@@ -497,7 +497,7 @@ impl Page<'_> {
                      sweep (one experiment over one param) of at least 4 cases, values within \
                      0.5 % of each other tied, measured (their run-to-run noise) and predicted \
                      alike (an order the measurements cannot resolve; – where the measurements \
-                     have no order left); "
+                     have no order left, 0 where the predictions have none); "
                     i { "flat" } " marks predictions all within 1 % where the measurements differ \
                      by more than 5 %. Transfers are not simulated."
                 }
