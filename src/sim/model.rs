@@ -1033,8 +1033,8 @@ pub fn costs(device: &DeviceModel) -> super::Costs {
         on_chip_ns: device.on_chip_latency_ns,
         barrier_ns: device.barrier_ns,
         int_div_instructions: device.int_div_instructions,
-        issue_per_ns: device.issue_per_clock * device.clock_ghz,
         schedulers: device.issue_per_clock,
+        clock_ghz: device.clock_ghz,
     }
 }
 

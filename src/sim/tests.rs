@@ -751,13 +751,13 @@ fn main(@builtin(local_invocation_index) lid: u32) {
 ";
 
 /// The critical path of one workgroup of `wg` invocations in subgroups of 32, on an
-/// SM of 4 schedulers issuing one instruction per ns.
+/// SM of 4 schedulers at 0.25 GHz: one instruction per ns.
 fn skewed_critical_ns(wg: u32) -> anyhow::Result<(f64, u64)> {
     let k = Kernel::load("issue_skew", ISSUE_SKEW, &[("WG", f64::from(wg))])?;
     let mut b = vec![bind(0, 0, words(&vec![0; wg as usize]))];
     let mut launch = Launch::all([1, 1, 1], 32);
-    launch.costs.issue_per_ns = 1.0;
     launch.costs.schedulers = 4.0;
+    launch.costs.clock_ghz = 0.25;
     let stats = run(&k, &mut b, &launch, &mut NoTrace)?;
     Ok((stats.critical_ns, stats.warp_ops))
 }

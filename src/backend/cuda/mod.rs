@@ -437,15 +437,15 @@ impl Cuda {
             .staging
             .lock()
             .map_err(|_| Error::Internal("the staging buffer was poisoned".to_owned()))?;
-        if slot.is_none() {
+        let pinned = match &mut *slot {
+            Some(pinned) => pinned,
             // SAFETY: any bits are a u32; each piece is written before it is read.
-            let pinned = unsafe { self.ctx.alloc_pinned::<u32>(STAGING_WORDS) }
-                .map_err(driver_error("allocating pinned staging memory"))?;
-            *slot = Some(pinned);
-        }
-        let staging = slot
-            .as_mut()
-            .ok_or_else(|| Error::Internal("no staging buffer".to_owned()))?
+            None => slot.insert(
+                unsafe { self.ctx.alloc_pinned::<u32>(STAGING_WORDS) }
+                    .map_err(driver_error("allocating pinned staging memory"))?,
+            ),
+        };
+        let staging = pinned
             .as_mut_slice()
             .map_err(driver_error("waiting for the staging buffer"))?;
         work(staging)

@@ -9,7 +9,7 @@ pub mod timing;
 pub mod transfer;
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
 use super::Backend;
@@ -627,9 +627,8 @@ impl GpuContext {
         Ok(compiled)
     }
 
-    fn cached_pipelines(
-        &self,
-    ) -> Result<std::sync::MutexGuard<'_, HashMap<String, wgpu::ComputePipeline>>> {
+    /// The compiled pipelines kept so far.
+    fn cached_pipelines(&self) -> Result<MutexGuard<'_, HashMap<String, wgpu::ComputePipeline>>> {
         self.reused
             .pipelines
             .lock()

@@ -243,10 +243,11 @@ impl<'k> Exec<'k, '_> {
             let subgroups = self.active_subgroups(&fr.active);
             let instructions = self.instructions(fr, &fun.expressions[h]);
             self.stats.warp_ops += subgroups * instructions;
-            if self.costs.issue_per_ns > 0.0 {
+            let issue_per_ns = self.costs.schedulers * self.costs.clock_ghz;
+            if issue_per_ns > 0.0 {
                 self.skew_ns += instructions as f64
                     * (subgroups as f64 - self.costs.schedulers).max(0.0)
-                    / self.costs.issue_per_ns;
+                    / issue_per_ns;
             }
         }
         // An argument's value comes from the caller (a pointer argument points at the

@@ -199,11 +199,11 @@ pub struct Costs {
     /// Instructions an integer division or remainder by a non-constant costs (GPUs
     /// without a divider emulate it).
     pub int_div_instructions: u32,
-    /// Subgroup instructions one SM issues per ns (0: issue takes no time) and per
-    /// clock (its schedulers): a workgroup of more subgroups than schedulers issues
+    /// Subgroup instructions one SM issues per clock (its schedulers), and its clock
+    /// (0: issue takes no time): a workgroup of more subgroups than schedulers issues
     /// each instruction over several turns.
-    pub issue_per_ns: f64,
     pub schedulers: f64,
+    pub clock_ghz: f64,
 }
 
 /// Which workgroups of a dispatch to run.
