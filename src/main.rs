@@ -524,11 +524,7 @@ const ALL_ADAPTERS: &str = "all";
 
 fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     // Each api measures the builds it has; asking for none it has measures nothing.
-    if !args
-        .build
-        .iter()
-        .any(|build| args.api.iter().any(|&api| build.is_of(api)))
-    {
+    if Setting::selected(&args.api, &args.build).is_empty() {
         let names = |names: Vec<String>| names.join(",");
         anyhow::bail!(
             "no api of --api {} has a build of --build {}: tax-free and unchecked are \

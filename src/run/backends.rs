@@ -7,7 +7,7 @@ use std::time::Duration;
 #[cfg(feature = "cuda")]
 use crate::backend::cuda::Cuda;
 use crate::backend::wgpu::{self as gpu, GpuContext, Wgpu};
-use crate::suite::{Api, Build};
+use crate::suite::{Api, Build, Setting};
 
 use super::Measurer;
 
@@ -20,19 +20,15 @@ pub struct Backends<'a> {
 }
 
 impl<'a> Backends<'a> {
-    /// Each of `builds` in each of `apis` that has it ([`Build::is_of`]), once: the
-    /// wgpu builds (tax-free falls back to unchecked where SPIR-V passthrough is not
-    /// offered), then the CUDA builds on the same GPU. What cannot be had is said in
+    /// What `apis` and `builds` select ([`Setting::selected`]): the wgpu builds
+    /// (tax-free falls back to unchecked where SPIR-V passthrough is not offered),
+    /// then the CUDA builds on the same GPU. What cannot be had is said in
     /// one line on stderr and the run goes on without it.
     pub fn new(ctx: &'a GpuContext, apis: &[Api], builds: &[Build], timeout: Duration) -> Self {
+        let selected = Setting::selected(apis, builds);
         let builds_of = |api: Api| -> Vec<Build> {
-            let mut of: Vec<Build> = Vec::new();
-            for &build in builds {
-                if apis.contains(&api) && build.is_of(api) && !of.contains(&build) {
-                    of.push(build);
-                }
-            }
-            of
+            let of = selected.iter().filter(|setting| setting.api == api);
+            of.map(|setting| setting.build).collect()
         };
         let wgpu = wgpu_builds(ctx, &builds_of(Api::Wgpu))
             .into_iter()

@@ -168,6 +168,21 @@ impl Setting {
         build: Build::Default,
     };
 
+    /// Each of `builds` in each of `apis` that has it ([`Build::is_of`]), once, in the
+    /// order of `apis`, then of `builds`: what `--api` and `--build` select.
+    pub fn selected(apis: &[Api], builds: &[Build]) -> Vec<Setting> {
+        let mut selected = Vec::new();
+        for &api in apis {
+            for &build in builds {
+                let setting = Setting { api, build };
+                if build.is_of(api) && !selected.contains(&setting) {
+                    selected.push(setting);
+                }
+            }
+        }
+        selected
+    }
+
     /// How close the setting's kernels are to what the hardware can do: CUDA, then
     /// wgpu's tax-free build, CUDA's rolled loops, wgpu's unchecked and default
     /// builds. Claims are decided on the closest, the toolchain's tax is read against
@@ -404,6 +419,28 @@ impl CaseId {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_api_gets_only_the_builds_it_has() {
+        let all = [
+            Build::TaxFree,
+            Build::Default,
+            Build::Rolled,
+            Build::Default,
+        ];
+        let setting = |api, build| Setting { api, build };
+        assert_eq!(
+            Setting::selected(&[Api::Cuda, Api::Wgpu], &all),
+            [
+                setting(Api::Cuda, Build::Default),
+                setting(Api::Cuda, Build::Rolled),
+                setting(Api::Wgpu, Build::TaxFree),
+                setting(Api::Wgpu, Build::Default),
+            ]
+        );
+        assert!(Setting::selected(&[Api::Cuda], &[Build::TaxFree, Build::Unchecked]).is_empty());
+        assert!(Setting::selected(&[Api::Wgpu], &[Build::Rolled]).is_empty());
+    }
 
     #[test]
     fn text_round_trips_for_every_param_of_the_committed_results() {
