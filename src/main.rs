@@ -122,8 +122,9 @@ struct SimulateArgs {
     /// device).
     #[arg(long, value_parser = preset_names(), ignore_case = true)]
     device: Option<String>,
-    /// Only cases whose id (family/variant/param) contains one of these.
-    #[arg(long, value_delimiter = ',', conflicts_with = "validate")]
+    /// Only cases whose id (family/variant/param) contains one of these; with
+    /// --validate, only those are judged (calibration still reads every row).
+    #[arg(long, value_delimiter = ',')]
     filter: Vec<String>,
     /// Small working sets, as `run --quick`.
     #[arg(long, conflicts_with = "validate")]
@@ -968,6 +969,9 @@ fn validate(
     args: &SimulateArgs,
     preset: Option<&'static sim_device::DeviceModel>,
 ) -> anyhow::Result<ExitCode> {
+    if args.filter.iter().any(String::is_empty) {
+        anyhow::bail!("an empty --filter would match every case");
+    }
     let files: Vec<(PathBuf, Vec<results::Row>)> = args
         .validate
         .iter()
@@ -995,10 +999,29 @@ fn validate(
                 .context("progress bar template")?,
         );
         progress.set_message(format!("({})", path.display()));
-        validations.push(validate::validate(path, rows, modelling, &|| {
-            progress.inc(1)
-        }));
+        validations.push(validate::validate(
+            path,
+            rows,
+            modelling,
+            &args.filter,
+            &|| progress.inc(1),
+        ));
         progress.finish_and_clear();
+    }
+    // As for a run, a filter that matches nothing is an error, not an empty table.
+    let ids: Vec<String> = validations
+        .iter()
+        .flat_map(|v| {
+            let judged = v.judged.iter().map(|j| j.id.to_string());
+            judged.chain(v.unjudged.iter().map(|(id, _)| id.clone()))
+        })
+        .collect();
+    if let Some(filter) = args
+        .filter
+        .iter()
+        .find(|filter| !ids.iter().any(|id| run::matches(id, filter)))
+    {
+        anyhow::bail!("--filter `{filter}` matches no measured row of the files");
     }
     print!(
         "{}",

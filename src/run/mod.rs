@@ -69,7 +69,7 @@ impl Default for RunSettings {
 
 /// Whether case id `id` matches `filter`: a substring, or with a trailing `$` a suffix
 /// (`offset=1$` is offset 1 alone, not 10 to 19).
-fn matches(id: &str, filter: &str) -> bool {
+pub fn matches(id: &str, filter: &str) -> bool {
     match filter.strip_suffix('$') {
         Some(suffix) => id.ends_with(suffix),
         None => id.contains(filter),

@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use crate::report::compare::{DeviceResults, Format};
 use crate::results::{Row, RunSizing, Status};
 use crate::run::calibrate::{CALIBRATION, Calibration, calibrate, hardware_build, is_calibration};
+use crate::run::matches;
 use crate::sim::device::{self as sim_device, DeviceModel};
 use crate::sim::model::Bound;
 use crate::suite::{Api, Build, Case, CaseId, Experiment, Key, Measure, REGISTRY, Sizing};
@@ -147,11 +148,14 @@ pub struct Validation {
 }
 
 /// Validates the measured rows of one file (`path`, `rows`: one device) with a model
-/// made as `modelling` says; `done` is called after each prediction (for progress).
+/// made as `modelling` says, judging only the cases that match one of `filters` (all
+/// for none; calibration reads every row); `done` is called after each prediction
+/// (for progress).
 pub fn validate(
     path: &Path,
     rows: &[Row],
     modelling: Modelling<'_>,
+    filters: &[String],
     done: &(dyn Fn() + Sync),
 ) -> Validation {
     let device = rows.first().map_or_else(String::new, |r| r.device.clone());
@@ -192,6 +196,7 @@ pub fn validate(
         .iter()
         .filter(|r| r.api == Api::Wgpu && Some(r.build) == build && r.status == Status::Ok)
         .filter(|r| r.gbps_median.is_some_and(|g| g > 0.0))
+        .filter(|r| filters.is_empty() || filters.iter().any(|f| matches(&id_text(r), f)))
         .collect();
     let started = std::time::Instant::now();
     let (found, mut unjudged) = cases_of(&measured);
@@ -243,7 +248,7 @@ pub fn of_results(devices: &[DeviceResults]) -> Vec<Validation> {
                 .filter(|d| d.path == path)
                 .flat_map(|d| d.rows.iter().cloned())
                 .collect();
-            validate(path, &rows, Modelling::OWN, &|| {})
+            validate(path, &rows, Modelling::OWN, &[], &|| {})
         })
         .collect()
 }
@@ -862,7 +867,7 @@ mod tests {
         resized.bytes /= 2;
         rows.extend([gone, resized, transfer.remove(0)]);
         let path = Path::new("test.csv");
-        let own = validate(path, &rows, Modelling::OWN, &|| {});
+        let own = validate(path, &rows, Modelling::OWN, &[], &|| {});
         assert_eq!(
             roles(&own),
             [
@@ -888,6 +893,17 @@ mod tests {
         // Held out and calibration rows are summarised apart.
         assert_eq!(own.accuracy(Role::HeldOut).last().unwrap().1.n, 1);
         assert_eq!(own.accuracy(Role::Calibration).last().unwrap().1.n, 1);
+        // A filter narrows what is judged, not what calibrates.
+        let offset = validate(
+            path,
+            &rows,
+            Modelling::OWN,
+            &["copy/offset/offset=3".into()],
+            &|| {},
+        );
+        assert_eq!(roles(&offset), [roles(&own)[0].clone()]);
+        assert_eq!(offset.model, own.model);
+        assert!(offset.unjudged.is_empty(), "{:?}", offset.unjudged);
 
         // Calibrated on another file: every row held out; on this one: every row fitted.
         for (from, role) in [
@@ -901,14 +917,14 @@ mod tests {
                     rows: &rows,
                 },
             };
-            let validation = validate(path, &rows, modelling, &|| {});
+            let validation = validate(path, &rows, modelling, &[], &|| {});
             assert!(roles(&validation).iter().all(|(_, r)| *r == role), "{from}");
         }
         let alone = Modelling {
             preset: crate::sim::device::preset("h100"),
             calibrating: Calibrating::Nothing,
         };
-        let validation = validate(path, &rows, alone, &|| {});
+        let validation = validate(path, &rows, alone, &[], &|| {});
         assert!(roles(&validation).iter().all(|(_, r)| *r == Role::HeldOut));
         assert!(!validation.model.calibrated && validation.model.name == "h100");
     }
