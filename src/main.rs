@@ -970,7 +970,7 @@ fn validate(
     preset: Option<&'static sim_device::DeviceModel>,
 ) -> anyhow::Result<ExitCode> {
     if args.filter.iter().any(String::is_empty) {
-        anyhow::bail!("an empty --filter would match every case");
+        return Err(membench::Error::EmptyFilter.into());
     }
     let files: Vec<(PathBuf, Vec<results::Row>)> = args
         .validate

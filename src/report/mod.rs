@@ -494,10 +494,8 @@ impl Page<'_> {
                      is the error of the predicted time; the geometric mean is of the ratio \
                      (above 1: the device beats the model). Spearman's ρ is of measured against \
                      predicted GB/s within each ladder (a family's variants at one param) and \
-                     sweep (one experiment over one param) of at least 4 cases, values within \
-                     0.5 % of each other tied, measured (their run-to-run noise) and predicted \
-                     alike (an order the measurements cannot resolve; – where the measurements \
-                     have no order left, 0 where the predictions have none); "
+                     sweep (one experiment over one param) of at least 4 cases, "
+                    (validate::RANK_TIES) "; "
                     i { "flat" } " marks predictions all within 1 % where the measurements differ \
                      by more than 5 %. Transfers are not simulated."
                 }

@@ -26,6 +26,7 @@ use crate::run::matches;
 use crate::sim::device::{self as sim_device, DeviceModel};
 use crate::sim::model::Bound;
 use crate::suite::{Api, Build, Case, CaseId, Experiment, Key, Measure, REGISTRY, Sizing};
+pub use stats::RANK_TIES;
 use stats::{Accuracy, flat, rank_agreement};
 
 /// What the device model of a validated file is calibrated from.
@@ -750,11 +751,7 @@ pub fn render(validations: &[Validation], format: Format, verbose: bool) -> Stri
     const LEGEND: &str = "Each row: measured ÷ predicted bandwidth (= predicted ÷ measured \
                           time, for the same bytes); APE = |ratio − 1|, the error of the \
                           predicted time. Rank agreement: Spearman's ρ of measured against \
-                          predicted GB/s within each ladder and sweep of at least 4 cases, \
-                          values within 0.5 % of each other tied, measured (their \
-                          run-to-run noise) and predicted alike (an order the measurements \
-                          cannot resolve); – where the measurements have no order left, 0 \
-                          where the predictions have none.";
+                          predicted GB/s within each ladder and sweep of at least 4 cases, ";
     if format == Format::Csv {
         let mut header = vec!["device".to_owned()];
         let mut rows = Vec::new();
@@ -782,7 +779,7 @@ pub fn render(validations: &[Validation], format: Format, verbose: bool) -> Stri
             aligned(&header, &rows, left)
         }
     };
-    let mut text = format!("{LEGEND}\n");
+    let mut text = format!("{LEGEND}{RANK_TIES}.\n");
     for validation in validations {
         text.push('\n');
         if markdown {

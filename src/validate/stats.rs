@@ -127,6 +127,12 @@ pub fn spearman(xs: &[f64], ys: &[f64]) -> Option<f64> {
     (var_x > 0.0 && var_y > 0.0).then(|| covariance / (var_x * var_y).sqrt())
 }
 
+/// [`rank_agreement`]'s ties in words, as `simulate --validate` and the report say them.
+pub const RANK_TIES: &str = "values within 0.5 % of each other tied, measured (their run-to-run \
+                             noise) and predicted alike (an order the measurements cannot \
+                             resolve); – where the measurements have no order left, 0 where \
+                             the predictions have none";
+
 /// How well `predicted` orders a group of cases as `measured` does: Spearman's ρ of
 /// the two, each with its differences below [`MEASURED_RESOLUTION`] tied. The
 /// measurements cannot confirm a finer order, so a predicted one is no order either

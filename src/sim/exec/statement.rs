@@ -5,7 +5,7 @@
 
 use naga::{Block, Expression, Handle, Statement, SwitchCase};
 
-use super::{Access, Construct, Exec, Frame, Ready, Region, SimError, Value, variant};
+use super::{Access, Construct, Exec, Frame, LoopForm, Ready, Region, SimError, Value, variant};
 
 /// Bound on iterations of one loop, so a kernel that never terminates is an error.
 const MAX_LOOP_ITERATIONS: u64 = 1 << 32;
@@ -251,9 +251,13 @@ impl<'k> Exec<'k, '_> {
         });
         // Until its second iteration the loop keeps the enclosing form, less what
         // belongs to the enclosing loop's own body.
-        let outer = self.form.clone();
-        self.form.exit_tests.clear();
-        self.form.continuing = false;
+        let inner = LoopForm {
+            dataflow: self.form.dataflow,
+            unrolled: self.form.unrolled,
+            exit_fun: self.form.exit_fun,
+            ..LoopForm::default()
+        };
+        let outer = std::mem::replace(&mut self.form, inner);
         let mut iterations = 0u64;
         loop {
             iterations += 1;
