@@ -969,9 +969,7 @@ fn validate(
     args: &SimulateArgs,
     preset: Option<&'static sim_device::DeviceModel>,
 ) -> anyhow::Result<ExitCode> {
-    if args.filter.iter().any(String::is_empty) {
-        return Err(membench::Error::EmptyFilter.into());
-    }
+    run::check_filters(&args.filter)?;
     let files: Vec<(PathBuf, Vec<results::Row>)> = args
         .validate
         .iter()
@@ -1016,11 +1014,7 @@ fn validate(
             judged.chain(v.unjudged.iter().map(|(id, _)| id.clone()))
         })
         .collect();
-    if let Some(filter) = args
-        .filter
-        .iter()
-        .find(|filter| !ids.iter().any(|id| run::matches(id, filter)))
-    {
+    if let Some(filter) = run::unmatched(&args.filter, &ids) {
         anyhow::bail!("--filter `{filter}` matches no measured row of the files");
     }
     print!(

@@ -69,39 +69,54 @@ impl Default for RunSettings {
 
 /// Whether case id `id` matches `filter`: a substring, or with a trailing `$` a suffix
 /// (`offset=1$` is offset 1 alone, not 10 to 19).
-pub fn matches(id: &str, filter: &str) -> bool {
+fn matches(id: &str, filter: &str) -> bool {
     match filter.strip_suffix('$') {
         Some(suffix) => id.ends_with(suffix),
         None => id.contains(filter),
     }
 }
 
+/// `filters` as given: an empty one, which would match everything, is an error.
+pub fn check_filters(filters: &[String]) -> Result<()> {
+    if filters.iter().any(String::is_empty) {
+        return Err(Error::EmptyFilter);
+    }
+    Ok(())
+}
+
+/// Whether `filters` select case id `id`: one of them matches it, or there are none.
+pub fn selects(filters: &[String], id: &str) -> bool {
+    filters.is_empty() || filters.iter().any(|filter| matches(id, filter))
+}
+
+/// The first of `filters` that matches none of `ids`.
+pub fn unmatched<'f>(filters: &'f [String], ids: &[String]) -> Option<&'f String> {
+    filters
+        .iter()
+        .find(|filter| !ids.iter().any(|id| matches(id, filter)))
+}
+
 /// Every case whose id matches one of `filters` (all cases for none). A filter that
 /// matches nothing is an error, not an empty run, and so is an empty one, which would
 /// match everything.
 pub fn select(sizing: &Sizing, filters: &[String]) -> Result<Vec<(&'static Experiment, Case)>> {
-    if filters.iter().any(String::is_empty) {
-        return Err(Error::EmptyFilter);
-    }
+    check_filters(filters)?;
     let all: Vec<_> = REGISTRY
         .iter()
         .flat_map(|experiment| {
             (experiment.cases)(sizing)
                 .into_iter()
-                .map(move |case| (experiment, case))
+                .map(move |case| (experiment, case.id(experiment).to_string(), case))
         })
         .collect();
-    if let Some(unmatched) = filters.iter().find(|filter| {
-        !all.iter()
-            .any(|(e, c)| matches(&c.id(e).to_string(), filter))
-    }) {
-        return Err(Error::NoMatch((*unmatched).clone()));
+    let ids: Vec<String> = all.iter().map(|(_, id, _)| id.clone()).collect();
+    if let Some(filter) = unmatched(filters, &ids) {
+        return Err(Error::NoMatch(filter.clone()));
     }
     Ok(all
         .into_iter()
-        .filter(|(e, c)| {
-            filters.is_empty() || filters.iter().any(|f| matches(&c.id(e).to_string(), f))
-        })
+        .filter(|(_, id, _)| selects(filters, id))
+        .map(|(experiment, _, case)| (experiment, case))
         .collect())
 }
 

@@ -403,9 +403,8 @@ enum DramOp {
 struct LineReads {
     /// Sectors read from DRAM.
     moved: u64,
-    /// Requests that read the line, and the last of them (requests count from 1).
+    /// Requests that read the line.
     users: u64,
-    last: u64,
 }
 
 /// The L1s and the L2, fed one sector at a time.
@@ -418,8 +417,6 @@ struct Caches {
     dram_open: [Option<(u64, u64)>; 2],
     /// The in-flight group's reads by line.
     line_reads: HashMap<u64, LineReads, BuildHasherDefault<MulHasher>>,
-    /// The request being replayed.
-    request: u64,
     l1: Vec<Lru>,
     l2: Lru,
     /// Latency of an L1 fill from the L2 and from DRAM.
@@ -442,13 +439,6 @@ impl Caches {
         issued_ns: f64,
         local: bool,
     ) -> (Level, bool) {
-        if access != Access::Write {
-            let line = self.line_reads.entry(key / self.per_line).or_default();
-            if line.last != self.request {
-                line.users += 1;
-                line.last = self.request;
-            }
-        }
         if access == Access::Read
             && let Some(l1) = self.l1.get_mut(sm)
         {
@@ -503,6 +493,18 @@ impl Caches {
                 *open = Some((line, 1));
                 c.dram_requests += 1;
                 c.dram_unmoved_sectors += self.per_line - 1;
+            }
+        }
+    }
+
+    /// One request reads the lines of `sectors` (sorted): each line counts it once.
+    fn read_lines(&mut self, sectors: &[Covered]) {
+        let mut last = None;
+        for &(key, _) in sectors {
+            let line = key / self.per_line;
+            if last != Some(line) {
+                self.line_reads.entry(line).or_default().users += 1;
+                last = Some(line);
             }
         }
     }
@@ -629,7 +631,6 @@ impl MemoryModel {
                 per_line: (u64::from(device.line_bytes) / sector_bytes).max(1),
                 dram_open: [None; 2],
                 line_reads: HashMap::default(),
-                request: 0,
                 l1: (0..sms)
                     .map(|_| Lru::new(sectors_of(device.l1_bytes)))
                     .collect(),
@@ -788,10 +789,13 @@ impl MemoryModel {
         for i in 0..longest {
             for (slot, open) in self.slots.iter().zip(&mut rounds) {
                 if let Some(p) = slot.get(i) {
-                    self.caches.request += 1;
+                    let sectors = &self.sectors[p.sectors.0 as usize..p.sectors.1 as usize];
+                    if p.access != Access::Write {
+                        self.caches.read_lines(sectors);
+                    }
                     let mut farthest = Level::L1;
                     let mut hazard = false;
-                    for &covered in &self.sectors[p.sectors.0 as usize..p.sectors.1 as usize] {
+                    for &covered in sectors {
                         let (level, met) = self.caches.access(
                             &mut self.counts,
                             p.sm as usize,

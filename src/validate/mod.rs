@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use crate::report::compare::{DeviceResults, Format};
 use crate::results::{Row, RunSizing, Status};
 use crate::run::calibrate::{CALIBRATION, Calibration, calibrate, hardware_build, is_calibration};
-use crate::run::matches;
+use crate::run::selects;
 use crate::sim::device::{self as sim_device, DeviceModel};
 use crate::sim::model::Bound;
 use crate::suite::{Api, Build, Case, CaseId, Experiment, Key, Measure, REGISTRY, Sizing};
@@ -197,7 +197,7 @@ pub fn validate(
         .iter()
         .filter(|r| r.api == Api::Wgpu && Some(r.build) == build && r.status == Status::Ok)
         .filter(|r| r.gbps_median.is_some_and(|g| g > 0.0))
-        .filter(|r| filters.is_empty() || filters.iter().any(|f| matches(&id_text(r), f)))
+        .filter(|r| selects(filters, &id_text(r)))
         .collect();
     let started = std::time::Instant::now();
     let (found, mut unjudged) = cases_of(&measured);
