@@ -274,8 +274,7 @@ fn main() -> anyhow::Result<()> {
         predict(&ctx.info.name, cases, &row_cases, &mut rows);
         let path =
             std::env::var_os("MEMBENCH_OUT").map_or_else(|| identity.default_path(), PathBuf::from);
-        let old = identity.admit(&path, results::read_existing(&path)?, &all_rows)?;
-        results::write(&path, &results::merge(old, &rows))
+        results::update(&path, &rows, |old| identity.admit(&path, old, &all_rows))
             .with_context(|| "writing the bench results")?;
         eprintln!("results in {}", path.display());
     }

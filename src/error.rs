@@ -8,6 +8,9 @@ pub enum Error {
         "no GPU adapter found{0}; install a Vulkan driver (e.g. mesa-vulkan-drivers) or check WGPU_BACKEND"
     )]
     NoAdapter(String),
+    /// An environment variable membench or wgpu reads holds a value it cannot take.
+    #[error("{0}")]
+    Environment(String),
     #[error("adapter {wanted:?} not found; available adapters:\n{available}")]
     AdapterNotFound { wanted: String, available: String },
     /// `--adapter` empty, or a part of the names of several adapters: never the first.
@@ -52,11 +55,23 @@ pub enum Error {
     Internal(String),
     #[error("{}: {message}", path.display())]
     Results { path: PathBuf, message: String },
-    #[error("{}: {source}", path.display())]
+    /// Not `source`: the message says it already, and a chain would say it twice.
+    #[error("{}: {error}", path.display())]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
+}
+
+impl Error {
+    /// What turns an I/O error on `path` into an [`Error::Io`] (for `map_err`).
+    pub fn io(path: &std::path::Path) -> impl Fn(std::io::Error) -> Error + use<> {
+        let path = path.to_owned();
+        move |error| Error::Io {
+            path: path.clone(),
+            error,
+        }
+    }
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

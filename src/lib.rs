@@ -11,6 +11,7 @@
 
 pub mod backend;
 pub mod error;
+pub mod files;
 pub mod measure;
 pub mod report;
 pub mod results;

@@ -1,8 +1,9 @@
 //! The membench command line: `devices`, `list`, `run`, `simulate`, `compare`, `report`.
 
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
@@ -14,7 +15,6 @@ use membench::backend::cuda;
 use membench::backend::wgpu::{self as gpu, GpuContext};
 use membench::measure::{MIN_SAMPLES, Stats, SuiteSampler};
 use membench::report::{self, compare};
-use membench::results;
 use membench::run::{
     self, Backends, Lockstep, Outcome, Output, Party, Progress, RunSettings, Session,
 };
@@ -23,6 +23,7 @@ use membench::suite::{
     Api, Build, Case, CaseId, Experiment, Family, Measure, REGISTRY, Setting, Sizing,
 };
 use membench::validate;
+use membench::{files, results};
 
 /// GPU memory benchmarks: the classic CUDA memory experiments in WGSL, verified
 /// against a CPU reference and timed on the GPU clock.
@@ -215,16 +216,147 @@ struct RunArgs {
     timeout_s: u64,
 }
 
+/// `print!` that returns the error of a stdout that takes nothing (a closed pipe, a
+/// full disk) instead of panicking.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        write!(std::io::stdout(), $($arg)*).context(STDOUT)
+    };
+}
+
+/// `println!`, as [`out!`].
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        writeln!(std::io::stdout(), $($arg)*).context(STDOUT)
+    };
+}
+
+/// What a failed write to stdout says.
+const STDOUT: &str = "writing to stdout";
+
+/// The exit status of a command whose reader closed stdout (`membench list | head -1`):
+/// 128 + SIGPIPE, as a shell reports a program the signal ended.
+const BROKEN_PIPE_EXIT: u8 = 141;
+
 fn main() -> ExitCode {
+    quiet_device_select();
     // Silent unless RUST_LOG asks: wgpu's own diagnostics, for an adapter that fails.
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("off")).init();
-    match run_cli(Cli::parse()) {
+    let ran = watch_signals().and_then(|()| run_cli(Cli::parse()));
+    let outcome = ran.and_then(|code| {
+        std::io::stdout().flush().context(STDOUT)?;
+        Ok(code)
+    });
+    match outcome {
         Ok(code) => code,
+        // The reader has all it wanted: nothing to say.
+        Err(error) if broken_pipe(&error) => ExitCode::from(BROKEN_PIPE_EXIT),
         Err(error) => {
             eprintln!("membench: {error:#}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// Turns Mesa's device-select Vulkan layer off where there is no display server: the
+/// layer asks Wayland for the display's GPU, which prints `XDG_RUNTIME_DIR is invalid`
+/// twice per listing and cannot answer; membench picks its adapter itself. A user's
+/// own `NODEVICE_SELECT` or `MESA_VK_DEVICE_SELECT` is left as it is.
+fn quiet_device_select() {
+    let set = |name| std::env::var_os(name).is_some();
+    if [
+        "WAYLAND_DISPLAY",
+        "DISPLAY",
+        "NODEVICE_SELECT",
+        "MESA_VK_DEVICE_SELECT",
+    ]
+    .into_iter()
+    .any(set)
+    {
+        return;
+    }
+    // SAFETY: called first in `main`, before any thread exists that could read the
+    // environment.
+    unsafe { std::env::set_var("NODEVICE_SELECT", "1") };
+}
+
+/// Whether `error` is stdout's reader having gone away.
+fn broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Set by the first SIGINT, SIGTERM or SIGHUP during a run: it stops after the case
+/// under way, predicts what it measured, saves and prints the summary. A second
+/// signal, or one outside a run, exits at once, once no file is half written.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// The signal that set [`INTERRUPTED`]; the run exits with 128 + it, as a shell
+/// reports a program the signal ended (130 for Ctrl-C, 143 for SIGTERM).
+static STOPPED_BY: AtomicI32 = AtomicI32::new(0);
+
+/// Whether a run is under way that stops at the end of a case on a first signal.
+static STOPS_GRACEFULLY: AtomicBool = AtomicBool::new(false);
+
+/// Handles SIGINT, SIGTERM (a scheduler's time limit) and SIGHUP (a closed terminal)
+/// alike on a thread of their own, and catches SIGXFSZ.
+#[cfg(unix)]
+fn watch_signals() -> anyhow::Result<()> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGXFSZ};
+    // Caught, a write past `ulimit -f` fails with an error, whose path removes the
+    // temporary file, instead of ending the process in the middle of it.
+    signal_hook::flag::register(SIGXFSZ, std::sync::Arc::new(AtomicBool::new(false)))
+        .context("catching SIGXFSZ")?;
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])
+        .context("catching signals")?;
+    std::thread::spawn(move || {
+        for signal in signals.forever() {
+            let name = match signal {
+                SIGINT => "interrupted",
+                SIGTERM => "terminated (SIGTERM)",
+                _ => "hung up (SIGHUP)",
+            };
+            if STOPS_GRACEFULLY.load(Ordering::SeqCst) && !INTERRUPTED.swap(true, Ordering::SeqCst)
+            {
+                STOPPED_BY.store(signal, Ordering::SeqCst);
+                eprintln!(
+                    "membench: {name}: stopping after this case, with its predictions and \
+                     summary (a second signal quits at once)"
+                );
+                continue;
+            }
+            let _no_half_file = files::quiesce();
+            std::process::exit(128 + signal);
+        }
+    });
+    Ok(())
+}
+
+/// Ctrl-C, as [`watch_signals`] handles it on Unix.
+#[cfg(not(unix))]
+fn watch_signals() -> anyhow::Result<()> {
+    const SIGINT: i32 = 2;
+    ctrlc::set_handler(|| {
+        if STOPS_GRACEFULLY.load(Ordering::SeqCst) && !INTERRUPTED.swap(true, Ordering::SeqCst) {
+            STOPPED_BY.store(SIGINT, Ordering::SeqCst);
+            eprintln!(
+                "membench: interrupted: stopping after this case (Ctrl-C again to quit at once)"
+            );
+            return;
+        }
+        let _no_half_file = files::quiesce();
+        std::process::exit(128 + SIGINT);
+    })
+    .context("installing the Ctrl-C handler")
+}
+
+/// The exit status of a run a signal stopped.
+fn stopped_exit() -> ExitCode {
+    let signal = STOPPED_BY.load(Ordering::SeqCst);
+    ExitCode::from(u8::try_from(128 + signal).unwrap_or(u8::MAX))
 }
 
 /// The preset `simulate` predicts on without `--device` (or `--validate`).
@@ -311,10 +443,10 @@ fn run_cli(cli: Cli) -> anyhow::Result<ExitCode> {
                     baseline.display()
                 );
             }
-            print!(
+            out!(
                 "{}",
                 compare::render_verdicts(&judged, &baseline, threshold / 100.0, format)?
-            );
+            )?;
             Ok(if judged.iter().any(|j| j.regression) {
                 ExitCode::FAILURE
             } else {
@@ -330,7 +462,7 @@ fn run_cli(cli: Cli) -> anyhow::Result<ExitCode> {
                     args.csv[0].display()
                 );
             }
-            print!("{}", compare::render(&devices, args.format)?);
+            out!("{}", compare::render(&devices, args.format)?)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Report(args) => report(args),
@@ -338,12 +470,12 @@ fn run_cli(cli: Cli) -> anyhow::Result<ExitCode> {
 }
 
 fn devices() -> anyhow::Result<ExitCode> {
-    let adapters = gpu::adapters(&gpu::instance());
+    let adapters = gpu::adapters(&gpu::instance()?);
     for (index, adapter) in adapters.iter().enumerate() {
-        println!("{}", gpu::adapter_report(index, adapter));
+        outln!("{}", gpu::adapter_report(index, adapter))?;
     }
     #[cfg(feature = "cuda")]
-    println!("{}", cuda::devices_report());
+    outln!("{}", cuda::devices_report())?;
     if adapters.is_empty() {
         anyhow::bail!(membench::Error::NoAdapter(String::new()));
     }
@@ -377,17 +509,17 @@ fn list(filters: &[String]) -> anyhow::Result<ExitCode> {
             }
             (None, _) => "host transfers, no kernel".to_owned(),
         };
-        println!("{}  ({runs})", experiment.name());
+        outln!("{}  ({runs})", experiment.name())?;
         match report::claims::naming(experiment).as_slice() {
-            [] => println!("  claims: none (a reference case)"),
+            [] => outln!("  claims: none (a reference case)")?,
             named => {
-                println!("  claims:");
+                outln!("  claims:")?;
                 for claim in named {
-                    println!("    {}: {}", claim.id, claim.claim);
+                    outln!("    {}: {}", claim.id, claim.claim)?;
                 }
             }
         }
-        println!("  cases: {}", params.join(" "));
+        outln!("  cases: {}", params.join(" "))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -420,8 +552,8 @@ fn emit_wgsl(filters: &[String], target: Option<&str>) -> anyhow::Result<ExitCod
     for kernel in kernels {
         let source = membench::suite::shaders::source(kernel)
             .with_context(|| format!("kernel {kernel} has no WGSL in shaders/"))?;
-        println!("// kernel: {kernel}");
-        print!("{source}");
+        outln!("// kernel: {kernel}")?;
+        out!("{source}")?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -431,10 +563,10 @@ fn emit_wgsl(filters: &[String], target: Option<&str>) -> anyhow::Result<ExitCod
 #[cfg(feature = "cuda")]
 fn emit_ptx(filters: &[String], target: Option<&str>, build: Build) -> anyhow::Result<ExitCode> {
     let selected = emitted_cases(filters, target)?;
-    print!(
+    out!(
         "{}",
         cuda::compile::ptx_listing(&selected, build, cuda::compile::DEFAULT_ARCH)?
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -452,8 +584,8 @@ fn emit_spirv(filters: &[String], target: Option<&str>) -> anyhow::Result<ExitCo
         let source = membench::suite::shaders::source(kernel)
             .with_context(|| format!("kernel {kernel} has no WGSL in shaders/"))?;
         let text = gpu::spirv::tax_free_text(kernel, source, &case.overrides)?;
-        println!("; kernel: {kernel} for {}", case.id(experiment));
-        print!("{text}");
+        outln!("; kernel: {kernel} for {}", case.id(experiment))?;
+        out!("{text}")?;
         seen.push((kernel, case.overrides));
     }
     if seen.is_empty() {
@@ -513,13 +645,6 @@ impl Destination {
     }
 }
 
-/// Set by the first Ctrl-C: the run stops after the case under way, predicts what it
-/// measured and prints the summary. A second Ctrl-C exits at once.
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-/// The exit status of a run stopped by Ctrl-C (128 + SIGINT, as shells report it).
-const INTERRUPTED_EXIT: u8 = 130;
-
 /// `--adapter` for every adapter.
 const ALL_ADAPTERS: &str = "all";
 
@@ -538,13 +663,7 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if args.concurrent && args.adapter.as_deref() != Some(ALL_ADAPTERS) {
         anyhow::bail!("--concurrent measures every adapter at once: it needs --adapter all");
     }
-    ctrlc::set_handler(|| {
-        if INTERRUPTED.swap(true, Ordering::SeqCst) {
-            std::process::exit(i32::from(INTERRUPTED_EXIT));
-        }
-        eprintln!("membench: interrupted: stopping after this case (Ctrl-C again to quit at once)");
-    })
-    .context("installing the Ctrl-C handler")?;
+    STOPS_GRACEFULLY.store(true, Ordering::SeqCst);
     if args.adapter.as_deref() != Some(ALL_ADAPTERS) {
         return run_on(&args, args.adapter.as_deref(), destination, None);
     }
@@ -553,7 +672,7 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             "--out names one file: with --adapter all each adapter writes its own default file"
         );
     }
-    let infos: Vec<wgpu::AdapterInfo> = gpu::adapters(&gpu::instance())
+    let infos: Vec<wgpu::AdapterInfo> = gpu::adapters(&gpu::instance()?)
         .iter()
         .map(wgpu::Adapter::get_info)
         .collect();
@@ -744,14 +863,14 @@ fn run_on(
     }
     let identity = identity(&ctx.info, settings.sizing());
     let destination = destination.unwrap_or_else(|| Destination::File(identity.default_path()));
-    // A malformed results file, or one of another identity, stops the run before
-    // anything is measured.
+    // A malformed results file, one of another identity, or a file or directory that
+    // cannot be written stops the run before anything is measured.
+    let case_rows = run::case_rows(&run::select(&sizing, &[])?);
     let old_rows = match &destination {
-        Destination::File(path) => identity.admit(
-            path,
-            results::read_existing(path)?,
-            &run::case_rows(&run::select(&sizing, &[])?),
-        )?,
+        Destination::File(path) => {
+            files::check_writable(path)?;
+            identity.admit(path, results::read_existing(path)?, &case_rows)?
+        }
         Destination::Stdout(_) => Vec::new(),
     };
     let backends = Backends::new(
@@ -761,16 +880,34 @@ fn run_on(
         Duration::from_secs(args.timeout_s),
     );
     let measurers = backends.measurers();
+    if measurers.is_empty() {
+        anyhow::bail!("nothing to measure with: no backend asked for is available (see above)");
+    }
     let settings_text: Vec<String> = measurers
         .iter()
         .map(|m| m.backend.setting().to_string())
         .collect();
     let target = match &destination {
         Destination::File(path) => path.display().to_string(),
-        Destination::Stdout(_) => "stdout".to_owned(),
+        Destination::Stdout(format) => {
+            // Before anything is measured: a stdout that takes nothing stops the run now.
+            out!("{}", results::head(*format)?)?;
+            std::io::stdout().flush().context(STDOUT)?;
+            "stdout".to_owned()
+        }
     };
+    let measurements: usize = cases
+        .iter()
+        .map(|(experiment, _)| {
+            measurers
+                .iter()
+                .filter(|m| m.backend.takes(experiment))
+                .count()
+        })
+        .sum();
     eprintln!(
-        "membench: {tag}{} cases on {} in {} at sizing {}, results to {target}",
+        "membench: {tag}{} cases, {measurements} measurements on {} in {} at sizing {}, \
+         results to {target}",
         cases.len(),
         gpu::describe(&ctx.info),
         settings_text.join(", "),
@@ -785,22 +922,14 @@ fn run_on(
         output: match &destination {
             Destination::File(path) => Some(Output {
                 path,
-                old_rows: &old_rows,
+                identity: &identity,
+                case_rows: &case_rows,
             }),
             Destination::Stdout(_) => None,
         },
         stop: Some(&INTERRUPTED),
         lockstep: concurrent.map(|c| &c.party),
     };
-    let measurements = cases
-        .iter()
-        .map(|(experiment, _)| {
-            measurers
-                .iter()
-                .filter(|m| m.backend.takes(experiment))
-                .count()
-        })
-        .sum();
     let progress = Bars::new(measurements, cases.len(), &tag)?;
     let ran = session.run(&cases, &mut SuiteSampler::new(settings.samples), &progress)?;
     progress.finish();
@@ -815,7 +944,8 @@ fn run_on(
         run::describe_model(&ran.predicted.model)
     );
     let summary = format!(
-        "{}\n{} cases{}, {} failed, in {:.1} s; peak host memory {}; results in {target}\n",
+        "{}\n{} measurements{}, {} failed, in {:.1} s; peak host memory {}; results in \
+         {target}\n",
         results::summary(&ran.rows),
         ran.rows.len(),
         if ran.interrupted {
@@ -828,14 +958,25 @@ fn run_on(
         peak_resident().unwrap_or_else(|| "unknown".to_owned()),
     );
     match destination {
-        Destination::File(_) => print!("{summary}"),
+        Destination::File(_) => out!("{summary}")?,
         Destination::Stdout(format) => {
             eprint!("{summary}");
-            print!("{}", results::render(&ran.rows, format)?);
+            if let Err(error) = out!("{}", results::body(&ran.rows, format)?) {
+                // The rows are not lost with stdout.
+                let kept =
+                    std::env::temp_dir().join(format!("membench-rows-{}.csv", std::process::id()));
+                results::write(&kept, &ran.rows)?;
+                eprintln!(
+                    "membench: stdout took not all rows; all {} are in {}",
+                    ran.rows.len(),
+                    kept.display()
+                );
+                return Err(error);
+            }
         }
     }
     Ok(if ran.interrupted {
-        ExitCode::from(INTERRUPTED_EXIT)
+        stopped_exit()
     } else if ran.failed > 0 {
         ExitCode::FAILURE
     } else {
@@ -959,7 +1100,7 @@ fn simulate(args: SimulateArgs) -> anyhow::Result<ExitCode> {
         ..results::RunSizing::default()
     };
     let rows = run::predicted_rows(&cases, sizing, &predictions, model);
-    print!("{}", results::summary(&rows));
+    out!("{}", results::summary(&rows))?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -973,7 +1114,10 @@ fn validate(
     let files: Vec<(PathBuf, Vec<results::Row>)> = args
         .validate
         .iter()
-        .map(|path| Ok((path.clone(), results::read(path)?)))
+        .map(|path| {
+            let rows = results::read_device(path)?;
+            Ok((path.clone(), rows.into_iter().map(|(_, row)| row).collect()))
+        })
         .collect::<membench::Result<_>>()?;
     let from_rows = args
         .calibrate_from
@@ -1017,10 +1161,10 @@ fn validate(
     if let Some(filter) = run::unmatched(&args.filter, &ids) {
         anyhow::bail!("--filter `{filter}` matches no measured row of the files");
     }
-    print!(
+    out!(
         "{}",
         validate::render(&validations, args.format, args.verbose)
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 

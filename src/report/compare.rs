@@ -17,7 +17,7 @@ use comfy_table::{CellAlignment, Table, TableStyle};
 
 use crate::error::{Error, Result};
 use crate::results::{self, Row, markdown_table};
-use crate::suite::{Build, Params, REGISTRY, Setting};
+use crate::suite::{Params, REGISTRY, Setting};
 
 /// One device's rows in one setting (api and build), from one results file.
 #[derive(Clone, Debug)]
@@ -36,41 +36,16 @@ impl DeviceResults {
     /// Reads one file, which must hold rows of exactly one device: one entry per
     /// setting it holds, in the settings' order.
     pub fn read(path: &Path) -> Result<Vec<Self>> {
-        let error = |message: String| Error::Results {
-            path: path.to_owned(),
-            message,
-        };
-        let rows = results::read_with_lines(path)?;
-        let Some((first_line, first)) = rows.first() else {
-            return Err(error("no rows: nothing to compare".to_owned()));
-        };
-        let mut settings: BTreeMap<Setting, (u64, &Row)> = BTreeMap::new();
-        for (line, row) in &rows {
-            if row.device != first.device {
-                return Err(error(format!(
-                    "line {line}: rows of a second device ({}); one file holds one device \
-                     ({} on line {first_line})",
-                    device_label(row),
-                    device_label(first)
-                )));
-            }
-            let (setting_line, setting_first) =
-                *settings.entry(row.setting()).or_insert((*line, row));
-            if row.backend != setting_first.backend {
-                return Err(error(format!(
-                    "line {line}: rows of a second backend ({}) in {}; one file holds one \
-                     backend per setting ({} on line {setting_line})",
-                    row.backend,
-                    row.setting(),
-                    setting_first.backend
-                )));
-            }
+        let rows = results::read_device(path)?;
+        let mut settings: BTreeMap<Setting, &Row> = BTreeMap::new();
+        for (_, row) in &rows {
+            settings.entry(row.setting()).or_insert(row);
         }
         Ok(settings
             .into_iter()
-            .map(|(setting, (_, first))| DeviceResults {
+            .map(|(setting, first)| DeviceResults {
                 path: path.to_owned(),
-                label: device_label(first),
+                label: first.device_label(),
                 setting,
                 rows: rows
                     .iter()
@@ -85,19 +60,6 @@ impl DeviceResults {
     pub fn metadata(&self) -> Option<&Row> {
         self.rows.first()
     }
-}
-
-/// `device (backend[, build][, concurrent=N])`: the build where it is not the api's
-/// default, and the adapters that measured at once where it was not alone.
-fn device_label(row: &Row) -> String {
-    let mut parts = vec![row.backend.clone()];
-    if row.build != Build::Default {
-        parts.push(row.build.to_string());
-    }
-    if let Some(adapters) = row.sizing.and_then(|s| s.concurrent) {
-        parts.push(format!("concurrent={adapters}"));
-    }
-    format!("{} ({})", row.device, parts.join(", "))
 }
 
 /// Reads every file, stopping at the first bad one, and makes the labels unique.
@@ -808,6 +770,7 @@ pub fn render_verdicts(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::suite::Build;
 
     #[test]
     fn labels_say_the_build_and_the_adapters_at_once() {
@@ -821,9 +784,9 @@ mod tests {
             }),
             ..Row::default()
         };
-        assert_eq!(device_label(&row(Build::Default, None)), "GPU (vulkan)");
+        assert_eq!(row(Build::Default, None).device_label(), "GPU (vulkan)");
         assert_eq!(
-            device_label(&row(Build::TaxFree, Some(2))),
+            row(Build::TaxFree, Some(2)).device_label(),
             "GPU (vulkan, tax-free, concurrent=2)"
         );
     }

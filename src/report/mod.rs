@@ -17,8 +17,10 @@ pub mod charts;
 pub mod claims;
 pub mod compare;
 pub mod sizing;
+mod write;
 
-use std::collections::BTreeSet;
+pub use write::{MANIFEST, write};
+
 use std::path::{Path, PathBuf};
 
 use maud::{DOCTYPE, Markup, PreEscaped, html};
@@ -32,8 +34,7 @@ use claims::{CLAIMS, Cases, Claim, FINDINGS, Kind, Source, Verdict, ratio_text};
 use compare::{DeviceResults, Line, number};
 use validate::{Role, Validation};
 
-/// Marks a page as written by this command: only such a directory's old charts are
-/// dropped when the report is written again.
+/// Marks a page as written by this command.
 const GENERATOR: &str = r#"<meta name="generator" content="membench report">"#;
 
 /// The page's style sheet.
@@ -77,13 +78,10 @@ pub struct Report {
 
 /// Every `*.csv` directly in `dir`, by name: the default input of `membench report`.
 pub fn default_inputs(dir: &Path) -> Result<Vec<PathBuf>> {
-    let io = |source| Error::Io {
-        path: dir.to_owned(),
-        source,
-    };
+    let io = Error::io(dir);
     let mut paths = Vec::new();
-    for entry in std::fs::read_dir(dir).map_err(io)? {
-        let path = entry.map_err(io)?.path();
+    for entry in std::fs::read_dir(dir).map_err(&io)? {
+        let path = entry.map_err(&io)?.path();
         if path.extension().is_some_and(|e| e == "csv") && path.is_file() {
             paths.push(path);
         }
@@ -234,97 +232,6 @@ fn charted(devices: &[DeviceResults], group: &[usize]) -> Vec<usize> {
             closeness(d) == least || closeness(d) == most
         })
         .collect()
-}
-
-/// Writes `index.html` and every chart into `dir` as a whole: into a directory beside
-/// it first, which then takes its place, so that a failed write (a full disk) leaves
-/// `dir` as it was and nothing beside it. The files of an earlier `dir` that this
-/// report does not write (notes, a screenshot) are kept; an earlier report's charts
-/// are not.
-pub fn write(report: &Report, dir: &Path) -> Result<()> {
-    let io = |path: &Path| {
-        let path = path.to_owned();
-        move |source| Error::Io { path, source }
-    };
-    let name = dir.file_name().ok_or_else(|| Error::Results {
-        path: dir.to_owned(),
-        message: "not a directory name to write the report to".to_owned(),
-    })?;
-    let beside = |what: &str| {
-        let mut hidden = std::ffi::OsString::from(".");
-        hidden.push(name);
-        hidden.push(format!(".{what}-{}", std::process::id()));
-        dir.with_file_name(hidden)
-    };
-    let (staging, old) = (beside("new"), beside("old"));
-    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(io(dir))?;
-    }
-    std::fs::create_dir(&staging).map_err(io(&staging))?;
-    let staged = stage(report, &staging).and_then(|()| carry_over(report, dir, &staging));
-    if let Err(error) = staged {
-        let _ = std::fs::remove_dir_all(&staging);
-        return Err(error);
-    }
-    if !dir.exists() {
-        return std::fs::rename(&staging, dir).map_err(io(dir));
-    }
-    std::fs::rename(dir, &old).map_err(io(dir))?;
-    if let Err(source) = std::fs::rename(&staging, dir) {
-        let _ = std::fs::rename(&old, dir);
-        let _ = std::fs::remove_dir_all(&staging);
-        return Err(Error::Io {
-            path: dir.to_owned(),
-            source,
-        });
-    }
-    std::fs::remove_dir_all(&old).map_err(io(&old))
-}
-
-/// Writes the page and the charts into `staging`.
-fn stage(report: &Report, staging: &Path) -> Result<()> {
-    let files = report
-        .charts
-        .iter()
-        .map(|chart| (chart.file.as_str(), &chart.svg))
-        .chain([("index.html", &report.html)]);
-    for (file, text) in files {
-        let path = staging.join(file);
-        std::fs::write(&path, text).map_err(|source| Error::Io { path, source })?;
-    }
-    Ok(())
-}
-
-/// Copies into `staging` what `dir` holds beside an earlier report: every file this
-/// report does not write, but an earlier report's charts (where `dir` is one).
-fn carry_over(report: &Report, dir: &Path, staging: &Path) -> Result<()> {
-    let io = |path: &Path| {
-        let path = path.to_owned();
-        move |source| Error::Io { path, source }
-    };
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Ok(());
-    };
-    let ours =
-        std::fs::read_to_string(dir.join("index.html")).is_ok_and(|text| text.contains(GENERATOR));
-    let written: BTreeSet<&str> = report
-        .charts
-        .iter()
-        .map(|c| c.file.as_str())
-        .chain(["index.html"])
-        .collect();
-    for entry in entries {
-        let path = entry.map_err(io(dir))?.path();
-        let Some(name) = path.file_name() else {
-            continue;
-        };
-        let chart = path.extension().is_some_and(|e| e == "svg");
-        if written.contains(name.to_string_lossy().as_ref()) || (ours && chart) || !path.is_file() {
-            continue;
-        }
-        std::fs::copy(&path, staging.join(name)).map_err(io(&path))?;
-    }
-    Ok(())
 }
 
 /// What the page is drawn from.

@@ -76,9 +76,13 @@ fn matches(id: &str, filter: &str) -> bool {
     }
 }
 
-/// `filters` as given: an empty one, which would match everything, is an error.
+/// `filters` as given: an empty one (or `$` alone), which would match everything, is
+/// an error.
 pub fn check_filters(filters: &[String]) -> Result<()> {
-    if filters.iter().any(String::is_empty) {
+    if filters
+        .iter()
+        .any(|filter| filter.strip_suffix('$').unwrap_or(filter).is_empty())
+    {
         return Err(Error::EmptyFilter);
     }
     Ok(())
@@ -339,12 +343,15 @@ pub struct Quiet;
 
 impl Progress for Quiet {}
 
-/// Where a run's rows go and what they merge with.
+/// Where a run's rows go: a results file, which may hold rows of other runs of its
+/// identity; this run's rows replace those of the same case and setting.
 pub struct Output<'a> {
     pub path: &'a Path,
-    /// The file's rows from before this run; this run's rows replace those of the
-    /// same case and setting.
-    pub old_rows: &'a [Row],
+    /// What the file's rows must be of.
+    pub identity: &'a results::Identity,
+    /// The rows this sizing gives, nothing measured: [`results::Identity::admit`]
+    /// checks a file that records no sizing against them.
+    pub case_rows: &'a [Row],
 }
 
 /// One run of cases, each on every backend that takes it.
@@ -553,11 +560,14 @@ impl Session<'_> {
     fn known(&self, rows: &[Row]) -> Vec<Row> {
         rows.iter().chain(self.known_rows).cloned().collect()
     }
+
+    /// Adds `rows` to the results file, re-read under its lock: a run beside this one
+    /// into the same file keeps its rows.
     fn save(&self, rows: &[Row]) -> Result<()> {
         match &self.output {
-            Some(output) => {
-                results::write(output.path, &results::merge(output.old_rows.to_vec(), rows))
-            }
+            Some(output) => results::update(output.path, rows, |old| {
+                output.identity.admit(output.path, old, output.case_rows)
+            }),
             None => Ok(()),
         }
     }
@@ -597,7 +607,11 @@ mod tests {
     #[test]
     fn an_empty_filter_is_refused_not_taken_for_every_case() {
         let sizing = Sizing::nominal(true);
-        for filters in [vec![String::new()], vec!["copy".to_owned(), String::new()]] {
+        for filters in [
+            vec![String::new()],
+            vec!["copy".to_owned(), String::new()],
+            vec!["$".to_owned()],
+        ] {
             assert!(
                 matches!(select(&sizing, &filters), Err(Error::EmptyFilter)),
                 "{filters:?}"

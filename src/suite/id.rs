@@ -408,12 +408,26 @@ impl FromStr for CaseId {
 impl CaseId {
     /// The identity from the CSV's `family`, `variant` and `param` columns.
     pub fn from_columns(family: &str, variant: &str, params: &str) -> Result<Self, String> {
+        check_variant(variant)?;
         Ok(CaseId {
             family: family.parse()?,
             variant: variant.to_owned(),
             params: params.parse()?,
         })
     }
+}
+
+/// An error unless `variant` is a variant's name: lower-case letters, digits and `_`,
+/// as the registry names them (and so safe in a file name or a page).
+pub fn check_variant(variant: &str) -> Result<(), String> {
+    let valid = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_';
+    if variant.is_empty() || !variant.chars().all(valid) {
+        return Err(format!(
+            "`{}` is not a variant (lower-case letters, digits and `_`)",
+            variant.escape_debug()
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

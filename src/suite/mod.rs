@@ -20,7 +20,7 @@ pub mod verify;
 
 pub use case::{Buffer, Case, CaseBuilder, CaseData, check_inputs};
 pub use data::{f32_data, mix, words};
-pub use id::{Api, Build, CaseId, Family, Key, Params, Setting, Value};
+pub use id::{Api, Build, CaseId, Family, Key, Params, Setting, Value, check_variant};
 pub use sizing::{Grid, Sizing};
 pub use verify::{Checker, Expected, POISON, Rule};
 

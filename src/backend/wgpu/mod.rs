@@ -25,8 +25,36 @@ use rayon::prelude::*;
 use timing::KernelClock;
 
 /// The instance from the environment: `WGPU_BACKEND` picks backends.
-pub fn instance() -> wgpu::Instance {
-    wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env())
+pub fn instance() -> Result<wgpu::Instance> {
+    check_backend_names()?;
+    Ok(wgpu::Instance::new(
+        wgpu::InstanceDescriptor::new_without_display_handle_from_env(),
+    ))
+}
+
+/// The names `WGPU_BACKEND` takes, as wgpu reads them.
+const BACKEND_NAMES: &[&str] = &[
+    "vulkan", "vk", "dx12", "d3d12", "metal", "mtl", "opengl", "gles", "gl", "webgpu", "noop",
+];
+
+/// An error where `WGPU_BACKEND` holds a name wgpu does not know: wgpu would skip it
+/// and find no adapter, and the error would suggest installing a driver.
+fn check_backend_names() -> Result<()> {
+    let Ok(value) = std::env::var("WGPU_BACKEND") else {
+        return Ok(());
+    };
+    let lower = value.to_lowercase();
+    match lower
+        .split(',')
+        .map(str::trim)
+        .find(|name| !BACKEND_NAMES.contains(name))
+    {
+        Some(bad) => Err(Error::Environment(format!(
+            "WGPU_BACKEND={value:?}: `{bad}` is not a backend; wgpu knows {}",
+            BACKEND_NAMES.join(", ")
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// Every adapter of the instance, best first: real GPUs before software ones, and
@@ -295,7 +323,7 @@ const SHARED_BLOCK_BYTES: u64 = 4 << 20;
 
 impl GpuContext {
     pub fn new(selector: Option<&str>, timeout: Duration) -> Result<Self> {
-        let instance = instance();
+        let instance = instance()?;
         let adapter = select_adapter(&instance, selector)?;
         let info = adapter.get_info();
         if let Some(why) = no_compute(&adapter) {

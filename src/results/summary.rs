@@ -1,0 +1,186 @@
+//! The table a run ends with: per row the case, its bandwidth (or latency), its share
+//! of the copy peak and the prediction beside.
+
+use super::Row;
+
+/// The fastest measured `copy/peak` among `rows`: the practical ceiling.
+pub fn copy_peak_gbps(rows: &[Row]) -> Option<f64> {
+    rows.iter()
+        .filter(|row| row.family == "copy" && row.variant == "peak")
+        .filter_map(|row| row.gbps_median)
+        .reduce(f64::max)
+}
+
+/// Families whose bytes are on-chip traffic (workgroup memory, the constant and L1
+/// caches), not DRAM: their GB/s is on-chip throughput, which a share of `copy/peak`
+/// does not describe.
+pub const ON_CHIP_FAMILIES: &[&str] = &["bank", "constant"];
+
+/// Families whose result is a latency: one dependent load per element, so their GB/s
+/// (the 4 bytes of each load over the time) says little; the summary shows the time
+/// per element, in ns.
+pub const LATENCY_FAMILIES: &[&str] = &["latency"];
+
+/// Nanoseconds per element of a row moving `bytes` at `gbps` (measured or predicted):
+/// for a pointer chase, the latency of one load.
+pub fn ns_per_element(row: &Row, gbps: Option<f64>) -> Option<f64> {
+    gbps.filter(|&gbps| gbps > 0.0 && row.elements > 0)
+        .map(|gbps| row.bytes as f64 / gbps / row.elements as f64)
+}
+
+/// The summary's columns that name the case; numbers and the status follow.
+pub(super) const SUMMARY_TEXT_COLUMNS: usize = 4;
+
+/// The summary's columns.
+pub(super) const SUMMARY_HEADER: [&str; 10] = [
+    "family",
+    "variant",
+    "param",
+    "api/build",
+    "GB/s",
+    "% peak",
+    "cv %",
+    "sim GB/s",
+    "meas/sim",
+    "status",
+];
+
+/// The summary's cells: per row the case, its api/build, bandwidth, share
+/// of the fastest `copy/peak` among `rows` (`on-chip` for the on-chip families), cv,
+/// the simulator's prediction, measured over predicted, and the status. The latency
+/// families show ns per load (`612.3 ns`, measured and predicted) where others show
+/// GB/s, and `per load` for the share.
+pub(super) fn summary_cells(rows: &[Row]) -> Vec<Vec<String>> {
+    let peak = copy_peak_gbps(rows);
+    let number = |value: Option<f64>, digits: usize| {
+        value.map_or("-".to_owned(), |v| format!("{v:.digits$}"))
+    };
+    rows.iter()
+        .map(|row| {
+            let latency = LATENCY_FAMILIES.contains(&row.family.as_str());
+            let speed = |gbps: Option<f64>| {
+                if latency {
+                    ns_per_element(row, gbps).map_or("-".to_owned(), |ns| format!("{ns:.1} ns"))
+                } else {
+                    number(gbps, 1)
+                }
+            };
+            let share = if ON_CHIP_FAMILIES.contains(&row.family.as_str()) {
+                "on-chip".to_owned()
+            } else if latency {
+                "per load".to_owned()
+            } else {
+                number(row.gbps_median.zip(peak).map(|(g, p)| 100.0 * g / p), 1)
+            };
+            let status = if row.note.is_empty() {
+                row.status.to_string()
+            } else {
+                format!("{}: {}", row.status, row.note)
+            };
+            vec![
+                row.family.clone(),
+                row.variant.clone(),
+                row.param.clone(),
+                row.setting().to_string(),
+                speed(row.gbps_median),
+                share,
+                number(row.cv.map(|cv| 100.0 * cv), 2),
+                speed(row.sim_gbps),
+                number(row.measured_over_sim, 2),
+                status,
+            ]
+        })
+        .collect()
+}
+
+/// The readable table `membench run` ends with: [`summary_cells`] in aligned columns.
+pub fn summary(rows: &[Row]) -> String {
+    let (header, cells) = (SUMMARY_HEADER, summary_cells(rows));
+    // Text columns at least this wide, numbers exactly this wide: the status, last,
+    // runs on.
+    let least = [10, 10, 18, 14, 10, 8, 7, 10, 9];
+    let widths: Vec<usize> = least
+        .iter()
+        .enumerate()
+        .map(|(index, &least)| {
+            let widest = cells.iter().map(|row| row[index].len()).max().unwrap_or(0);
+            if index < SUMMARY_TEXT_COLUMNS {
+                widest.max(least)
+            } else {
+                least
+            }
+        })
+        .collect();
+    let line = |cells: &[&str]| {
+        let mut line = String::new();
+        for (index, width) in widths.iter().enumerate() {
+            let cell = cells.get(index).copied().unwrap_or_default();
+            if index < SUMMARY_TEXT_COLUMNS {
+                line.push_str(&format!("{cell:<width$} "));
+            } else {
+                line.push_str(&format!("{cell:>width$} "));
+            }
+        }
+        line.push(' ');
+        line.push_str(cells.last().copied().unwrap_or_default());
+        line.push('\n');
+        line
+    };
+    let mut table = line(&header);
+    for row in &cells {
+        table.push_str(&line(&row.iter().map(String::as_str).collect::<Vec<_>>()));
+    }
+    table
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::tests::row;
+
+    #[test]
+    fn summary_shows_share_of_the_fastest_peak() {
+        let rows = [
+            row("peak", "launch=vec4", 200.0),
+            row("peak", "launch=gridstride", 100.0),
+            row("offset", "offset=1", 150.0),
+        ];
+        let table = summary(&rows);
+        let line = table.lines().find(|l| l.contains("offset=1")).unwrap();
+        assert!(
+            line.contains(" 150.0 ") && line.contains(" 75.0 "),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn summary_labels_on_chip_throughput_and_fits_long_names() {
+        let bank = Row {
+            family: "bank".into(),
+            ..row("row_col_override_pad", "r=1024", 30000.0)
+        };
+        let rows = [row("peak", "launch=vec4", 200.0), bank];
+        let table = summary(&rows);
+        let line = table.lines().find(|l| l.starts_with("bank")).unwrap();
+        assert!(line.contains(" 30000.0  on-chip "), "{line}");
+        let header = table.lines().next().unwrap();
+        assert_eq!(header.find("param"), line.find("r=1024"), "{table}");
+    }
+
+    #[test]
+    fn summary_shows_the_latency_per_load() {
+        // 4096 loads of 4 bytes in 2.5 ms: 610.4 ns a load (0.0066 GB/s); predicted
+        // at twice the speed.
+        let chase = Row {
+            family: "latency".into(),
+            elements: 4096,
+            bytes: 4 * 4096,
+            sim_gbps: Some(2.0 * 16384.0 / 2.5e6),
+            ..row("chase", "footprint=1073741824", 16384.0 / 2.5e6)
+        };
+        let table = summary(&[row("peak", "launch=vec4", 200.0), chase]);
+        let line = table.lines().find(|l| l.starts_with("latency")).unwrap();
+        assert!(line.contains(" 610.4 ns per load "), "{line}");
+        assert!(line.contains(" 305.2 ns "), "{line}");
+    }
+}

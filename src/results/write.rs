@@ -1,0 +1,326 @@
+//! Writing results: a file updated under its lock ([`update`]), or rows printed in a
+//! format.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use super::read::parse_with_lines;
+use super::summary::{SUMMARY_HEADER, SUMMARY_TEXT_COLUMNS, summary_cells};
+use super::{MAX_FILE_BYTES, Row};
+use crate::error::{Error, Result};
+use crate::files;
+
+/// `new` rows replace the rows of `old` with the same key; the others stay, so a
+/// filtered run adds to a device's file instead of truncating it.
+pub fn merge(old: Vec<Row>, new: &[Row]) -> Vec<Row> {
+    let replaced: HashSet<_> = new.iter().map(Row::key).collect();
+    let mut merged: Vec<Row> = old
+        .into_iter()
+        .filter(|row| !replaced.contains(&row.key()))
+        .collect();
+    merged.extend_from_slice(new);
+    merged
+}
+
+/// Writes `rows` as the whole file `path` names ([`files::replace`]): a crash never
+/// leaves half a CSV, and a failed write (a full disk) leaves the file as it was.
+pub fn write(path: &Path, rows: &[Row]) -> Result<()> {
+    files::replace(path, |file| write_csv(file, rows))
+}
+
+/// Adds `rows` to the results file `path` names, under its lock from read to rename:
+/// the rows it holds now, checked by `admit` (their identity), stay where `rows` has
+/// none of the same case and setting. Writers of one file take turns, so none loses
+/// another's rows. No rows write nothing.
+pub fn update(
+    path: &Path,
+    rows: &[Row],
+    admit: impl FnOnce(Vec<(u64, Row)>) -> Result<Vec<Row>>,
+) -> Result<()> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let locked = files::lock(path)?;
+    let bytes = locked.read(MAX_FILE_BYTES)?;
+    // Empty where the lock made the file (this writer, or one stopped before its rename).
+    let old = if bytes.is_empty() {
+        Vec::new()
+    } else {
+        admit(parse_with_lines(locked.path(), &bytes)?)?
+    };
+    locked.replace(|file| write_csv(file, &merge(old, rows)))
+}
+
+/// `rows` as CSV, header first, into `out`.
+fn write_csv(out: impl std::io::Write, rows: &[Row]) -> std::io::Result<()> {
+    let mut writer = csv::Writer::from_writer(out);
+    for row in rows {
+        writer.serialize(row)?;
+    }
+    writer.flush()
+}
+
+/// What `membench run --out -` prints.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// The results CSV, as a results file holds it.
+    #[default]
+    Csv,
+    /// The rows as a JSON array of objects named by the CSV's columns.
+    Json,
+    /// The summary as a Markdown table.
+    Markdown,
+}
+
+/// `rows` in `format`: [`head`], then [`body`].
+pub fn render(rows: &[Row], format: Format) -> Result<String> {
+    Ok(head(format)? + &body(rows, format)?)
+}
+
+/// How `format` starts, whatever the rows: `run --out -` prints it before it measures,
+/// so that a stdout that takes nothing stops the run before it spends its time.
+pub fn head(format: Format) -> Result<String> {
+    Ok(match format {
+        Format::Csv => super::columns()?.join(",") + "\n",
+        Format::Json => "[".to_owned(),
+        Format::Markdown => markdown_head(&SUMMARY_HEADER, SUMMARY_TEXT_COLUMNS),
+    })
+}
+
+/// `rows` in `format`, after its [`head`].
+pub fn body(rows: &[Row], format: Format) -> Result<String> {
+    let failed = |message: String| Error::Results {
+        path: PathBuf::from("<stdout>"),
+        message,
+    };
+    match format {
+        Format::Csv => {
+            let mut writer = csv::WriterBuilder::new()
+                .has_headers(false)
+                .from_writer(Vec::new());
+            for row in rows {
+                writer.serialize(row).map_err(|e| failed(e.to_string()))?;
+            }
+            let bytes = writer
+                .into_inner()
+                .map_err(|e| failed(e.error().to_string()))?;
+            String::from_utf8(bytes).map_err(|e| failed(e.to_string()))
+        }
+        Format::Json if rows.is_empty() => Ok("]\n".to_owned()),
+        Format::Json => {
+            // Each object as `serde_json` pretty-prints it inside an array.
+            let objects = rows
+                .iter()
+                .map(|row| {
+                    let text =
+                        serde_json::to_string_pretty(row).map_err(|e| failed(e.to_string()))?;
+                    Ok(text
+                        .lines()
+                        .map(|line| format!("  {line}"))
+                        .collect::<Vec<_>>()
+                        .join("\n"))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            Ok(format!("\n{}\n]\n", objects.join(",\n")))
+        }
+        Format::Markdown => Ok(markdown_rows(&summary_cells(rows))),
+    }
+}
+
+/// A Markdown table: `left` text columns, then numbers aligned right; `|` in a cell is
+/// escaped.
+pub fn markdown_table<S: AsRef<str>>(header: &[S], rows: &[Vec<String>], left: usize) -> String {
+    markdown_head(header, left) + &markdown_rows(rows)
+}
+
+/// A Markdown table's header and the line under it: `left` columns aligned left.
+fn markdown_head<S: AsRef<str>>(header: &[S], left: usize) -> String {
+    let header: Vec<String> = header.iter().map(|cell| cell.as_ref().to_owned()).collect();
+    let rule = (0..header.len())
+        .map(|index| if index < left { "---" } else { "---:" }.to_owned())
+        .collect();
+    markdown_rows(&[header, rule])
+}
+
+/// A Markdown table's lines, `|` in a cell escaped.
+fn markdown_rows(rows: &[Vec<String>]) -> String {
+    rows.iter()
+        .map(|cells| {
+            let cells: Vec<String> = cells.iter().map(|cell| cell.replace('|', "\\|")).collect();
+            format!("| {} |\n", cells.join(" | "))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::tests::{row, scratch};
+    use crate::results::{parse, read};
+    use crate::suite::Build;
+    use std::io::Write as _;
+
+    #[test]
+    fn merge_replaces_same_key_and_keeps_others() {
+        let old = vec![
+            row("offset", "offset=0", 1.0),
+            row("stride", "stride=2", 2.0),
+        ];
+        let merged = merge(old, &[row("offset", "offset=0", 3.0)]);
+        assert_eq!(merged.len(), 2);
+        assert_eq!(merged[0].variant, "stride");
+        assert_eq!(merged[1].gbps_median, Some(3.0));
+    }
+
+    #[test]
+    fn merge_keeps_the_other_settings_of_a_case() {
+        let default = row("offset", "offset=0", 1.0);
+        let tax_free = Row {
+            build: Build::TaxFree,
+            ..row("offset", "offset=0", 2.0)
+        };
+        let merged = merge(vec![default.clone()], std::slice::from_ref(&tax_free));
+        assert_eq!(merged, [default, tax_free]);
+    }
+
+    /// Admits every row as it is.
+    fn any(rows: Vec<(u64, Row)>) -> Result<Vec<Row>> {
+        Ok(rows.into_iter().map(|(_, row)| row).collect())
+    }
+
+    /// The names in `dir`, sorted.
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn write_then_read_round_trips() {
+        let dir = scratch("round-trip");
+        let path = dir.join("device.csv");
+        let rows = vec![
+            row("offset", "offset=1", 2.5),
+            row("peak", "launch=vec4", 3.5),
+        ];
+        write(&path, &rows).unwrap();
+        assert_eq!(read(&path).unwrap(), rows);
+        assert_eq!(names(&dir), ["device.csv"]);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_failed_write_leaves_the_file_as_it_was_and_no_temporary_file() {
+        let dir = scratch("full");
+        let path = dir.join("device.csv");
+        write(&path, &[row("offset", "offset=1", 2.5)]).unwrap();
+        let before = std::fs::read(&path).unwrap();
+        let error = files::replace(&path, |file| {
+            file.write_all(b"family,")?;
+            Err(std::io::Error::from(std::io::ErrorKind::StorageFull))
+        })
+        .unwrap_err();
+        assert!(matches!(error, Error::Io { .. }), "{error}");
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+        assert_eq!(names(&dir), ["device.csv"]);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn writers_of_one_file_keep_each_others_rows() {
+        let dir = scratch("writers");
+        let path = dir.join("device.csv");
+        // Eight writers, each saving its rows one by one as a run does after every case.
+        std::thread::scope(|scope| {
+            for writer in 0..8 {
+                let path = &path;
+                scope.spawn(move || {
+                    let mut mine = Vec::new();
+                    for case in 0..6 {
+                        let offset = format!("offset={}", writer * 10 + case);
+                        mine.push(row("offset", &offset, 1.0));
+                        update(path, &mine, any).unwrap();
+                    }
+                });
+            }
+        });
+        assert_eq!(read(&path).unwrap().len(), 8 * 6);
+        assert_eq!(names(&dir), ["device.csv"]);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn no_rows_write_nothing() {
+        let dir = scratch("nothing");
+        update(&dir.join("device.csv"), &[], any).unwrap();
+        assert!(names(&dir).is_empty());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_is_written_through_and_permissions_are_kept() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = scratch("link");
+        let target = dir.join("target.csv");
+        write(&target, &[row("offset", "offset=1", 1.0)]).unwrap();
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let link = dir.join("link.csv");
+        std::os::unix::fs::symlink("target.csv", &link).unwrap();
+        update(&link, &[row("offset", "offset=2", 1.0)], any).unwrap();
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(read(&target).unwrap().len(), 2);
+        let mode = std::fs::metadata(&target).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        // A read-only file is refused and kept as it was.
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o444)).unwrap();
+        let before = std::fs::read(&target).unwrap();
+        let message = update(&link, &[row("offset", "offset=3", 1.0)], any)
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains("target.csv: read-only"), "{message}");
+        assert!(files::check_writable(&link).is_err());
+        assert_eq!(std::fs::read(&target).unwrap(), before);
+        let mode = std::fs::metadata(&target).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o444);
+        assert_eq!(names(&dir), ["link.csv", "target.csv"]);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn rows_print_as_csv_json_and_markdown() {
+        let rows = [
+            row("offset", "offset=1", 2.5),
+            row("peak", "launch=vec4", 3.5),
+        ];
+        let csv = render(&rows, Format::Csv).unwrap();
+        assert_eq!(parse(Path::new("-"), csv.as_bytes()).unwrap(), rows);
+        let json = render(&rows, Format::Json).unwrap();
+        assert_eq!(json, serde_json::to_string_pretty(&rows).unwrap() + "\n");
+        let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(value[0]["variant"], "offset");
+        assert_eq!(value[0]["gbps_median"], 2.5);
+        assert_eq!(value[0]["sizing"], "default");
+        assert_eq!(render(&[], Format::Json).unwrap(), "[]\n");
+        let markdown = render(&rows, Format::Markdown).unwrap();
+        let lines: Vec<&str> = markdown.lines().collect();
+        assert!(lines[0].starts_with("| family | variant | param | api/build | GB/s |"));
+        assert!(lines[1].starts_with("| --- | --- | --- | --- | ---: |"));
+        assert!(lines[2].starts_with("| copy | offset | offset=1 | wgpu/default | 2.5 |"));
+        for format in [Format::Csv, Format::Json, Format::Markdown] {
+            assert!(
+                render(&rows, format)
+                    .unwrap()
+                    .starts_with(&head(format).unwrap())
+            );
+        }
+    }
+}
