@@ -24,6 +24,13 @@ pub fn quiesce() -> MutexGuard<'static, ()> {
 /// own directory. The target need not exist yet.
 pub fn resolve(path: &Path) -> Result<PathBuf> {
     let io = Error::io(path);
+    // What the links lead to, where it is there: a device or a pipe (`/dev/stdout`) is
+    // refused as itself, not as the path its last link names.
+    if let Ok(metadata) = std::fs::metadata(path)
+        && !metadata.is_dir()
+    {
+        refuse_unless_regular(path, &metadata)?;
+    }
     let mut resolved = path.to_owned();
     // As many links as Linux follows.
     for _ in 0..40 {

@@ -1169,6 +1169,8 @@ fn validate(
 }
 
 fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
+    // A file in the directory's place is refused before anything is read or predicted.
+    report::destination(&args.out)?;
     let inputs = if args.csv.is_empty() {
         report::default_inputs(std::path::Path::new("results"))?
     } else {
@@ -1184,7 +1186,14 @@ fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
     let validations = if args.no_simulator {
         Vec::new()
     } else {
-        validate::of_results(&devices)
+        eprintln!("membench: predicting the measured cases again (--no-simulator leaves this out)");
+        let progress = ProgressBar::no_length().with_style(
+            ProgressStyle::with_template("{pos} cases predicted {elapsed}")
+                .context("progress bar template")?,
+        );
+        let validations = validate::of_results(&devices, &|| progress.inc(1));
+        progress.finish_and_clear();
+        validations
     };
     if !validations.is_empty() {
         eprintln!(

@@ -9,6 +9,7 @@ use std::time::Duration;
 use membench::report;
 use membench::report::compare::{self, DeviceResults, Format};
 use membench::results::{self, Row};
+use membench::suite::Family;
 use proptest::prelude::*;
 
 fn fixture(name: &str) -> PathBuf {
@@ -56,7 +57,9 @@ fn compare_gives_the_ratios_to_the_first_device() {
     let line = |family: &str, variant: &str, param: &str| {
         lines
             .iter()
-            .find(|l| l.family == family && l.variant == variant && l.param == param)
+            .find(|l| {
+                l.family.as_str() == family && l.variant == variant && l.param.to_string() == param
+            })
             .unwrap_or_else(|| panic!("{family}/{variant}/{param} missing"))
     };
     // Fixture values: A 1000 and B 500 GB/s at offset 0; stride 2 A 500, B 400.
@@ -82,10 +85,10 @@ fn compare_gives_the_ratios_to_the_first_device() {
 #[test]
 fn compare_orders_params_naturally() {
     let devices = fixtures().unwrap();
-    let strides: Vec<&str> = compare::join(&devices)
+    let strides: Vec<String> = compare::join(&devices)
         .into_iter()
-        .filter(|l| l.family == "copy" && l.variant == "stride")
-        .map(|l| l.param)
+        .filter(|l| l.family == Family::Copy && l.variant == "stride")
+        .map(|l| l.param.to_string())
         .collect();
     assert_eq!(
         strides,
@@ -184,16 +187,16 @@ fn compare_needs_two_devices_or_settings() {
 fn report_has_a_chart_for_every_family_and_no_scripts() {
     let devices = fixtures().unwrap();
     let built = report::build(&devices, &[]).unwrap();
-    let mut families: Vec<&str> = devices
+    let mut families: Vec<Family> = devices
         .iter()
-        .flat_map(|d| d.rows.iter().map(|r| r.family.as_str()))
+        .flat_map(|d| d.rows.iter().map(|r| r.family))
         .collect();
     families.sort_unstable();
     families.dedup();
     assert_eq!(families.len(), 9, "{families:?}");
     for family in &families {
         assert!(
-            built.charts.iter().any(|c| c.family == *family),
+            built.charts.iter().any(|c| c.family == Some(*family)),
             "no chart for {family}"
         );
         assert!(built.html.contains(&format!("id=\"family-{family}\"")));
@@ -384,7 +387,7 @@ fn a_vanishing_bandwidth_draws_in_bounded_time() {
     for row in devices[0]
         .rows
         .iter_mut()
-        .filter(|r| r.family == "transfer")
+        .filter(|r| r.family == Family::Transfer)
     {
         row.gbps_median = Some(1e-307);
         row.sim_gbps = Some(1e300);
@@ -787,17 +790,18 @@ proptest! {
 
     #[test]
     fn written_rows_read_back_equal(
-        param in "[ -~]{1,16}",
+        offset in any::<u64>(),
         note in "\\PC{0,24}",
         gbps in f64::MIN_POSITIVE..1e6,
         device in "[a-zA-Z0-9 ,\"()]{1,20}",
     ) {
         let row = Row {
-            family: "copy".into(),
+            family: Family::Copy,
             variant: "offset".into(),
-            param,
+            param: membench::params!(Offset => offset),
             status: membench::results::Status::Ok,
             verified: true,
+            bytes: 1,
             gbps_median: Some(gbps),
             device,
             note,

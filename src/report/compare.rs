@@ -17,7 +17,7 @@ use comfy_table::{CellAlignment, Table, TableStyle};
 
 use crate::error::{Error, Result};
 use crate::results::{self, Row, markdown_table};
-use crate::suite::{Params, REGISTRY, Setting};
+use crate::suite::{Family, Params, REGISTRY, Setting};
 
 /// One device's rows in one setting (api and build), from one results file.
 #[derive(Clone, Debug)]
@@ -93,9 +93,9 @@ pub fn load(paths: &[PathBuf]) -> Result<Vec<DeviceResults>> {
 /// One case across devices.
 #[derive(Clone, Debug)]
 pub struct Line<'a> {
-    pub family: &'a str,
+    pub family: Family,
     pub variant: &'a str,
-    pub param: &'a str,
+    pub param: &'a Params,
     /// One per device, in file order; `None` where the file has no row for the case.
     pub cells: Vec<Option<&'a Row>>,
 }
@@ -133,9 +133,9 @@ impl Line<'_> {
     /// The three cells that name the case, as the text and CSV tables start a row.
     fn case_cells(&self) -> Vec<String> {
         vec![
-            self.family.to_owned(),
+            self.family.to_string(),
             self.variant.to_owned(),
-            self.param.to_owned(),
+            self.param.to_string(),
         ]
     }
 
@@ -154,7 +154,7 @@ pub fn join(devices: &[DeviceResults]) -> Vec<Line<'_>> {
     for (index, device) in devices.iter().enumerate() {
         for row in &device.rows {
             let cells = lines
-                .entry(CaseKey(&row.family, &row.variant, &row.param))
+                .entry(CaseKey(row.family, &row.variant, &row.param))
                 .or_insert_with(|| vec![None; devices.len()]);
             cells[index] = Some(row);
         }
@@ -174,13 +174,13 @@ pub fn join(devices: &[DeviceResults]) -> Vec<Line<'_>> {
 /// (unknown ones after, by name), params in natural order (`offset=2` before
 /// `offset=10`).
 #[derive(PartialEq, Eq)]
-struct CaseKey<'a>(&'a str, &'a str, &'a str);
+struct CaseKey<'a>(Family, &'a str, &'a Params);
 
 impl Ord for CaseKey<'_> {
     fn cmp(&self, other: &Self) -> Ordering {
         experiment_order(self.0, self.1)
             .cmp(&experiment_order(other.0, other.1))
-            .then_with(|| param_order(self.2, other.2))
+            .then_with(|| self.2.cmp(other.2))
     }
 }
 
@@ -190,28 +190,14 @@ impl PartialOrd for CaseKey<'_> {
     }
 }
 
-/// Sorts experiments: the registry's families in registry order, then the rest by name.
-pub fn experiment_order<'a>(family: &'a str, variant: &'a str) -> (usize, usize, &'a str, &'a str) {
-    let family_index = REGISTRY
-        .iter()
-        .position(|e| e.family.as_str() == family)
-        .unwrap_or(usize::MAX);
+/// Sorts experiments: families in their order, variants in registry order, a variant
+/// the registry lacks (from another version) after, by name.
+pub fn experiment_order(family: Family, variant: &str) -> (Family, usize, &str) {
     let variant_index = REGISTRY
         .iter()
-        .position(|e| e.family.as_str() == family && e.variant == variant)
+        .position(|e| e.family == family && e.variant == variant)
         .unwrap_or(usize::MAX);
-    (family_index, variant_index, family, variant)
-}
-
-/// Params in their typed order (`stride=2` < `stride=10`, `332x200` < `4096x4096`);
-/// text that does not parse after all that does, in text order.
-fn param_order(a: &str, b: &str) -> Ordering {
-    match (a.parse::<Params>(), b.parse::<Params>()) {
-        (Ok(x), Ok(y)) => x.cmp(&y).then_with(|| a.cmp(b)),
-        (Ok(_), Err(_)) => Ordering::Less,
-        (Err(_), Ok(_)) => Ordering::Greater,
-        (Err(_), Err(_)) => a.cmp(b),
-    }
+    (family, variant_index, variant)
 }
 
 /// One device measured in several settings: per case, each setting's GB/s and its
@@ -496,7 +482,7 @@ fn markdown(devices: &[DeviceResults], lines: &[Line<'_>]) -> String {
 /// The case cells as Markdown shows them: the param as code.
 fn markdown_case_cells(line: &Line<'_>) -> Vec<String> {
     vec![
-        line.family.to_owned(),
+        line.family.to_string(),
         line.variant.to_owned(),
         format!("`{}`", line.param),
     ]
@@ -691,9 +677,9 @@ pub fn render_verdicts(
         .iter()
         .map(|j| {
             vec![
-                j.row.family.clone(),
+                j.row.family.to_string(),
                 j.row.variant.clone(),
-                j.row.param.clone(),
+                j.row.param.to_string(),
                 j.row.setting().to_string(),
                 j.label.to_owned(),
                 number(j.baseline.gbps_median, 1),
@@ -745,9 +731,9 @@ pub fn render_verdicts(
                 let full = |value: Option<f64>| value.map_or_else(String::new, |v| v.to_string());
                 writer
                     .write_record([
-                        j.row.family.clone(),
+                        j.row.family.to_string(),
                         j.row.variant.clone(),
-                        j.row.param.clone(),
+                        j.row.param.to_string(),
                         j.row.setting().to_string(),
                         j.label.to_owned(),
                         full(j.baseline.gbps_median),
@@ -793,16 +779,18 @@ mod tests {
 
     #[test]
     fn natural_order_reads_numbers() {
-        let mut params = vec![
+        let mut params: Vec<Params> = [
             "offset=10",
             "offset=2",
             "offset=1",
             "size=8192x8192",
             "size=4096x4096",
-        ];
-        params.sort_by(|a, b| param_order(a, b));
+        ]
+        .map(|p| p.parse().unwrap())
+        .to_vec();
+        params.sort();
         assert_eq!(
-            params,
+            params.iter().map(Params::to_string).collect::<Vec<_>>(),
             [
                 "offset=1",
                 "offset=2",
@@ -816,9 +804,9 @@ mod tests {
     /// One device in three settings: a GPU-clock case in each, a host-clock one in two.
     fn taxed_devices() -> [DeviceResults; 3] {
         let row = |variant: &str, setting: Setting, timer: &str, gbps: f64| Row {
-            family: "reduce".into(),
+            family: Family::Reduce,
             variant: variant.into(),
-            param: "n=1024".into(),
+            param: "n=1024".parse().unwrap(),
             status: crate::results::Status::Ok,
             timer: timer.into(),
             gbps_median: Some(gbps),
@@ -884,9 +872,9 @@ mod tests {
     #[test]
     fn verdicts_read_the_change_against_the_noise_and_the_threshold() {
         let row = |variant: &str, gbps: Option<f64>, cv: f64| Row {
-            family: "copy".into(),
+            family: Family::Copy,
             variant: variant.into(),
-            param: "offset=0".into(),
+            param: "offset=0".parse().unwrap(),
             status: if gbps.is_some() {
                 crate::results::Status::Ok
             } else {
@@ -970,9 +958,9 @@ mod tests {
     #[test]
     fn markdown_has_a_delimiter_row_and_escapes_bars() {
         let row = Row {
-            family: "copy".into(),
+            family: Family::Copy,
             variant: "offset".into(),
-            param: "offset=0".into(),
+            param: "offset=0".parse().unwrap(),
             status: crate::results::Status::Ok,
             gbps_median: Some(1.5),
             ..Row::default()
@@ -997,7 +985,9 @@ mod tests {
 
     #[test]
     fn registry_families_come_first() {
-        assert!(experiment_order("copy", "offset") < experiment_order("copy", "stride"));
-        assert!(experiment_order("copy", "launch") < experiment_order("aaa", "x"));
+        let order = |family, variant| experiment_order(family, variant);
+        assert!(order(Family::Copy, "offset") < order(Family::Copy, "stride"));
+        assert!(order(Family::Copy, "launch") < order(Family::Copy, "aaa"));
+        assert!(order(Family::Copy, "aaa") < order(Family::Transpose, "naive_row"));
     }
 }

@@ -19,7 +19,7 @@ pub mod compare;
 pub mod sizing;
 mod write;
 
-pub use write::{MANIFEST, write};
+pub use write::{MANIFEST, destination, write};
 
 use std::path::{Path, PathBuf};
 
@@ -27,7 +27,7 @@ use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use crate::error::{Error, Result};
 use crate::results::Status;
-use crate::suite::REGISTRY;
+use crate::suite::{Family, REGISTRY};
 use crate::validate;
 use charts::{Chart, Panel};
 use claims::{CLAIMS, Cases, Claim, FINDINGS, Kind, Source, Verdict, ratio_text};
@@ -76,13 +76,15 @@ pub struct Report {
     pub charts: Vec<Chart>,
 }
 
-/// Every `*.csv` directly in `dir`, by name: the default input of `membench report`.
+/// Every `*.csv` directly in `dir` that holds anything, by name: the default input of
+/// `membench report`.
 pub fn default_inputs(dir: &Path) -> Result<Vec<PathBuf>> {
     let io = Error::io(dir);
     let mut paths = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(&io)? {
         let path = entry.map_err(&io)?.path();
-        if path.extension().is_some_and(|e| e == "csv") && path.is_file() {
+        let filled = std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() > 0);
+        if path.extension().is_some_and(|e| e == "csv") && filled {
             paths.push(path);
         }
     }
@@ -161,7 +163,7 @@ pub fn build(devices: &[DeviceResults], validations: &[Validation]) -> Result<Re
                 .transpose()
         })
         .collect::<Result<Vec<_>>>()?;
-    let mut families: Vec<&str> = Vec::new();
+    let mut families: Vec<Family> = Vec::new();
     for line in &lines {
         if !families.contains(&line.family) {
             families.push(line.family);
@@ -248,7 +250,7 @@ struct Page<'p> {
     validations: &'p [Validation],
     scatters: &'p [Option<Chart>],
     /// The families of `lines`, in case order.
-    families: &'p [&'p str],
+    families: &'p [Family],
 }
 
 // The templates write a line break after each block, so that the page reads (and
@@ -270,7 +272,7 @@ impl Page<'_> {
                     (self.tax_section())
                     (self.simulator_section())
                     @for family in self.families {
-                        (self.family_section(family))
+                        (self.family_section(*family))
                     }
                 }
                 "\n"
@@ -280,11 +282,11 @@ impl Page<'_> {
     }
 
     /// The charts of `family`, panel by panel.
-    fn family_charts<'c>(&'c self, family: &'c str) -> impl Iterator<Item = &'c Chart> + 'c {
+    fn family_charts<'c>(&'c self, family: Family) -> impl Iterator<Item = &'c Chart> + 'c {
         self.charts
             .iter()
             .flatten()
-            .filter(move |c| c.family == family)
+            .filter(move |c| c.family == Some(family))
     }
 
     /// Per family its finding on each charted device, and its first chart.
@@ -312,9 +314,9 @@ impl Page<'_> {
                 @for family in self.families {
                     tr {
                         td { a href={ "#family-" (family) } { (family) } }
-                        td { (finding(family, &charted)) }
+                        td { (finding(*family, &charted)) }
                         td {
-                            @if let Some(chart) = self.family_charts(family).next() {
+                            @if let Some(chart) = self.family_charts(*family).next() {
                                 a href={ "#" (chart.anchor()) } {
                                     img src=(chart.file) alt=(chart.title);
                                 }
@@ -415,11 +417,8 @@ impl Page<'_> {
     }
 
     /// A family's experiments, its charts and all its cases.
-    fn family_section(&self, family: &str) -> Markup {
-        let experiments: Vec<_> = REGISTRY
-            .iter()
-            .filter(|e| e.family.as_str() == family)
-            .collect();
+    fn family_section(&self, family: Family) -> Markup {
+        let experiments: Vec<_> = REGISTRY.iter().filter(|e| e.family == family).collect();
         let lines: Vec<&Line<'_>> = self.lines.iter().filter(|l| l.family == family).collect();
         html! {
             h2 id={ "family-" (family) } { (family) } "\n"
@@ -540,11 +539,11 @@ fn figure(chart: &Chart) -> Markup {
 
 /// A family's finding: its headline claim's ratio per device, devices of one shown
 /// value and verdict together.
-fn finding(family: &str, devices: &[&DeviceResults]) -> Markup {
+fn finding(family: Family, devices: &[&DeviceResults]) -> Markup {
     let Some((headline, claim)) = FINDINGS
         .iter()
         .filter_map(|f| Some((f, f.of()?)))
-        .find(|(_, claim)| claim.family.as_str() == family)
+        .find(|(_, claim)| claim.family == family)
     else {
         return html! {};
     };
@@ -619,7 +618,7 @@ fn files(devices: &[DeviceResults]) -> Vec<&Path> {
     paths
 }
 
-fn contents(families: &[&str], simulator: bool) -> Markup {
+fn contents(families: &[Family], simulator: bool) -> Markup {
     html! {
         nav {
             "Contents: " a href="#summary" { "summary" } " · " a href="#claims" { "claims" }
@@ -693,7 +692,7 @@ fn mark(verdict: &Verdict) -> Markup {
 
 /// The claims as a matrix: a row per claim, a column per device and setting, a mark
 /// per cell; the rule and every number folded under the claim.
-fn claims_matrix(devices: &[DeviceResults], families: &[&str]) -> Markup {
+fn claims_matrix(devices: &[DeviceResults], families: &[Family]) -> Markup {
     html! {
         h2 id="claims" { "Claims" } "\n"
         p {
@@ -721,7 +720,7 @@ fn claims_matrix(devices: &[DeviceResults], families: &[&str]) -> Markup {
             "\n"
             @for family in families {
                 tr class="family" { th colspan=(devices.len() + 1) { (family) } } "\n"
-                @for claim in CLAIMS.iter().filter(|c| c.family.as_str() == *family) {
+                @for claim in CLAIMS.iter().filter(|c| c.family == *family) {
                     (claim_row(claim, devices)) "\n"
                 }
             }
@@ -732,10 +731,10 @@ fn claims_matrix(devices: &[DeviceResults], families: &[&str]) -> Markup {
 }
 
 /// The claims of families no file has: their words only, folded away.
-fn absent_claims(families: &[&str]) -> Markup {
+fn absent_claims(families: &[Family]) -> Markup {
     let absent: Vec<&Claim> = CLAIMS
         .iter()
-        .filter(|c| !families.contains(&c.family.as_str()))
+        .filter(|c| !families.contains(&c.family))
         .collect();
     let mut names: Vec<&str> = absent.iter().map(|c| c.family.as_str()).collect();
     names.dedup();
@@ -835,7 +834,7 @@ fn split_by_setting<'a>(devices: &'a [DeviceResults], verdicts: &[Verdict]) -> V
 
 /// Every case of a family, folded away: each device's GB/s, ratio to the baseline
 /// and prediction.
-fn case_table(family: &str, devices: &[DeviceResults], lines: &[&Line<'_>]) -> Markup {
+fn case_table(family: Family, devices: &[DeviceResults], lines: &[&Line<'_>]) -> Markup {
     let unit = if crate::results::ON_CHIP_FAMILIES.contains(&family) {
         "on-chip GB/s"
     } else {
@@ -940,9 +939,9 @@ mod tests {
     #[test]
     fn the_page_escapes_what_it_reads_and_says_who_wrote_it() {
         let row = Row {
-            family: "copy".into(),
+            family: Family::Copy,
             variant: "offset".into(),
-            param: "offset=0".into(),
+            param: "offset=0".parse().unwrap(),
             status: crate::results::Status::Ok,
             verified: true,
             gbps_median: Some(1.5),

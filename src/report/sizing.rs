@@ -13,11 +13,12 @@ use std::collections::BTreeMap;
 
 use crate::report::compare::DeviceResults;
 use crate::results::Row;
+use crate::suite::{Family, Params};
 
 /// What a device's cases were sized for, each case's element count, and how many
 /// adapters measured at once.
 pub struct Sizing<'r> {
-    elements: BTreeMap<(&'r str, &'r str, &'r str), u64>,
+    elements: BTreeMap<(Family, &'r str, &'r Params), u64>,
     concurrent: Option<u32>,
 }
 
@@ -27,11 +28,7 @@ pub fn sizing_of(rows: &[Row]) -> Sizing<'_> {
         elements: rows
             .iter()
             .map(|row| {
-                let case = (
-                    row.family.as_str(),
-                    row.variant.as_str(),
-                    row.param.as_str(),
-                );
+                let case = (row.family, row.variant.as_str(), &row.param);
                 (case, row.elements)
             })
             .collect(),
@@ -85,9 +82,9 @@ mod tests {
             rows: elements
                 .iter()
                 .map(|&(param, elements)| Row {
-                    family: "copy".into(),
+                    family: Family::Copy,
                     variant: "offset".into(),
-                    param: param.into(),
+                    param: param.parse().unwrap(),
                     elements,
                     ..Row::default()
                 })

@@ -22,19 +22,7 @@ const MAX_MANIFEST_BYTES: u64 = 1 << 20;
 /// wrote there and this one does not are removed. Two reports into one directory take
 /// turns, under the manifest's lock.
 pub fn write(report: &Report, dir: &Path) -> Result<()> {
-    let dir = files::resolve(dir)?;
-    match std::fs::metadata(&dir) {
-        Ok(metadata) if !metadata.is_dir() => {
-            return Err(Error::Results {
-                path: dir,
-                message: "not a directory: --out names the directory a report is written into"
-                    .to_owned(),
-            });
-        }
-        Ok(_) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(Error::io(&dir)(e)),
-    }
+    let dir = destination(dir)?;
     let written: Vec<(&str, &str)> = report
         .charts
         .iter()
@@ -70,6 +58,22 @@ pub fn write(report: &Report, dir: &Path) -> Result<()> {
         }
         Ok(())
     })
+}
+
+/// The directory `dir` names (a link followed), where it is one or is not there yet:
+/// `report` checks it before it reads anything, so a file named by mistake is refused,
+/// not replaced.
+pub fn destination(dir: &Path) -> Result<std::path::PathBuf> {
+    let dir = files::resolve(dir)?;
+    match std::fs::metadata(&dir) {
+        Ok(metadata) if !metadata.is_dir() => Err(Error::Results {
+            path: dir,
+            message: "not a directory: --out names the directory a report is written into"
+                .to_owned(),
+        }),
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(&dir)(e)),
+        _ => Ok(dir),
+    }
 }
 
 /// Whether `name` is a plain file name: letters, digits, `-`, `_` and `.`, not hidden,

@@ -237,6 +237,7 @@ pub fn distinct_paths(paths: Vec<PathBuf>) -> Vec<PathBuf> {
 mod tests {
     use super::*;
     use crate::results::{SCHEMA_VERSION, Status};
+    use crate::suite::Family;
 
     #[test]
     fn adapters_sharing_a_results_file_get_their_index() {
@@ -324,9 +325,9 @@ mod tests {
 
     fn row(sizing: Option<RunSizing>, bytes: u64) -> Row {
         Row {
-            family: "copy".into(),
+            family: Family::Copy,
             variant: "peak".into(),
-            param: "launch=vec4".into(),
+            param: "launch=vec4".parse().unwrap(),
             status: Status::Ok,
             bytes,
             device: "GPU".into(),

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::sim::model::Bound;
-use crate::suite::{Api, Build, Setting};
+use crate::suite::{Api, Build, CaseId, Family, Params, Setting};
 
 /// Bumped whenever a column changes meaning, appears or disappears.
 pub const SCHEMA_VERSION: u32 = 4;
@@ -102,9 +102,11 @@ impl std::fmt::Display for Status {
 /// One case's result. Failed and skipped cases have a row too, with no bandwidth.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Row {
-    pub family: String,
+    /// The case, checked at read: a known family and parameters, a variant of the
+    /// registry's grammar ([`crate::suite::check_variant`]).
+    pub family: Family,
     pub variant: String,
-    pub param: String,
+    pub param: Params,
     pub status: Status,
     pub elements: u64,
     pub bytes: u64,
@@ -192,13 +194,17 @@ pub struct RunInfo {
 
 impl Row {
     /// The key rows are merged on: the case and the setting it was measured in.
-    pub fn key(&self) -> (String, String, String, Setting) {
-        (
-            self.family.clone(),
-            self.variant.clone(),
-            self.param.clone(),
-            self.setting(),
-        )
+    pub fn key(&self) -> (Family, &str, &Params, Setting) {
+        (self.family, &self.variant, &self.param, self.setting())
+    }
+
+    /// The case the row is of.
+    pub fn id(&self) -> CaseId {
+        CaseId {
+            family: self.family,
+            variant: self.variant.clone(),
+            params: self.param.clone(),
+        }
     }
 
     /// The api and build the row was measured with.
@@ -288,9 +294,9 @@ pub(crate) mod tests {
 
     pub(crate) fn row(variant: &str, param: &str, gbps: f64) -> Row {
         Row {
-            family: "copy".into(),
+            family: Family::Copy,
             variant: variant.into(),
-            param: param.into(),
+            param: param.parse().unwrap(),
             status: Status::Ok,
             verified: true,
             bytes: 1_000_000,

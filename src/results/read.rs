@@ -11,7 +11,7 @@ use super::{
 use crate::error::{Error, Result};
 use crate::files;
 use crate::sim::model::Bound;
-use crate::suite::{Build, Family, Params, Setting, check_variant};
+use crate::suite::{Build, CaseId, Setting, check_variant};
 
 /// How far a bandwidth may be from the bytes over its time: a file written by hand or
 /// by another tool may round to four digits.
@@ -72,10 +72,11 @@ pub fn read_device(path: &Path) -> Result<Vec<(u64, Row)>> {
 }
 
 /// The rows of the results file at `path`, each with its line; none where there is no
-/// file yet.
+/// file yet, or an empty one (a writer's lock makes it so until its first rename).
 pub fn read_existing(path: &Path) -> Result<Vec<(u64, Row)>> {
     match std::fs::metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Ok(metadata) if metadata.is_file() && metadata.len() == 0 => Ok(Vec::new()),
         _ => read_with_lines(path),
     }
 }
@@ -147,7 +148,7 @@ pub fn parse_with_lines(path: &Path, bytes: &[u8]) -> Result<Vec<(u64, Row)>> {
     }
 
     let mut rows = Vec::new();
-    let mut first_line: HashMap<(String, String, String, Setting), u64> = HashMap::new();
+    let mut first_line: HashMap<(CaseId, Setting), u64> = HashMap::new();
     let mut record = csv::StringRecord::new();
     loop {
         match reader.read_record(&mut record) {
@@ -223,14 +224,15 @@ pub fn parse_with_lines(path: &Path, bytes: &[u8]) -> Result<Vec<(u64, Row)>> {
             return Err(error(format!("{}: empty", at("sizing"))));
         }
         row.schema_version = SCHEMA_VERSION;
-        // Names reach paths, HTML and terminals: each is checked here, once.
-        if let Some((column, why)) = case_problem(&row) {
-            return Err(error(format!("{}: {why}", at(column))));
+        // The family and the parameters are typed; the variant, which reaches paths
+        // and pages, is checked here, once.
+        if let Err(why) = check_variant(&row.variant) {
+            return Err(error(format!("{}: {why}", at("variant"))));
         }
         if let Some((column, why)) = inconsistency(&row) {
             return Err(error(format!("{}: {why}", at(column))));
         }
-        if let Some(earlier) = first_line.insert(row.key(), line) {
+        if let Some(earlier) = first_line.insert((row.id(), row.setting()), line) {
             return Err(error(format!(
                 "line {line}: the case {}/{}/{} in {} again (first on line {earlier})",
                 row.family,
@@ -279,28 +281,8 @@ fn unsafe_text(column: &str, text: &str) -> Option<String> {
         .map(|c| format!("a control character ({:?})", c))
 }
 
-/// Why the case columns of `row` name no case this membench could have measured: an
-/// unknown family or parameter, a variant that is not lower case letters, digits and `_`.
-fn case_problem(row: &Row) -> Option<(&'static str, String)> {
-    if let Err(why) = row.family.parse::<Family>() {
-        return Some(("family", why));
-    }
-    if let Err(why) = check_variant(&row.variant) {
-        return Some(("variant", why));
-    }
-    if let Err(why) = row.param.parse::<Params>() {
-        return Some(("param", why));
-    }
-    None
-}
-
 /// The first column of `row` that contradicts what membench relies on, and why.
 fn inconsistency(row: &Row) -> Option<(&'static str, String)> {
-    for (column, text) in [("family", &row.family), ("variant", &row.variant)] {
-        if text.is_empty() {
-            return Some((column, "empty".to_owned()));
-        }
-    }
     if !row.status.measured() {
         return Some((
             "status",

@@ -2,11 +2,12 @@
 //! of the copy peak and the prediction beside.
 
 use super::Row;
+use crate::suite::Family;
 
 /// The fastest measured `copy/peak` among `rows`: the practical ceiling.
 pub fn copy_peak_gbps(rows: &[Row]) -> Option<f64> {
     rows.iter()
-        .filter(|row| row.family == "copy" && row.variant == "peak")
+        .filter(|row| row.family == Family::Copy && row.variant == "peak")
         .filter_map(|row| row.gbps_median)
         .reduce(f64::max)
 }
@@ -14,12 +15,12 @@ pub fn copy_peak_gbps(rows: &[Row]) -> Option<f64> {
 /// Families whose bytes are on-chip traffic (workgroup memory, the constant and L1
 /// caches), not DRAM: their GB/s is on-chip throughput, which a share of `copy/peak`
 /// does not describe.
-pub const ON_CHIP_FAMILIES: &[&str] = &["bank", "constant"];
+pub const ON_CHIP_FAMILIES: &[Family] = &[Family::Bank, Family::Constant];
 
 /// Families whose result is a latency: one dependent load per element, so their GB/s
 /// (the 4 bytes of each load over the time) says little; the summary shows the time
 /// per element, in ns.
-pub const LATENCY_FAMILIES: &[&str] = &["latency"];
+pub const LATENCY_FAMILIES: &[Family] = &[Family::Latency];
 
 /// Nanoseconds per element of a row moving `bytes` at `gbps` (measured or predicted):
 /// for a pointer chase, the latency of one load.
@@ -57,7 +58,7 @@ pub(super) fn summary_cells(rows: &[Row]) -> Vec<Vec<String>> {
     };
     rows.iter()
         .map(|row| {
-            let latency = LATENCY_FAMILIES.contains(&row.family.as_str());
+            let latency = LATENCY_FAMILIES.contains(&row.family);
             let speed = |gbps: Option<f64>| {
                 if latency {
                     ns_per_element(row, gbps).map_or("-".to_owned(), |ns| format!("{ns:.1} ns"))
@@ -65,7 +66,7 @@ pub(super) fn summary_cells(rows: &[Row]) -> Vec<Vec<String>> {
                     number(gbps, 1)
                 }
             };
-            let share = if ON_CHIP_FAMILIES.contains(&row.family.as_str()) {
+            let share = if ON_CHIP_FAMILIES.contains(&row.family) {
                 "on-chip".to_owned()
             } else if latency {
                 "per load".to_owned()
@@ -78,9 +79,9 @@ pub(super) fn summary_cells(rows: &[Row]) -> Vec<Vec<String>> {
                 format!("{}: {}", row.status, row.note)
             };
             vec![
-                row.family.clone(),
+                row.family.to_string(),
                 row.variant.clone(),
-                row.param.clone(),
+                row.param.to_string(),
                 row.setting().to_string(),
                 speed(row.gbps_median),
                 share,
@@ -156,7 +157,7 @@ mod tests {
     #[test]
     fn summary_labels_on_chip_throughput_and_fits_long_names() {
         let bank = Row {
-            family: "bank".into(),
+            family: Family::Bank,
             ..row("row_col_override_pad", "r=1024", 30000.0)
         };
         let rows = [row("peak", "launch=vec4", 200.0), bank];
@@ -172,7 +173,7 @@ mod tests {
         // 4096 loads of 4 bytes in 2.5 ms: 610.4 ns a load (0.0066 GB/s); predicted
         // at twice the speed.
         let chase = Row {
-            family: "latency".into(),
+            family: Family::Latency,
             elements: 4096,
             bytes: 4 * 4096,
             sim_gbps: Some(2.0 * 16384.0 / 2.5e6),

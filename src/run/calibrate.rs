@@ -6,7 +6,7 @@
 use crate::results::Row;
 use crate::sim::device::DeviceModel;
 use crate::sim::model::Prediction;
-use crate::suite::{Api, Build};
+use crate::suite::{Api, Build, CaseId};
 
 /// The device property a calibration row sets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,9 +78,9 @@ pub const CALIBRATION: &[(&str, Property, &str)] = &[
     ),
 ];
 
-/// Whether the row of `family/variant/param` is one [`CALIBRATION`] reads.
-pub fn is_calibration(family: &str, variant: &str, param: &str) -> bool {
-    let id = format!("{family}/{variant}/{param}");
+/// Whether case `id` is one [`CALIBRATION`] reads.
+pub fn is_calibration(id: &CaseId) -> bool {
+    let id = id.to_string();
     CALIBRATION.iter().any(|(c, ..)| *c == id)
 }
 
@@ -110,7 +110,7 @@ pub fn calibrate(preset: &DeviceModel, rows: &[Row]) -> Calibration {
         let Some(row) = rows
             .iter()
             .filter(|r| r.api == Api::Wgpu && Some(r.build) == build)
-            .find(|r| format!("{}/{}/{}", r.family, r.variant, r.param) == id)
+            .find(|r| r.id().to_string() == id)
         else {
             continue;
         };

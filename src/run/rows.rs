@@ -66,9 +66,9 @@ pub fn row(
 /// A row with what the registry says of a case, and nothing measured.
 pub fn case_row(experiment: &Experiment, case: &Case) -> Row {
     Row {
-        family: experiment.family.to_string(),
+        family: experiment.family,
         variant: experiment.variant.to_owned(),
-        param: case.params.to_string(),
+        param: case.params.clone(),
         elements: case.elements,
         bytes: case.bytes,
         // A pure transfer runs no kernel, so has no workgroup.

@@ -65,7 +65,9 @@ macro_rules! names {
 
 names! {
     /// A family of experiments, in the order runs and reports show them.
+    #[derive(Default)]
     Family {
+        #[default]
         Copy = "copy",
         Transpose = "transpose",
         Reduce = "reduce",
@@ -349,6 +351,19 @@ impl fmt::Display for Params {
             write!(f, "{sep}{key}={value}")?;
         }
         Ok(())
+    }
+}
+
+impl serde::Serialize for Params {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Params {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
     }
 }
 

@@ -185,8 +185,7 @@ pub fn validate(
     };
     let role = |row: &Row| match modelling.calibrating {
         Calibrating::OwnRows
-            if is_calibration(&row.family, &row.variant, &row.param)
-                && calibration.used.contains(&id_text(row)) =>
+            if is_calibration(&row.id()) && calibration.used.contains(&id_text(row)) =>
         {
             Role::Calibration
         }
@@ -234,7 +233,7 @@ pub fn validate(
 /// Every file of `devices` (a report's inputs: one entry per file and setting)
 /// validated as a run would predict it: the closest preset, calibrated from the
 /// file's own rows.
-pub fn of_results(devices: &[DeviceResults]) -> Vec<Validation> {
+pub fn of_results(devices: &[DeviceResults], done: &(dyn Fn() + Sync)) -> Vec<Validation> {
     let mut files: Vec<&Path> = Vec::new();
     for device in devices {
         if !files.contains(&device.path.as_path()) {
@@ -249,7 +248,7 @@ pub fn of_results(devices: &[DeviceResults]) -> Vec<Validation> {
                 .filter(|d| d.path == path)
                 .flat_map(|d| d.rows.iter().cloned())
                 .collect();
-            validate(path, &rows, Modelling::OWN, &[], &|| {})
+            validate(path, &rows, Modelling::OWN, &[], done)
         })
         .collect()
 }
@@ -335,10 +334,7 @@ pub(crate) fn cases_of<'r>(rows: &[&'r Row]) -> (Vec<(&'r Row, Rebuilt)>, Vec<No
                 })
                 .collect()
         });
-        let Ok(id) = CaseId::from_columns(&row.family, &row.variant, &row.param) else {
-            unjudged.push((id_text(row), Unjudged::Gone));
-            continue;
-        };
+        let id = row.id();
         let candidates: Vec<&Rebuilt> = cases.iter().filter_map(|c| c.get(&id)).collect();
         let Some(&(experiment, case)) = candidates.first() else {
             unjudged.push((id_text(row), Unjudged::Gone));
@@ -860,7 +856,7 @@ mod tests {
         let mut gone = rows[0].clone();
         gone.variant = "offset_gone".into();
         let mut resized = rows[0].clone();
-        resized.param = "offset=1".into();
+        resized.param = "offset=1".parse().unwrap();
         resized.bytes /= 2;
         rows.extend([gone, resized, transfer.remove(0)]);
         let path = Path::new("test.csv");

@@ -25,20 +25,15 @@ pub(super) static BAR_SPLITS: &[(Family, Key)] = &[
     (Family::Stencil, Key::N),
 ];
 
-/// The params of a line, where its param parses.
-fn params_of(line: &Line<'_>) -> Option<Params> {
-    line.param.parse().ok()
-}
-
 /// The bar charts of a family's cases that no sweep drew.
 pub(super) fn bar_charts(
-    family: &str,
+    family: Family,
     panel: &Panel<'_>,
     lines: &[&Line<'_>],
 ) -> Result<Vec<Chart>> {
     let split = BAR_SPLITS
         .iter()
-        .find(|(f, _)| f.as_str() == family)
+        .find(|(f, _)| *f == family)
         .map(|(_, key)| *key);
     let mut charts = Vec::new();
     for (value, group) in group_by_split(lines, split) {
@@ -67,7 +62,7 @@ pub(super) fn group_by_split<'l, 'a>(
 ) -> Vec<(Option<ParamValue>, Vec<&'l Line<'a>>)> {
     let mut groups: Vec<(Option<ParamValue>, Vec<&Line<'_>>)> = Vec::new();
     for line in lines {
-        let value = split.and_then(|key| params_of(line)?.get(key).cloned());
+        let value = split.and_then(|key| line.param.get(key).cloned());
         match groups.iter_mut().find(|(v, _)| *v == value) {
             Some((_, group)) => group.push(line),
             None => groups.push((value, vec![line])),
@@ -86,13 +81,13 @@ pub(super) fn group_by_split<'l, 'a>(
 /// for, and the cases of a split family that lack the split key.
 #[cfg(test)]
 pub(super) fn gaps(
-    family: &str,
+    family: Family,
     devices: &[&crate::report::compare::DeviceResults],
     lines: &[&Line<'_>],
 ) -> Vec<String> {
     let split = BAR_SPLITS
         .iter()
-        .find(|(f, _)| f.as_str() == family)
+        .find(|(f, _)| *f == family)
         .map(|(_, key)| *key);
     let mut gaps = Vec::new();
     for (value, group) in group_by_split(lines, split) {
@@ -116,7 +111,7 @@ pub(super) fn gaps(
 
 /// The cases of one bar chart.
 struct ChartCases<'g, 'l, 'a> {
-    family: &'g str,
+    family: Family,
     /// The family's split key, if it has one.
     split: Option<Key>,
     /// The split key's value for this chart; `None` for cases without the key.
@@ -158,7 +153,7 @@ impl ChartCases<'_, '_, '_> {
         let svg =
             bars_svg(&words, &legend, &bars).map_err(|message| chart_error(&file, message))?;
         Ok(Chart {
-            family: self.family.to_owned(),
+            family: Some(self.family),
             file,
             title,
             svg,
@@ -167,8 +162,7 @@ impl ChartCases<'_, '_, '_> {
 
     /// Pairs every case of the chart shares: they go to the title, not to each bar.
     fn shared_pairs(&self) -> Params {
-        let params: Vec<Option<Params>> = self.group.iter().map(|line| params_of(line)).collect();
-        let Some(Some(first)) = params.first() else {
+        let Some(first) = self.group.first().map(|line| line.param) else {
             return Params::new();
         };
         first
@@ -176,9 +170,7 @@ impl ChartCases<'_, '_, '_> {
             .filter(|(key, _)| self.split != Some(*key))
             .filter(|(key, value)| {
                 let pair = Params::new().with(*key, value.clone());
-                params
-                    .iter()
-                    .all(|p| p.as_ref().is_some_and(|p| p.contains(&pair)))
+                self.group.iter().all(|line| line.param.contains(&pair))
             })
             .fold(Params::new(), |shared, (key, value)| {
                 shared.with(*key, value.clone())
@@ -229,17 +221,15 @@ fn variant_list(lines: &[&Line<'_>]) -> String {
 /// `variant param`, without the split key and the pairs the title names (a param
 /// that does not parse as it stands).
 fn bar_label(line: &Line<'_>, split: Option<Key>, shared: &Params) -> String {
-    let rest = match params_of(line) {
-        Some(params) => params
-            .iter()
-            .filter(|(key, _)| split != Some(*key))
-            .filter(|(key, value)| !shared.contains(&Params::new().with(*key, value.clone())))
-            .fold(Params::new(), |rest, (key, value)| {
-                rest.with(*key, value.clone())
-            })
-            .to_string(),
-        None => line.param.to_owned(),
-    };
+    let rest = line
+        .param
+        .iter()
+        .filter(|(key, _)| split != Some(*key))
+        .filter(|(key, value)| !shared.contains(&Params::new().with(*key, value.clone())))
+        .fold(Params::new(), |rest, (key, value)| {
+            rest.with(*key, value.clone())
+        })
+        .to_string();
     if rest.is_empty() {
         line.variant.to_owned()
     } else {
@@ -660,10 +650,11 @@ mod tests {
 
     #[test]
     fn variants_are_listed_for_the_title() {
+        let none = Params::new();
         let line = |variant| Line {
-            family: "copy",
+            family: Family::Copy,
             variant,
-            param: "",
+            param: &none,
             cells: Vec::new(),
         };
         let (peak, launch, other) = (line("peak"), line("launch"), line("offset"));
@@ -677,10 +668,11 @@ mod tests {
 
     #[test]
     fn bar_labels_leave_out_the_split_key_and_shared_pairs() {
+        let param = "size=4096x4096;block=32x16;wg=256".parse().unwrap();
         let line = Line {
-            family: "transpose",
+            family: Family::Transpose,
             variant: "naive_col",
-            param: "size=4096x4096;block=32x16;wg=256",
+            param: &param,
             cells: Vec::new(),
         };
         assert_eq!(

@@ -26,6 +26,7 @@ use plotters::prelude::*;
 use crate::error::{Error, Result};
 use crate::report::compare::{DeviceResults, Line};
 use crate::results::ON_CHIP_FAMILIES;
+use crate::suite::Family;
 
 pub use scatter::scatter_chart;
 pub use tax::tax_chart;
@@ -33,7 +34,8 @@ pub use tax::tax_chart;
 /// One chart, ready to be written as `file` and inlined in the page.
 #[derive(Clone, Debug)]
 pub struct Chart {
-    pub family: String,
+    /// The family it charts; `None` for the tax and simulator charts.
+    pub family: Option<Family>,
     /// File name in the report directory, e.g. `copy-offset.svg`.
     pub file: String,
     pub title: String,
@@ -120,8 +122,8 @@ pub fn charts(panel: &Panel<'_>) -> Result<Vec<Chart>> {
 }
 
 /// The families of `lines`, each once, in the order they first appear.
-fn families_in_order<'a>(lines: &[Line<'a>]) -> Vec<&'a str> {
-    let mut families: Vec<&str> = Vec::new();
+fn families_in_order(lines: &[Line<'_>]) -> Vec<Family> {
+    let mut families: Vec<Family> = Vec::new();
     for line in lines {
         if !families.contains(&line.family) {
             families.push(line.family);
@@ -131,7 +133,7 @@ fn families_in_order<'a>(lines: &[Line<'a>]) -> Vec<&'a str> {
 }
 
 /// The bandwidth axis' words: on-chip throughput for the on-chip families.
-pub fn gbps_unit(family: &str) -> &'static str {
+pub fn gbps_unit(family: Family) -> &'static str {
     if ON_CHIP_FAMILIES.contains(&family) {
         "on-chip GB/s (workgroup memory and caches, 10⁹ B/s)"
     } else {
@@ -229,7 +231,7 @@ mod tests {
         for family in families_in_order(&panel.lines) {
             let family_lines: Vec<&Line<'_>> =
                 panel.lines.iter().filter(|l| l.family == family).collect();
-            for sweep in SWEEPS.iter().filter(|s| s.family().as_str() == family) {
+            for sweep in SWEEPS.iter().filter(|s| s.family() == family) {
                 problems.extend(sweep.gaps(&panel.devices, &family_lines));
             }
             match sweep::family_sweeps(family, &panel, &family_lines) {
@@ -256,7 +258,7 @@ mod tests {
             }
         }
         for experiment in REGISTRY {
-            if !drawn.iter().any(|c| c.family == experiment.family.as_str()) {
+            if !drawn.iter().any(|c| c.family == Some(experiment.family)) {
                 problems.push(format!("no chart for {}", experiment.name()));
             }
         }

@@ -26,7 +26,7 @@ pub fn scatter_chart(validation: &Validation) -> Result<Chart> {
     let file = format!("simulator-{}.svg", slug(&stem.to_string_lossy()));
     let svg = scatter_svg(&title, validation).map_err(|message| chart_error(&file, message))?;
     Ok(Chart {
-        family: "simulator".to_owned(),
+        family: None,
         file,
         title,
         svg,

@@ -17,7 +17,7 @@ use crate::error::Result;
 use crate::report::compare::{DeviceResults, Line};
 use crate::results::slug;
 use crate::suite::families::{bank, copy, latency};
-use crate::suite::{Experiment, Family, Key, Params};
+use crate::suite::{Experiment, Family, Key};
 
 /// How a sweep's y axis reads its cases.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -121,13 +121,13 @@ fn predicted_ways(stride: f64) -> f64 {
 
 /// The line charts of one family's cases, and the cases they leave to the bar charts.
 pub(super) fn family_sweeps<'l, 'a>(
-    family: &str,
+    family: Family,
     panel: &Panel<'_>,
     lines: &[&'l Line<'a>],
 ) -> Result<(Vec<Chart>, Vec<&'l Line<'a>>)> {
     let mut charts = Vec::new();
     let mut swept = vec![false; lines.len()];
-    for sweep in SWEEPS.iter().filter(|s| s.family().as_str() == family) {
+    for sweep in SWEEPS.iter().filter(|s| s.family() == family) {
         let covered = sweep.covered(panel.devices.len(), lines);
         let chosen: Vec<&Line<'_>> = covered.iter().map(|&i| lines[i]).collect();
         let drawn = sweep.charts(panel, &chosen)?;
@@ -174,8 +174,7 @@ impl Sweep {
 
     /// The swept key's value, where the case has it as a number.
     fn x_of(&self, line: &Line<'_>) -> Option<f64> {
-        let params: Params = line.param.parse().ok()?;
-        params.number(self.key).map(|x| x as f64)
+        line.param.number(self.key).map(|x| x as f64)
     }
 
     /// The indices of the lines this sweep draws: those it covers that are a point of a
@@ -187,16 +186,27 @@ impl Sweep {
             .filter(|&i| self.covers(lines[i]))
             .collect();
         let groups = self.group(&covered.iter().map(|&i| lines[i]).collect::<Vec<_>>());
+        // Per series, each device's points, measured and predicted: counted once, not
+        // once per line of the series.
+        let counts: BTreeMap<&SeriesKey, Vec<[usize; 2]>> = groups
+            .iter()
+            .map(|(key, group)| {
+                let per_device = (0..devices)
+                    .map(|device| [false, true].map(|p| self.points(group, device, p).len()))
+                    .collect();
+                (key, per_device)
+            })
+            .collect();
         covered
             .into_iter()
             .filter(|&i| {
-                let Some(group) = groups.get(&self.series_key(lines[i])) else {
+                let Some(counts) = counts.get(&self.series_key(lines[i])) else {
                     return false;
                 };
                 (0..devices).any(|device| {
-                    [false, true].into_iter().any(|predicted| {
-                        !self.points(&[lines[i]], device, predicted).is_empty()
-                            && self.points(group, device, predicted).len() >= 2
+                    [false, true].into_iter().enumerate().any(|(p, predicted)| {
+                        counts[device][p] >= 2
+                            && !self.points(&[lines[i]], device, predicted).is_empty()
                     })
                 })
             })
@@ -206,9 +216,9 @@ impl Sweep {
     fn covers(&self, line: &Line<'_>) -> bool {
         let drawn = match self.swept {
             Swept::One(experiment) => {
-                line.family == experiment.family.as_str() && line.variant == experiment.variant
+                line.family == experiment.family && line.variant == experiment.variant
             }
-            Swept::Each(family) => line.family == family.as_str(),
+            Swept::Each(family) => line.family == family,
         };
         drawn && self.x_of(line).is_some()
     }
@@ -247,7 +257,7 @@ impl Sweep {
             };
             let svg = line_svg(&layout, &series).map_err(|message| chart_error(&file, message))?;
             charts.push(Chart {
-                family: self.family().to_string(),
+                family: Some(self.family()),
                 file,
                 title,
                 svg,
@@ -265,13 +275,9 @@ impl Sweep {
         groups
     }
 
-    /// The variant, and the param without the swept key (a line the sweep covers has
-    /// a param that parses).
+    /// The variant, and the param without the swept key.
     fn series_key(&self, line: &Line<'_>) -> SeriesKey {
-        let rest = line.param.parse::<Params>().map_or_else(
-            |_| line.param.to_owned(),
-            |p| p.without(self.key).to_string(),
-        );
+        let rest = line.param.without(self.key).to_string();
         (line.variant.to_owned(), rest)
     }
 
@@ -400,7 +406,7 @@ impl Sweep {
 
     fn y_label(&self) -> &'static str {
         match self.y {
-            YAxis::Gbps => gbps_unit(self.family().as_str()),
+            YAxis::Gbps => gbps_unit(self.family()),
             YAxis::Slowdown if self.key == Key::Footprint => {
                 "time per load relative to the smallest footprint (×)"
             }
@@ -642,7 +648,7 @@ mod tests {
         for sweep in SWEEPS {
             let family: Vec<&Line<'_>> = joined
                 .iter()
-                .filter(|l| l.family == sweep.family().as_str())
+                .filter(|l| l.family == sweep.family())
                 .collect();
             let groups = sweep.group(&family);
             let charts = if sweep.per_device() { devices.len() } else { 1 };

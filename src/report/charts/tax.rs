@@ -49,7 +49,7 @@ pub fn tax_chart(devices: &[DeviceResults], tax: &Tax<'_, '_>) -> Result<Chart> 
     let svg =
         dot_plot(&title, &kernels, &entries).map_err(|message| chart_error(&file, message))?;
     Ok(Chart {
-        family: "tax".to_owned(),
+        family: None,
         file,
         title,
         svg,
