@@ -136,6 +136,25 @@ impl ClockGuard {
     }
 }
 
+impl GpuContext {
+    /// Waits for the clocks of sustained load before a kernel is timed (see
+    /// [`super::clocks`]); `Some(note)` when they did not come. Not on software adapters,
+    /// nor without GPU timestamps.
+    pub fn settle_clocks(&self) -> Result<Option<String>> {
+        if self.info.device_type == wgpu::DeviceType::Cpu || !self.has_timestamps() {
+            return Ok(None);
+        }
+        let guard = match self.clock_guard.get() {
+            Some(guard) => guard,
+            None => {
+                let guard = ClockGuard::new(self)?;
+                self.clock_guard.get_or_init(|| guard)
+            }
+        };
+        guard.settle(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,7 +1,8 @@
 //! The kernel's clock: GPU timestamps around compute passes of back-to-back
 //! dispatches, or, without timestamp queries, the host clock around submit and wait.
 //! All samples of a batch go into one submission (warm-up passes first), each
-//! submission holding at most about [`SUBMISSION_TARGET_NS`] of work.
+//! submission holding at most about [`SUBMISSION_TARGET_NS`] of work. The query set
+//! and the buffers that bring timestamps to the host are made once per context.
 
 use std::time::Instant;
 
@@ -66,6 +67,69 @@ impl Clock for KernelClock<'_> {
         self.fastest_dispatch_ns =
             Some(self.fastest_dispatch_ns.map_or(fastest, |f| f.min(fastest)));
         Ok(times)
+    }
+}
+
+/// A query set of the most timestamps one submission may write, and the buffers that
+/// bring them to the host.
+pub struct Timestamps {
+    pub query_set: wgpu::QuerySet,
+    resolved: wgpu::Buffer,
+    readback: wgpu::Buffer,
+}
+
+impl Timestamps {
+    fn new(device: &wgpu::Device) -> Self {
+        let bytes = 8 * u64::from(wgpu::QUERY_SET_MAX_QUERIES);
+        let buffer = |label, usage| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: bytes,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        Timestamps {
+            query_set: device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("timestamps"),
+                ty: wgpu::QueryType::Timestamp,
+                count: wgpu::QUERY_SET_MAX_QUERIES,
+            }),
+            // Queries resolve into a GPU buffer, which is copied into a mappable one.
+            resolved: buffer(
+                "timestamps.resolved",
+                wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            ),
+            readback: buffer(
+                "timestamps.readback",
+                wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            ),
+        }
+    }
+
+    /// Submits `encoder`, which wrote the first `queries` timestamps, and returns them
+    /// in ticks.
+    pub fn read(
+        &self,
+        ctx: &GpuContext,
+        mut encoder: wgpu::CommandEncoder,
+        queries: u32,
+    ) -> Result<Vec<u64>> {
+        let bytes = 8 * u64::from(queries);
+        encoder.resolve_query_set(&self.query_set, 0..queries, &self.resolved, 0);
+        encoder.copy_buffer_to_buffer(&self.resolved, 0, &self.readback, 0, bytes);
+        ctx.submit_and_wait(encoder.finish())?;
+        ctx.read_mapped(&self.readback, bytes, |words| {
+            bytemuck::pod_collect_to_vec::<u32, u64>(words)
+        })
+    }
+}
+
+impl GpuContext {
+    /// The timestamp queries every timed batch reuses.
+    pub fn timestamps(&self) -> &Timestamps {
+        self.timestamps
+            .get_or_init(|| Timestamps::new(&self.device))
     }
 }
 

@@ -1,0 +1,214 @@
+//! Buffers between host and device: the staging buffers every upload and readback
+//! goes through, outputs poisoned before a kernel writes them, and mapping.
+
+use std::sync::OnceLock;
+
+use super::GpuContext;
+use crate::error::{Error, Result};
+use crate::suite::POISON;
+use rayon::prelude::*;
+
+/// Bytes of each staging buffer: outputs and inputs go through in pieces of this size.
+const STAGING_BYTES: u64 = 64 << 20;
+
+/// The staging and poison buffers every case reuses, made on first use: allocating a
+/// fresh staging buffer of hundreds of MiB costs more than filling it, and poison is
+/// cheaper copied on the device.
+#[derive(Default)]
+pub(super) struct Staging {
+    /// Host writes, the device copies from (`MAP_WRITE | COPY_SRC`).
+    upload: OnceLock<wgpu::Buffer>,
+    /// The device copies into, the host reads (`MAP_READ | COPY_DST`).
+    readback: OnceLock<wgpu::Buffer>,
+    /// [`POISON`] words, copied over outputs before they are verified.
+    poison: OnceLock<wgpu::Buffer>,
+}
+
+impl GpuContext {
+    /// Maps every one of `buffers` whole in `mode` and waits until all are mapped (or
+    /// one fails): the GPU must first finish what it does with them.
+    pub fn map_all<'a>(
+        &self,
+        buffers: impl IntoIterator<Item = &'a wgpu::Buffer>,
+        mode: wgpu::MapMode,
+    ) -> Result<()> {
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let mut pending = 0;
+        for buffer in buffers {
+            let sender = sender.clone();
+            buffer.map_async(mode, .., move |result| {
+                // The receiver outlives the poll below; a failed send cannot happen.
+                let _ = sender.send(result);
+            });
+            pending += 1;
+        }
+        self.device
+            .poll(wgpu::PollType::Wait {
+                submission_index: None,
+                timeout: Some(self.timeout),
+            })
+            .map_err(|_| Error::Timeout(self.timeout))?;
+        for _ in 0..pending {
+            receiver
+                .recv_timeout(self.timeout)
+                .map_err(|_| Error::Timeout(self.timeout))?
+                .map_err(|error| Error::Map(error.to_string()))?;
+        }
+        Ok(())
+    }
+
+    /// Maps `buffer` for reading, waits for it, and hands the words of its first
+    /// `bytes` to `read`.
+    pub fn read_mapped<T>(
+        &self,
+        buffer: &wgpu::Buffer,
+        bytes: u64,
+        read: impl FnOnce(&[u32]) -> T,
+    ) -> Result<T> {
+        self.map_all([buffer], wgpu::MapMode::Read)?;
+        let view = buffer
+            .get_mapped_range(..bytes)
+            .map_err(|error| Error::Map(error.to_string()))?;
+        let words =
+            bytemuck::try_cast_slice(&view).map_err(|error| Error::Map(error.to_string()))?;
+        let value = read(words);
+        drop(view);
+        buffer.unmap();
+        Ok(value)
+    }
+
+    /// A staging buffer of the context (made on first use) with `usage`.
+    fn staging_buffer<'a>(
+        &self,
+        slot: &'a OnceLock<wgpu::Buffer>,
+        label: &str,
+        usage: wgpu::BufferUsages,
+    ) -> &'a wgpu::Buffer {
+        slot.get_or_init(|| {
+            self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: STAGING_BYTES.min(self.limits.max_buffer_size),
+                usage,
+                mapped_at_creation: false,
+            })
+        })
+    }
+
+    /// A buffer holding `words`, copied in through the upload staging buffer piece
+    /// by piece.
+    pub fn upload(
+        &self,
+        label: &str,
+        usage: wgpu::BufferUsages,
+        words: &[u32],
+    ) -> Result<wgpu::Buffer> {
+        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            // Uniform bindings are read in 16-byte rows.
+            size: (4 * words.len() as u64).next_multiple_of(16),
+            usage: usage | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let staging = self.staging_buffer(
+            &self.staging.upload,
+            "staging.upload",
+            wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
+        );
+        let bytes: &[u8] = bytemuck::cast_slice(words);
+        for (i, piece) in bytes.chunks(staging.size() as usize).enumerate() {
+            self.map_all([staging], wgpu::MapMode::Write)?;
+            write_parallel(staging, piece)?;
+            staging.unmap();
+            let mut encoder = self.device.create_command_encoder(&Default::default());
+            let offset = i as u64 * staging.size();
+            encoder.copy_buffer_to_buffer(staging, 0, &buffer, offset, piece.len() as u64);
+            self.submit_and_wait(encoder.finish())?;
+        }
+        Ok(buffer)
+    }
+
+    /// An output buffer of `words` filled with [`POISON`] by copies on the device.
+    pub(super) fn poisoned(&self, label: &str, words: usize) -> Result<wgpu::Buffer> {
+        let size = (4 * words as u64).next_multiple_of(16);
+        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size,
+            // COPY_SRC: outputs are copied to a mappable buffer for verification.
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let poison = match self.staging.poison.get() {
+            Some(poison) => poison,
+            None => {
+                let words = (STAGING_BYTES.min(self.limits.max_buffer_size) / 4) as usize;
+                let poison = self.upload(
+                    "staging.poison",
+                    wgpu::BufferUsages::COPY_SRC,
+                    &vec![POISON; words],
+                )?;
+                self.staging.poison.get_or_init(|| poison)
+            }
+        };
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        let mut offset = 0;
+        while offset < size {
+            let piece = (size - offset).min(poison.size());
+            encoder.copy_buffer_to_buffer(poison, 0, &buffer, offset, piece);
+            offset += piece;
+        }
+        self.queue.submit([encoder.finish()]);
+        Ok(buffer)
+    }
+
+    /// Copies the first `bytes` of `buffer` to the host through the readback staging
+    /// buffer and hands them to `visit` piece by piece, in order.
+    pub fn read_pieces(
+        &self,
+        buffer: &wgpu::Buffer,
+        bytes: u64,
+        mut visit: impl FnMut(&[u32]),
+    ) -> Result<()> {
+        let staging = self.staging_buffer(
+            &self.staging.readback,
+            "staging.readback",
+            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        );
+        let mut offset = 0;
+        while offset < bytes {
+            let piece = (bytes - offset).min(staging.size());
+            let mut encoder = self.device.create_command_encoder(&Default::default());
+            encoder.copy_buffer_to_buffer(buffer, offset, staging, 0, piece);
+            self.submit_and_wait(encoder.finish())?;
+            self.read_mapped(staging, piece, &mut visit)?;
+            offset += piece;
+        }
+        Ok(())
+    }
+}
+
+/// Writes `bytes` at the start of the mapped `staging` buffer, on all cores: a copy
+/// of tens of MiB is bound by one core's memory bandwidth.
+fn write_parallel(staging: &wgpu::Buffer, bytes: &[u8]) -> Result<()> {
+    // Mapped ranges start at multiples of 8 bytes.
+    let part = bytes
+        .len()
+        .div_ceil(rayon::current_num_threads())
+        .max(1 << 20)
+        .next_multiple_of(8);
+    let views = (0..bytes.len())
+        .step_by(part)
+        .map(|start| {
+            let end = (start + part).min(bytes.len());
+            staging
+                .get_mapped_range_mut(start as u64..end as u64)
+                .map(|view| (view, &bytes[start..end]))
+                .map_err(|error| Error::Map(error.to_string()))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    views
+        .into_par_iter()
+        .for_each(|(mut view, part)| view.copy_from_slice(part));
+    Ok(())
+}

@@ -1,0 +1,230 @@
+//! The device context: the device opened with the adapter's own limits, what the CSV
+//! records about it, the features it offers, and submitting to it with a timeout and
+//! error scopes.
+
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use super::adapter::{
+    describe, instance, no_compute, select_adapter, subgroup_label, vendor_name, wanted_features,
+};
+use super::buffers::Staging;
+use super::clocks::ClockGuard;
+use super::pipelines::PipelineCache;
+use super::timing::Timestamps;
+use crate::error::{Error, Result};
+use crate::results::RunInfo;
+use crate::suite::{Api, Build, Setting, Sizing};
+
+/// Device, queue and what the CSV records about them; built once, passed by reference.
+pub struct GpuContext {
+    pub adapter: wgpu::Adapter,
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub info: wgpu::AdapterInfo,
+    pub limits: wgpu::Limits,
+    /// How long one submission may take before the device counts as hung.
+    pub timeout: Duration,
+    /// Staging and poison buffers every case reuses, made on first use.
+    pub(super) staging: Staging,
+    /// Pipelines compiled so far, reused by the cases that build the same one.
+    pub(super) pipeline_cache: PipelineCache,
+    /// The query set every timed batch reuses, made on first use: one per batch costs
+    /// tens of milliseconds to create.
+    pub(super) timestamps: OnceLock<Timestamps>,
+    /// The clock guard, made at the first timed case.
+    pub(super) clock_guard: OnceLock<ClockGuard>,
+}
+
+/// The device memory blocks wgpu's allocator shares among buffers: 4 MiB, the
+/// smallest it takes, so that every larger buffer gets a device allocation of its own.
+/// With the default blocks (128–256 MiB, shared by the buffers that fit), where a
+/// case's buffers landed depended on the cases run before it: on the H100,
+/// `reduce/neighbored` at 2^24 took 131.6 µs alone and 389 µs after the `smem_pad`
+/// transposes (`interleaved` 104.8 µs both ways, 92.8 after the copies); with blocks
+/// of their own, 128–130 and 92.8 µs in all three orders. A full run A/B in one
+/// command: GPU-clock rows' median ratio 1.000.
+const SHARED_BLOCK_BYTES: u64 = 4 << 20;
+
+impl GpuContext {
+    pub fn new(selector: Option<&str>, timeout: Duration) -> Result<Self> {
+        let instance = instance()?;
+        let adapter = select_adapter(&instance, selector)?;
+        let info = adapter.get_info();
+        if let Some(why) = no_compute(&adapter) {
+            return Err(Error::NoCompute {
+                adapter: describe(&info),
+                why,
+            });
+        }
+        // The defaults cap workgroups at 256 invocations and bindings at 128 MiB:
+        // ask for what the adapter really has.
+        let limits = adapter.limits();
+        let (device, queue) =
+            pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+                label: Some("membench"),
+                required_features: wanted_features(&adapter),
+                required_limits: limits.clone(),
+                memory_hints: wgpu::MemoryHints::Manual {
+                    suballocated_device_memory_block_size: SHARED_BLOCK_BYTES..SHARED_BLOCK_BYTES,
+                },
+                ..Default::default()
+            }))?;
+        // Errors inside a case are caught by error scopes; anything else is reported,
+        // not a panic that would sink the run.
+        device.on_uncaptured_error(Arc::new(|error| eprintln!("membench: wgpu: {error}")));
+        device.set_device_lost_callback(|reason, message| {
+            if reason != wgpu::DeviceLostReason::Destroyed {
+                eprintln!("membench: device lost ({reason:?}): {message}");
+            }
+        });
+        Ok(GpuContext {
+            info,
+            adapter,
+            device,
+            queue,
+            limits,
+            timeout,
+            staging: Staging::default(),
+            pipeline_cache: PipelineCache::default(),
+            timestamps: OnceLock::new(),
+            clock_guard: OnceLock::new(),
+        })
+    }
+
+    /// Sizes cases for this device; a requested buffer beyond its limits is an error.
+    pub fn sizing(
+        &self,
+        quick: bool,
+        buffer_bytes: Option<u64>,
+        matrix: Option<(u32, u32)>,
+    ) -> Result<Sizing> {
+        let limits = &self.limits;
+        let max_binding_bytes = limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size);
+        if let Some(requested) = buffer_bytes.filter(|&b| b > max_binding_bytes) {
+            return Err(Error::SizeLimit {
+                what: "--buffer-mib",
+                requested,
+                limit: max_binding_bytes,
+            });
+        }
+        if let Some((nx, ny)) = matrix {
+            let requested = 4 * u64::from(nx) * u64::from(ny);
+            if requested > max_binding_bytes {
+                return Err(Error::SizeLimit {
+                    what: "--size",
+                    requested,
+                    limit: max_binding_bytes,
+                });
+            }
+        }
+        Ok(Sizing {
+            quick,
+            buffer_bytes,
+            software: self.info.device_type == wgpu::DeviceType::Cpu,
+            max_binding_bytes,
+            max_workgroup_invocations: limits.max_compute_invocations_per_workgroup,
+            max_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension,
+            max_workgroup_storage_bytes: limits.max_compute_workgroup_storage_size,
+            mappable_storage: self
+                .device
+                .features()
+                .contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS),
+            subgroup_sizes: self
+                .device
+                .features()
+                .contains(wgpu::Features::SUBGROUP)
+                .then_some((self.info.subgroup_min_size, self.info.subgroup_max_size)),
+            matrix,
+        })
+    }
+
+    /// The columns every row of a run on this device records, for kernels built with
+    /// `build`.
+    pub fn run_info(&self, build: Build) -> RunInfo {
+        let info = &self.info;
+        RunInfo {
+            device: info.name.clone(),
+            vendor: vendor_name(info.vendor),
+            backend: format!("{:?}", info.backend).to_lowercase(),
+            driver: format!("{} {}", info.driver, info.driver_info)
+                .trim()
+                .to_owned(),
+            subgroup_size: subgroup_label(&self.adapter),
+            setting: Setting {
+                api: Api::Wgpu,
+                build,
+            },
+            timestamp_utc: humantime::format_rfc3339_seconds(std::time::SystemTime::now())
+                .to_string(),
+        }
+    }
+
+    /// Whether SPIR-V modules can be given to the driver as they are: the tax-free
+    /// build needs it. Only Vulkan takes SPIR-V: wgpu's GL backend offers passthrough
+    /// too, but of GLSL.
+    pub fn has_passthrough(&self) -> bool {
+        self.info.backend == wgpu::Backend::Vulkan
+            && self
+                .device
+                .features()
+                .contains(wgpu::Features::PASSTHROUGH_SHADERS)
+    }
+
+    pub fn has_timestamps(&self) -> bool {
+        self.device
+            .features()
+            .contains(wgpu::Features::TIMESTAMP_QUERY)
+    }
+
+    /// Timestamps may be written between commands of an encoder, not only around passes.
+    pub fn has_encoder_timestamps(&self) -> bool {
+        self.device
+            .features()
+            .contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
+    }
+
+    /// Runs `work` inside validation, out-of-memory and internal error scopes and
+    /// turns whatever they caught into an error.
+    pub fn scoped<T>(&self, work: impl FnOnce() -> T) -> Result<T> {
+        let scopes = [
+            wgpu::ErrorFilter::Validation,
+            wgpu::ErrorFilter::OutOfMemory,
+            wgpu::ErrorFilter::Internal,
+        ]
+        .map(|filter| self.device.push_error_scope(filter));
+        let value = work();
+        let mut caught = None;
+        for scope in scopes.into_iter().rev() {
+            if let Some(error) = pollster::block_on(scope.pop()) {
+                caught.get_or_insert(error);
+            }
+        }
+        match caught {
+            Some(error) => Err(Error::Gpu(error.to_string())),
+            None => Ok(value),
+        }
+    }
+
+    /// Submits and waits, with a timeout so that a hung kernel is an error.
+    pub fn submit_and_wait(&self, commands: wgpu::CommandBuffer) -> Result<()> {
+        let index = self.queue.submit([commands]);
+        self.wait(index)
+    }
+
+    /// Waits for submission `index` to finish, with the timeout.
+    pub fn wait(&self, index: wgpu::SubmissionIndex) -> Result<()> {
+        self.device
+            .poll(wgpu::PollType::Wait {
+                submission_index: Some(index),
+                timeout: Some(self.timeout),
+            })
+            .map(drop)
+            .map_err(|error| match error {
+                wgpu::PollError::Timeout => Error::Timeout(self.timeout),
+                other => Error::Gpu(other.to_string()),
+            })
+    }
+}

@@ -1,0 +1,138 @@
+//! A case made ready to dispatch: its pipeline compiled, its inputs uploaded, its
+//! outputs poisoned and all of them bound; and one compute pass of it encoded.
+
+use super::GpuContext;
+use super::pipelines::{Pipeline, describe_pipeline};
+use crate::error::{Error, Result};
+use crate::suite::{Buffer, Build, Case, Experiment, check_inputs};
+
+/// A case ready to dispatch: pipeline, bound buffers and grid.
+pub struct Kernel {
+    pipeline: wgpu::ComputePipeline,
+    bind_group: wgpu::BindGroup,
+    workgroups: [u32; 3],
+    pub(super) outputs: Vec<wgpu::Buffer>,
+}
+
+impl Kernel {
+    /// A kernel over buffers its caller owns (and checks).
+    pub fn new(
+        pipeline: wgpu::ComputePipeline,
+        bind_group: wgpu::BindGroup,
+        workgroups: [u32; 3],
+    ) -> Self {
+        Kernel {
+            pipeline,
+            bind_group,
+            workgroups,
+            outputs: Vec::new(),
+        }
+    }
+
+    /// One compute pass of `dispatches` back-to-back dispatches, optionally with
+    /// timestamps at its beginning and end.
+    pub fn encode_pass(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        timestamp_writes: Option<wgpu::ComputePassTimestampWrites>,
+        dispatches: u32,
+    ) {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: None,
+            timestamp_writes,
+        });
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        let [x, y, z] = self.workgroups;
+        for _ in 0..dispatches {
+            pass.dispatch_workgroups(x, y, z);
+        }
+    }
+}
+
+impl GpuContext {
+    /// Builds the case's pipeline and buffers: `inputs` uploaded, outputs poisoned.
+    pub fn build(
+        &self,
+        experiment: &Experiment,
+        case: &Case,
+        build: Build,
+        inputs: &[Vec<u32>],
+    ) -> Result<Kernel> {
+        let pipeline = describe_pipeline(experiment, case, build)?;
+        let limit = self
+            .limits
+            .max_storage_buffer_binding_size
+            .min(self.limits.max_buffer_size);
+        if let Some(buffer) = case.buffers.iter().find(|b| b.len_bytes() > limit) {
+            return Err(Error::SizeLimit {
+                what: "a buffer",
+                requested: buffer.len_bytes(),
+                limit,
+            });
+        }
+        self.assemble(&pipeline, inputs, case.workgroups)
+    }
+
+    /// Compiles a pipeline and creates its buffers: `inputs` uploaded, outputs
+    /// poisoned.
+    pub(super) fn assemble(
+        &self,
+        pipeline: &Pipeline,
+        inputs: &[Vec<u32>],
+        workgroups: [u32; 3],
+    ) -> Result<Kernel> {
+        check_inputs(pipeline.buffers, inputs)
+            .map_err(|why| Error::Gpu(format!("{}: {why}", pipeline.label)))?;
+        self.scoped(|| {
+            let compiled = self.pipeline(pipeline)?;
+            let mut inputs = inputs.iter();
+            let mut bound = Vec::new();
+            let mut outputs = Vec::new();
+            for (binding, buffer) in pipeline.buffers.iter().enumerate() {
+                let label = format!("{}.{binding}", pipeline.label);
+                let created = match buffer {
+                    Buffer::Uniform(words) => {
+                        self.upload(&label, wgpu::BufferUsages::UNIFORM, words)?
+                    }
+                    Buffer::Input(_) => {
+                        let words = inputs.next().map_or(&[][..], Vec::as_slice);
+                        self.upload(&label, wgpu::BufferUsages::STORAGE, words)?
+                    }
+                    Buffer::Output(words) => {
+                        let output = self.poisoned(&label, *words)?;
+                        outputs.push(output.clone());
+                        output
+                    }
+                };
+                bound.push(created);
+            }
+            let entries: Vec<wgpu::BindGroupEntry> = bound
+                .iter()
+                .enumerate()
+                .map(|(i, buffer)| wgpu::BindGroupEntry {
+                    binding: i as u32,
+                    resource: buffer.as_entire_binding(),
+                })
+                .collect();
+            let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some(pipeline.label),
+                layout: &compiled.get_bind_group_layout(0),
+                entries: &entries,
+            });
+            Ok(Kernel {
+                pipeline: compiled,
+                bind_group,
+                workgroups,
+                outputs,
+            })
+        })?
+    }
+
+    /// Dispatches the kernel once and waits for it.
+    pub(super) fn dispatch_once(&self, kernel: &Kernel) -> Result<()> {
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        kernel.encode_pass(&mut encoder, None, 1);
+        self.submit_and_wait(encoder.finish())
+    }
+}

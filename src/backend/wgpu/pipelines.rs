@@ -1,0 +1,214 @@
+//! Compute pipelines: a case's kernel and build turned into a shader module (checked,
+//! unchecked or tax-free SPIR-V), its bind group layout and pipeline, and the cache
+//! that compiles each distinct pipeline once per run.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard};
+
+use super::{GpuContext, spirv};
+use crate::error::{Error, Result};
+use crate::suite::{Binding, Buffer, Build, Case, Experiment};
+
+/// Compiled pipelines by [`Pipeline::key`]: the cases of a sweep differ in their data
+/// only, and compiling each again cost a run seconds.
+#[derive(Default)]
+pub(super) struct PipelineCache {
+    pipelines: Mutex<HashMap<String, wgpu::ComputePipeline>>,
+}
+
+impl PipelineCache {
+    /// The pipeline compiled before under `key`, if any.
+    fn get(&self, key: &str) -> Result<Option<wgpu::ComputePipeline>> {
+        Ok(self.lock()?.get(key).cloned())
+    }
+
+    /// Keeps `compiled` under `key`.
+    fn insert(&self, key: String, compiled: wgpu::ComputePipeline) -> Result<()> {
+        self.lock()?.insert(key, compiled);
+        Ok(())
+    }
+
+    /// The compiled pipelines kept so far.
+    fn lock(&self) -> Result<MutexGuard<'_, HashMap<String, wgpu::ComputePipeline>>> {
+        self.pipelines
+            .lock()
+            .map_err(|_| Error::Internal("the pipeline cache was poisoned".to_owned()))
+    }
+}
+
+/// Everything a compute pipeline is built from.
+pub(super) struct Pipeline<'a> {
+    pub(super) label: &'a str,
+    pub(super) source: &'a str,
+    pub(super) buffers: &'a [Buffer],
+    pub(super) overrides: &'a [(&'a str, f64)],
+    pub(super) build: Build,
+}
+
+impl Pipeline<'_> {
+    /// Everything the compiled pipeline depends on: two pipelines with the same key
+    /// are the same.
+    fn key(&self) -> String {
+        let bindings: Vec<Binding> = self.buffers.iter().map(Buffer::binding).collect();
+        format!(
+            "{}|{:?}|{:?}|{}",
+            self.build, self.overrides, bindings, self.source
+        )
+    }
+}
+
+/// What a case's kernel is built from: its shader, whose reflected bindings the
+/// case's buffers agree with.
+pub(super) fn describe_pipeline<'a>(
+    experiment: &Experiment,
+    case: &'a Case,
+    build: Build,
+) -> Result<Pipeline<'a>> {
+    let kernel = experiment.kernel_for(case).map_err(Error::Gpu)?;
+    let source = crate::suite::shaders::source(kernel).ok_or_else(|| {
+        Error::Gpu(format!(
+            "no kernel named {kernel} (membench list --emit wgsl)"
+        ))
+    })?;
+    Ok(Pipeline {
+        label: kernel,
+        source,
+        buffers: &case.buffers,
+        overrides: &case.overrides,
+        build,
+    })
+}
+
+impl GpuContext {
+    /// The compute pipeline of a case's kernel with its overrides, for callers that
+    /// bind buffers of their own (sub-ranges, as the transfer overlap does).
+    pub fn case_pipeline(
+        &self,
+        experiment: &Experiment,
+        case: &Case,
+        build: Build,
+    ) -> Result<wgpu::ComputePipeline> {
+        let pipeline = describe_pipeline(experiment, case, build)?;
+        self.scoped(|| self.compile(&pipeline))?
+    }
+
+    /// `pipeline` compiled, or the same one compiled before; one that failed
+    /// validation is not kept, so each case that asks for it gets the error.
+    pub(super) fn pipeline(&self, pipeline: &Pipeline) -> Result<wgpu::ComputePipeline> {
+        let key = pipeline.key();
+        let cached = self.pipeline_cache.get(&key)?;
+        if let Some(compiled) = cached {
+            return Ok(compiled);
+        }
+        let compiled = self.scoped(|| self.compile(pipeline))??;
+        self.pipeline_cache.insert(key, compiled.clone())?;
+        Ok(compiled)
+    }
+
+    fn compile(&self, pipeline: &Pipeline) -> Result<wgpu::ComputePipeline> {
+        let descriptor = wgpu::ShaderModuleDescriptor {
+            label: Some(pipeline.label),
+            source: wgpu::ShaderSource::Wgsl(pipeline.source.into()),
+        };
+        // The tax-free module has its overrides resolved already; the others take
+        // them at pipeline creation.
+        let (module, constants) = match pipeline.build {
+            Build::Default => (
+                self.device.create_shader_module(descriptor),
+                pipeline.overrides,
+            ),
+            // SAFETY: every kernel is verified against its CPU reference before it is
+            // timed; the build is recorded in the CSV.
+            Build::Unchecked => (
+                unsafe {
+                    self.device.create_shader_module_trusted(
+                        descriptor,
+                        wgpu::ShaderRuntimeChecks::unchecked(),
+                    )
+                },
+                pipeline.overrides,
+            ),
+            Build::Rolled => {
+                return Err(Error::Gpu(format!(
+                    "{}: rolled is a CUDA build",
+                    pipeline.label
+                )));
+            }
+            Build::TaxFree => {
+                if !self.has_passthrough() {
+                    return Err(Error::Gpu(format!(
+                        "{}: the tax-free build needs SPIR-V passthrough (Vulkan), which the adapter does not offer",
+                        pipeline.label
+                    )));
+                }
+                let spirv = spirv::tax_free(pipeline.label, pipeline.source, pipeline.overrides)?;
+                let [x, y, z] = spirv.workgroup_size;
+                let entry_points = [wgpu::PassthroughShaderEntryPoint {
+                    name: spirv::ENTRY_POINT.into(),
+                    workgroup_size: (x, y, z),
+                }];
+                // SAFETY: naga parsed and validated the kernel before writing these
+                // words, and the barrier rewrite only narrows memory scopes to what
+                // the WGSL spec defines; every kernel is verified against its CPU
+                // reference before it is timed, and the build is recorded in the CSV.
+                let module = unsafe {
+                    self.device.create_shader_module_passthrough(
+                        wgpu::ShaderModuleDescriptorPassthrough {
+                            label: Some(pipeline.label),
+                            entry_points: entry_points[..].into(),
+                            spirv: Some(spirv.words.into()),
+                            ..Default::default()
+                        },
+                    )
+                };
+                (module, &[][..])
+            }
+        };
+        let entries: Vec<wgpu::BindGroupLayoutEntry> = pipeline
+            .buffers
+            .iter()
+            .enumerate()
+            .map(|(i, buffer)| wgpu::BindGroupLayoutEntry {
+                binding: i as u32,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: match buffer.binding() {
+                        Binding::Uniform => wgpu::BufferBindingType::Uniform,
+                        Binding::ReadOnly => wgpu::BufferBindingType::Storage { read_only: true },
+                        Binding::ReadWrite => wgpu::BufferBindingType::Storage { read_only: false },
+                    },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            })
+            .collect();
+        let layout = self
+            .device
+            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some(pipeline.label),
+                entries: &entries,
+            });
+        let layout = self
+            .device
+            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(pipeline.label),
+                bind_group_layouts: &[Some(&layout)],
+                immediate_size: 0,
+            });
+        Ok(self
+            .device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(pipeline.label),
+                layout: Some(&layout),
+                module: &module,
+                entry_point: Some(spirv::ENTRY_POINT),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants,
+                    // Timed kernels must not pay an injected zeroing loop.
+                    zero_initialize_workgroup_memory: false,
+                },
+                cache: None,
+            }))
+    }
+}
