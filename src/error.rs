@@ -47,6 +47,9 @@ pub enum Error {
     },
     #[error("malformed case: {0}")]
     Case(String),
+    /// A command asked for what it cannot do (a format it does not print).
+    #[error("{0}")]
+    Usage(String),
     #[error("no experiment matches {0:?}; `membench list` shows the registry")]
     NoMatch(String),
     #[error("an empty filter would match every case: leave --filter out to take them all")]

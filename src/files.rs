@@ -213,6 +213,35 @@ pub fn replace(path: &Path, fill: impl FnOnce(&mut File) -> io::Result<()>) -> R
     lock(path)?.replace(fill)
 }
 
+/// What a temporary file's name has after the file's own: `.results.csv.membench-`,
+/// then [`TEMPORARY_RANDOM`] letters and digits, then [`TEMPORARY_SUFFIX`].
+const TEMPORARY_TAG: &str = "membench-";
+const TEMPORARY_RANDOM: usize = 6;
+const TEMPORARY_SUFFIX: &str = ".tmp";
+
+/// Removes the temporary files named with `prefix` in `dir`: a writer makes one only
+/// while it holds the file's lock, which the caller holds now, so any there was left by
+/// a writer that was killed (`kill -9`) before it could remove it.
+fn remove_stale(dir: &Path, prefix: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(random) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(prefix))
+            .and_then(|n| n.strip_suffix(TEMPORARY_SUFFIX))
+        else {
+            continue;
+        };
+        if random.len() == TEMPORARY_RANDOM && random.chars().all(|c| c.is_ascii_alphanumeric()) {
+            // Best effort: a stale file left is hidden and harmless.
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
 /// The temporary file, filled and renamed over `path`, given `permissions` (the
 /// locked file's).
 fn replace_locked(
@@ -226,11 +255,14 @@ fn replace_locked(
         _ => Path::new("."),
     };
     let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let prefix = format!(".{name}.{TEMPORARY_TAG}");
     let _replacing = quiesce();
+    remove_stale(dir, &prefix);
     // Hidden, named after the file and unique per writer; removed when dropped.
     let mut temporary = tempfile::Builder::new()
-        .prefix(&format!(".{name}."))
-        .suffix(".tmp")
+        .prefix(&prefix)
+        .suffix(TEMPORARY_SUFFIX)
+        .rand_bytes(TEMPORARY_RANDOM)
         .tempfile_in(dir)
         .map_err(&io)?;
     fill(temporary.as_file_mut()).map_err(&io)?;

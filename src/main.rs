@@ -88,7 +88,7 @@ struct CompareArgs {
     #[arg(required = true, num_args = 1..)]
     csv: Vec<PathBuf>,
     #[arg(long, value_enum, default_value = "table")]
-    format: compare::Format,
+    format: results::Format,
     /// Judge each case of the files against this one instead (same api and build):
     /// same, faster or slower, beyond the noise of both rows; exit non-zero where a
     /// case is slower by more than --threshold, or failed.
@@ -154,7 +154,7 @@ struct SimulateArgs {
     /// With --validate: how the judgement prints (csv: the accuracy tables, or with
     /// --verbose the rows).
     #[arg(long, value_enum, default_value = "table", requires = "validate")]
-    format: compare::Format,
+    format: results::Format,
 }
 
 #[derive(clap::Args)]
@@ -430,6 +430,7 @@ fn run_cli(cli: Cli) -> anyhow::Result<ExitCode> {
             baseline: Some(baseline),
             threshold,
         }) => {
+            format.taken_by("compare", compare::FORMATS)?;
             let judged_against = compare::load(std::slice::from_ref(&baseline))?;
             let others = compare::load(&csv)?;
             let judged = compare::judge(&judged_against, &others, threshold / 100.0);
@@ -454,6 +455,7 @@ fn run_cli(cli: Cli) -> anyhow::Result<ExitCode> {
             })
         }
         Command::Compare(args) => {
+            args.format.taken_by("compare", compare::FORMATS)?;
             let devices = compare::load(&args.csv)?;
             if devices.len() < 2 {
                 anyhow::bail!(
@@ -634,9 +636,9 @@ impl Destination {
     /// `--out` and `--format` as given; `None` for the device's default file.
     fn of(args: &RunArgs) -> anyhow::Result<Option<Self>> {
         match (args.out.as_deref(), args.format) {
-            (Some(out), format) if out.as_os_str() == "-" => {
-                Ok(Some(Destination::Stdout(format.unwrap_or_default())))
-            }
+            (Some(out), format) if out.as_os_str() == "-" => Ok(Some(Destination::Stdout(
+                format.unwrap_or(results::Format::Csv),
+            ))),
             (_, Some(_)) => {
                 anyhow::bail!("--format chooses what `--out -` prints; a results file is CSV")
             }
@@ -1110,6 +1112,8 @@ fn validate(
     args: &SimulateArgs,
     preset: Option<&'static sim_device::DeviceModel>,
 ) -> anyhow::Result<ExitCode> {
+    args.format
+        .taken_by("simulate --validate", validate::FORMATS)?;
     run::check_filters(&args.filter)?;
     let files: Vec<(PathBuf, Vec<results::Row>)> = args
         .validate

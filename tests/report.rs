@@ -7,7 +7,8 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use membench::report;
-use membench::report::compare::{self, DeviceResults, Format};
+use membench::report::compare::{self, DeviceResults};
+use membench::results::Format;
 use membench::results::{self, Row};
 use membench::suite::Family;
 use proptest::prelude::*;
@@ -710,6 +711,44 @@ fn apply(bytes: &mut Vec<u8>, edit: &Edit) {
     }
 }
 
+/// Names that would leave a directory, drive a terminal or run in a page.
+fn hostile_name() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "(\\.\\./){1,4}[a-z]{1,6}",
+        "/tmp/[a-z]{1,6}",
+        "[a-z]{1,3}[/\\\\][a-z]{1,3}",
+        "[a-z]{0,3}\u{1b}\\[[0-9]{1,2}m[a-z]{0,3}",
+        "[a-z]{0,3}\u{1b}\\]0;[a-z]{1,4}\u{7}",
+        "[a-z]{1,3}[\u{0}-\u{1f}\u{7f}\u{80}-\u{9f}][a-z]{0,3}",
+        "<script>[a-z]{1,5}</script>",
+        "\"[a-z ,]{1,5}\"",
+    ]
+}
+
+/// The fixture with field `column` of data line `line` (wrapping) set to `value`,
+/// written as a CSV writer quotes it.
+fn with_field(line: usize, column: &str, value: &str) -> Vec<u8> {
+    let bytes = fixture_bytes().unwrap();
+    let mut reader = csv::Reader::from_reader(bytes.as_slice());
+    let header = reader.headers().unwrap().clone();
+    let index = header.iter().position(|name| name == column).unwrap();
+    let records: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    let target = line % records.len();
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    writer.write_record(&header).unwrap();
+    for (number, record) in records.iter().enumerate() {
+        let fields = record.iter().enumerate().map(|(i, field)| {
+            if number == target && i == index {
+                value
+            } else {
+                field
+            }
+        });
+        writer.write_record(fields).unwrap();
+    }
+    writer.into_inner().unwrap()
+}
+
 /// [`read_anything`] within a second: no input may hang the reader, compare or report.
 fn read_anything_quickly(bytes: &[u8]) -> Result<(), TestCaseError> {
     let owned = bytes.to_vec();
@@ -749,9 +788,32 @@ fn read_anything(bytes: &[u8]) -> Result<(), TestCaseError> {
             let first = fixtures().map_err(|e| TestCaseError::fail(e.to_string()))?;
             let devices = [first[0].clone(), device];
             for format in [Format::Table, Format::Csv, Format::Markdown] {
-                prop_assert!(compare::render(&devices, format).is_ok());
+                let text = compare::render(&devices, format);
+                prop_assert!(text.is_ok());
+                // Nothing read reaches a terminal as a control sequence.
+                let text = text.unwrap_or_default();
+                prop_assert!(
+                    !text.chars().any(|c| c.is_control() && c != '\n'),
+                    "{:?}",
+                    text
+                );
             }
-            prop_assert!(report::build(&devices, &[]).is_ok());
+            let built = report::build(&devices, &[]);
+            prop_assert!(built.is_ok());
+            let built = built.map_err(|e| TestCaseError::fail(e.to_string()))?;
+            // Every file the report writes is a plain name inside its directory.
+            for chart in &built.charts {
+                prop_assert!(
+                    chart
+                        .file
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+                        && !chart.file.starts_with('.'),
+                    "{}",
+                    chart.file
+                );
+            }
+            prop_assert!(!built.html.contains("<script"), "a script in the page");
         }
     }
     Ok(())
@@ -786,6 +848,18 @@ proptest! {
         fields[field] = value;
         lines[line] = fields.join(",");
         read_anything_quickly(lines.join("\n").as_bytes())?;
+    }
+
+    #[test]
+    fn hostile_names_stay_out_of_paths_pages_and_terminals(
+        line in 1usize..40,
+        column in prop::sample::select(vec![
+            "family", "variant", "param", "device", "vendor", "backend", "driver",
+            "workgroup", "timer", "git_commit", "note",
+        ]),
+        value in hostile_name(),
+    ) {
+        read_anything_quickly(&with_field(line, column, &value))?;
     }
 
     #[test]

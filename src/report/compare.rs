@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use comfy_table::{CellAlignment, Table, TableStyle};
 
 use crate::error::{Error, Result};
-use crate::results::{self, Row, markdown_table};
+use crate::results::{self, Format, Row, markdown_table};
 use crate::suite::{Family, Params, REGISTRY, Setting};
 
 /// One device's rows in one setting (api and build), from one results file.
@@ -320,22 +320,17 @@ fn tax_tables<'l, 'r>(
         .collect()
 }
 
-/// How `membench compare` prints.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    /// Aligned columns for a terminal, devices numbered in a legend above.
-    Table,
-    Csv,
-    Markdown,
-}
+/// What `compare` prints (the table numbers devices in a legend above it).
+pub const FORMATS: &[Format] = &[Format::Table, Format::Csv, Format::Markdown];
 
-/// The comparison in `format`.
+/// The comparison in `format`, one of [`FORMATS`].
 pub fn render(devices: &[DeviceResults], format: Format) -> Result<String> {
     let lines = join(devices);
     match format {
         Format::Table => Ok(table(devices, &lines)),
         Format::Markdown => Ok(markdown(devices, &lines)),
         Format::Csv => csv_text(devices, &lines),
+        Format::Json => Err(format.refused("compare", FORMATS)),
     }
 }
 
@@ -706,6 +701,7 @@ pub fn render_verdicts(
             "{}\n{conclusion}",
             markdown_table(&header, &rows, 5)
         )),
+        Format::Json => Err(format.refused("compare", FORMATS)),
         Format::Csv => {
             let failed = |message: String| Error::Results {
                 path: PathBuf::from("<stdout>"),

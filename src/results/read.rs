@@ -250,10 +250,9 @@ pub fn parse_with_lines(path: &Path, bytes: &[u8]) -> Result<Vec<(u64, Row)>> {
 /// missing, or are there in capitals.
 fn foreign_header(header: &csv::StringRecord) -> Option<String> {
     const CASE_COLUMNS: [&str; 3] = ["family", "variant", "param"];
-    if CASE_COLUMNS
-        .iter()
-        .all(|column| header.iter().any(|name| name == *column))
-    {
+    // No header at all is said by `header_problem`.
+    let present = |column: &&str| header.iter().any(|name| name == *column);
+    if header.iter().all(str::is_empty) || CASE_COLUMNS.iter().all(present) {
         return None;
     }
     let capitals: Vec<&str> = header

@@ -60,16 +60,40 @@ fn write_csv(out: impl std::io::Write, rows: &[Row]) -> std::io::Result<()> {
     writer.flush()
 }
 
-/// What `membench run --out -` prints.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+/// How a command prints its answer (`--format`); each command takes those its answer
+/// has ([`Format::taken_by`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
-    /// The results CSV, as a results file holds it.
-    #[default]
+    /// Aligned columns for a terminal (a run: its summary).
+    Table,
+    /// CSV (a run: the results file's rows).
     Csv,
-    /// The rows as a JSON array of objects named by the CSV's columns.
+    /// A JSON array of objects named by the CSV's columns (a run's rows).
     Json,
-    /// The summary as a Markdown table.
+    /// A Markdown table.
     Markdown,
+}
+
+impl Format {
+    /// `self`, or an error where `command` cannot print it (it prints `takes`).
+    pub fn taken_by(self, command: &str, takes: &[Format]) -> Result<Self> {
+        if takes.contains(&self) {
+            Ok(self)
+        } else {
+            Err(self.refused(command, takes))
+        }
+    }
+
+    /// The error of `command`, which prints `takes`, asked for this format.
+    pub fn refused(self, command: &str, takes: &[Format]) -> Error {
+        let name = |format: &Format| format!("{format:?}").to_lowercase();
+        let names: Vec<String> = takes.iter().map(name).collect();
+        Error::Usage(format!(
+            "{command} prints {}, not {}",
+            names.join(", "),
+            name(&self)
+        ))
+    }
 }
 
 /// `rows` in `format`: [`head`], then [`body`].
@@ -81,6 +105,8 @@ pub fn render(rows: &[Row], format: Format) -> Result<String> {
 /// so that a stdout that takes nothing stops the run before it spends its time.
 pub fn head(format: Format) -> Result<String> {
     Ok(match format {
+        // The summary's header comes with its widths, in the body.
+        Format::Table => String::new(),
         Format::Csv => super::columns()?.join(",") + "\n",
         Format::Json => "[".to_owned(),
         Format::Markdown => markdown_head(&SUMMARY_HEADER, SUMMARY_TEXT_COLUMNS),
@@ -94,6 +120,7 @@ pub fn body(rows: &[Row], format: Format) -> Result<String> {
         message,
     };
     match format {
+        Format::Table => Ok(super::summary(rows)),
         Format::Csv => {
             let mut writer = csv::WriterBuilder::new()
                 .has_headers(false)
@@ -249,6 +276,22 @@ mod tests {
         });
         assert_eq!(read(&path).unwrap().len(), 8 * 6);
         assert_eq!(names(&dir), ["device.csv"]);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_killed_writers_temporary_file_is_removed_by_the_next_writer() {
+        let dir = scratch("stale");
+        let path = dir.join("device.csv");
+        let stale = dir.join(".device.csv.membench-abc123.tmp");
+        let other = dir.join(".device.csv.bak.membench-abc123.tmp");
+        std::fs::write(&stale, "family,").unwrap();
+        std::fs::write(&other, "family,").unwrap();
+        update(&path, &[row("offset", "offset=1", 1.0)], any).unwrap();
+        assert_eq!(
+            names(&dir),
+            [".device.csv.bak.membench-abc123.tmp", "device.csv"]
+        );
         std::fs::remove_dir_all(dir).unwrap();
     }
 

@@ -25,7 +25,8 @@ pub fn describe_model(model: &DeviceModel) -> String {
         )
     } else {
         format!(
-            "{} preset, DRAM {:.0} GB/s (no copy/peak to calibrate from)",
+            "{} preset, DRAM {:.0} GB/s, not calibrated: no row of the run isolates a \
+             property it calibrates (at --quick sizes they may fit the caches)",
             model.name, model.dram_gbps
         )
     }

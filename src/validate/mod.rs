@@ -19,7 +19,8 @@ pub mod stats;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::report::compare::{DeviceResults, Format};
+use crate::report::compare::DeviceResults;
+use crate::results::Format;
 use crate::results::{Row, RunSizing, Status};
 use crate::run::calibrate::{CALIBRATION, Calibration, calibrate, hardware_build, is_calibration};
 use crate::run::selects;
@@ -738,7 +739,10 @@ fn flat_line(ranked: &[Ranked]) -> String {
     )
 }
 
-/// The validations as `format` prints them: per file its headline, the accuracy per
+/// What `simulate --validate` prints.
+pub const FORMATS: &[Format] = &[Format::Table, Format::Csv, Format::Markdown];
+
+/// The validations as `format` (one of [`FORMATS`]) prints them: per file its headline, the accuracy per
 /// family (held-out rows, then calibration rows), the rank agreement of each ladder and
 /// sweep, the rows not judged (transfers counted only) and, with `verbose`, every row.
 /// CSV holds the accuracy tables only (the rows with `verbose`), a `device` column

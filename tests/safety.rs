@@ -1,0 +1,590 @@
+//! Nothing lost, nothing written outside `--out`: concurrent runs into one file, report
+//! directories, names from files, links and permissions, signals, broken pipes and
+//! full disks, each tried with the binary as a user would.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// A fresh empty directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("membench-safety-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The binary in `dir`, on Vulkan.
+fn membench(dir: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_membench"));
+    command.current_dir(dir).env("WGPU_BACKEND", "vulkan");
+    command
+}
+
+/// The outcome of `command`: its status, stdout and stderr.
+fn outcome(command: &mut Command) -> (ExitStatus, String, String) {
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = command.output().unwrap();
+    (
+        status,
+        String::from_utf8_lossy(&stdout).into_owned(),
+        String::from_utf8_lossy(&stderr).into_owned(),
+    )
+}
+
+/// Whether the run could not start for want of an adapter (outside CI, the test then
+/// passes with a note).
+fn no_adapter(stderr: &str) -> bool {
+    let missing = stderr.contains("no GPU adapter found");
+    if missing {
+        assert!(std::env::var_os("CI").is_none(), "{stderr}");
+        eprintln!("no adapter: the run is not tried");
+    }
+    missing
+}
+
+/// Every path under `dir`, sorted, relative to it.
+fn tree(dir: &Path) -> Vec<String> {
+    let mut paths = Vec::new();
+    let mut pending = vec![dir.to_owned()];
+    while let Some(next) = pending.pop() {
+        for entry in std::fs::read_dir(&next).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() && !path.is_symlink() {
+                pending.push(path.clone());
+            }
+            paths.push(path.strip_prefix(dir).unwrap().display().to_string());
+        }
+    }
+    paths.sort();
+    paths
+}
+
+/// Whether any temporary file of a write is left under `dir`.
+fn temporaries(dir: &Path) -> Vec<String> {
+    tree(dir)
+        .into_iter()
+        .filter(|p| p.ends_with(".tmp"))
+        .collect()
+}
+
+/// Quick single cases: seconds each on lavapipe.
+const CASES: [&str; 4] = [
+    "copy/peak/launch=vec4$",
+    "copy/peak/launch=gridstride$",
+    "copy/offset/offset=0$",
+    "copy/offset/offset=1$",
+];
+
+#[test]
+fn concurrent_runs_into_one_file_keep_every_runs_rows() {
+    let dir = scratch("concurrent");
+    let out = dir.join("shared.csv");
+    for attempt in 0..3 {
+        let _ = std::fs::remove_file(&out);
+        let children: Vec<_> = CASES
+            .iter()
+            .map(|case| {
+                membench(&dir)
+                    .args(["run", "--quick", "--build", "default", "--filter", case])
+                    .arg("--out")
+                    .arg(&out)
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for child in children {
+            let output = child.wait_with_output().unwrap();
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            if no_adapter(&stderr) {
+                return;
+            }
+            assert!(output.status.success(), "attempt {attempt}: {stderr}");
+        }
+        let rows = membench::results::read(&out).unwrap();
+        let ids: Vec<String> = rows.iter().map(|r| r.id().to_string()).collect();
+        assert_eq!(rows.len(), CASES.len(), "attempt {attempt}: {ids:?}");
+        assert!(temporaries(&dir).is_empty(), "{:?}", tree(&dir));
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A report of the test fixtures into `out`, without the simulator.
+fn report_into(out: &Path) -> (ExitStatus, String, String) {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gpu-a.csv");
+    outcome(
+        Command::new(env!("CARGO_BIN_EXE_membench"))
+            .args(["report", "--no-simulator", "--out"])
+            .arg(out)
+            .arg(fixture),
+    )
+}
+
+#[test]
+fn a_report_keeps_what_it_did_not_write_and_drops_only_its_own_old_files() {
+    let dir = scratch("report");
+    let out = dir.join("out");
+    std::fs::create_dir_all(out.join("keep")).unwrap();
+    std::fs::write(out.join("keep/f"), "x").unwrap();
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    std::fs::write(out.join("mine.svg"), "<svg/>").unwrap();
+    let (status, _, stderr) = report_into(&out);
+    assert!(status.success(), "{stderr}");
+    assert_eq!(std::fs::read_to_string(out.join("keep/f")).unwrap(), "x");
+    assert_eq!(
+        std::fs::read_to_string(out.join("notes.txt")).unwrap(),
+        "mine"
+    );
+    assert!(out.join("mine.svg").exists());
+    let manifest = std::fs::read_to_string(out.join(membench::report::MANIFEST)).unwrap();
+    assert!(manifest.lines().any(|l| l == "index.html"), "{manifest}");
+    assert!(!manifest.contains("mine.svg") && !manifest.contains("notes"));
+    // A chart the manifest lists and the next report does not write is removed.
+    std::fs::write(out.join("old-chart.svg"), "<svg/>").unwrap();
+    std::fs::write(
+        out.join(membench::report::MANIFEST),
+        format!("{manifest}old-chart.svg\n../outside.svg\n"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("outside.svg"), "<svg/>").unwrap();
+    let (status, _, stderr) = report_into(&out);
+    assert!(status.success(), "{stderr}");
+    assert!(!out.join("old-chart.svg").exists());
+    assert!(
+        dir.join("outside.svg").exists(),
+        "a listed path outside is not removed"
+    );
+    assert!(out.join("keep/f").exists() && out.join("mine.svg").exists());
+    assert!(temporaries(&dir).is_empty(), "{:?}", tree(&dir));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn two_reports_into_one_directory_both_finish_whole() {
+    let dir = scratch("reports");
+    let out = dir.join("out");
+    for _ in 0..3 {
+        let children: Vec<_> = (0..2)
+            .map(|_| {
+                let fixture =
+                    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gpu-a.csv");
+                Command::new(env!("CARGO_BIN_EXE_membench"))
+                    .args(["report", "--no-simulator", "--out"])
+                    .arg(&out)
+                    .arg(fixture)
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for child in children {
+            let output = child.wait_with_output().unwrap();
+            assert!(output.status.success(), "{:?}", output);
+        }
+        let manifest = std::fs::read_to_string(out.join(membench::report::MANIFEST)).unwrap();
+        for name in manifest.lines() {
+            assert!(out.join(name).exists(), "{name} listed, missing");
+        }
+        assert!(temporaries(&dir).is_empty(), "{:?}", tree(&dir));
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_report_into_a_file_is_refused_and_a_link_to_a_directory_is_followed() {
+    let dir = scratch("report-file");
+    let file = dir.join("report");
+    std::fs::write(&file, "a file of mine").unwrap();
+    let (status, _, stderr) = report_into(&file);
+    assert!(!status.success());
+    assert!(stderr.contains("not a directory"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "a file of mine");
+    assert_eq!(tree(&dir), ["report"], "nothing renamed or added");
+    #[cfg(unix)]
+    {
+        std::fs::create_dir(dir.join("target")).unwrap();
+        std::os::unix::fs::symlink("target", dir.join("link")).unwrap();
+        let (status, _, stderr) = report_into(&dir.join("link"));
+        assert!(status.success(), "{stderr}");
+        assert!(dir.join("link").is_symlink());
+        assert!(dir.join("target/index.html").exists());
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// The fixture with the first row's `column` set to `value` (a CSV field, quoted as
+/// needed), in `dir`.
+fn fixture_with(dir: &Path, column: &str, value: &str) -> PathBuf {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gpu-a.csv");
+    let mut reader = csv::Reader::from_path(fixture).unwrap();
+    let header = reader.headers().unwrap().clone();
+    let index = header.iter().position(|h| h == column).unwrap();
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    writer.write_record(&header).unwrap();
+    for (line, record) in reader.records().enumerate() {
+        let record = record.unwrap();
+        let fields: Vec<&str> = record
+            .iter()
+            .enumerate()
+            .map(|(i, f)| if line == 0 && i == index { value } else { f })
+            .collect();
+        writer.write_record(fields).unwrap();
+    }
+    let path = dir.join(format!("{column}.csv"));
+    std::fs::write(&path, writer.into_inner().unwrap()).unwrap();
+    path
+}
+
+#[test]
+fn names_from_a_file_never_reach_a_path_or_a_terminal() {
+    let dir = scratch("names");
+    let out = dir.join("out");
+    for (column, value, expected) in [
+        ("family", "../../../../escape", "unknown family"),
+        ("variant", "../escape", "is not a variant"),
+        ("param", "offset=1/../x", "is not a number"),
+        ("device", "GPU \u{1b}[31mred", "a control character"),
+        ("note", "\u{1b}]0;title\u{7}", "a control character"),
+    ] {
+        let bad = fixture_with(&dir, column, value);
+        for args in [
+            vec!["report", "--no-simulator", "--out", out.to_str().unwrap()],
+            vec!["compare"],
+            vec!["simulate", "--validate"],
+        ] {
+            let (status, stdout, stderr) = outcome(
+                Command::new(env!("CARGO_BIN_EXE_membench"))
+                    .args(&args)
+                    .arg(&bad),
+            );
+            assert!(!status.success(), "{args:?} {column}");
+            assert!(stderr.contains(expected), "{args:?} {column}: {stderr}");
+            assert!(
+                !stderr.contains('\u{1b}') && !stdout.contains('\u{1b}'),
+                "{stderr}"
+            );
+        }
+        assert!(!out.exists(), "{column}: a report was written");
+    }
+    assert!(!std::env::temp_dir().join("escape").exists());
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn a_linked_out_is_written_through_and_a_read_only_one_refused_before_measuring() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = scratch("link");
+    std::os::unix::fs::symlink("target.csv", dir.join("link.csv")).unwrap();
+    let run = |out: &str| {
+        outcome(membench(&dir).args([
+            "run", "--quick", "--build", "default", "--filter", CASES[0], "--out", out,
+        ]))
+    };
+    let (status, _, stderr) = run("link.csv");
+    if no_adapter(&stderr) {
+        return;
+    }
+    assert!(status.success(), "{stderr}");
+    assert!(dir.join("link.csv").is_symlink());
+    assert_eq!(
+        membench::results::read(&dir.join("target.csv"))
+            .unwrap()
+            .len(),
+        1
+    );
+    std::fs::set_permissions(
+        dir.join("target.csv"),
+        std::fs::Permissions::from_mode(0o600),
+    )
+    .unwrap();
+    let (status, _, stderr) = run("link.csv");
+    assert!(status.success(), "{stderr}");
+    let mode = |path: &str| {
+        std::fs::metadata(dir.join(path))
+            .unwrap()
+            .permissions()
+            .mode()
+    };
+    assert_eq!(mode("target.csv") & 0o777, 0o600, "permissions kept");
+    std::fs::set_permissions(
+        dir.join("target.csv"),
+        std::fs::Permissions::from_mode(0o444),
+    )
+    .unwrap();
+    let before = std::fs::read(dir.join("target.csv")).unwrap();
+    let started = Instant::now();
+    let (status, _, stderr) = run("link.csv");
+    assert!(!status.success());
+    assert!(stderr.contains("read-only"), "{stderr}");
+    assert!(
+        !stderr.contains("copy/peak"),
+        "refused before measuring: {stderr}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(60));
+    assert_eq!(std::fs::read(dir.join("target.csv")).unwrap(), before);
+    assert_eq!(mode("target.csv") & 0o777, 0o444);
+    assert_eq!(tree(&dir), ["link.csv", "target.csv"]);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_run_that_measures_nothing_writes_nothing() {
+    let dir = scratch("nothing");
+    let (status, _, stderr) =
+        outcome(membench(&dir).args(["run", "--quick", "--api", "cuda", "--filter", CASES[0]]));
+    if no_adapter(&stderr) {
+        return;
+    }
+    // Where CUDA runs, this measures; elsewhere nothing is measured and nothing written.
+    if stderr.contains("CUDA backend unavailable") {
+        assert!(!status.success(), "{stderr}");
+        assert!(stderr.contains("nothing to measure with"), "{stderr}");
+        assert!(tree(&dir).is_empty(), "{:?}", tree(&dir));
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// `command` with its stdout read by `head -1`: its exit status and stderr.
+#[cfg(unix)]
+fn into_head(command: &mut Command) -> (ExitStatus, String) {
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let head = Command::new("head")
+        .arg("-1")
+        .stdin(stdout)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(head.success());
+    let output = child.wait_with_output().unwrap();
+    (
+        output.status,
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[cfg(unix)]
+#[test]
+fn a_closed_or_full_stdout_ends_the_command_without_a_panic() {
+    let dir = scratch("stdout");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    for args in [
+        vec!["list".to_owned()],
+        vec!["devices".to_owned()],
+        vec![
+            "compare".to_owned(),
+            fixture.join("gpu-a.csv").display().to_string(),
+            fixture.join("gpu-b.csv").display().to_string(),
+        ],
+    ] {
+        let (status, stderr) = into_head(membench(&dir).args(&args));
+        assert!(
+            matches!(status.code(), Some(0 | 141)),
+            "{args:?}: {status} {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+    if Path::new("/dev/full").exists() {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let (status, _, stderr) = outcome(
+            membench(&dir)
+                .args(["run", "--quick", "--filter", CASES[0], "--out", "-"])
+                .stdout(full),
+        );
+        if !no_adapter(&stderr) {
+            assert!(!status.success());
+            assert!(stderr.contains("No space left on device"), "{stderr}");
+            assert!(
+                !stderr.contains("panicked") && !stderr.contains("copy/peak"),
+                "{stderr}"
+            );
+        }
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn sigterm_saves_rows_and_predictions_and_exits_143_after_the_summary() {
+    let dir = scratch("sigterm");
+    let out = dir.join("run.csv");
+    let mut child = membench(&dir)
+        .args(["run", "--quick", "--filter", "copy/offset", "--out"])
+        .arg(&out)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(300);
+    loop {
+        let saved = std::fs::read_to_string(&out).map_or(0, |text| text.lines().count());
+        if saved > 3 {
+            break;
+        }
+        if child.try_wait().unwrap().is_some() {
+            let output = child.wait_with_output().unwrap();
+            assert!(no_adapter(&String::from_utf8_lossy(&output.stderr)));
+            return;
+        }
+        assert!(Instant::now() < deadline, "no row saved");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let sent = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(143), "{stderr}");
+    assert!(stderr.contains("terminated (SIGTERM)"), "{stderr}");
+    assert!(stdout.contains("(interrupted)"), "{stdout}");
+    let rows = membench::results::read(&out).unwrap();
+    assert!(rows.len() < 2 * 33, "{} rows", rows.len());
+    assert!(
+        rows.iter()
+            .filter(|r| r.gbps_median.is_some())
+            .all(|r| r.sim_gbps.is_some())
+    );
+    assert!(temporaries(&dir).is_empty(), "{:?}", tree(&dir));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn a_file_size_limit_fails_the_write_and_leaves_no_temporary_file() {
+    let dir = scratch("ulimit");
+    // 1 block of 512 bytes: the results file's header alone is longer.
+    let script = format!(
+        "ulimit -f 1; exec {} run --quick --build default --filter '{}' --out run.csv",
+        env!("CARGO_BIN_EXE_membench"),
+        CASES[0]
+    );
+    let (status, _, stderr) = outcome(
+        Command::new("sh")
+            .args(["-c", &script])
+            .current_dir(&dir)
+            .env("WGPU_BACKEND", "vulkan"),
+    );
+    if no_adapter(&stderr) {
+        return;
+    }
+    assert!(!status.success(), "{stderr}");
+    assert!(stderr.contains("File too large"), "{stderr}");
+    assert!(temporaries(&dir).is_empty(), "{:?}", tree(&dir));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn small_refusals_say_what_is_wrong_in_one_line() {
+    let dir = scratch("small");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let one_line = |stderr: &str| {
+        stderr
+            .lines()
+            .filter(|l| l.starts_with("membench:"))
+            .count()
+            == 1
+    };
+    // `$` alone would match every case.
+    let (status, _, stderr) = outcome(membench(&dir).args(["list", "--filter", "$"]));
+    assert!(!status.success());
+    assert!(stderr.contains("an empty filter"), "{stderr}");
+    // A file of two devices is refused by simulate --validate as by compare.
+    let a = std::fs::read_to_string(fixture.join("gpu-a.csv")).unwrap();
+    let mixed = fixture_with(&dir, "device", "Other GPU");
+    for command in [vec!["simulate", "--validate"], vec!["compare"]] {
+        let (status, _, stderr) = outcome(membench(&dir).args(&command).arg(&mixed).arg(&mixed));
+        assert!(!status.success());
+        assert!(
+            stderr.contains("rows of a second device"),
+            "{command:?}: {stderr}"
+        );
+    }
+    // Not a results CSV, or one in capitals.
+    let other = dir.join("other.csv");
+    std::fs::write(&other, "name,value\nx,1\n").unwrap();
+    let (_, _, stderr) = outcome(membench(&dir).args(["compare"]).arg(&other).arg(&other));
+    assert!(stderr.contains("not a membench results CSV"), "{stderr}");
+    std::fs::write(
+        &other,
+        a.replacen("family,variant,param", "FAMILY,VARIANT,PARAM", 1),
+    )
+    .unwrap();
+    let (_, _, stderr) = outcome(membench(&dir).args(["compare"]).arg(&other).arg(&other));
+    assert!(stderr.contains("column names are lower case"), "{stderr}");
+    assert!(!stderr.contains("schema version"), "{stderr}");
+    // An I/O error says the OS's words once.
+    let (_, _, stderr) = outcome(membench(&dir).args(["compare", "absent.csv", "absent.csv"]));
+    assert_eq!(
+        stderr.matches("No such file or directory").count(),
+        1,
+        "{stderr}"
+    );
+    assert!(one_line(&stderr), "{stderr}");
+    // A bad WGPU_BACKEND is named, not taken for a missing driver.
+    let (status, _, stderr) = outcome(membench(&dir).arg("devices").env("WGPU_BACKEND", "bogus"));
+    assert!(!status.success());
+    assert!(stderr.contains("`bogus` is not a backend"), "{stderr}");
+    assert!(!stderr.contains("install"), "{stderr}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn a_read_only_directory_is_refused_before_anything_is_measured() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = scratch("read-only-dir");
+    let locked = dir.join("locked");
+    std::fs::create_dir(&locked).unwrap();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o555)).unwrap();
+    // Root writes into a read-only directory anyway: the check is what a user meets.
+    let writable = std::fs::write(locked.join("probe"), "").is_ok();
+    let (status, _, stderr) = outcome(membench(&dir).args([
+        "run",
+        "--quick",
+        "--filter",
+        CASES[0],
+        "--out",
+        "locked/run.csv",
+    ]));
+    if !no_adapter(&stderr) && !writable {
+        assert!(!status.success());
+        assert!(stderr.contains("Permission denied"), "{stderr}");
+        assert!(
+            !stderr.contains("copy/peak"),
+            "refused before measuring: {stderr}"
+        );
+    }
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn listing_adapters_prints_no_display_server_noise() {
+    let dir = scratch("quiet");
+    let (_, _, stderr) = outcome(
+        membench(&dir)
+            .arg("devices")
+            .env_remove("WGPU_BACKEND")
+            .env_remove("WAYLAND_DISPLAY")
+            .env_remove("DISPLAY")
+            .env_remove("XDG_RUNTIME_DIR"),
+    );
+    assert!(!stderr.contains("XDG_RUNTIME_DIR"), "{stderr}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
