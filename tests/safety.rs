@@ -2,16 +2,20 @@
 //! directories, names from files, links and permissions, signals, broken pipes and
 //! full disks, each tried with the binary as a user would.
 
+use std::error::Error;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
 
+/// What a helper's failure is: the test that called it fails with it.
+type Outcome<T> = Result<T, Box<dyn Error>>;
+
 /// A fresh empty directory for one test.
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> Outcome<PathBuf> {
     let dir = std::env::temp_dir().join(format!("membench-safety-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
 }
 
 /// The binary in `dir`, on Vulkan.
@@ -22,17 +26,17 @@ fn membench(dir: &Path) -> Command {
 }
 
 /// The outcome of `command`: its status, stdout and stderr.
-fn outcome(command: &mut Command) -> (ExitStatus, String, String) {
+fn outcome(command: &mut Command) -> Outcome<(ExitStatus, String, String)> {
     let Output {
         status,
         stdout,
         stderr,
-    } = command.output().unwrap();
-    (
+    } = command.output()?;
+    Ok((
         status,
         String::from_utf8_lossy(&stdout).into_owned(),
         String::from_utf8_lossy(&stderr).into_owned(),
-    )
+    ))
 }
 
 /// Whether the run could not start for want of an adapter (outside CI, the test then
@@ -47,28 +51,28 @@ fn no_adapter(stderr: &str) -> bool {
 }
 
 /// Every path under `dir`, sorted, relative to it.
-fn tree(dir: &Path) -> Vec<String> {
+fn tree(dir: &Path) -> Outcome<Vec<String>> {
     let mut paths = Vec::new();
     let mut pending = vec![dir.to_owned()];
     while let Some(next) = pending.pop() {
-        for entry in std::fs::read_dir(&next).unwrap() {
-            let path = entry.unwrap().path();
+        for entry in std::fs::read_dir(&next)? {
+            let path = entry?.path();
             if path.is_dir() && !path.is_symlink() {
                 pending.push(path.clone());
             }
-            paths.push(path.strip_prefix(dir).unwrap().display().to_string());
+            paths.push(path.strip_prefix(dir)?.display().to_string());
         }
     }
     paths.sort();
-    paths
+    Ok(paths)
 }
 
-/// Whether any temporary file of a write is left under `dir`.
-fn temporaries(dir: &Path) -> Vec<String> {
-    tree(dir)
+/// The temporary files of writes left under `dir`.
+fn temporaries(dir: &Path) -> Outcome<Vec<String>> {
+    Ok(tree(dir)?
         .into_iter()
         .filter(|p| p.ends_with(".tmp"))
-        .collect()
+        .collect())
 }
 
 /// Quick single cases: seconds each on lavapipe.
@@ -81,7 +85,7 @@ const CASES: [&str; 4] = [
 
 #[test]
 fn concurrent_runs_into_one_file_keep_every_runs_rows() {
-    let dir = scratch("concurrent");
+    let dir = scratch("concurrent").unwrap();
     let out = dir.join("shared.csv");
     for attempt in 0..3 {
         let _ = std::fs::remove_file(&out);
@@ -109,13 +113,17 @@ fn concurrent_runs_into_one_file_keep_every_runs_rows() {
         let rows = membench::results::read(&out).unwrap();
         let ids: Vec<String> = rows.iter().map(|r| r.id().to_string()).collect();
         assert_eq!(rows.len(), CASES.len(), "attempt {attempt}: {ids:?}");
-        assert!(temporaries(&dir).is_empty(), "{:?}", tree(&dir));
+        assert!(
+            temporaries(&dir).unwrap().is_empty(),
+            "{:?}",
+            tree(&dir).unwrap()
+        );
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// A report of the test fixtures into `out`, without the simulator.
-fn report_into(out: &Path) -> (ExitStatus, String, String) {
+fn report_into(out: &Path) -> Outcome<(ExitStatus, String, String)> {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gpu-a.csv");
     outcome(
         Command::new(env!("CARGO_BIN_EXE_membench"))
@@ -127,13 +135,13 @@ fn report_into(out: &Path) -> (ExitStatus, String, String) {
 
 #[test]
 fn a_report_keeps_what_it_did_not_write_and_drops_only_its_own_old_files() {
-    let dir = scratch("report");
+    let dir = scratch("report").unwrap();
     let out = dir.join("out");
     std::fs::create_dir_all(out.join("keep")).unwrap();
     std::fs::write(out.join("keep/f"), "x").unwrap();
     std::fs::write(out.join("notes.txt"), "mine").unwrap();
     std::fs::write(out.join("mine.svg"), "<svg/>").unwrap();
-    let (status, _, stderr) = report_into(&out);
+    let (status, _, stderr) = report_into(&out).unwrap();
     assert!(status.success(), "{stderr}");
     assert_eq!(std::fs::read_to_string(out.join("keep/f")).unwrap(), "x");
     assert_eq!(
@@ -152,7 +160,7 @@ fn a_report_keeps_what_it_did_not_write_and_drops_only_its_own_old_files() {
     )
     .unwrap();
     std::fs::write(dir.join("outside.svg"), "<svg/>").unwrap();
-    let (status, _, stderr) = report_into(&out);
+    let (status, _, stderr) = report_into(&out).unwrap();
     assert!(status.success(), "{stderr}");
     assert!(!out.join("old-chart.svg").exists());
     assert!(
@@ -160,13 +168,17 @@ fn a_report_keeps_what_it_did_not_write_and_drops_only_its_own_old_files() {
         "a listed path outside is not removed"
     );
     assert!(out.join("keep/f").exists() && out.join("mine.svg").exists());
-    assert!(temporaries(&dir).is_empty(), "{:?}", tree(&dir));
+    assert!(
+        temporaries(&dir).unwrap().is_empty(),
+        "{:?}",
+        tree(&dir).unwrap()
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn two_reports_into_one_directory_both_finish_whole() {
-    let dir = scratch("reports");
+    let dir = scratch("reports").unwrap();
     let out = dir.join("out");
     for _ in 0..3 {
         let children: Vec<_> = (0..2)
@@ -190,26 +202,30 @@ fn two_reports_into_one_directory_both_finish_whole() {
         for name in manifest.lines() {
             assert!(out.join(name).exists(), "{name} listed, missing");
         }
-        assert!(temporaries(&dir).is_empty(), "{:?}", tree(&dir));
+        assert!(
+            temporaries(&dir).unwrap().is_empty(),
+            "{:?}",
+            tree(&dir).unwrap()
+        );
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn a_report_into_a_file_is_refused_and_a_link_to_a_directory_is_followed() {
-    let dir = scratch("report-file");
+    let dir = scratch("report-file").unwrap();
     let file = dir.join("report");
     std::fs::write(&file, "a file of mine").unwrap();
-    let (status, _, stderr) = report_into(&file);
+    let (status, _, stderr) = report_into(&file).unwrap();
     assert!(!status.success());
     assert!(stderr.contains("not a directory"), "{stderr}");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "a file of mine");
-    assert_eq!(tree(&dir), ["report"], "nothing renamed or added");
+    assert_eq!(tree(&dir).unwrap(), ["report"], "nothing renamed or added");
     #[cfg(unix)]
     {
         std::fs::create_dir(dir.join("target")).unwrap();
         std::os::unix::fs::symlink("target", dir.join("link")).unwrap();
-        let (status, _, stderr) = report_into(&dir.join("link"));
+        let (status, _, stderr) = report_into(&dir.join("link")).unwrap();
         assert!(status.success(), "{stderr}");
         assert!(dir.join("link").is_symlink());
         assert!(dir.join("target/index.html").exists());
@@ -219,30 +235,33 @@ fn a_report_into_a_file_is_refused_and_a_link_to_a_directory_is_followed() {
 
 /// The fixture with the first row's `column` set to `value` (a CSV field, quoted as
 /// needed), in `dir`.
-fn fixture_with(dir: &Path, column: &str, value: &str) -> PathBuf {
+fn fixture_with(dir: &Path, column: &str, value: &str) -> Outcome<PathBuf> {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gpu-a.csv");
-    let mut reader = csv::Reader::from_path(fixture).unwrap();
-    let header = reader.headers().unwrap().clone();
-    let index = header.iter().position(|h| h == column).unwrap();
+    let mut reader = csv::Reader::from_path(fixture)?;
+    let header = reader.headers()?.clone();
+    let index = header
+        .iter()
+        .position(|h| h == column)
+        .ok_or("no such column")?;
     let mut writer = csv::Writer::from_writer(Vec::new());
-    writer.write_record(&header).unwrap();
+    writer.write_record(&header)?;
     for (line, record) in reader.records().enumerate() {
-        let record = record.unwrap();
+        let record = record?;
         let fields: Vec<&str> = record
             .iter()
             .enumerate()
             .map(|(i, f)| if line == 0 && i == index { value } else { f })
             .collect();
-        writer.write_record(fields).unwrap();
+        writer.write_record(fields)?;
     }
     let path = dir.join(format!("{column}.csv"));
-    std::fs::write(&path, writer.into_inner().unwrap()).unwrap();
-    path
+    std::fs::write(&path, writer.into_inner()?)?;
+    Ok(path)
 }
 
 #[test]
 fn names_from_a_file_never_reach_a_path_or_a_terminal() {
-    let dir = scratch("names");
+    let dir = scratch("names").unwrap();
     let out = dir.join("out");
     for (column, value, expected) in [
         ("family", "../../../../escape", "unknown family"),
@@ -251,7 +270,7 @@ fn names_from_a_file_never_reach_a_path_or_a_terminal() {
         ("device", "GPU \u{1b}[31mred", "a control character"),
         ("note", "\u{1b}]0;title\u{7}", "a control character"),
     ] {
-        let bad = fixture_with(&dir, column, value);
+        let bad = fixture_with(&dir, column, value).unwrap();
         for args in [
             vec!["report", "--no-simulator", "--out", out.to_str().unwrap()],
             vec!["compare"],
@@ -261,7 +280,8 @@ fn names_from_a_file_never_reach_a_path_or_a_terminal() {
                 Command::new(env!("CARGO_BIN_EXE_membench"))
                     .args(&args)
                     .arg(&bad),
-            );
+            )
+            .unwrap();
             assert!(!status.success(), "{args:?} {column}");
             assert!(stderr.contains(expected), "{args:?} {column}: {stderr}");
             assert!(
@@ -279,12 +299,13 @@ fn names_from_a_file_never_reach_a_path_or_a_terminal() {
 #[test]
 fn a_linked_out_is_written_through_and_a_read_only_one_refused_before_measuring() {
     use std::os::unix::fs::PermissionsExt as _;
-    let dir = scratch("link");
+    let dir = scratch("link").unwrap();
     std::os::unix::fs::symlink("target.csv", dir.join("link.csv")).unwrap();
     let run = |out: &str| {
         outcome(membench(&dir).args([
             "run", "--quick", "--build", "default", "--filter", CASES[0], "--out", out,
         ]))
+        .unwrap()
     };
     let (status, _, stderr) = run("link.csv");
     if no_adapter(&stderr) {
@@ -329,15 +350,16 @@ fn a_linked_out_is_written_through_and_a_read_only_one_refused_before_measuring(
     assert!(started.elapsed() < Duration::from_secs(60));
     assert_eq!(std::fs::read(dir.join("target.csv")).unwrap(), before);
     assert_eq!(mode("target.csv") & 0o777, 0o444);
-    assert_eq!(tree(&dir), ["link.csv", "target.csv"]);
+    assert_eq!(tree(&dir).unwrap(), ["link.csv", "target.csv"]);
     std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn a_run_that_measures_nothing_writes_nothing() {
-    let dir = scratch("nothing");
+    let dir = scratch("nothing").unwrap();
     let (status, _, stderr) =
-        outcome(membench(&dir).args(["run", "--quick", "--api", "cuda", "--filter", CASES[0]]));
+        outcome(membench(&dir).args(["run", "--quick", "--api", "cuda", "--filter", CASES[0]]))
+            .unwrap();
     if no_adapter(&stderr) {
         return;
     }
@@ -345,38 +367,38 @@ fn a_run_that_measures_nothing_writes_nothing() {
     if stderr.contains("CUDA backend unavailable") {
         assert!(!status.success(), "{stderr}");
         assert!(stderr.contains("nothing to measure with"), "{stderr}");
-        assert!(tree(&dir).is_empty(), "{:?}", tree(&dir));
+        assert!(tree(&dir).unwrap().is_empty(), "{:?}", tree(&dir).unwrap());
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// `command` with its stdout read by `head -1`: its exit status and stderr.
 #[cfg(unix)]
-fn into_head(command: &mut Command) -> (ExitStatus, String) {
+fn into_head(command: &mut Command) -> Outcome<(ExitStatus, String)> {
     let mut child = command
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
+        .spawn()?;
+    let stdout = child.stdout.take().ok_or("no stdout")?;
     let head = Command::new("head")
         .arg("-1")
         .stdin(stdout)
         .stdout(Stdio::null())
-        .status()
-        .unwrap();
-    assert!(head.success());
-    let output = child.wait_with_output().unwrap();
-    (
+        .status()?;
+    if !head.success() {
+        return Err("head failed".into());
+    }
+    let output = child.wait_with_output()?;
+    Ok((
         output.status,
         String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+    ))
 }
 
 #[cfg(unix)]
 #[test]
 fn a_closed_or_full_stdout_ends_the_command_without_a_panic() {
-    let dir = scratch("stdout");
+    let dir = scratch("stdout").unwrap();
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     for args in [
         vec!["list".to_owned()],
@@ -387,7 +409,7 @@ fn a_closed_or_full_stdout_ends_the_command_without_a_panic() {
             fixture.join("gpu-b.csv").display().to_string(),
         ],
     ] {
-        let (status, stderr) = into_head(membench(&dir).args(&args));
+        let (status, stderr) = into_head(membench(&dir).args(&args)).unwrap();
         assert!(
             matches!(status.code(), Some(0 | 141)),
             "{args:?}: {status} {stderr}"
@@ -403,7 +425,8 @@ fn a_closed_or_full_stdout_ends_the_command_without_a_panic() {
             membench(&dir)
                 .args(["run", "--quick", "--filter", CASES[0], "--out", "-"])
                 .stdout(full),
-        );
+        )
+        .unwrap();
         if !no_adapter(&stderr) {
             assert!(!status.success());
             assert!(stderr.contains("No space left on device"), "{stderr}");
@@ -419,7 +442,7 @@ fn a_closed_or_full_stdout_ends_the_command_without_a_panic() {
 #[cfg(unix)]
 #[test]
 fn sigterm_saves_rows_and_predictions_and_exits_143_after_the_summary() {
-    let dir = scratch("sigterm");
+    let dir = scratch("sigterm").unwrap();
     let out = dir.join("run.csv");
     let mut child = membench(&dir)
         .args(["run", "--quick", "--filter", "copy/offset", "--out"])
@@ -460,14 +483,18 @@ fn sigterm_saves_rows_and_predictions_and_exits_143_after_the_summary() {
             .filter(|r| r.gbps_median.is_some())
             .all(|r| r.sim_gbps.is_some())
     );
-    assert!(temporaries(&dir).is_empty(), "{:?}", tree(&dir));
+    assert!(
+        temporaries(&dir).unwrap().is_empty(),
+        "{:?}",
+        tree(&dir).unwrap()
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[cfg(unix)]
 #[test]
 fn a_file_size_limit_fails_the_write_and_leaves_no_temporary_file() {
-    let dir = scratch("ulimit");
+    let dir = scratch("ulimit").unwrap();
     // 1 block of 512 bytes: the results file's header alone is longer.
     let script = format!(
         "ulimit -f 1; exec {} run --quick --build default --filter '{}' --out run.csv",
@@ -479,19 +506,24 @@ fn a_file_size_limit_fails_the_write_and_leaves_no_temporary_file() {
             .args(["-c", &script])
             .current_dir(&dir)
             .env("WGPU_BACKEND", "vulkan"),
-    );
+    )
+    .unwrap();
     if no_adapter(&stderr) {
         return;
     }
     assert!(!status.success(), "{stderr}");
     assert!(stderr.contains("File too large"), "{stderr}");
-    assert!(temporaries(&dir).is_empty(), "{:?}", tree(&dir));
+    assert!(
+        temporaries(&dir).unwrap().is_empty(),
+        "{:?}",
+        tree(&dir).unwrap()
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn small_refusals_say_what_is_wrong_in_one_line() {
-    let dir = scratch("small");
+    let dir = scratch("small").unwrap();
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let one_line = |stderr: &str| {
         stderr
@@ -501,14 +533,15 @@ fn small_refusals_say_what_is_wrong_in_one_line() {
             == 1
     };
     // `$` alone would match every case.
-    let (status, _, stderr) = outcome(membench(&dir).args(["list", "--filter", "$"]));
+    let (status, _, stderr) = outcome(membench(&dir).args(["list", "--filter", "$"])).unwrap();
     assert!(!status.success());
     assert!(stderr.contains("an empty filter"), "{stderr}");
     // A file of two devices is refused by simulate --validate as by compare.
     let a = std::fs::read_to_string(fixture.join("gpu-a.csv")).unwrap();
-    let mixed = fixture_with(&dir, "device", "Other GPU");
+    let mixed = fixture_with(&dir, "device", "Other GPU").unwrap();
     for command in [vec!["simulate", "--validate"], vec!["compare"]] {
-        let (status, _, stderr) = outcome(membench(&dir).args(&command).arg(&mixed).arg(&mixed));
+        let (status, _, stderr) =
+            outcome(membench(&dir).args(&command).arg(&mixed).arg(&mixed)).unwrap();
         assert!(!status.success());
         assert!(
             stderr.contains("rows of a second device"),
@@ -518,18 +551,19 @@ fn small_refusals_say_what_is_wrong_in_one_line() {
     // Not a results CSV, or one in capitals.
     let other = dir.join("other.csv");
     std::fs::write(&other, "name,value\nx,1\n").unwrap();
-    let (_, _, stderr) = outcome(membench(&dir).args(["compare"]).arg(&other).arg(&other));
+    let (_, _, stderr) = outcome(membench(&dir).args(["compare"]).arg(&other).arg(&other)).unwrap();
     assert!(stderr.contains("not a membench results CSV"), "{stderr}");
     std::fs::write(
         &other,
         a.replacen("family,variant,param", "FAMILY,VARIANT,PARAM", 1),
     )
     .unwrap();
-    let (_, _, stderr) = outcome(membench(&dir).args(["compare"]).arg(&other).arg(&other));
+    let (_, _, stderr) = outcome(membench(&dir).args(["compare"]).arg(&other).arg(&other)).unwrap();
     assert!(stderr.contains("column names are lower case"), "{stderr}");
     assert!(!stderr.contains("schema version"), "{stderr}");
     // An I/O error says the OS's words once.
-    let (_, _, stderr) = outcome(membench(&dir).args(["compare", "absent.csv", "absent.csv"]));
+    let (_, _, stderr) =
+        outcome(membench(&dir).args(["compare", "absent.csv", "absent.csv"])).unwrap();
     assert_eq!(
         stderr.matches("No such file or directory").count(),
         1,
@@ -537,7 +571,8 @@ fn small_refusals_say_what_is_wrong_in_one_line() {
     );
     assert!(one_line(&stderr), "{stderr}");
     // A bad WGPU_BACKEND is named, not taken for a missing driver.
-    let (status, _, stderr) = outcome(membench(&dir).arg("devices").env("WGPU_BACKEND", "bogus"));
+    let (status, _, stderr) =
+        outcome(membench(&dir).arg("devices").env("WGPU_BACKEND", "bogus")).unwrap();
     assert!(!status.success());
     assert!(stderr.contains("`bogus` is not a backend"), "{stderr}");
     assert!(!stderr.contains("install"), "{stderr}");
@@ -548,7 +583,7 @@ fn small_refusals_say_what_is_wrong_in_one_line() {
 #[test]
 fn a_read_only_directory_is_refused_before_anything_is_measured() {
     use std::os::unix::fs::PermissionsExt as _;
-    let dir = scratch("read-only-dir");
+    let dir = scratch("read-only-dir").unwrap();
     let locked = dir.join("locked");
     std::fs::create_dir(&locked).unwrap();
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o555)).unwrap();
@@ -561,7 +596,8 @@ fn a_read_only_directory_is_refused_before_anything_is_measured() {
         CASES[0],
         "--out",
         "locked/run.csv",
-    ]));
+    ]))
+    .unwrap();
     if !no_adapter(&stderr) && !writable {
         assert!(!status.success());
         assert!(stderr.contains("Permission denied"), "{stderr}");
@@ -576,7 +612,7 @@ fn a_read_only_directory_is_refused_before_anything_is_measured() {
 
 #[test]
 fn listing_adapters_prints_no_display_server_noise() {
-    let dir = scratch("quiet");
+    let dir = scratch("quiet").unwrap();
     let (_, _, stderr) = outcome(
         membench(&dir)
             .arg("devices")
@@ -584,7 +620,8 @@ fn listing_adapters_prints_no_display_server_noise() {
             .env_remove("WAYLAND_DISPLAY")
             .env_remove("DISPLAY")
             .env_remove("XDG_RUNTIME_DIR"),
-    );
+    )
+    .unwrap();
     assert!(!stderr.contains("XDG_RUNTIME_DIR"), "{stderr}");
     std::fs::remove_dir_all(dir).unwrap();
 }
