@@ -24,7 +24,7 @@ fn file_of(count: usize) -> membench::Result<String> {
     let rows: Vec<Row> = (0..count)
         .map(|index| Row {
             param: membench::params!(Offset => index),
-            sizing: Some(results::RunSizing::default()),
+            sizing: Some(membench::suite::RunSizing::default()),
             ..offsets[index % offsets.len()].clone()
         })
         .collect();

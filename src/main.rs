@@ -816,7 +816,7 @@ fn worse(code: ExitCode, next: ExitCode) -> ExitCode {
 
 /// The default results file of each adapter; adapters that would share one (two
 /// GPUs of the same model on the same backend) get their index appended.
-fn adapter_paths(infos: &[wgpu::AdapterInfo], sizing: results::RunSizing) -> Vec<PathBuf> {
+fn adapter_paths(infos: &[wgpu::AdapterInfo], sizing: membench::suite::RunSizing) -> Vec<PathBuf> {
     let paths = infos
         .iter()
         .map(|info| identity(info, sizing).default_path())
@@ -825,7 +825,7 @@ fn adapter_paths(infos: &[wgpu::AdapterInfo], sizing: results::RunSizing) -> Vec
 }
 
 /// The identity of the results of `info` at `sizing`.
-fn identity(info: &wgpu::AdapterInfo, sizing: results::RunSizing) -> results::Identity {
+fn identity(info: &wgpu::AdapterInfo, sizing: membench::suite::RunSizing) -> results::Identity {
     results::Identity {
         device: info.name.clone(),
         backend: format!("{:?}", info.backend).to_lowercase(),
@@ -1097,9 +1097,9 @@ fn simulate(args: SimulateArgs) -> anyhow::Result<ExitCode> {
     let progress = bar(cases.len())?;
     let predictions = run::predict_cases(&cases, model, &|| progress.inc(1));
     progress.finish_and_clear();
-    let sizing = results::RunSizing {
+    let sizing = membench::suite::RunSizing {
         quick: args.quick,
-        ..results::RunSizing::default()
+        ..membench::suite::RunSizing::default()
     };
     let rows = run::predicted_rows(&cases, sizing, &predictions, model);
     out!("{}", results::summary(&rows))?;

@@ -618,7 +618,8 @@ fn compare_against_a_baseline_fails_on_a_slowed_case() {
 /// own predicted time (k = 1 for the offsets, 2 for the strides): measured ÷ predicted
 /// bandwidth is then exactly 1 and 0.5, so every statistic is known.
 fn known_answers(path: &Path) -> membench::Result<()> {
-    use membench::results::{self, Row, RunSizing, SCHEMA_VERSION, Status};
+    use membench::results::{self, Row, SCHEMA_VERSION, Status};
+    use membench::suite::RunSizing;
     let filters = ["copy/offset/offset=", "copy/stride/stride="].map(str::to_owned);
     let cases: Vec<_> = membench::run::select(&membench::suite::Sizing::nominal(true), &filters)?
         .into_iter()

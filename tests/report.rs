@@ -886,7 +886,7 @@ proptest! {
             gbps_median: Some(gbps),
             device,
             note,
-            sizing: Some(results::RunSizing::default()),
+            sizing: Some(membench::suite::RunSizing::default()),
             schema_version: results::SCHEMA_VERSION,
             ..Row::default()
         };

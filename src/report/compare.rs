@@ -760,9 +760,9 @@ mod tests {
             device: "GPU".into(),
             backend: "vulkan".into(),
             build,
-            sizing: Some(results::RunSizing {
+            sizing: Some(crate::suite::RunSizing {
                 concurrent,
-                ..results::RunSizing::default()
+                ..crate::suite::RunSizing::default()
             }),
             ..Row::default()
         };

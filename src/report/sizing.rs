@@ -71,7 +71,7 @@ pub fn groups(devices: &[DeviceResults]) -> Vec<Vec<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::RunSizing;
+    use crate::suite::RunSizing;
     use crate::suite::Setting;
 
     fn device(elements: &[(&str, u64)]) -> DeviceResults {

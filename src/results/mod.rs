@@ -10,7 +10,7 @@ mod read;
 mod summary;
 mod write;
 
-pub use identity::{Identity, RunSizing, distinct_paths};
+pub use identity::{Identity, distinct_paths};
 pub use read::{parse, parse_with_lines, read, read_device, read_existing, read_with_lines};
 pub use summary::{LATENCY_FAMILIES, ON_CHIP_FAMILIES, copy_peak_gbps, ns_per_element, summary};
 pub use write::{Format, body, head, markdown_table, merge, render, update, write};
@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::sim::model::Bound;
-use crate::suite::{Api, Build, CaseId, Family, Params, Setting};
+use crate::suite::{Api, Build, CaseId, Family, Params, RunSizing, Setting};
 
 /// Bumped whenever a column changes meaning, appears or disappears.
 pub const SCHEMA_VERSION: u32 = 4;

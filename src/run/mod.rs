@@ -23,9 +23,10 @@ use std::thread::{Scope, ScopedJoinHandle};
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::measure::{Clock, Sample, Sampler, Timer, Timing};
-use crate::results::{self, Row, RunInfo, RunSizing, Status};
+use crate::results::{self, Row, RunInfo, Status};
 use crate::sim::device::DeviceModel;
 use crate::sim::model::Prediction;
+use crate::suite::RunSizing;
 use crate::suite::{Case, CaseData, CaseId, Experiment, Measure, REGISTRY, Setting, Sizing};
 
 /// Settings of one run that change what is measured.

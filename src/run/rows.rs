@@ -3,8 +3,9 @@
 
 use super::Outcome;
 use crate::measure::{Stats, gbps};
-use crate::results::{Row, RunInfo, RunSizing, SCHEMA_VERSION, Status};
+use crate::results::{Row, RunInfo, SCHEMA_VERSION, Status};
 use crate::sim::model::Prediction;
+use crate::suite::RunSizing;
 use crate::suite::{Case, Experiment};
 
 /// The CSV row of one case: the run's columns (its device and the sizing of its

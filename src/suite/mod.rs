@@ -14,6 +14,7 @@ pub mod case;
 pub mod data;
 pub mod families;
 pub mod id;
+pub mod run_sizing;
 pub mod shaders;
 pub mod sizing;
 pub mod verify;
@@ -21,6 +22,7 @@ pub mod verify;
 pub use case::{Buffer, Case, CaseBuilder, CaseData, check_inputs};
 pub use data::{f32_data, mix, words};
 pub use id::{Api, Build, CaseId, Family, Key, Params, Setting, Value, check_variant};
+pub use run_sizing::RunSizing;
 pub use sizing::{Grid, Sizing};
 pub use verify::{Checker, Expected, POISON, Rule};
 

@@ -21,11 +21,12 @@ use std::path::{Path, PathBuf};
 
 use crate::report::compare::DeviceResults;
 use crate::results::Format;
-use crate::results::{Row, RunSizing, Status};
+use crate::results::{Row, Status};
 use crate::run::calibrate::{CALIBRATION, Calibration, calibrate, hardware_build, is_calibration};
 use crate::run::selects;
 use crate::sim::device::{self as sim_device, DeviceModel};
 use crate::sim::model::Bound;
+use crate::suite::RunSizing;
 use crate::suite::{Api, Build, Case, CaseId, Experiment, Key, Measure, REGISTRY, Sizing};
 pub use stats::RANK_TIES;
 use stats::{Accuracy, flat, rank_agreement};
