@@ -1,6 +1,11 @@
 //! Flattens the suite's WGSL into one text per kernel, embedded as `SHADERS`, and
 //! records the git commit the binary was built from.
 //!
+//! This is the suite's one WGSL preprocessor: the GPU pipelines, the simulator (its
+//! unit tests too) and `list --emit wgsl` all read its output through
+//! `suite::shaders::source`, and the CUDA twins take their defines from its keys;
+//! `tests/shaders.rs` includes this file to test it.
+//!
 //! Kernels: every `shaders/*.wgsl` is one kernel named by its file stem, except the
 //! sources that `shaders/permutations` makes kernels from, one per line:
 //!

@@ -10,12 +10,7 @@ struct Params {
     stride: u32,
 }
 
-@group(0) @binding(0)
-var<uniform> params: Params;
-@group(0) @binding(1)
-var<storage, read> src: array<u32>;
-@group(0) @binding(2)
-var<storage, read_write> dst: array<u32>;
+#import bind_u32
 
 // Words of the tile, one invocation each; a multiple of the 32 banks.
 override WORDS: u32 = 1024;

@@ -19,12 +19,7 @@ struct Params {
     shift_mask: u32,
 }
 
-@group(0) @binding(0)
-var<uniform> params: Params;
-@group(0) @binding(1)
-var<storage, read> src: array<u32>;
-@group(0) @binding(2)
-var<storage, read_write> dst: array<u32>;
+#import bind_u32
 
 // A tile of ROWS x COLUMNS words, each row followed by PAD unused words; one
 // invocation per element, so a 32-lane subgroup walks 32 consecutive elements.

@@ -12,16 +12,7 @@
 // here ends in workgroupBarrier(); reduce/unroll8_lastwarp and reduce/subgroup_add do
 // without the last barriers correctly, with subgroup operations.
 
-struct Params {
-    blocks: u32,
-}
-
-@group(0) @binding(0)
-var<uniform> params: Params;
-@group(0) @binding(1)
-var<storage, read> src: array<i32>;
-@group(0) @binding(2)
-var<storage, read_write> partials: array<i32>;
+#import reduce_partials
 
 override WORKGROUP_SIZE: u32 = 512;
 

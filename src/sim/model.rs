@@ -1319,9 +1319,12 @@ mod tests {
     use super::super::device::preset;
     use super::*;
 
-    const COPY_OFFSET: &str = include_str!("../../shaders/copy_offset.wgsl");
-    const COPY_STRIDE: &str = include_str!("../../shaders/copy_stride.wgsl");
-    const COPY_PEAK: &str = include_str!("../../shaders/copy_peak.wgsl");
+    /// A suite kernel as the GPU gets it (flattened by `build.rs`), with workgroups of
+    /// 256 invocations.
+    fn suite_kernel(name: &str) -> Kernel {
+        let source = crate::suite::shaders::source(name).unwrap();
+        Kernel::load(name, source, &[("WORKGROUP_SIZE", 256.0)]).unwrap()
+    }
 
     fn h100() -> DeviceModel {
         *preset("h100").unwrap()
@@ -1364,7 +1367,7 @@ mod tests {
 
     #[test]
     fn copy_offset_sectors_per_request() {
-        let k = Kernel::load("copy_offset", COPY_OFFSET, &[("WORKGROUP_SIZE", 256.0)]).unwrap();
+        let k = suite_kernel("copy_offset");
         let n = 256 * 4;
         for offset in 0..=32u32 {
             let mut b = copy_bindings(n, offset, (n + offset) as usize);
@@ -1381,7 +1384,7 @@ mod tests {
 
     #[test]
     fn copy_stride_sectors_per_request() {
-        let k = Kernel::load("copy_stride", COPY_STRIDE, &[("WORKGROUP_SIZE", 256.0)]).unwrap();
+        let k = suite_kernel("copy_stride");
         let n = 256 * 2;
         for s in 1..=32u32 {
             let mut b = copy_bindings(n, s, (n * s) as usize);
@@ -1397,7 +1400,7 @@ mod tests {
 
     #[test]
     fn copy_peak_vec4_sectors_per_request() {
-        let k = Kernel::load("copy_peak", COPY_PEAK, &[("WORKGROUP_SIZE", 256.0)]).unwrap();
+        let k = suite_kernel("copy_peak");
         let n = 256 * 2;
         let mut b = vec![
             bind(0, params(&[n])),
@@ -1520,7 +1523,7 @@ mod tests {
         let mut b = vec![bind(0, vec![0; 128]), bind(1, vec![0; 128])];
         assert_eq!(counts(&k, &mut b, [1, 1, 1], &h100()).uniform_requests, 0);
         // copy_offset reads params.n and params.offset as operands.
-        let k = Kernel::load("copy_offset", COPY_OFFSET, &[("WORKGROUP_SIZE", 256.0)]).unwrap();
+        let k = suite_kernel("copy_offset");
         let mut b = copy_bindings(512, 3, 515);
         let c = counts(&k, &mut b, [2, 1, 1], &h100());
         assert_eq!(c.uniform_requests, 0);
@@ -1528,7 +1531,7 @@ mod tests {
 
     /// DRAM bytes of copy_offset over `n` invocations on `device`.
     fn copy_offset_dram(device: &DeviceModel, n: u32, offset: u32) -> Counts {
-        let k = Kernel::load("copy_offset", COPY_OFFSET, &[("WORKGROUP_SIZE", 256.0)]).unwrap();
+        let k = suite_kernel("copy_offset");
         let mut b = copy_bindings(n, offset, (n + offset) as usize);
         counts(&k, &mut b, [n / 256, 1, 1], device)
     }
@@ -1584,7 +1587,7 @@ mod tests {
 
     #[test]
     fn peak_copy_predicts_the_calibrated_bandwidth() {
-        let k = Kernel::load("copy_peak", COPY_PEAK, &[("WORKGROUP_SIZE", 256.0)]).unwrap();
+        let k = suite_kernel("copy_peak");
         let x = 2500.0;
         // An L2 smaller than the 16 MiB copied: repeated dispatches stream from DRAM.
         let device = DeviceModel {
@@ -1611,7 +1614,7 @@ mod tests {
 
     #[test]
     fn sampled_prediction_matches_the_full_run() {
-        let k = Kernel::load("copy_offset", COPY_OFFSET, &[("WORKGROUP_SIZE", 256.0)]).unwrap();
+        let k = suite_kernel("copy_offset");
         // Caches far smaller than the buffers: the whole grid's second (warm) pass
         // finds none of its data, as a window of a stream does.
         let device = DeviceModel {
@@ -1776,7 +1779,7 @@ mod tests {
     fn partial_sector_writes_cost_a_merge_read() {
         // copy_stride at stride 2 writes every other word: every written sector is
         // half valid and must be merged with DRAM's copy; at stride 1 none is.
-        let k = Kernel::load("copy_stride", COPY_STRIDE, &[("WORKGROUP_SIZE", 256.0)]).unwrap();
+        let k = suite_kernel("copy_stride");
         let device = DeviceModel {
             l2_bytes: 64 << 10,
             ..h100()
@@ -1798,7 +1801,7 @@ mod tests {
     #[test]
     #[ignore = "timing; run in release"]
     fn speed_of_a_million_invocation_prediction() {
-        let k = Kernel::load("copy_offset", COPY_OFFSET, &[("WORKGROUP_SIZE", 256.0)]).unwrap();
+        let k = suite_kernel("copy_offset");
         for (workgroups, max) in [(4096u32, 4096), (65536, 4096)] {
             let n = workgroups * 256;
             let mut b = copy_bindings(n, 1, n as usize + 1);

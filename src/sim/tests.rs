@@ -7,9 +7,13 @@ use super::exec::{
     Access, Binding, Kernel, Launch, NoTrace, Request, SimError, Space, Target, run,
 };
 
-const COPY_OFFSET: &str = include_str!("../../shaders/copy_offset.wgsl");
-const COPY_STRIDE: &str = include_str!("../../shaders/copy_stride.wgsl");
-const COPY_PEAK: &str = include_str!("../../shaders/copy_peak.wgsl");
+/// A suite kernel as the GPU gets it (flattened by `build.rs`), with workgroups of
+/// `workgroup_size` invocations.
+fn suite_kernel(name: &str, workgroup_size: u32) -> Result<Kernel, SimError> {
+    let source = crate::suite::shaders::source(name).unwrap_or_else(|| panic!("no kernel {name}"));
+    let overrides = [("WORKGROUP_SIZE", f64::from(workgroup_size))];
+    Kernel::load(name, source, &overrides)
+}
 
 fn words(v: &[u32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
@@ -84,14 +88,13 @@ fn sectors(r: &Req) -> usize {
 /// Runs copy_offset or copy_stride (`param` = offset or stride) and returns dst and
 /// the trace.
 fn run_copy(
-    wgsl: &str,
     name: &str,
     n: u32,
     param: u32,
     len: usize,
     wg: u32,
 ) -> anyhow::Result<(Vec<u32>, Vec<u32>, Vec<Req>)> {
-    let k = Kernel::load(name, wgsl, &[("WORKGROUP_SIZE", f64::from(wg))])?;
+    let k = suite_kernel(name, wg)?;
     assert_eq!(k.workgroup_size(), [wg, 1, 1]);
     let src = floats(len, 7);
     let mut b = vec![
@@ -109,7 +112,7 @@ fn copy_offset_matches_cpu_twin() -> anyhow::Result<()> {
     for offset in [0u32, 1, 5, 32] {
         let n = 1000;
         let len = (n + offset) as usize;
-        let (src, dst, _) = run_copy(COPY_OFFSET, "copy_offset", n, offset, len, 64)?;
+        let (src, dst, _) = run_copy("copy_offset", n, offset, len, 64)?;
         let mut want = vec![0xdead_beef; len];
         for i in 0..n as usize {
             want[i + offset as usize] = src[i + offset as usize];
@@ -124,7 +127,7 @@ fn copy_stride_matches_cpu_twin() -> anyhow::Result<()> {
     for stride in [1u32, 2, 3, 8] {
         let n = 700;
         let len = (n * stride) as usize;
-        let (src, dst, _) = run_copy(COPY_STRIDE, "copy_stride", n, stride, len, 128)?;
+        let (src, dst, _) = run_copy("copy_stride", n, stride, len, 128)?;
         let mut want = vec![0xdead_beef; len];
         for i in 0..n as usize {
             want[i * stride as usize] = src[i * stride as usize];
@@ -136,7 +139,7 @@ fn copy_stride_matches_cpu_twin() -> anyhow::Result<()> {
 
 #[test]
 fn copy_peak_grid_stride_matches_cpu_twin() -> anyhow::Result<()> {
-    let k = Kernel::load("copy_peak", COPY_PEAK, &[("WORKGROUP_SIZE", 64.0)])?;
+    let k = suite_kernel("copy_peak", 64)?;
     let n = 1000u32; // vec4s; 3 workgroups of 64 walk it in ~6 grid strides
     let src = floats(4 * n as usize + 8, 3);
     let mut b = vec![
@@ -164,14 +167,7 @@ fn storage_sectors(trace: &[Req]) -> Vec<usize> {
 fn coalescing_known_answers() -> anyhow::Result<()> {
     let n = 4096;
     for (offset, want) in [(0u32, 4usize), (1, 5), (8, 4), (31, 5)] {
-        let (_, _, trace) = run_copy(
-            COPY_OFFSET,
-            "copy_offset",
-            n,
-            offset,
-            (n + offset) as usize,
-            256,
-        )?;
+        let (_, _, trace) = run_copy("copy_offset", n, offset, (n + offset) as usize, 256)?;
         let s = storage_sectors(&trace);
         // One read and one write request per subgroup of 32.
         assert_eq!(s.len(), 2 * n as usize / 32);
@@ -190,20 +186,13 @@ fn coalescing_known_answers() -> anyhow::Result<()> {
         );
     }
     for (stride, want) in [(1u32, 4usize), (2, 8), (4, 16), (8, 32), (16, 32)] {
-        let (_, _, trace) = run_copy(
-            COPY_STRIDE,
-            "copy_stride",
-            n,
-            stride,
-            (n * stride) as usize,
-            256,
-        )?;
+        let (_, _, trace) = run_copy("copy_stride", n, stride, (n * stride) as usize, 256)?;
         let s = storage_sectors(&trace);
         assert_eq!(s.len(), 2 * n as usize / 32);
         assert!(s.iter().all(|&x| x == want), "stride {stride}: {s:?}");
     }
     // vec4: one request of 16 bytes per lane, 512 bytes per subgroup = 16 sectors.
-    let k = Kernel::load("copy_peak", COPY_PEAK, &[("WORKGROUP_SIZE", 256.0)])?;
+    let k = suite_kernel("copy_peak", 256)?;
     let mut b = vec![
         bind(0, 0, words(&[n, 0, 0, 0])),
         bind(0, 1, vec![0; 16 * n as usize]),
@@ -227,7 +216,7 @@ fn coalescing_known_answers() -> anyhow::Result<()> {
 
 #[test]
 fn window_of_workgroups_keeps_grid_index_math() -> anyhow::Result<()> {
-    let k = Kernel::load("copy_offset", COPY_OFFSET, &[("WORKGROUP_SIZE", 32.0)])?;
+    let k = suite_kernel("copy_offset", 32)?;
     let n = 32 * 12;
     let src = floats(n, 1);
     let mut b = vec![
@@ -533,7 +522,7 @@ fn main() {
 
 #[test]
 fn out_of_bounds_is_an_error_naming_the_shader() -> anyhow::Result<()> {
-    let k = Kernel::load("copy_offset", COPY_OFFSET, &[("WORKGROUP_SIZE", 64.0)])?;
+    let k = suite_kernel("copy_offset", 64)?;
     let n = 128u32;
     let mut b = vec![
         bind(0, 0, words(&[n, 1, 0, 0])),
@@ -566,7 +555,7 @@ fn out_of_bounds_is_an_error_naming_the_shader() -> anyhow::Result<()> {
 #[test]
 #[ignore = "timing; run in release"]
 fn speed_of_a_million_invocation_copy() -> anyhow::Result<()> {
-    let k = Kernel::load("copy_offset", COPY_OFFSET, &[("WORKGROUP_SIZE", 256.0)])?;
+    let k = suite_kernel("copy_offset", 256)?;
     let n = 4096 * 256u32;
     let mut b = vec![
         bind(0, 0, words(&[n, 0, 0, 0])),
