@@ -224,7 +224,7 @@ fn main() -> anyhow::Result<()> {
     };
     let ctx = GpuContext::new(None, Duration::from_secs(20))?;
     let sizing = ctx.sizing(settings.quick, settings.buffer_bytes, settings.matrix)?;
-    let cases = run::select(&sizing, &[])?;
+    let cases = membench::suite::select(&sizing, &[])?;
     let backends = Backends::new(
         &ctx,
         &[Api::Wgpu, Api::Cuda],

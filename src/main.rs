@@ -486,7 +486,7 @@ fn devices() -> anyhow::Result<ExitCode> {
 
 fn list(filters: &[String]) -> anyhow::Result<ExitCode> {
     // Without a device, cases are sized for a nominal large GPU.
-    let selected = run::select(&Sizing::nominal(false), filters)?;
+    let selected = membench::suite::select(&Sizing::nominal(false), filters)?;
     for experiment in REGISTRY {
         let params: Vec<String> = selected
             .iter()
@@ -533,12 +533,13 @@ fn emit_wgsl(filters: &[String], target: Option<&str>) -> anyhow::Result<ExitCod
         Some(kernel) if membench::suite::shaders::source(kernel).is_some() => vec![kernel],
         _ => {
             let filters = target.map_or_else(|| filters.to_vec(), |t| vec![t.to_owned()]);
-            let selected = run::select(&Sizing::nominal(false), &filters).map_err(|_| {
-                anyhow::anyhow!(
-                    "no kernel or case matches \"{}\" (see membench list)",
-                    filters.join(",")
-                )
-            })?;
+            let selected =
+                membench::suite::select(&Sizing::nominal(false), &filters).map_err(|_| {
+                    anyhow::anyhow!(
+                        "no kernel or case matches \"{}\" (see membench list)",
+                        filters.join(",")
+                    )
+                })?;
             let mut kernels = Vec::new();
             for kernel in selected.iter().filter_map(|(e, _)| e.kernel) {
                 if !kernels.contains(&kernel) {
@@ -608,13 +609,15 @@ fn emitted_cases(
             || matches!(experiment.twin, membench::suite::Twin::Cuda(t) if t.source == name)
     };
     Ok(match target {
-        Some(name) if REGISTRY.iter().any(|e| names_kernel(e, name)) => run::select(&sizing, &[])?
-            .into_iter()
-            .filter(|(e, _)| names_kernel(e, name))
-            .collect(),
+        Some(name) if REGISTRY.iter().any(|e| names_kernel(e, name)) => {
+            membench::suite::select(&sizing, &[])?
+                .into_iter()
+                .filter(|(e, _)| names_kernel(e, name))
+                .collect()
+        }
         _ => {
             let filters = target.map_or_else(|| filters.to_vec(), |t| vec![t.to_owned()]);
-            run::select(&sizing, &filters).map_err(|_| {
+            membench::suite::select(&sizing, &filters).map_err(|_| {
                 anyhow::anyhow!(
                     "no kernel or case matches \"{}\" (see membench list)",
                     filters.join(",")
@@ -719,7 +722,7 @@ fn run_concurrent(args: &RunArgs, infos: &[wgpu::AdapterInfo]) -> anyhow::Result
     let adapters = u32::try_from(infos.len()).context("counting the adapters")?;
     // A filter that leaves none of the families' cases is refused once, not per adapter.
     concurrent_cases(
-        run::select(&Sizing::nominal(args.quick), &args.filter)?,
+        membench::suite::select(&Sizing::nominal(args.quick), &args.filter)?,
         &args.filter,
     )?;
     let paths = adapter_paths(infos, run_settings(args, Some(adapters)).sizing());
@@ -859,7 +862,7 @@ fn run_on(
     let tag = concurrent.map_or_else(String::new, |c| format!("adapter {}: ", c.index));
     let ctx = GpuContext::new(adapter, Duration::from_secs(args.timeout_s))?;
     let sizing = ctx.sizing(settings.quick, settings.buffer_bytes, settings.matrix)?;
-    let mut cases = run::select(&sizing, &args.filter)?;
+    let mut cases = membench::suite::select(&sizing, &args.filter)?;
     if concurrent.is_some() {
         cases = concurrent_cases(cases, &args.filter)?;
     }
@@ -867,7 +870,7 @@ fn run_on(
     let destination = destination.unwrap_or_else(|| Destination::File(identity.default_path()));
     // A malformed results file, one of another identity, or a file or directory that
     // cannot be written stops the run before anything is measured.
-    let case_rows = run::case_rows(&run::select(&sizing, &[])?);
+    let case_rows = run::case_rows(&membench::suite::select(&sizing, &[])?);
     let old_rows = match &destination {
         Destination::File(path) => {
             files::check_writable(path)?;
@@ -1087,7 +1090,7 @@ fn simulate(args: SimulateArgs) -> anyhow::Result<ExitCode> {
         None => anyhow::bail!("no device preset {DEFAULT_PRESET:?}"),
     };
     // Sized as for a large GPU (or --quick), without touching a device.
-    let cases = run::select(&Sizing::nominal(args.quick), &args.filter)?;
+    let cases = membench::suite::select(&Sizing::nominal(args.quick), &args.filter)?;
     eprintln!(
         "membench: simulating {} cases on the {} preset ({})",
         cases.len(),
@@ -1114,7 +1117,7 @@ fn validate(
 ) -> anyhow::Result<ExitCode> {
     args.format
         .taken_by("simulate --validate", validate::FORMATS)?;
-    run::check_filters(&args.filter)?;
+    membench::suite::check_filters(&args.filter)?;
     let files: Vec<(PathBuf, Vec<results::Row>)> = args
         .validate
         .iter()
@@ -1162,7 +1165,7 @@ fn validate(
             judged.chain(v.unjudged.iter().map(|(id, _)| id.clone()))
         })
         .collect();
-    if let Some(filter) = run::unmatched(&args.filter, &ids) {
+    if let Some(filter) = membench::suite::unmatched(&args.filter, &ids) {
         anyhow::bail!("--filter `{filter}` matches no measured row of the files");
     }
     out!(
@@ -1241,13 +1244,19 @@ mod tests {
     fn concurrent_runs_keep_the_copy_and_transfer_cases() {
         let sizing = Sizing::nominal(true);
         let filters = ["copy/peak".to_owned(), "reduce".to_owned()];
-        let kept = concurrent_cases(run::select(&sizing, &filters).unwrap(), &filters).unwrap();
+        let kept = concurrent_cases(
+            membench::suite::select(&sizing, &filters).unwrap(),
+            &filters,
+        )
+        .unwrap();
         assert!(!kept.is_empty());
         assert!(kept.iter().all(|(e, _)| e.family == Family::Copy));
-        let every = concurrent_cases(run::select(&sizing, &[]).unwrap(), &[]).unwrap();
+        let every = concurrent_cases(membench::suite::select(&sizing, &[]).unwrap(), &[]).unwrap();
         assert!(every.iter().any(|(e, _)| e.family == Family::Transfer));
         let reduce = ["reduce".to_owned()];
-        let Err(refused) = concurrent_cases(run::select(&sizing, &reduce).unwrap(), &reduce) else {
+        let Err(refused) =
+            concurrent_cases(membench::suite::select(&sizing, &reduce).unwrap(), &reduce)
+        else {
             panic!("reduce is neither copy nor transfer");
         };
         assert!(refused.to_string().contains("--filter reduce selects none"));

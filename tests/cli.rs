@@ -621,7 +621,7 @@ fn known_answers(path: &Path) -> membench::Result<()> {
     use membench::results::{self, Row, SCHEMA_VERSION, Status};
     use membench::suite::RunSizing;
     let filters = ["copy/offset/offset=", "copy/stride/stride="].map(str::to_owned);
-    let cases: Vec<_> = membench::run::select(&membench::suite::Sizing::nominal(true), &filters)?
+    let cases: Vec<_> = membench::suite::select(&membench::suite::Sizing::nominal(true), &filters)?
         .into_iter()
         .filter(|(_, case)| {
             let text = case.params.to_string();

@@ -87,7 +87,7 @@ fn every_case_verifies_at_quick_size() {
         builds.push(Build::TaxFree);
     }
     for build in builds {
-        for (experiment, case) in run::select(&sizing, &[]).unwrap() {
+        for (experiment, case) in membench::suite::select(&sizing, &[]).unwrap() {
             // Transfers verify what arrives in their own test below.
             if case.skip.is_some() || experiment.measure != Measure::Kernel {
                 continue;
@@ -118,7 +118,7 @@ fn every_transfer_case_verifies_and_times_at_quick_size() {
     };
     let sizing = sizing(&ctx, &settings).unwrap();
     let mut measured = 0;
-    for (experiment, case) in run::select(&sizing, &["transfer/".to_owned()]).unwrap() {
+    for (experiment, case) in membench::suite::select(&sizing, &["transfer/".to_owned()]).unwrap() {
         let id = case.id(experiment).to_string();
         let Measure::Transfer(path) = experiment.measure else {
             panic!("{id} is no transfer");
@@ -164,7 +164,7 @@ fn a_transfer_that_delivers_other_bytes_fails() {
         "transfer/readback/size=65536;chunks=1",
         "transfer/overlap_interleaved/size=4194304;chunks=4",
     ] {
-        let (experiment, mut case) = run::select(&sizing, &[filter.to_owned()])
+        let (experiment, mut case) = membench::suite::select(&sizing, &[filter.to_owned()])
             .unwrap()
             .remove(0);
         let data = case.data.clone();
@@ -191,7 +191,7 @@ fn a_wrong_reference_fails_verification() {
         return;
     };
     let sizing = sizing(&ctx, &quick()).unwrap();
-    let (experiment, case) = run::select(&sizing, &["copy/offset/offset=1".to_owned()])
+    let (experiment, case) = membench::suite::select(&sizing, &["copy/offset/offset=1".to_owned()])
         .unwrap()
         .remove(0);
     let backend = Wgpu {
@@ -216,9 +216,10 @@ fn a_timed_case_reports_sane_statistics() {
     };
     let settings = quick();
     let sizing = sizing(&ctx, &settings).unwrap();
-    let (experiment, case) = run::select(&sizing, &["copy/peak/launch=vec4".to_owned()])
-        .unwrap()
-        .remove(0);
+    let (experiment, case) =
+        membench::suite::select(&sizing, &["copy/peak/launch=vec4".to_owned()])
+            .unwrap()
+            .remove(0);
     let Outcome::Measured(timing) = measure(&ctx, experiment, &case, &settings) else {
         panic!("copy/peak did not measure");
     };
@@ -239,9 +240,10 @@ fn a_gpu_validation_error_fails_the_case_not_the_run() {
         return;
     };
     let sizing = sizing(&ctx, &quick()).unwrap();
-    let (experiment, mut case) = run::select(&sizing, &["copy/offset/offset=0".to_owned()])
-        .unwrap()
-        .remove(0);
+    let (experiment, mut case) =
+        membench::suite::select(&sizing, &["copy/offset/offset=0".to_owned()])
+            .unwrap()
+            .remove(0);
     // An override the shader does not declare is a pipeline validation error.
     case.overrides.push(("NO_SUCH_CONSTANT", 1.0));
     match measure(&ctx, experiment, &case, &quick()) {
@@ -249,7 +251,7 @@ fn a_gpu_validation_error_fails_the_case_not_the_run() {
         _ => panic!("an invalid pipeline was not reported as failed"),
     }
     // The device is still usable afterwards.
-    let (experiment, case) = run::select(&sizing, &["copy/offset/offset=1".to_owned()])
+    let (experiment, case) = membench::suite::select(&sizing, &["copy/offset/offset=1".to_owned()])
         .unwrap()
         .remove(0);
     assert!(matches!(

@@ -509,7 +509,7 @@ fn validation_block(validation: &Validation, scatter: Option<&Chart>) -> Markup 
             "\n"
         }
         @if let Some(scatter) = scatter { (figure(scatter)) }
-        @let others: Vec<_> = validation.unjudged.iter().filter(|(_, why)| *why != validate::Unjudged::Transfer).collect();
+        @let others: Vec<_> = validation.unjudged.iter().filter(|(_, why)| *why != validate::Unjudged::Unmatched(crate::suite::Unmatched::Transfer)).collect();
         @if !others.is_empty() {
             details {
                 summary { (others.len()) " measured rows not judged" } "\n"

@@ -6,7 +6,7 @@
 use crate::results::Row;
 use crate::sim::device::DeviceModel;
 use crate::sim::model::Prediction;
-use crate::suite::{Api, Build, CaseId};
+use crate::suite::{Api, Build, CaseId, Rebuilder};
 
 /// The device property a calibration row sets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,7 +118,9 @@ pub fn calibrate(preset: &DeviceModel, rows: &[Row]) -> Calibration {
             continue;
         };
         // The registry's case the row measured, as the validator rebuilds it.
-        let Some((_, (experiment, case))) = crate::validate::cases_of(&[row]).0.pop() else {
+        let Ok((experiment, case)) =
+            Rebuilder::default().find(&row.id(), row.sizing, (row.elements, row.bytes))
+        else {
             continue;
         };
         let Ok(p) = crate::backend::sim::predict(experiment, &case, &model) else {

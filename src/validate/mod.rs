@@ -16,18 +16,16 @@
 
 pub mod stats;
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::report::compare::DeviceResults;
 use crate::results::Format;
 use crate::results::{Row, Status};
 use crate::run::calibrate::{CALIBRATION, Calibration, calibrate, hardware_build, is_calibration};
-use crate::run::selects;
 use crate::sim::device::{self as sim_device, DeviceModel};
 use crate::sim::model::Bound;
-use crate::suite::RunSizing;
-use crate::suite::{Api, Build, Case, CaseId, Experiment, Key, Measure, REGISTRY, Sizing};
+use crate::suite::selects;
+use crate::suite::{Api, Build, CaseId, Key, Rebuilder, Rebuilt, Unmatched};
 pub use stats::RANK_TIES;
 use stats::{Accuracy, flat, rank_agreement};
 
@@ -98,15 +96,8 @@ impl Judged {
 /// Why a measured row was not judged.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Unjudged {
-    /// A host–device transfer: the model is of the device's memory only.
-    Transfer,
-    /// The registry has no such case (any more).
-    Gone,
-    /// The registry sizes the case differently at the row's sizing: predicting it
-    /// would predict another kernel launch.
-    Resized { row_bytes: u64, case_bytes: u64 },
-    /// The registry skips the case at the row's sizing (nominal limits).
-    Skipped(String),
+    /// The registry has no kernel of the row's case to predict.
+    Unmatched(Unmatched),
     /// The simulator could not run the kernel.
     Failed(String),
     /// The simulator predicts no time (no modelled traffic): no ratio.
@@ -116,16 +107,7 @@ pub enum Unjudged {
 impl std::fmt::Display for Unjudged {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Unjudged::Transfer => f.write_str("a transfer: not simulated"),
-            Unjudged::Gone => f.write_str("no such case in the registry any more"),
-            Unjudged::Resized {
-                row_bytes,
-                case_bytes,
-            } => write!(
-                f,
-                "the registry sizes it to {case_bytes} bytes where the row moved {row_bytes}"
-            ),
-            Unjudged::Skipped(why) => write!(f, "the registry skips it: {why}"),
+            Unjudged::Unmatched(why) => why.fmt(f),
             Unjudged::Failed(why) => write!(f, "simulator: {why}"),
             Unjudged::NoTime => f.write_str("the simulator predicts no time (bound `none`)"),
         }
@@ -217,7 +199,7 @@ pub fn validate(
             }),
             Some(Ok(_)) => unjudged.push((id.to_string(), Unjudged::NoTime)),
             Some(Err(why)) => unjudged.push((id.to_string(), Unjudged::Failed(why))),
-            None => unjudged.push((id.to_string(), Unjudged::Transfer)),
+            None => unjudged.push((id.to_string(), Unjudged::Unmatched(Unmatched::Transfer))),
         }
     }
     Validation {
@@ -279,89 +261,19 @@ fn used_words(calibration: &Calibration, source: &str) -> String {
     }
 }
 
-/// A case rebuilt from the registry, owned.
-type Rebuilt = (&'static Experiment, Case);
-
 /// A measured row not judged: its case (`family/variant/param`) and why.
 pub type NotJudged = (String, Unjudged);
 
-/// The sizings a row of `sizing` may have been measured at: nominal limits of a large
-/// GPU with the run's settings, then the same for a software adapter (smaller default
-/// buffers); for a row of a file that records no sizing (schema 1 and 2), those of the
-/// default sizing and of `--quick`. The device's own limits are not recorded; a case
-/// they size differently is caught by its bytes.
-fn sizings(sizing: Option<RunSizing>) -> Vec<Sizing> {
-    let quick = RunSizing {
-        quick: true,
-        ..RunSizing::default()
-    };
-    let recorded = match sizing {
-        Some(sizing) => vec![sizing],
-        None => vec![RunSizing::default(), quick],
-    };
-    recorded
-        .into_iter()
-        .flat_map(|sizing| {
-            let nominal = Sizing {
-                buffer_bytes: sizing.buffer_bytes,
-                matrix: sizing.matrix,
-                ..Sizing::nominal(sizing.quick)
-            };
-            let software = Sizing {
-                software: true,
-                ..nominal.clone()
-            };
-            [nominal, software]
-        })
-        .collect()
-}
-
 /// Each row's case rebuilt from the registry at the row's sizing, with its kernel as
 /// measured (same elements and bytes), and the rows that have none, with why.
-pub(crate) fn cases_of<'r>(rows: &[&'r Row]) -> (Vec<(&'r Row, Rebuilt)>, Vec<NotJudged>) {
-    // The registry's cases at each sizing the rows need, made once.
-    let mut registry: HashMap<Option<RunSizing>, Vec<HashMap<CaseId, Rebuilt>>> = HashMap::new();
+fn cases_of<'r>(rows: &[&'r Row]) -> (Vec<(&'r Row, Rebuilt)>, Vec<NotJudged>) {
+    let mut registry = Rebuilder::default();
     let mut found = Vec::new();
     let mut unjudged = Vec::new();
     for &row in rows {
-        let cases = registry.entry(row.sizing).or_insert_with(|| {
-            sizings(row.sizing)
-                .iter()
-                .map(|sizing| {
-                    REGISTRY
-                        .iter()
-                        .flat_map(|e| (e.cases)(sizing).into_iter().map(move |c| (e, c)))
-                        .map(|(e, c)| (c.id(e), (e, c)))
-                        .collect()
-                })
-                .collect()
-        });
-        let id = row.id();
-        let candidates: Vec<&Rebuilt> = cases.iter().filter_map(|c| c.get(&id)).collect();
-        let Some(&(experiment, case)) = candidates.first() else {
-            unjudged.push((id_text(row), Unjudged::Gone));
-            continue;
-        };
-        if experiment.measure != Measure::Kernel {
-            unjudged.push((id_text(row), Unjudged::Transfer));
-            continue;
-        }
-        let same = candidates
-            .iter()
-            .find(|(_, c)| (c.elements, c.bytes) == (row.elements, row.bytes));
-        match same {
-            Some((_, case)) if case.skip.is_some() => unjudged.push((
-                id_text(row),
-                Unjudged::Skipped(case.skip.clone().unwrap_or_default()),
-            )),
-            Some((experiment, case)) => found.push((row, (*experiment, case.clone()))),
-            None => unjudged.push((
-                id_text(row),
-                Unjudged::Resized {
-                    row_bytes: row.bytes,
-                    case_bytes: case.bytes,
-                },
-            )),
+        match registry.find(&row.id(), row.sizing, (row.elements, row.bytes)) {
+            Ok(rebuilt) => found.push((row, rebuilt)),
+            Err(why) => unjudged.push((id_text(row), Unjudged::Unmatched(why))),
         }
     }
     (found, unjudged)
@@ -543,7 +455,7 @@ impl Validation {
     fn transfers(&self) -> usize {
         self.unjudged
             .iter()
-            .filter(|(_, why)| *why == Unjudged::Transfer)
+            .filter(|(_, why)| *why == Unjudged::Unmatched(Unmatched::Transfer))
             .count()
     }
 
@@ -803,7 +715,7 @@ pub fn render(validations: &[Validation], format: Format, verbose: bool) -> Stri
         let others: Vec<&NotJudged> = validation
             .unjudged
             .iter()
-            .filter(|(_, why)| *why != Unjudged::Transfer)
+            .filter(|(_, why)| *why != Unjudged::Unmatched(Unmatched::Transfer))
             .collect();
         if !others.is_empty() {
             text.push_str("\nnot judged:\n");
@@ -825,11 +737,12 @@ pub fn render(validations: &[Validation], format: Format, verbose: bool) -> Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::suite::RunSizing;
 
     /// Measured rows (at 100 GB/s) of the quick cases matching `filters`, of one device.
     fn rows(filters: &[&str]) -> Vec<Row> {
         let filters: Vec<String> = filters.iter().map(|f| (*f).to_owned()).collect();
-        crate::run::select(&Sizing::nominal(true), &filters)
+        crate::suite::select(&crate::suite::Sizing::nominal(true), &filters)
             .unwrap()
             .iter()
             .map(|(experiment, case)| Row {
@@ -880,14 +793,29 @@ mod tests {
             .map(|(id, w)| (id.as_str(), w))
             .collect();
         assert!(
-            matches!(why[0], ("copy/offset_gone/offset=3", Unjudged::Gone)),
+            matches!(
+                why[0],
+                (
+                    "copy/offset_gone/offset=3",
+                    Unjudged::Unmatched(Unmatched::Gone)
+                )
+            ),
             "{why:?}"
         );
         assert!(
-            matches!(why[1], ("copy/offset/offset=1", Unjudged::Resized { .. })),
+            matches!(
+                why[1],
+                (
+                    "copy/offset/offset=1",
+                    Unjudged::Unmatched(Unmatched::Resized { .. })
+                )
+            ),
             "{why:?}"
         );
-        assert!(matches!(why[2], (_, Unjudged::Transfer)), "{why:?}");
+        assert!(
+            matches!(why[2], (_, Unjudged::Unmatched(Unmatched::Transfer))),
+            "{why:?}"
+        );
         // Held out and calibration rows are summarised apart.
         assert_eq!(own.accuracy(Role::HeldOut).last().unwrap().1.n, 1);
         assert_eq!(own.accuracy(Role::Calibration).last().unwrap().1.n, 1);
