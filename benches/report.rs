@@ -10,8 +10,8 @@ use std::path::Path;
 
 use criterion::{BenchmarkId, Criterion, Throughput};
 
-use membench::report::compare::{self, DeviceResults};
-use membench::results::{self, Format, Row};
+use membench::report::compare;
+use membench::results::{self, DeviceResults, Format, Row};
 use membench::suite::Setting;
 
 /// A results file of `count` rows of one device, as bytes.

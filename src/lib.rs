@@ -10,6 +10,7 @@
 //! judges the simulator's predictions of a results file's cases against the measurements.
 
 pub mod backend;
+pub mod calibrate;
 pub mod error;
 pub mod files;
 pub mod measure;

@@ -431,8 +431,8 @@ fn run_cli(cli: Cli) -> anyhow::Result<ExitCode> {
             threshold,
         }) => {
             format.taken_by("compare", compare::FORMATS)?;
-            let judged_against = compare::load(std::slice::from_ref(&baseline))?;
-            let others = compare::load(&csv)?;
+            let judged_against = results::load(std::slice::from_ref(&baseline))?;
+            let others = results::load(&csv)?;
             let judged = compare::judge(&judged_against, &others, threshold / 100.0);
             if judged.is_empty() {
                 anyhow::bail!(
@@ -456,7 +456,7 @@ fn run_cli(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Compare(args) => {
             args.format.taken_by("compare", compare::FORMATS)?;
-            let devices = compare::load(&args.csv)?;
+            let devices = results::load(&args.csv)?;
             if devices.len() < 2 {
                 anyhow::bail!(
                     "{} holds one device in one api/build: compare needs two (another file, \
@@ -1162,7 +1162,7 @@ fn validate(
         .iter()
         .flat_map(|v| {
             let judged = v.judged.iter().map(|j| j.id.to_string());
-            judged.chain(v.unjudged.iter().map(|(id, _)| id.clone()))
+            judged.chain(v.unjudged.iter().map(|(id, _)| id.to_string()))
         })
         .collect();
     if let Some(filter) = membench::suite::unmatched(&args.filter, &ids) {
@@ -1183,7 +1183,7 @@ fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
     } else {
         args.csv
     };
-    let mut devices = compare::load(&inputs)?;
+    let mut devices = results::load(&inputs)?;
     if let Some(baseline) = &args.baseline {
         devices = report::with_baseline(devices, baseline)?;
     }

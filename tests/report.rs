@@ -20,7 +20,7 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 fn fixtures() -> membench::Result<Vec<DeviceResults>> {
-    compare::load(&[fixture("gpu-a.csv"), fixture("gpu-b.csv")])
+    results::load(&[fixture("gpu-a.csv"), fixture("gpu-b.csv")])
 }
 
 /// A fresh empty directory under the system's temporary one.
@@ -263,7 +263,7 @@ fn report_shows_the_simulator_table_and_scatter() {
                 judged("copy/peak/launch=vec4", Role::Calibration, 3100.0, 1.0),
             ],
             unjudged: vec![(
-                "copy/gone/offset=0".to_owned(),
+                "copy/gone/offset=0".parse().unwrap(),
                 Unjudged::Unmatched(membench::suite::Unmatched::Gone),
             )],
             seconds: 0.0,

@@ -16,79 +16,8 @@ use std::path::{Path, PathBuf};
 use comfy_table::{CellAlignment, Table, TableStyle};
 
 use crate::error::{Error, Result};
-use crate::results::{self, Format, Row, markdown_table};
-use crate::suite::{Family, Params, REGISTRY, Setting};
-
-/// One device's rows in one setting (api and build), from one results file.
-#[derive(Clone, Debug)]
-pub struct DeviceResults {
-    pub path: PathBuf,
-    /// The device as the table names it: adapter, backend, the build where it is not
-    /// the default and the adapters measuring at once where more than one
-    /// (`NVIDIA H200 (vulkan, tax-free, concurrent=2)`); the file name is added where
-    /// two would otherwise have the same label.
-    pub label: String,
-    pub setting: Setting,
-    pub rows: Vec<Row>,
-}
-
-impl DeviceResults {
-    /// Reads one file, which must hold rows of exactly one device: one entry per
-    /// setting it holds, in the settings' order.
-    pub fn read(path: &Path) -> Result<Vec<Self>> {
-        let rows = results::read_device(path)?;
-        let mut settings: BTreeMap<Setting, &Row> = BTreeMap::new();
-        for (_, row) in &rows {
-            settings.entry(row.setting()).or_insert(row);
-        }
-        Ok(settings
-            .into_iter()
-            .map(|(setting, first)| DeviceResults {
-                path: path.to_owned(),
-                label: first.device_label(),
-                setting,
-                rows: rows
-                    .iter()
-                    .filter(|(_, row)| row.setting() == setting)
-                    .map(|(_, row)| row.clone())
-                    .collect(),
-            })
-            .collect())
-    }
-
-    /// Any row: every row of one device and setting has the same device metadata.
-    pub fn metadata(&self) -> Option<&Row> {
-        self.rows.first()
-    }
-}
-
-/// Reads every file, stopping at the first bad one, and makes the labels unique.
-pub fn load(paths: &[PathBuf]) -> Result<Vec<DeviceResults>> {
-    let mut devices: Vec<DeviceResults> = paths
-        .iter()
-        .map(|path| DeviceResults::read(path))
-        .collect::<Result<Vec<_>>>()?
-        .into_iter()
-        .flatten()
-        .collect();
-    let labels: Vec<String> = devices.iter().map(|d| d.label.clone()).collect();
-    for (index, device) in devices.iter_mut().enumerate() {
-        if labels
-            .iter()
-            .filter(|label| **label == labels[index])
-            .count()
-            > 1
-        {
-            let name = device
-                .path
-                .file_name()
-                .unwrap_or_default()
-                .to_string_lossy();
-            device.label = format!("{} [{}: {name}]", labels[index], index + 1);
-        }
-    }
-    Ok(devices)
-}
+use crate::results::{self, DeviceResults, Format, Row, markdown_table};
+use crate::suite::{Family, Params, REGISTRY};
 
 /// One case across devices.
 #[derive(Clone, Debug)]
@@ -752,7 +681,7 @@ pub fn render_verdicts(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suite::Build;
+    use crate::suite::{Build, Setting};
 
     #[test]
     fn labels_say_the_build_and_the_adapters_at_once() {

@@ -26,12 +26,13 @@ use std::path::{Path, PathBuf};
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use crate::error::{Error, Result};
+use crate::results::DeviceResults;
 use crate::results::Status;
 use crate::suite::{Family, REGISTRY};
 use crate::validate;
 use charts::{Chart, Panel};
 use claims::{CLAIMS, Cases, Claim, FINDINGS, Kind, Source, Verdict, ratio_text};
-use compare::{DeviceResults, Line, number};
+use compare::{Line, number};
 use validate::{Role, Validation};
 
 /// Marks a page as written by this command.

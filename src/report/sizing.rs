@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::report::compare::DeviceResults;
+use crate::results::DeviceResults;
 use crate::results::Row;
 use crate::suite::{Family, Params};
 

@@ -5,13 +5,15 @@
 //! updated under its lock, whole ([`crate::files`]). Reading checks what the rest of
 //! membench relies on, naming the file, line and column of the first problem.
 
+mod device;
 mod identity;
 mod read;
 mod summary;
 mod write;
 
+pub use device::{DeviceResults, load, read_device};
 pub use identity::{Identity, distinct_paths};
-pub use read::{parse, parse_with_lines, read, read_device, read_existing, read_with_lines};
+pub use read::{parse, parse_with_lines, read, read_existing, read_with_lines};
 pub use summary::{LATENCY_FAMILIES, ON_CHIP_FAMILIES, copy_peak_gbps, ns_per_element, summary};
 pub use write::{Format, body, head, markdown_table, merge, render, update, write};
 

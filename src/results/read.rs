@@ -36,41 +36,6 @@ pub fn read_with_lines(path: &Path) -> Result<Vec<(u64, Row)>> {
     parse_with_lines(path, &files::read_bounded(path, &file, MAX_FILE_BYTES)?)
 }
 
-/// [`read_with_lines`] of a file that must hold rows of one device, with one backend
-/// per setting: what `compare`, `report` and `simulate --validate` read.
-pub fn read_device(path: &Path) -> Result<Vec<(u64, Row)>> {
-    let error = |message: String| Error::Results {
-        path: path.to_owned(),
-        message,
-    };
-    let rows = read_with_lines(path)?;
-    let Some((first_line, first)) = rows.first() else {
-        return Err(error("no rows: nothing to compare".to_owned()));
-    };
-    let mut backends: HashMap<Setting, (u64, &Row)> = HashMap::new();
-    for (line, row) in &rows {
-        if row.device != first.device {
-            return Err(error(format!(
-                "line {line}: rows of a second device ({}); one file holds one device \
-                 ({} on line {first_line})",
-                row.device_label(),
-                first.device_label()
-            )));
-        }
-        let (setting_line, setting_first) = *backends.entry(row.setting()).or_insert((*line, row));
-        if row.backend != setting_first.backend {
-            return Err(error(format!(
-                "line {line}: rows of a second backend ({}) in {}; one file holds one backend \
-                 per setting ({} on line {setting_line})",
-                row.backend,
-                row.setting(),
-                setting_first.backend
-            )));
-        }
-    }
-    Ok(rows)
-}
-
 /// The rows of the results file at `path`, each with its line; none where there is no
 /// file yet, or an empty one (a writer's lock makes it so until its first rename).
 pub fn read_existing(path: &Path) -> Result<Vec<(u64, Row)>> {

@@ -5,7 +5,6 @@
 //! [`row`], [`predict_cases`]).
 
 mod backends;
-pub mod calibrate;
 mod lockstep;
 mod predict;
 mod rows;
@@ -365,7 +364,7 @@ impl Session<'_> {
         // for them (on an H100 they had held the transfers back by 27 s).
         let (first, rest): (Vec<usize>, Vec<usize>) = (0..cases.len()).partition(|&index| {
             let (experiment, case) = &cases[index];
-            calibrate::is_calibration(&case.id(experiment))
+            crate::calibrate::is_calibration(&case.id(experiment))
         });
         let calibrated_after = first.len().checked_sub(1);
         let order: Vec<usize> = first.into_iter().chain(rest).collect();

@@ -11,9 +11,9 @@ use crate::sim::model::Prediction;
 use crate::suite::{Case, Experiment, Measure};
 
 /// The model predictions are made with: the preset closest to the adapter, calibrated
-/// from `rows` where they hold [`super::calibrate::CALIBRATION`]'s rows.
+/// from `rows` where they hold [`crate::calibrate::CALIBRATION`]'s rows.
 pub fn device_model(adapter_name: &str, rows: &[Row]) -> DeviceModel {
-    super::calibrate::calibrate(sim_device::closest_preset(adapter_name), rows).model
+    crate::calibrate::calibrate(sim_device::closest_preset(adapter_name), rows).model
 }
 
 /// `model`'s name, and what it was calibrated from.

@@ -18,10 +18,12 @@ pub mod stats;
 
 use std::path::{Path, PathBuf};
 
-use crate::report::compare::DeviceResults;
+use crate::calibrate::{
+    CALIBRATION, Calibration, CalibrationRow, calibrate, hardware_build, is_calibration,
+};
+use crate::results::DeviceResults;
 use crate::results::Format;
 use crate::results::{Row, Status};
-use crate::run::calibrate::{CALIBRATION, Calibration, calibrate, hardware_build, is_calibration};
 use crate::sim::device::{self as sim_device, DeviceModel};
 use crate::sim::model::Bound;
 use crate::suite::selects;
@@ -169,7 +171,7 @@ pub fn validate(
     };
     let role = |row: &Row| match modelling.calibrating {
         Calibrating::OwnRows
-            if is_calibration(&row.id()) && calibration.used.contains(&id_text(row)) =>
+            if is_calibration(&row.id()) && calibration.used.iter().any(|id| *id == row.id()) =>
         {
             Role::Calibration
         }
@@ -180,7 +182,7 @@ pub fn validate(
         .iter()
         .filter(|r| r.api == Api::Wgpu && Some(r.build) == build && r.status == Status::Ok)
         .filter(|r| r.gbps_median.is_some_and(|g| g > 0.0))
-        .filter(|r| selects(filters, &id_text(r)))
+        .filter(|r| selects(filters, &r.id().to_string()))
         .collect();
     let started = std::time::Instant::now();
     let (found, mut unjudged) = cases_of(&measured);
@@ -197,9 +199,9 @@ pub fn validate(
                 predicted_gbps: p.effective_gbps,
                 bound: p.bound,
             }),
-            Some(Ok(_)) => unjudged.push((id.to_string(), Unjudged::NoTime)),
-            Some(Err(why)) => unjudged.push((id.to_string(), Unjudged::Failed(why))),
-            None => unjudged.push((id.to_string(), Unjudged::Unmatched(Unmatched::Transfer))),
+            Some(Ok(_)) => unjudged.push((id, Unjudged::NoTime)),
+            Some(Err(why)) => unjudged.push((id, Unjudged::Failed(why))),
+            None => unjudged.push((id, Unjudged::Unmatched(Unmatched::Transfer))),
         }
     }
     Validation {
@@ -237,32 +239,28 @@ pub fn of_results(devices: &[DeviceResults], done: &(dyn Fn() + Sync)) -> Vec<Va
         .collect()
 }
 
-/// `family/variant/param` of a row, as [`CALIBRATION`] names rows.
-fn id_text(row: &Row) -> String {
-    format!("{}/{}/{}", row.family, row.variant, row.param)
-}
-
 /// What `calibration` was fitted to, in words: its rows in `source`, or none.
 fn used_words(calibration: &Calibration, source: &str) -> String {
     if calibration.used.is_empty() {
         format!(
             "the preset alone ({source} hold none of the calibration rows: {})",
-            CALIBRATION
-                .iter()
-                .map(|(id, ..)| *id)
-                .collect::<Vec<_>>()
-                .join(", ")
+            ids_text(CALIBRATION.iter().map(CalibrationRow::id))
         )
     } else {
         format!(
             "calibrated from {} of {source}",
-            calibration.used.join(", ")
+            ids_text(calibration.used.iter().cloned())
         )
     }
 }
 
-/// A measured row not judged: its case (`family/variant/param`) and why.
-pub type NotJudged = (String, Unjudged);
+/// Cases as text, `, ` between them.
+fn ids_text(ids: impl Iterator<Item = CaseId>) -> String {
+    ids.map(|id| id.to_string()).collect::<Vec<_>>().join(", ")
+}
+
+/// A measured row not judged: its case and why.
+pub type NotJudged = (CaseId, Unjudged);
 
 /// Each row's case rebuilt from the registry at the row's sizing, with its kernel as
 /// measured (same elements and bytes), and the rows that have none, with why.
@@ -273,7 +271,7 @@ fn cases_of<'r>(rows: &[&'r Row]) -> (Vec<(&'r Row, Rebuilt)>, Vec<NotJudged>) {
     for &row in rows {
         match registry.find(&row.id(), row.sizing, (row.elements, row.bytes)) {
             Ok(rebuilt) => found.push((row, rebuilt)),
-            Err(why) => unjudged.push((id_text(row), Unjudged::Unmatched(why))),
+            Err(why) => unjudged.push((row.id(), Unjudged::Unmatched(why))),
         }
     }
     (found, unjudged)
@@ -787,14 +785,14 @@ mod tests {
             ]
         );
         assert!(own.model.calibrated && own.calibrated.contains("copy/peak/launch=vec4"));
-        let why: Vec<(&str, &Unjudged)> = own
+        let why: Vec<(String, &Unjudged)> = own
             .unjudged
             .iter()
-            .map(|(id, w)| (id.as_str(), w))
+            .map(|(id, w)| (id.to_string(), w))
             .collect();
         assert!(
             matches!(
-                why[0],
+                (why[0].0.as_str(), why[0].1),
                 (
                     "copy/offset_gone/offset=3",
                     Unjudged::Unmatched(Unmatched::Gone)
@@ -804,7 +802,7 @@ mod tests {
         );
         assert!(
             matches!(
-                why[1],
+                (why[1].0.as_str(), why[1].1),
                 (
                     "copy/offset/offset=1",
                     Unjudged::Unmatched(Unmatched::Resized { .. })

@@ -82,7 +82,7 @@ pub(super) fn group_by_split<'l, 'a>(
 #[cfg(test)]
 pub(super) fn gaps(
     family: Family,
-    devices: &[&crate::report::compare::DeviceResults],
+    devices: &[&crate::results::DeviceResults],
     lines: &[&Line<'_>],
 ) -> Vec<String> {
     let split = BAR_SPLITS

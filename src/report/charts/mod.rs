@@ -24,7 +24,8 @@ mod tax;
 use plotters::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::report::compare::{DeviceResults, Line};
+use crate::report::compare::Line;
+use crate::results::DeviceResults;
 use crate::results::ON_CHIP_FAMILIES;
 use crate::suite::Family;
 

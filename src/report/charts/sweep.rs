@@ -14,7 +14,8 @@ use super::{
     Chart, FONT, Panel, Stroke, WIDTH, chart_error, draw_marker, gbps_unit, number_label, style,
 };
 use crate::error::Result;
-use crate::report::compare::{DeviceResults, Line};
+use crate::report::compare::Line;
+use crate::results::DeviceResults;
 use crate::results::slug;
 use crate::suite::families::{bank, copy, latency};
 use crate::suite::{Experiment, Family, Key};

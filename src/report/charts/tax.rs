@@ -11,8 +11,8 @@ use super::bars::row_axes;
 use super::legend::{Entry, draw_legend, legend_height};
 use super::{Chart, FONT, Stroke, WIDTH, chart_error, draw_marker, style};
 use crate::error::Result;
-use crate::report::compare::{DeviceResults, Line, Tax, tax_ratio};
-use crate::results::slug;
+use crate::report::compare::{Line, Tax, tax_ratio};
+use crate::results::{DeviceResults, slug};
 
 /// One row of the plot: a kernel and, per ratio column, its median ratio.
 struct Kernel {

@@ -3,10 +3,12 @@
 //! prediction, not a fit. Each row sets one device property with a physical meaning,
 //! in the order listed (later rows are predicted with the properties set before).
 
+use crate::params;
 use crate::results::Row;
 use crate::sim::device::DeviceModel;
 use crate::sim::model::Prediction;
-use crate::suite::{Api, Build, CaseId, Rebuilder};
+use crate::suite::families::{bank, constant, copy, latency, transpose};
+use crate::suite::{Api, Build, CaseId, Experiment, Params, Rebuilder};
 
 /// The device property a calibration row sets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,65 +25,101 @@ pub enum Property {
     DramPartialLine,
 }
 
-/// The rows a device model is calibrated from (`family/variant/param`), the property
-/// each sets, and why that row isolates it.
-pub const CALIBRATION: &[(&str, Property, &str)] = &[
-    (
-        "copy/peak/launch=vec4",
-        Property::DramBandwidth,
-        "a vec4 copy of whole sectors streams at the DRAM's practical rate",
-    ),
-    (
-        "latency/chase/footprint=16384",
-        Property::L1Latency,
-        "a pointer chase within the L1",
-    ),
-    (
-        "latency/chase/footprint=16777216",
-        Property::L2Latency,
-        "a pointer chase within the L2",
-    ),
-    (
-        "latency/chase/footprint=1073741824",
-        Property::DramLatency,
-        "a pointer chase far beyond the L2, on an idle DRAM",
-    ),
-    (
-        "transpose/naive_row/size=8192x8192;block=32x16",
-        Property::L2WriteRate,
-        "writing columns makes every lane's store its own line: L2 write requests",
-    ),
-    (
-        "copy/stride/stride=32",
-        Property::DramPartialLine,
-        "a copy at 128-byte stride moves one sector per line: DRAM requests of part of a line",
-    ),
-    (
-        "copy/offset/offset=0",
-        Property::LoadedLatency,
-        "a scalar copy at full occupancy is bound by its loads in flight (Little's law)",
-    ),
-    (
-        "copy/launch/wg=64;grid=2d",
-        Property::LaunchInterval,
-        "64-invocation workgroups finish sooner than an SM launches them",
-    ),
-    (
-        "bank/stride/stride=1;r=1024",
-        Property::IssueRate,
-        "conflict-free workgroup-memory reads are bound by instruction issue",
-    ),
-    (
-        "constant/uniform/read=divergent;r=1024",
-        Property::UniformRate,
-        "a uniform read of 32 distinct addresses serialises in the constant cache",
-    ),
+/// One row a device model is calibrated from: its case, the property it sets and why
+/// that row isolates it.
+pub struct CalibrationRow {
+    pub experiment: &'static Experiment,
+    /// The case's parameters (a function: `Params` are not made in a constant).
+    pub params: fn() -> Params,
+    pub property: Property,
+    pub why: &'static str,
+}
+
+impl CalibrationRow {
+    /// The case the row is of.
+    pub fn id(&self) -> CaseId {
+        CaseId {
+            family: self.experiment.family,
+            variant: self.experiment.variant.to_owned(),
+            params: (self.params)(),
+        }
+    }
+
+    /// Whether `id` is this row's case (its parameters in any order).
+    pub fn is(&self, id: &CaseId) -> bool {
+        id.family == self.experiment.family
+            && id.variant == self.experiment.variant
+            && id.params.same_pairs(&(self.params)())
+    }
+}
+
+/// The rows a device model is calibrated from, in the order their properties are set.
+pub const CALIBRATION: &[CalibrationRow] = &[
+    CalibrationRow {
+        experiment: &copy::PEAK,
+        params: || params!(Launch => "vec4"),
+        property: Property::DramBandwidth,
+        why: "a vec4 copy of whole sectors streams at the DRAM's practical rate",
+    },
+    CalibrationRow {
+        experiment: &latency::CHASE,
+        params: || params!(Footprint => 16384u64),
+        property: Property::L1Latency,
+        why: "a pointer chase within the L1",
+    },
+    CalibrationRow {
+        experiment: &latency::CHASE,
+        params: || params!(Footprint => 16777216u64),
+        property: Property::L2Latency,
+        why: "a pointer chase within the L2",
+    },
+    CalibrationRow {
+        experiment: &latency::CHASE,
+        params: || params!(Footprint => 1073741824u64),
+        property: Property::DramLatency,
+        why: "a pointer chase far beyond the L2, on an idle DRAM",
+    },
+    CalibrationRow {
+        experiment: &transpose::NAIVE_ROW,
+        params: || params!(Size => (8192u32, 8192u32), Block => (32u32, 16u32)),
+        property: Property::L2WriteRate,
+        why: "writing columns makes every lane's store its own line: L2 write requests",
+    },
+    CalibrationRow {
+        experiment: &copy::STRIDE,
+        params: || params!(Stride => 32u64),
+        property: Property::DramPartialLine,
+        why: "a copy at 128-byte stride moves one sector per line: DRAM requests of part of a line",
+    },
+    CalibrationRow {
+        experiment: &copy::OFFSET,
+        params: || params!(Offset => 0u64),
+        property: Property::LoadedLatency,
+        why: "a scalar copy at full occupancy is bound by its loads in flight (Little's law)",
+    },
+    CalibrationRow {
+        experiment: &copy::LAUNCH,
+        params: || params!(Wg => 64u64, Grid => "2d"),
+        property: Property::LaunchInterval,
+        why: "64-invocation workgroups finish sooner than an SM launches them",
+    },
+    CalibrationRow {
+        experiment: &bank::STRIDE,
+        params: || params!(Stride => 1u64, Repeats => 1024u64),
+        property: Property::IssueRate,
+        why: "conflict-free workgroup-memory reads are bound by instruction issue",
+    },
+    CalibrationRow {
+        experiment: &constant::UNIFORM,
+        params: || params!(Read => "divergent", Repeats => 1024u64),
+        property: Property::UniformRate,
+        why: "a uniform read of 32 distinct addresses serialises in the constant cache",
+    },
 ];
 
 /// Whether case `id` is one [`CALIBRATION`] reads.
 pub fn is_calibration(id: &CaseId) -> bool {
-    let id = id.to_string();
-    CALIBRATION.iter().any(|(c, ..)| *c == id)
+    CALIBRATION.iter().any(|row| row.is(id))
 }
 
 /// The build whose rows the model is judged and calibrated on: the wgpu build closest
@@ -93,11 +131,11 @@ pub fn hardware_build(rows: &[Row]) -> Option<Build> {
         .find(|&build| rows.iter().any(|r| r.api == Api::Wgpu && r.build == build))
 }
 
-/// A model and the calibration rows it was fitted to (`family/variant/param`).
+/// A model and the calibration rows' cases it was fitted to.
 #[derive(Clone, Debug)]
 pub struct Calibration {
     pub model: DeviceModel,
-    pub used: Vec<String>,
+    pub used: Vec<CaseId>,
 }
 
 /// `preset` with the properties [`CALIBRATION`] names set from `rows` (of one device,
@@ -106,11 +144,11 @@ pub fn calibrate(preset: &DeviceModel, rows: &[Row]) -> Calibration {
     let build = hardware_build(rows);
     let mut used = Vec::new();
     let mut model = *preset;
-    for &(id, property, _) in CALIBRATION {
+    for calibration in CALIBRATION {
         let Some(row) = rows
             .iter()
             .filter(|r| r.api == Api::Wgpu && Some(r.build) == build)
-            .find(|r| r.id().to_string() == id)
+            .find(|r| calibration.is(&r.id()))
         else {
             continue;
         };
@@ -126,9 +164,9 @@ pub fn calibrate(preset: &DeviceModel, rows: &[Row]) -> Calibration {
         let Ok(p) = crate::backend::sim::predict(experiment, &case, &model) else {
             continue;
         };
-        if set(&mut model, property, &p, measured_s) {
+        if set(&mut model, calibration.property, &p, measured_s) {
             model.calibrated = true;
-            used.push(id.to_owned());
+            used.push(calibration.id());
         }
     }
     Calibration { model, used }
