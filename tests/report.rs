@@ -7,9 +7,8 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use membench::report;
-use membench::report::compare::{self, DeviceResults};
-use membench::results::Format;
-use membench::results::{self, Row};
+use membench::report::compare;
+use membench::results::{self, DeviceResults, Format, Row};
 use membench::suite::Family;
 use proptest::prelude::*;
 

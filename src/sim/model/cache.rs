@@ -1,0 +1,326 @@
+//! The caches: a per-SM L1 for reads (write-through, no write-allocate, except local
+//! memory's writes) and one chip-wide write-back L2, fed one sector at a time; they
+//! count hits, DRAM bytes and DRAM requests, and say where each access was served.
+
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
+use super::counts::Counts;
+use super::lru::{FULL, Lru, MulHasher};
+use crate::sim::device::DeviceModel;
+use crate::sim::exec::Access;
+
+/// What a write-back's DRAM request does: each kind joins only requests of its own
+/// kind (reads are [`Caches::settle_reads`]'s).
+#[derive(Clone, Copy)]
+enum DramOp {
+    Write,
+    /// The read that merges a partly written sector before its write-back.
+    MergeRead,
+}
+
+/// A line's reads in the in-flight group.
+#[derive(Clone, Copy, Default)]
+struct LineReads {
+    /// Sectors read from DRAM.
+    moved: u64,
+    /// Requests that read the line.
+    users: u64,
+}
+
+/// The L1s and the L2, fed one sector at a time.
+pub(super) struct Caches {
+    sector_bytes: u64,
+    /// Sectors per line.
+    per_line: u64,
+    /// The line of the DRAM request open for each [`DramOp`] and the sectors it moves
+    /// so far.
+    dram_open: [Option<(u64, u64)>; 2],
+    /// The in-flight group's reads by line.
+    line_reads: HashMap<u64, LineReads, BuildHasherDefault<MulHasher>>,
+    l1: Vec<Lru>,
+    l2: Lru,
+    /// Latency of an L1 fill from the L2 and from DRAM.
+    l2_ns: f64,
+    dram_ns: f64,
+}
+
+impl Caches {
+    /// The caches of `device`: an L1 for each of `sms` SMs and the L2, all empty.
+    pub(super) fn new(device: &DeviceModel, sms: u64) -> Caches {
+        let sector_bytes = u64::from(device.sector_bytes.max(1));
+        let sectors_of = |bytes: u64| (bytes / sector_bytes) as usize;
+        Caches {
+            sector_bytes,
+            per_line: (u64::from(device.line_bytes) / sector_bytes).max(1),
+            dram_open: [None; 2],
+            line_reads: HashMap::default(),
+            l1: (0..sms)
+                .map(|_| Lru::new(sectors_of(device.l1_bytes)))
+                .collect(),
+            l2: Lru::new(sectors_of(device.l2_bytes)),
+            l2_ns: device.l2_latency_ns,
+            dram_ns: device.dram_latency_ns,
+        }
+    }
+
+    /// Shrink each L1 to `l1` and the L2 to `l2` of its capacity (at most all of it),
+    /// writing back the dirty sectors the L2 evicts.
+    pub(super) fn share(&mut self, c: &mut Counts, l1: f64, l2: f64) {
+        let of = |capacity: usize, share: f64| (capacity as f64 * share.clamp(0.0, 1.0)) as usize;
+        for cache in &mut self.l1 {
+            let capacity = of(cache.capacity(), l1);
+            cache.set_capacity(capacity);
+        }
+        let capacity = of(self.l2.capacity(), l2);
+        for (key, dirty, valid) in self.l2.set_capacity(capacity) {
+            if dirty {
+                self.write_back_sector(c, key, valid != FULL);
+            }
+        }
+    }
+
+    /// Empty the L1s, as a kernel launch invalidates them; the L2 keeps its sectors.
+    pub(super) fn clear_l1s(&mut self) {
+        for l1 in &mut self.l1 {
+            *l1 = Lru::new(l1.capacity());
+        }
+    }
+
+    /// Write back the L2's dirty sectors (the end of a run), leaving them clean.
+    pub(super) fn write_back(&mut self, c: &mut Counts) {
+        for (key, partial) in self.l2.write_back() {
+            self.write_back_sector(c, key, partial);
+        }
+    }
+
+    /// One sector access, issued at `issued_ns`; `written` = the bytes a write covers
+    /// (ignored otherwise). Returns where it was served: the L1, the L2 or DRAM. A read
+    /// that finds its sector in the L1 before the fill that allocated it has arrived
+    /// (another subgroup's miss moments before) waits for that fill: it is served
+    /// where the fill comes from.
+    pub(super) fn access(
+        &mut self,
+        c: &mut Counts,
+        sm: usize,
+        access: Access,
+        (key, written): Covered,
+        issued_ns: f64,
+        local: bool,
+    ) -> (Level, bool) {
+        if access == Access::Read
+            && let Some(l1) = self.l1.get_mut(sm)
+        {
+            // A read touches the sector (`touch` clears the mark): a write after it no
+            // longer meets a fill.
+            if l1.touch(key, 0).0 {
+                c.l1_hit_sectors += 1;
+                let level = match l1.fill(key) {
+                    Some((ready_ns, from)) if issued_ns < ready_ns => from,
+                    _ => Level::L1,
+                };
+                return (level, false);
+            }
+            let level = self.l2_access(c, access, key, written);
+            let latency_ns = if level == Level::L2 {
+                self.l2_ns
+            } else {
+                self.dram_ns
+            };
+            if let Some(l1) = self.l1.get_mut(sm) {
+                l1.set_fill(key, issued_ns + latency_ns, level);
+            }
+            return (level, false);
+        }
+        let mut hazard = false;
+        if access != Access::Read
+            && let Some(l1) = self.l1.get_mut(sm)
+        {
+            if local && access == Access::Write {
+                // Local memory is private to its invocation: the L1 keeps what it
+                // writes (and writes it through to the L2). A write into a sector a
+                // read miss allocated and nothing touched since meets its fill.
+                hazard = l1.take_missed(key);
+                l1.touch(key, written.max(1));
+            } else {
+                l1.remove(key);
+            }
+        }
+        (self.l2_access(c, access, key, written), hazard)
+    }
+
+    /// A sector that `op` moves: it joins the open request of its kind when that is of
+    /// its line, else it opens a new one.
+    fn dram_sector(&mut self, c: &mut Counts, op: DramOp, key: u64) {
+        let line = key / self.per_line;
+        match &mut self.dram_open[op as usize] {
+            Some((open, moved)) if *open == line && *moved < self.per_line => {
+                *moved += 1;
+                c.dram_unmoved_sectors -= 1;
+            }
+            open => {
+                *open = Some((line, 1));
+                c.dram_requests += 1;
+                c.dram_unmoved_sectors += self.per_line - 1;
+            }
+        }
+    }
+
+    /// One request reads the lines of `sectors` (sorted): each line counts it once.
+    pub(super) fn read_lines(&mut self, sectors: &[Covered]) {
+        let mut last = None;
+        for &(key, _) in sectors {
+            let line = key / self.per_line;
+            if last != Some(line) {
+                self.line_reads.entry(line).or_default().users += 1;
+                last = Some(line);
+            }
+        }
+    }
+
+    /// The in-flight group's DRAM reads, settled per line whatever order its requests
+    /// were replayed in: each request that reads part of a line whose sectors came
+    /// from DRAM takes a DRAM access of its own (at most one per sector moved), and
+    /// those accesses leave the rest of the line unmoved. A line split between two
+    /// subgroups (a misaligned copy) so costs the same wherever the split falls: the
+    /// replay's order, one workgroup's request after another's, is not the device's,
+    /// where a workgroup's subgroups ask within a few clocks of one another.
+    pub(super) fn settle_reads(&mut self, c: &mut Counts) {
+        for (_, line) in self.line_reads.drain() {
+            let requests = line.users.min(line.moved);
+            c.dram_requests += requests;
+            c.dram_unmoved_sectors += requests * self.per_line - line.moved;
+        }
+    }
+
+    /// A dirty sector written back to DRAM, merged with a DRAM read first when it is
+    /// `partial`.
+    fn write_back_sector(&mut self, c: &mut Counts, key: u64, partial: bool) {
+        c.dram_write_bytes += self.sector_bytes;
+        self.dram_sector(c, DramOp::Write, key);
+        if partial {
+            c.dram_merge_read_bytes += self.sector_bytes;
+            self.dram_sector(c, DramOp::MergeRead, key);
+        }
+    }
+
+    /// A sector access that reaches the L2.
+    fn l2_access(&mut self, c: &mut Counts, access: Access, key: u64, written: u32) -> Level {
+        c.l2_sectors += 1;
+        c.l2_write_sectors += u64::from(access != Access::Read);
+        let written = match access {
+            Access::Read => 0,
+            Access::Write => written.max(1),
+            Access::Atomic => FULL,
+        };
+        let (hit, evicted) = self.l2.touch(key, written);
+        if hit {
+            c.l2_hit_sectors += 1;
+        } else if access != Access::Write {
+            c.dram_read_bytes += self.sector_bytes;
+            self.line_reads
+                .entry(key / self.per_line)
+                .or_default()
+                .moved += 1;
+        }
+        if let Some((victim, true, valid)) = evicted {
+            self.write_back_sector(c, victim, valid != FULL);
+        }
+        if hit { Level::L2 } else { Level::Dram }
+    }
+}
+
+/// Where a sector access was served, nearest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Level {
+    L1,
+    L2,
+    Dram,
+}
+
+/// A sector key and the bytes of it a request covers.
+pub(super) type Covered = (u64, u32);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::model::fixtures::{copy_bindings, counts, h100, suite_kernel};
+
+    /// DRAM bytes of copy_offset over `n` invocations on `device`.
+    fn copy_offset_dram(device: &DeviceModel, n: u32, offset: u32) -> Counts {
+        let k = suite_kernel("copy_offset");
+        let mut b = copy_bindings(n, offset, (n + offset) as usize);
+        counts(&k, &mut b, [n / 256, 1, 1], device)
+    }
+
+    #[test]
+    fn misaligned_copy_dram_bytes_with_and_without_l2() {
+        // A small chip: 16 SMs × 4 workgroups of 256 in flight, 256 KB of L2 against
+        // 2 MB of buffers, so the L2 cannot hold the whole copy.
+        let small = DeviceModel {
+            sms: 16,
+            max_lanes_per_sm: 1024,
+            l1_bytes: 16 << 10,
+            l2_bytes: 256 << 10,
+            ..h100()
+        };
+        let n = 256 * 1024;
+        let bytes = u64::from(n) * 4;
+        let aligned = copy_offset_dram(&small, n, 0);
+        assert_eq!(aligned.dram_read_bytes, bytes);
+        assert_eq!(aligned.dram_write_bytes, bytes);
+        let shifted = copy_offset_dram(&small, n, 1);
+        let total = |c: &Counts| (c.dram_read_bytes + c.dram_write_bytes) as f64;
+        let ratio = total(&shifted) / total(&aligned);
+        assert!((1.0..1.03).contains(&ratio), "L2 on: {ratio}");
+        // The extra sector per request is still L2 traffic.
+        assert!(shifted.l2_sectors > aligned.l2_sectors);
+
+        let uncached = DeviceModel {
+            l1_bytes: 0,
+            l2_bytes: 0,
+            ..small
+        };
+        let aligned = copy_offset_dram(&uncached, n, 0);
+        let shifted = copy_offset_dram(&uncached, n, 1);
+        let reads = shifted.dram_read_bytes as f64 / aligned.dram_read_bytes as f64;
+        assert_eq!(reads, 1.25, "L2 off, reads");
+        assert_eq!(total(&shifted) / total(&aligned), 1.25, "L2 off, total");
+    }
+
+    #[test]
+    fn l1_serves_reads_within_a_workgroup() {
+        // Without an L2, the sector two neighbouring subgroups of a workgroup share is
+        // read once thanks to the L1; across workgroups (other SMs) it is read twice.
+        let device = DeviceModel {
+            l2_bytes: 0,
+            ..h100()
+        };
+        let c = copy_offset_dram(&device, 256 * 8, 1);
+        // 8 workgroups × 8 requests × 5 sectors, 7 of 8 shared sectors hit in L1.
+        assert_eq!(c.l1_hit_sectors, 8 * 7);
+        assert_eq!(c.dram_read_bytes, (8 * 8 * 5 - 8 * 7) * 32);
+    }
+
+    #[test]
+    fn partial_sector_writes_cost_a_merge_read() {
+        // copy_stride at stride 2 writes every other word: every written sector is
+        // half valid and must be merged with DRAM's copy; at stride 1 none is.
+        let k = suite_kernel("copy_stride");
+        let device = DeviceModel {
+            l2_bytes: 64 << 10,
+            ..h100()
+        };
+        let n = 256 * 64;
+        for (s, merged) in [(1u32, 0), (2, 1)] {
+            let mut b = copy_bindings(n, s, (n * s) as usize);
+            let c = counts(&k, &mut b, [64, 1, 1], &device);
+            assert_eq!(c.dram_write_bytes, u64::from(n * s) * 4, "stride {s}");
+            assert_eq!(
+                c.dram_merge_read_bytes,
+                merged * c.dram_write_bytes,
+                "stride {s}"
+            );
+        }
+    }
+}

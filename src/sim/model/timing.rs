@@ -1,0 +1,415 @@
+//! The time model: a dispatch's scaled counts and work become each limit's time (the
+//! memory paths' bandwidths, issue, latency by Little's law, launch) in [`Terms`]; the
+//! largest is the predicted time and names the [`Bound`].
+
+use super::counts::Counts;
+use crate::sim::device::DeviceModel;
+use crate::sim::{Costs, Stats};
+
+/// What bounds the predicted time: a memory path's bandwidth, or the latency, issue
+/// or launch limit of the workgroups in flight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Bound {
+    Dram,
+    L2,
+    L1,
+    Shared,
+    Uniform,
+    /// Dependent memory rounds × latency over the workgroups resident at once
+    /// (Little's law): too few loads in flight to fill the memory system.
+    Latency,
+    /// Instructions per lane over the device's issue rate.
+    Issue,
+    /// Traffic of private arrays that live in local memory.
+    Local,
+    /// Workgroups launched per second.
+    Launch,
+    /// The kernel touches no modelled memory: time 0.
+    None,
+}
+
+impl Bound {
+    /// The name in results files (`sim_bound`) and tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Bound::Dram => "dram",
+            Bound::L2 => "l2",
+            Bound::L1 => "l1",
+            Bound::Shared => "banks",
+            Bound::Uniform => "uniform",
+            Bound::Latency => "latency",
+            Bound::Issue => "issue",
+            Bound::Local => "local",
+            Bound::Launch => "launch",
+            Bound::None => "none",
+        }
+    }
+
+    /// The bound in words, for a report beside the bar.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Bound::Dram => "DRAM bandwidth",
+            Bound::L2 => "L2 bandwidth",
+            Bound::L1 => "L1 wavefronts",
+            Bound::Shared => "shared-memory bank wavefronts",
+            Bound::Uniform => "constant-cache addresses",
+            Bound::Latency => "memory latency: too few loads in flight",
+            Bound::Issue => "instruction issue",
+            Bound::Local => "local-memory traffic of a private array",
+            Bound::Launch => "workgroup launch rate",
+            Bound::None => "no modelled memory traffic",
+        }
+    }
+
+    /// Every bound, in the order above.
+    pub const ALL: [Bound; 10] = [
+        Bound::Dram,
+        Bound::L2,
+        Bound::L1,
+        Bound::Shared,
+        Bound::Uniform,
+        Bound::Latency,
+        Bound::Issue,
+        Bound::Local,
+        Bound::Launch,
+        Bound::None,
+    ];
+}
+
+impl std::fmt::Display for Bound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Bound {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Bound::ALL
+            .into_iter()
+            .find(|b| b.name() == s)
+            .ok_or_else(|| format!("unknown bound `{s}`"))
+    }
+}
+
+/// A prediction for a whole dispatch (counts scaled to the full grid).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Prediction {
+    pub time_s: f64,
+    pub bound: Bound,
+    /// Declared bytes / time (0 when time is 0).
+    pub effective_gbps: f64,
+    pub dram_read_bytes: u64,
+    pub dram_write_bytes: u64,
+    /// Sector accesses reaching the L2.
+    pub l2_sectors: u64,
+    /// Global requests (reads, writes, atomics).
+    pub requests: u64,
+    /// Average distinct sectors per global request (0 with no global request).
+    pub sectors_per_request: f64,
+    pub shared_wavefronts: u64,
+    /// Average ways (wavefronts) per shared-memory request; None with none.
+    pub bank_ways: Option<f64>,
+    pub uniform_addresses: u64,
+    /// Average distinct addresses per uniform request; None with none.
+    pub uniform_addresses_per_request: Option<f64>,
+    pub simulated_workgroups: u64,
+    pub total_workgroups: u64,
+    /// The simulated window's raw counts, unscaled.
+    pub counts: Counts,
+    /// Each limit's time, seconds; the largest is `time_s`.
+    pub terms: Terms,
+}
+
+/// The time each limit of the model allows a dispatch, seconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Terms {
+    pub dram: f64,
+    /// Of `dram`, the time of partial-line requests' unmoved sectors.
+    pub dram_partial: f64,
+    pub l2: f64,
+    /// Of `l2`, the time of sector writes.
+    pub l2_writes: f64,
+    pub l1: f64,
+    pub shared: f64,
+    pub uniform: f64,
+    pub issue: f64,
+    pub latency: f64,
+    pub launch: f64,
+}
+
+impl Terms {
+    /// Each limit with the bound it names, in order of precedence: on a tie the
+    /// earlier names the bound. `dram_partial` and `l2_writes` are parts of `dram`
+    /// and `l2`, not limits of their own.
+    pub fn limits(&self) -> [(Bound, f64); 8] {
+        [
+            (Bound::Dram, self.dram),
+            (Bound::L2, self.l2),
+            (Bound::L1, self.l1),
+            (Bound::Shared, self.shared),
+            (Bound::Uniform, self.uniform),
+            (Bound::Issue, self.issue),
+            (Bound::Latency, self.latency),
+            (Bound::Launch, self.launch),
+        ]
+    }
+
+    /// The largest limit and the bound it names: the predicted time and what bounds
+    /// it ([`Bound::None`] and 0 when no limit is above 0).
+    pub fn largest(&self) -> (Bound, f64) {
+        self.limits().into_iter().fold(
+            (Bound::None, 0.0),
+            |best, (b, t)| if t > best.1 { (b, t) } else { best },
+        )
+    }
+}
+
+/// What the interpreter measured of the workgroups it ran, besides their memory
+/// requests ([`crate::sim::Stats`]), and their shape.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Work {
+    /// Invocations per workgroup.
+    pub lanes: u32,
+    /// Arithmetic instructions issued, per subgroup ([`crate::sim::Stats::warp_ops`]).
+    pub warp_ops: u64,
+    /// Subgroup shuffles and broadcasts issued, per subgroup.
+    pub shuffles: u64,
+    /// Critical paths summed over the workgroups, and the storage loads on them,
+    /// charged at [`costs`]`(device)`.
+    pub critical_ns: f64,
+    pub critical_rounds: u64,
+}
+
+impl Work {
+    /// The work `runs` recorded, for workgroups of `lanes` invocations.
+    pub(super) fn of(runs: &[Stats], lanes: u32) -> Work {
+        Work {
+            lanes,
+            warp_ops: runs.iter().map(|r| r.warp_ops).sum(),
+            shuffles: runs.iter().map(|r| r.shuffles).sum(),
+            critical_ns: runs.iter().map(|r| r.critical_ns).sum(),
+            critical_rounds: runs.iter().map(|r| r.critical_rounds).sum(),
+        }
+    }
+}
+
+/// What the interpreter's scoreboard charges on `device`: storage loads at the idle
+/// DRAM latency (the prediction rescales them by where they hit and how busy the
+/// DRAM is), workgroup barriers.
+pub fn costs(device: &DeviceModel) -> Costs {
+    Costs {
+        global_ns: device.dram_latency_ns,
+        l2_ns: device.l2_latency_ns,
+        on_chip_ns: device.on_chip_latency_ns,
+        barrier_ns: device.barrier_ns,
+        int_div_instructions: device.int_div_instructions,
+        schedulers: device.issue_per_clock,
+        clock_ghz: device.clock_ghz,
+    }
+}
+
+impl Prediction {
+    /// Scale `counts` and `work` by `total / simulated` workgroups and apply the time
+    /// model: the largest of the memory paths' times, the issue time, the latency
+    /// time and the launch time.
+    pub fn from_counts(
+        counts: &Counts,
+        work: &Work,
+        device: &DeviceModel,
+        declared_bytes: u64,
+        simulated_workgroups: u64,
+        total_workgroups: u64,
+    ) -> Prediction {
+        let scale = total_workgroups as f64 / simulated_workgroups.max(1) as f64;
+        let scaled = |n: u64| (n as f64 * scale).round() as u64;
+        let ratio = |a: u64, b: u64| (b > 0).then(|| a as f64 / b as f64);
+        let per_s = |n: f64, rate: f64| if rate > 0.0 { n / rate } else { 0.0 };
+        let dram_read_bytes = scaled(counts.dram_read_bytes + counts.dram_merge_read_bytes);
+        let dram_write_bytes = scaled(counts.dram_write_bytes);
+        let l2_sectors = scaled(counts.l2_sectors);
+        let l2_writes = scaled(counts.l2_write_sectors);
+        let shared_wavefronts = scaled(counts.shared_wavefronts);
+        let uniform_addresses = scaled(counts.uniform_addresses);
+        // The L2 takes one write request per line a request writes (an atomic: per
+        // sector), whatever part of the line it carries.
+        let l2_write_requests = scaled(counts.writes.lines + counts.atomics.sectors);
+        let l2_writes_s = per_s(l2_write_requests as f64, device.l2_write_requests_per_s);
+        // A DRAM request of part of a line takes a share of the time of the sectors it
+        // leaves out besides the bytes it moves.
+        let dram_partial_s = per_s(
+            scaled(counts.dram_unmoved_sectors) as f64
+                * device.dram_unmoved_sector_share
+                * f64::from(device.sector_bytes),
+            device.dram_gbps * 1e9,
+        );
+        let dram_s = per_s(
+            (dram_read_bytes + dram_write_bytes) as f64,
+            device.dram_gbps * 1e9,
+        ) + dram_partial_s;
+        let l2_s = per_s(
+            (l2_sectors.saturating_sub(l2_writes) * u64::from(device.sector_bytes)) as f64,
+            device.l2_gbps * 1e9,
+        ) + l2_writes_s;
+        let l1_s = per_s(
+            scaled(counts.global_lines()) as f64,
+            device.l1_wavefronts_per_s,
+        ) + scaled(counts.local_write_hazards) as f64 * device.l2_latency_ns / 2.0
+            * 1e-9
+            / f64::from(device.sms.max(1));
+        let shared_s = per_s(shared_wavefronts as f64, device.shared_wavefronts_per_s);
+        let uniform_s = per_s(uniform_addresses as f64, device.uniform_addresses_per_s);
+        let sms = f64::from(device.sms.max(1));
+        // The arithmetic pipes and the shuffle unit work side by side.
+        let issue_s = per_s(
+            work.warp_ops as f64 * scale,
+            sms * device.issue_per_clock * device.clock_ghz * 1e9,
+        )
+        .max(per_s(
+            work.shuffles as f64 * scale,
+            sms * device.shuffles_per_clock * device.clock_ghz * 1e9,
+        ));
+        let launch_s = total_workgroups as f64 * device.workgroup_launch_ns * 1e-9 / sms;
+        // The busiest path of those that work side by side: the memory paths and issue.
+        let busiest = [dram_s, l2_s, l1_s, shared_s, uniform_s]
+            .into_iter()
+            .fold(issue_s, f64::max);
+        // Little's law: the workgroups resident at once each take their critical path;
+        // its storage loads take the latency of where they hit, DRAM's rising with the
+        // share of DRAM bandwidth in use.
+        let [l1, l2, dram] = counts.read_rounds_from.map(|n| n as f64);
+        let reads = (l1 + l2 + dram).max(1.0);
+        let [l1, l2, dram] = [l1 / reads, l2 / reads, dram / reads];
+        let round_ns =
+            |dram_ns: f64| l1 * device.l1_latency_ns + l2 * device.l2_latency_ns + dram * dram_ns;
+        let in_flight = device.workgroups_in_flight(work.lanes) as f64;
+        // A workgroup's global requests pass its SM's L1 one wavefront (line) per clock,
+        // so its last load leaves the L1 only after all of its own wavefronts: a
+        // workgroup of many column reads waits that long besides the latency.
+        let own_l1_ns = per_s(
+            counts.global_lines() as f64 * 1e9,
+            device.l1_wavefronts_per_s / sms,
+        );
+        let latency_s = |dram_ns: f64| {
+            let per_workgroup = (work.critical_ns
+                + own_l1_ns
+                + work.critical_rounds as f64 * (round_ns(dram_ns) - device.dram_latency_ns))
+                / simulated_workgroups.max(1) as f64;
+            // Whole waves: a workgroup takes its critical path however few run.
+            per_workgroup * 1e-9 * (total_workgroups as f64 / in_flight).ceil()
+        };
+        let idle = latency_s(device.dram_latency_ns);
+        // The latency rises with the share of the time the busiest memory path (DRAM or
+        // L2: both queue) is in use, and where the latency bounds, that time is its
+        // own: t = idle + rise × min(1, load / t), solved for t.
+        let rise = latency_s(device.loaded_latency_ns) - idle;
+        let load = dram_s.max(l2_s);
+        let busy = if idle > 0.0 && load > 0.0 {
+            let t = (idle + (idle * idle + 4.0 * rise * load).max(0.0).sqrt()) / 2.0;
+            (load / t.max(busiest)).min(1.0)
+        } else {
+            0.0
+        };
+        let latency_s = idle + busy * rise;
+        let terms = Terms {
+            dram: dram_s,
+            dram_partial: dram_partial_s,
+            l2: l2_s,
+            l2_writes: l2_writes_s,
+            l1: l1_s,
+            shared: shared_s,
+            uniform: uniform_s,
+            issue: issue_s,
+            latency: latency_s,
+            launch: launch_s,
+        };
+        let (mut bound, time_s) = terms.largest();
+        // Local-memory traffic bounds the kernel when a memory path it loads does.
+        if counts.local_requests > 0 && matches!(bound, Bound::Dram | Bound::L2 | Bound::L1) {
+            bound = Bound::Local;
+        }
+        Prediction {
+            time_s,
+            bound,
+            effective_gbps: if time_s > 0.0 {
+                declared_bytes as f64 / time_s / 1e9
+            } else {
+                0.0
+            },
+            dram_read_bytes,
+            dram_write_bytes,
+            l2_sectors,
+            requests: scaled(counts.global_requests()),
+            sectors_per_request: ratio(counts.global_sectors(), counts.global_requests())
+                .unwrap_or(0.0),
+            shared_wavefronts,
+            bank_ways: ratio(counts.shared_wavefronts, counts.shared_requests),
+            uniform_addresses,
+            uniform_addresses_per_request: ratio(counts.uniform_addresses, counts.uniform_requests),
+            simulated_workgroups,
+            total_workgroups,
+            counts: *counts,
+            terms,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::exec::Kernel;
+    use crate::sim::model::fixtures::{bind, counts, h100};
+
+    #[test]
+    fn the_largest_term_names_the_bound() {
+        assert_eq!(Terms::default().largest(), (Bound::None, 0.0));
+        let tie = Terms {
+            l2: 2.0,
+            issue: 2.0,
+            latency: 1.0,
+            ..Terms::default()
+        };
+        assert_eq!(tie.largest(), (Bound::L2, 2.0), "a tie goes to the earlier");
+        let parts = Terms {
+            dram: 1.0,
+            dram_partial: 5.0,
+            l2_writes: 5.0,
+            ..Terms::default()
+        };
+        assert_eq!(parts.largest(), (Bound::Dram, 1.0), "parts are not limits");
+    }
+
+    #[test]
+    fn a_small_table_read_over_and_over_is_bound_by_the_l1() {
+        // Every lane reads element k (broadcast) or lane + k (32 consecutive words: one
+        // line when k is a multiple of 32, else two) of a 1 KiB table, 64 times: all
+        // but the first reads hit the L1.
+        let wgsl = "
+            @group(0) @binding(0) var<storage, read> table: array<u32>;
+            @group(0) @binding(1) var<storage, read_write> out: array<u32>;
+            @compute @workgroup_size(64)
+            fn main(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) w: vec3<u32>) {
+                var acc = 0u;
+                for (var k = 0u; k < 64u; k++) {
+                    acc += table[(OFFSET + k) % 256u];
+                }
+                out[w.x * 64u + l] = acc;
+            }";
+        for (offset, lines_per_read) in [("0u", 1.0), ("l", 2.0 - 2.0 / 64.0)] {
+            let k = Kernel::load("table", &wgsl.replace("OFFSET", offset), &[]).unwrap();
+            let mut b = vec![bind(0, vec![0; 1024]), bind(1, vec![0; 4 * 64 * 264])];
+            let c = counts(&k, &mut b, [264, 1, 1], &h100());
+            // Launches are instantaneous here: the L1 alone is compared.
+            let device = DeviceModel {
+                workgroup_launch_ns: 0.0,
+                ..h100()
+            };
+            let p = Prediction::from_counts(&c, &Work::default(), &device, 1, 264, 264);
+            assert_eq!(p.bound, Bound::L1, "{offset}");
+            // 2 subgroups × 64 reads and 1 write (one line) per workgroup.
+            let lines = 264.0 * 2.0 * (64.0 * lines_per_read + 1.0);
+            assert_eq!(c.global_lines() as f64, lines, "{offset}");
+            assert_eq!(p.time_s, lines / h100().shared_wavefronts_per_s, "{offset}");
+        }
+    }
+}
