@@ -543,7 +543,7 @@ fn figure(chart: &Chart) -> Markup {
 fn finding(family: Family, devices: &[&DeviceResults]) -> Markup {
     let Some((headline, claim)) = FINDINGS
         .iter()
-        .filter_map(|f| Some((f, f.of()?)))
+        .map(|f| (f, f.claim))
         .find(|(_, claim)| claim.family == family)
     else {
         return html! {};

@@ -27,7 +27,7 @@ use crate::results::{Row, Status};
 use crate::sim::device::{self as sim_device, DeviceModel};
 use crate::sim::model::Bound;
 use crate::suite::selects;
-use crate::suite::{Api, Build, CaseId, Key, Rebuilder, Rebuilt, Unmatched};
+use crate::suite::{Api, Build, CaseId, Family, Key, Params, Rebuilder, Rebuilt, Unmatched};
 pub use stats::RANK_TIES;
 use stats::{Accuracy, flat, rank_agreement};
 
@@ -277,6 +277,9 @@ fn cases_of<'r>(rows: &[&'r Row]) -> (Vec<(&'r Row, Rebuilt)>, Vec<NotJudged>) {
     (found, unjudged)
 }
 
+/// An experiment (family and variant) and params besides a swept key.
+type Experiment<'i> = (Family, &'i str, Params);
+
 /// Whether a [`RankGroup`] compares variants or params.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GroupKind {
@@ -327,9 +330,9 @@ pub fn rank_groups(ids: &[&CaseId]) -> Vec<RankGroup> {
             });
         }
     };
-    let mut ladders: Vec<((String, String), Vec<usize>)> = Vec::new();
+    let mut ladders: Vec<((Family, &Params), Vec<usize>)> = Vec::new();
     for (index, id) in ids.iter().enumerate() {
-        let key = (id.family.to_string(), id.params.to_string());
+        let key = (id.family, &id.params);
         match ladders.iter_mut().find(|(k, _)| *k == key) {
             Some((_, members)) => members.push(index),
             None => ladders.push((key, vec![index])),
@@ -347,13 +350,10 @@ pub fn rank_groups(ids: &[&CaseId]) -> Vec<RankGroup> {
         }
     }
     for key in keys {
-        let mut sweeps: Vec<((String, String, String), Vec<usize>)> = Vec::new();
+        // Per experiment and the params besides the key: the cases' indices.
+        let mut sweeps: Vec<(Experiment<'_>, Vec<usize>)> = Vec::new();
         for (index, id) in ids.iter().enumerate() {
-            let experiment = (
-                id.family.to_string(),
-                id.variant.clone(),
-                id.params.without(key).to_string(),
-            );
+            let experiment = (id.family, id.variant.as_str(), id.params.without(key));
             match sweeps.iter_mut().find(|(k, _)| *k == experiment) {
                 Some((_, members)) => members.push(index),
                 None => sweeps.push((experiment, vec![index])),

@@ -2,8 +2,8 @@
 //! tiles, strides and the broadcast.
 
 use super::{
-    Cases, Claim, Kind, Verdict, all, as_shown, at_each, at_least, at_most, between, ratio,
-    ratio_text,
+    Cases, Claim, Finding, Kind, Verdict, all, as_shown, at_each, at_least, at_most, between,
+    ratio, ratio_text,
 };
 use crate::params;
 use crate::suite::families::bank::{
@@ -12,22 +12,31 @@ use crate::suite::families::bank::{
 };
 use crate::suite::{Family, Key, Params};
 
+/// The family's finding in the report's summary: column ÷ row reads of a 32-wide tile.
+pub(super) const FINDING: Finding = Finding {
+    claim: &COLUMN_CONFLICT,
+    what: "column ÷ row reads of a 32-wide tile",
+};
+
+/// bank-column-conflict, the claim the family's finding shows.
+const COLUMN_CONFLICT: Claim = Claim {
+    id: "bank-column-conflict",
+    family: Family::Bank,
+    claim: "reading a column of a 32-wide tile is a 32-way bank conflict",
+    rule: "row_col runs at 0.25 × row_row or slower (4× the time at least)",
+    kind: Kind::Bandwidth,
+    experiments: &[&ROW_ROW, &ROW_COL],
+    decide: |cases| {
+        at_each(cases, &ROW_ROW, |params| {
+            let (value, detail) = ratio(cases, (&ROW_COL, params), (&ROW_ROW, params))?;
+            Ok(at_most(value, 0.25, detail))
+        })
+    },
+};
+
 /// The bank claims, in checklist order.
 pub(super) const CLAIMS: &[Claim] = &[
-    Claim {
-        id: "bank-column-conflict",
-        family: Family::Bank,
-        claim: "reading a column of a 32-wide tile is a 32-way bank conflict",
-        rule: "row_col runs at 0.25 × row_row or slower (4× the time at least)",
-        kind: Kind::Bandwidth,
-        experiments: &[&ROW_ROW, &ROW_COL],
-        decide: |cases| {
-            at_each(cases, &ROW_ROW, |params| {
-                let (value, detail) = ratio(cases, (&ROW_COL, params), (&ROW_ROW, params))?;
-                Ok(at_most(value, 0.25, detail))
-            })
-        },
-    },
+    COLUMN_CONFLICT,
     Claim {
         id: "bank-padding",
         family: Family::Bank,

@@ -1,27 +1,36 @@
 //! The constant-memory claims: distinct addresses serialise, a broadcast is as fast as
 //! can be.
 
-use super::{Claim, Kind, at_each, at_least, at_most, ratio};
+use super::{Claim, Finding, Kind, at_each, at_least, at_most, ratio};
 use crate::suite::families::constant::{READ_BROADCAST, READ_DIVERGENT, STORAGE, UNIFORM};
 use crate::suite::{Family, Key, Params, Value};
 
+/// The family's finding in the report's summary: divergent ÷ broadcast uniform reads.
+pub(super) const FINDING: Finding = Finding {
+    claim: &SERIALISES,
+    what: "divergent ÷ broadcast uniform reads",
+};
+
+/// constant-serialises, the claim the family's finding shows.
+const SERIALISES: Claim = Claim {
+    id: "constant-serialises",
+    family: Family::Constant,
+    claim: "the constant (uniform) path serialises on distinct addresses within a request",
+    rule: "uniform read=divergent runs at 0.5 × uniform read=broadcast or slower",
+    kind: Kind::Bandwidth,
+    experiments: &[&UNIFORM],
+    decide: |cases| {
+        at_each(cases, &UNIFORM, |params| {
+            let divergent = divergent_of(params)?;
+            let (value, detail) = ratio(cases, (&UNIFORM, &divergent), (&UNIFORM, params))?;
+            Ok(at_most(value, 0.5, detail))
+        })
+    },
+};
+
 /// The constant claims, in checklist order.
 pub(super) const CLAIMS: &[Claim] = &[
-    Claim {
-        id: "constant-serialises",
-        family: Family::Constant,
-        claim: "the constant (uniform) path serialises on distinct addresses within a request",
-        rule: "uniform read=divergent runs at 0.5 × uniform read=broadcast or slower",
-        kind: Kind::Bandwidth,
-        experiments: &[&UNIFORM],
-        decide: |cases| {
-            at_each(cases, &UNIFORM, |params| {
-                let divergent = divergent_of(params)?;
-                let (value, detail) = ratio(cases, (&UNIFORM, &divergent), (&UNIFORM, params))?;
-                Ok(at_most(value, 0.5, detail))
-            })
-        },
-    },
+    SERIALISES,
     Claim {
         id: "constant-broadcast",
         family: Family::Constant,

@@ -1,6 +1,6 @@
 //! The latency claim: a load the L2 cannot serve waits for DRAM, far longer.
 
-use super::{Claim, Kind, at_least, ratio_text};
+use super::{Claim, Finding, Kind, at_least, ratio_text};
 use crate::params;
 use crate::suite::Family;
 use crate::suite::families::latency::{CHASE, LOAD_BYTES};
@@ -10,8 +10,14 @@ use crate::suite::families::latency::{CHASE, LOAD_BYTES};
 const IN_L2_BYTES: u64 = 1 << 20;
 const PAST_L2_BYTES: u64 = 256 << 20;
 
-/// The latency claims, in checklist order.
-pub(super) const CLAIMS: &[Claim] = &[Claim {
+/// The family's finding in the report's summary: time per load, 256 MiB ÷ 1 MiB chase.
+pub(super) const FINDING: Finding = Finding {
+    claim: &DRAM,
+    what: "time per load, 256 MiB ÷ 1 MiB chase",
+};
+
+/// latency-dram, the claim the family's finding shows.
+const DRAM: Claim = Claim {
     id: "latency-dram",
     family: Family::Latency,
     claim: "a load that misses the L2 waits for DRAM: the chase's time per load rises past the \
@@ -40,7 +46,10 @@ pub(super) const CLAIMS: &[Claim] = &[Claim {
         );
         Ok(at_least(value, 1.5, detail))
     },
-}];
+};
+
+/// The latency claims, in checklist order.
+pub(super) const CLAIMS: &[Claim] = &[DRAM];
 
 #[cfg(test)]
 mod tests {

@@ -1,12 +1,18 @@
 //! The local-memory claim: a private array indexed at run time is slower than one in
 //! registers.
 
-use super::{Claim, Kind, at_each, at_most, ratio};
+use super::{Claim, Finding, Kind, at_each, at_most, ratio};
 use crate::suite::Family;
 use crate::suite::families::localmem::{DYNAMIC_INDEX, REGISTER_ARRAY};
 
-/// The localmem claims, in checklist order.
-pub(super) const CLAIMS: &[Claim] = &[Claim {
+/// The family's finding in the report's summary: dynamic index ÷ register array.
+pub(super) const FINDING: Finding = Finding {
+    claim: &DYNAMIC_INDEX_SLOWER,
+    what: "dynamic index ÷ register array",
+};
+
+/// localmem-dynamic-index, the claim the family's finding shows.
+const DYNAMIC_INDEX_SLOWER: Claim = Claim {
     id: "localmem-dynamic-index",
     family: Family::Localmem,
     claim: "a private array indexed at run time may be placed in local memory and be slower \
@@ -21,7 +27,10 @@ pub(super) const CLAIMS: &[Claim] = &[Claim {
             Ok(at_most(value, 0.9, detail))
         })
     },
-}];
+};
+
+/// The localmem claims, in checklist order.
+pub(super) const CLAIMS: &[Claim] = &[DYNAMIC_INDEX_SLOWER];
 
 #[cfg(test)]
 mod tests {

@@ -1,12 +1,18 @@
 //! The subgroup claim: the operations return what their definitions say.
 
-use super::{Claim, Kind, Verdict};
+use super::{Claim, Finding, Kind, Verdict};
 use crate::results::Status;
 use crate::suite::Family;
 use crate::suite::families::subgroup::{BROADCAST, SHUFFLE_DOWN, SHUFFLE_UP, SHUFFLE_XOR, SWAP};
 
-/// The subgroup claims, in checklist order.
-pub(super) const CLAIMS: &[Claim] = &[Claim {
+/// The family's finding in the report's summary: subgroup operations verified.
+pub(super) const FINDING: Finding = Finding {
+    claim: &SEMANTICS,
+    what: "subgroup operations verified",
+};
+
+/// subgroup-semantics, the claim the family's finding shows.
+const SEMANTICS: Claim = Claim {
     id: "subgroup-semantics",
     family: Family::Subgroup,
     claim: "broadcast, shuffle up/down/xor and the lane swap return what their definitions \
@@ -35,7 +41,10 @@ pub(super) const CLAIMS: &[Claim] = &[Claim {
             ))
         }
     },
-}];
+};
+
+/// The subgroup claims, in checklist order.
+pub(super) const CLAIMS: &[Claim] = &[SEMANTICS];
 
 #[cfg(test)]
 mod tests {

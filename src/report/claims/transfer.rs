@@ -1,6 +1,6 @@
 //! The transfer claims: large transfers, batching, overlap with compute.
 
-use super::{Claim, Kind, Outcome, any_measured_all, at_each, at_least, ratio};
+use super::{Claim, Finding, Kind, Outcome, any_measured_all, at_each, at_least, ratio};
 use crate::suite::families::transfer::{
     BATCH_BYTES, BATCH_CHUNKS, DEVICE_COPY, MAPPED_READ, OVERLAP_INTERLEAVED, OVERLAP_SERIAL,
     READBACK, READBACK_PAGEABLE, READBACK_PINNED, Shape, UPLOAD_MAPPABLE, UPLOAD_PAGEABLE,
@@ -30,54 +30,63 @@ const PINNED_PAIRS: [(&Experiment, &Experiment); 2] = [
     (&READBACK_PINNED, &READBACK_PAGEABLE),
 ];
 
+/// The family's finding in the report's summary: largest ÷ smallest transfer, every path.
+pub(super) const FINDING: Finding = Finding {
+    claim: &LARGE,
+    what: "largest ÷ smallest transfer, every path",
+};
+
+/// transfer-large, the claim the family's finding shows.
+const LARGE: Claim = Claim {
+    id: "transfer-large",
+    family: Family::Transfer,
+    claim: "few large transfers beat many small ones: per-transfer overhead dominates small \
+                sizes",
+    rule: "for every transfer variant swept over size, the largest size runs at 4 × the \
+               bandwidth of the smallest or faster",
+    kind: Kind::Bandwidth,
+    experiments: PATHS,
+    decide: |cases| {
+        // The size of a one-transfer case.
+        let size = |params: &Params| {
+            params
+                .number(Key::Size)
+                .filter(|_| params.number(Key::Chunks) == Some(1))
+        };
+        let mut swept: Vec<&Experiment> = PATHS
+            .iter()
+            .copied()
+            .filter(|&path| cases.params(path).iter().any(|p| size(p).is_some()))
+            .collect();
+        // The details list the paths by name.
+        swept.sort_by_key(|path| path.variant);
+        let parts: Vec<Outcome> = swept
+            .into_iter()
+            .map(|path| {
+                let measured: Vec<(u64, Params)> = cases
+                    .params(path)
+                    .into_iter()
+                    .filter(|params| cases.gbps(path, params).is_ok())
+                    .filter_map(|params| Some((size(&params)?, params)))
+                    .collect();
+                let smallest = measured.iter().min_by_key(|(size, _)| *size);
+                let largest = measured.iter().max_by_key(|(size, _)| *size);
+                match (smallest, largest) {
+                    (Some(small), Some(large)) if small.0 < large.0 => {
+                        let (value, detail) = ratio(cases, (path, &large.1), (path, &small.1))?;
+                        Ok(at_least(value, 4.0, detail))
+                    }
+                    _ => Err(format!("{} measured at fewer than two sizes", path.name())),
+                }
+            })
+            .collect();
+        any_measured_all(parts, "no transfer variant swept over size")
+    },
+};
+
 /// The transfer claims, in checklist order.
 pub(super) const CLAIMS: &[Claim] = &[
-    Claim {
-        id: "transfer-large",
-        family: Family::Transfer,
-        claim: "few large transfers beat many small ones: per-transfer overhead dominates small \
-                sizes",
-        rule: "for every transfer variant swept over size, the largest size runs at 4 × the \
-               bandwidth of the smallest or faster",
-        kind: Kind::Bandwidth,
-        experiments: PATHS,
-        decide: |cases| {
-            // The size of a one-transfer case.
-            let size = |params: &Params| {
-                params
-                    .number(Key::Size)
-                    .filter(|_| params.number(Key::Chunks) == Some(1))
-            };
-            let mut swept: Vec<&Experiment> = PATHS
-                .iter()
-                .copied()
-                .filter(|&path| cases.params(path).iter().any(|p| size(p).is_some()))
-                .collect();
-            // The details list the paths by name.
-            swept.sort_by_key(|path| path.variant);
-            let parts: Vec<Outcome> = swept
-                .into_iter()
-                .map(|path| {
-                    let measured: Vec<(u64, Params)> = cases
-                        .params(path)
-                        .into_iter()
-                        .filter(|params| cases.gbps(path, params).is_ok())
-                        .filter_map(|params| Some((size(&params)?, params)))
-                        .collect();
-                    let smallest = measured.iter().min_by_key(|(size, _)| *size);
-                    let largest = measured.iter().max_by_key(|(size, _)| *size);
-                    match (smallest, largest) {
-                        (Some(small), Some(large)) if small.0 < large.0 => {
-                            let (value, detail) = ratio(cases, (path, &large.1), (path, &small.1))?;
-                            Ok(at_least(value, 4.0, detail))
-                        }
-                        _ => Err(format!("{} measured at fewer than two sizes", path.name())),
-                    }
-                })
-                .collect();
-            any_measured_all(parts, "no transfer variant swept over size")
-        },
-    },
+    LARGE,
     Claim {
         id: "transfer-batching",
         family: Family::Transfer,

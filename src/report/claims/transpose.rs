@@ -2,7 +2,8 @@
 //! workgroups, tiles in workgroup memory and block shapes.
 
 use super::{
-    Claim, Kind, Outcome, all, any, at_each, at_least, at_most, best_ratio, ratio, ratio_text,
+    Claim, Finding, Kind, Outcome, all, any, at_each, at_least, at_most, best_ratio, ratio,
+    ratio_text,
 };
 use crate::params;
 use crate::suite::families::transpose::{
@@ -45,37 +46,46 @@ const UNROLLED: &[&Experiment] = &[&NAIVE_ROW_UNROLL4, &NAIVE_COL_UNROLL4];
 const SQUARE_BLOCK: (u32, u32) = (32, 32);
 const THIN_BLOCKS: [(u32, u32); 2] = [(32, 16), (32, 8)];
 
+/// The family's finding in the report's summary: fastest transpose ÷ row copy.
+pub(super) const FINDING: Finding = Finding {
+    claim: &COPY_BOUND,
+    what: "fastest transpose ÷ row copy",
+};
+
+/// transpose-copy-bound, the claim the family's finding shows.
+const COPY_BOUND: Claim = Claim {
+    id: "transpose-copy-bound",
+    family: Family::Transpose,
+    claim: "the row copy (copy_row) bounds every transpose from above",
+    rule: "no transpose variant runs faster than 1.05 × copy_row at the same size",
+    kind: Kind::Bandwidth,
+    experiments: EVERY,
+    decide: |cases| {
+        at_each(cases, &COPY_ROW, |params| {
+            let (fastest, fastest_gbps) = BOUNDED
+                .iter()
+                .filter_map(|&e| Some((e, cases.gbps(e, params).ok()?)))
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+                .ok_or_else(|| format!("no other {} variant measured", Family::Transpose))?;
+            let bound = cases.gbps(&COPY_ROW, params)?;
+            let value = fastest_gbps / bound;
+            Ok(at_most(
+                value,
+                1.05,
+                format!(
+                    "fastest {} / {} = {} ({fastest_gbps:.1} / {bound:.1} GB/s)",
+                    fastest.variant,
+                    COPY_ROW.variant,
+                    ratio_text(value)
+                ),
+            ))
+        })
+    },
+};
+
 /// The transpose claims, in checklist order.
 pub(super) const CLAIMS: &[Claim] = &[
-    Claim {
-        id: "transpose-copy-bound",
-        family: Family::Transpose,
-        claim: "the row copy (copy_row) bounds every transpose from above",
-        rule: "no transpose variant runs faster than 1.05 × copy_row at the same size",
-        kind: Kind::Bandwidth,
-        experiments: EVERY,
-        decide: |cases| {
-            at_each(cases, &COPY_ROW, |params| {
-                let (fastest, fastest_gbps) = BOUNDED
-                    .iter()
-                    .filter_map(|&e| Some((e, cases.gbps(e, params).ok()?)))
-                    .max_by(|a, b| a.1.total_cmp(&b.1))
-                    .ok_or_else(|| format!("no other {} variant measured", Family::Transpose))?;
-                let bound = cases.gbps(&COPY_ROW, params)?;
-                let value = fastest_gbps / bound;
-                Ok(at_most(
-                    value,
-                    1.05,
-                    format!(
-                        "fastest {} / {} = {} ({fastest_gbps:.1} / {bound:.1} GB/s)",
-                        fastest.variant,
-                        COPY_ROW.variant,
-                        ratio_text(value)
-                    ),
-                ))
-            })
-        },
-    },
+    COPY_BOUND,
     Claim {
         id: "transpose-read-columns",
         family: Family::Transpose,
