@@ -278,7 +278,7 @@ fn cases_of<'r>(rows: &[&'r Row]) -> (Vec<(&'r Row, Rebuilt)>, Vec<NotJudged>) {
 }
 
 /// An experiment (family and variant) and params besides a swept key.
-type Experiment<'i> = (Family, &'i str, Params);
+type SweepKey<'i> = (Family, &'i str, Params);
 
 /// Whether a [`RankGroup`] compares variants or params.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -351,7 +351,7 @@ pub fn rank_groups(ids: &[&CaseId]) -> Vec<RankGroup> {
     }
     for key in keys {
         // Per experiment and the params besides the key: the cases' indices.
-        let mut sweeps: Vec<(Experiment<'_>, Vec<usize>)> = Vec::new();
+        let mut sweeps: Vec<(SweepKey<'_>, Vec<usize>)> = Vec::new();
         for (index, id) in ids.iter().enumerate() {
             let experiment = (id.family, id.variant.as_str(), id.params.without(key));
             match sweeps.iter_mut().find(|(k, _)| *k == experiment) {
