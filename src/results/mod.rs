@@ -26,9 +26,12 @@ use crate::sim::model::Bound;
 use crate::suite::{Api, Build, CaseId, Family, Params, RunSizing, Setting};
 
 /// Bumped whenever a column changes meaning, appears or disappears.
-pub const SCHEMA_VERSION: u32 = 4;
+pub const SCHEMA_VERSION: u32 = 5;
 
-/// Version 3 had no `sim_bound` column: its rows read with the bound unrecorded.
+/// Version 4 had no columns of the GPU's identity (`host` to `pcie_link`) or of the
+/// clocks, power and temperature while a case ran (`sm_clock_mhz_min` to `throttle`):
+/// its rows read with them empty.
+/// Version 3 had, besides, no `sim_bound` column: its rows read with the bound unrecorded.
 /// Version 2 had, besides, no `sizing` column: its rows read with the sizing unrecorded (a run
 /// that adds to such a file checks the sizes of its cases, see [`Identity::admit`]).
 /// Version 1 had, besides, one `bounds_checks` column (`on`/`off`) where version 2 has
@@ -37,6 +40,25 @@ const OLDEST_SCHEMA_VERSION: u32 = 1;
 
 /// The first schema version with a `sizing` column.
 const SIZING_SCHEMA_VERSION: u32 = 3;
+
+/// The first schema version with a `sim_bound` column.
+const BOUND_SCHEMA_VERSION: u32 = 4;
+
+/// The columns schema version 5 added: the GPU's identity, and its telemetry while a
+/// case ran.
+const IDENTITY_COLUMNS: [&str; 11] = [
+    "host",
+    "gpu_uuid",
+    "pci_bus_id",
+    "pcie_link",
+    "sm_clock_mhz_min",
+    "sm_clock_mhz_max",
+    "mem_clock_mhz_min",
+    "mem_clock_mhz_max",
+    "power_w_max",
+    "temperature_c_max",
+    "throttle",
+];
 
 /// The largest results file read: a full run of every api and build is under 1 MiB.
 pub const MAX_FILE_BYTES: u64 = 64 << 20;
@@ -154,7 +176,39 @@ pub struct Row {
     pub schema_version: u32,
     pub git_commit: String,
     pub timestamp_utc: String,
-    /// Why a case failed or was skipped.
+    /// The machine that measured (its host name).
+    #[serde(default)]
+    pub host: String,
+    /// The GPU's UUID (`GPU-…` where NVML or CUDA names it; Vulkan's device UUID
+    /// otherwise); `-` for an adapter that has none (a software one).
+    #[serde(default)]
+    pub gpu_uuid: String,
+    /// The GPU's PCI bus id (`00000000:07:00.0`); `-` where the adapter has none.
+    #[serde(default)]
+    pub pci_bus_id: String,
+    /// The link to the host, as NVML reports it now (`gen5x16`); empty where unknown.
+    #[serde(default)]
+    pub pcie_link: String,
+    /// The GPU's slowest and fastest SM clock while the case ran, in MHz (NVML,
+    /// sampled during the case); empty where it cannot be read, as are the columns
+    /// after it.
+    #[serde(default)]
+    pub sm_clock_mhz_min: Option<u32>,
+    #[serde(default)]
+    pub sm_clock_mhz_max: Option<u32>,
+    #[serde(default)]
+    pub mem_clock_mhz_min: Option<u32>,
+    #[serde(default)]
+    pub mem_clock_mhz_max: Option<u32>,
+    #[serde(default)]
+    pub power_w_max: Option<f64>,
+    #[serde(default)]
+    pub temperature_c_max: Option<u32>,
+    /// What held the clocks down while the case ran: NVML's reasons joined by `+`
+    /// (`none`; `idle` alone is no throttle); empty where unknown.
+    #[serde(default)]
+    pub throttle: String,
+    /// Why a case failed or was skipped, and what else it is worth knowing.
     pub note: String,
 }
 

@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use super::{
-    MAX_FILE_BYTES, OLDEST_SCHEMA_VERSION, Row, SCHEMA_VERSION, SIZING_SCHEMA_VERSION, Status,
-    columns,
+    BOUND_SCHEMA_VERSION, IDENTITY_COLUMNS, MAX_FILE_BYTES, OLDEST_SCHEMA_VERSION, Row,
+    SCHEMA_VERSION, SIZING_SCHEMA_VERSION, Status, columns,
 };
 use crate::error::{Error, Result};
 use crate::files;
@@ -361,7 +361,7 @@ fn unclosed_quote(bytes: &[u8]) -> Option<(u64, usize)> {
 }
 
 /// The schema version a header is of: 1 has `bounds_checks`, 2 no `sizing`, 3 no
-/// `sim_bound`.
+/// `sim_bound`, 4 no `gpu_uuid`.
 fn schema_version_of(header: &csv::StringRecord) -> u32 {
     let has = |column: &str| header.iter().any(|name| name == column);
     if has("bounds_checks") {
@@ -370,16 +370,22 @@ fn schema_version_of(header: &csv::StringRecord) -> u32 {
         2
     } else if !has("sim_bound") {
         SIZING_SCHEMA_VERSION
+    } else if !has("gpu_uuid") {
+        BOUND_SCHEMA_VERSION
     } else {
         SCHEMA_VERSION
     }
 }
 
-/// The columns of schema `version`: version 3 lacks `sim_bound`, version 2 besides
+/// The columns of schema `version`: version 4 lacks [`IDENTITY_COLUMNS`], version 3
+/// besides `sim_bound`, version 2 besides
 /// `sizing`, version 1 has besides `bounds_checks` where `api` and `build` are now.
 fn columns_of(version: u32) -> Result<Vec<String>> {
     let mut columns = columns()?;
     if version < SCHEMA_VERSION {
+        columns.retain(|column| !IDENTITY_COLUMNS.contains(&column.as_str()));
+    }
+    if version < BOUND_SCHEMA_VERSION {
         columns.retain(|column| column != "sim_bound");
     }
     if version < SIZING_SCHEMA_VERSION {
@@ -640,7 +646,7 @@ mod tests {
         let unclosed = format!("{}\"a note", text.trim_end());
         let message = refusal(&unclosed);
         assert!(
-            message.contains("line 2, column 36 (`note`): a quoted field that is never closed"),
+            message.contains("line 2, column 47 (`note`): a quoted field that is never closed"),
             "{message}"
         );
         // Closed, with a quote and a line break inside, it reads.
@@ -674,18 +680,18 @@ mod tests {
 
     #[test]
     fn schema_2_files_read_with_no_sizing() {
-        let text = older(
-            &text_of(&[row("offset", "offset=1", 2.5)]),
-            &["sizing", "sim_bound"],
-            2,
-        );
+        let dropped: Vec<&str> = ["sizing", "sim_bound"]
+            .into_iter()
+            .chain(IDENTITY_COLUMNS)
+            .collect();
+        let text = older(&text_of(&[row("offset", "offset=1", 2.5)]), &dropped, 2);
         let rows = parse(Path::new("v2.csv"), text.as_bytes()).unwrap();
         assert_eq!(rows[0].sizing, None);
         assert_eq!(rows[0].schema_version, SCHEMA_VERSION);
     }
 
     #[test]
-    fn schema_3_files_read_with_no_bound_and_this_schema_writes_it() {
+    fn schema_3_and_4_files_read_with_what_they_lack_empty() {
         let predicted = Row {
             sim_gbps: Some(2.0),
             sim_bound: Some(Bound::Dram),
@@ -702,19 +708,24 @@ mod tests {
             "{text}"
         );
         assert_eq!(
-            parse(Path::new("v4.csv"), text.as_bytes()).unwrap(),
+            parse(Path::new("v5.csv"), text.as_bytes()).unwrap(),
+            std::slice::from_ref(&predicted)
+        );
+        let v4 = older(&text, &IDENTITY_COLUMNS, 4);
+        assert_eq!(
+            parse(Path::new("v4.csv"), v4.as_bytes()).unwrap(),
             std::slice::from_ref(&predicted)
         );
         let rows = parse(
             Path::new("v3.csv"),
-            older(&text, &["sim_bound"], 3).as_bytes(),
+            older(&v4, &["sim_bound"], 3).as_bytes(),
         )
         .unwrap();
         assert_eq!(rows[0].sim_bound, None);
         assert_eq!(rows[0].sim_gbps, Some(2.0));
         assert_eq!(rows[0].schema_version, SCHEMA_VERSION);
         // A v3 file's rows must not claim v4, nor a v4 header's rows v3.
-        let message = refusal(&older(&text, &["sim_bound"], 4));
+        let message = refusal(&older(&v4, &["sim_bound"], 4));
         assert!(
             message.contains("schema version 4 where this membench reads 3"),
             "{message}"
@@ -725,8 +736,6 @@ mod tests {
             "{message}"
         );
     }
-
-    /// A fresh directory for one test.
 
     #[test]
     fn only_regular_files_of_bounded_size_are_results() {
