@@ -5,10 +5,11 @@
 //! twins through the CUDA driver; [`sim`] runs the same cases in the simulator's
 //! interpreter (and predicts their time from its trace). The driver
 //! ([`crate::run`]) takes every case through one backend the same way: skip, prepare,
-//! verify, time.
+//! verify, time. [`nvml`] reads an NVIDIA GPU's identity and telemetry beside.
 
 #[cfg(feature = "cuda")]
 pub mod cuda;
+pub mod nvml;
 pub mod sim;
 pub mod transfer;
 pub mod wgpu;

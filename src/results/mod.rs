@@ -246,6 +246,16 @@ pub struct RunInfo {
     pub subgroup_size: String,
     pub setting: Setting,
     pub timestamp_utc: String,
+    pub gpu: GpuIdentity,
+}
+
+/// Which machine and physical GPU measured: the `host` to `pcie_link` columns.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GpuIdentity {
+    pub host: String,
+    pub gpu_uuid: String,
+    pub pci_bus_id: String,
+    pub pcie_link: String,
 }
 
 impl Row {

@@ -28,6 +28,10 @@ pub fn row(
         build: info.setting.build,
         sizing: Some(sizing),
         timestamp_utc: info.timestamp_utc.clone(),
+        host: info.gpu.host.clone(),
+        gpu_uuid: info.gpu.gpu_uuid.clone(),
+        pci_bus_id: info.gpu.pci_bus_id.clone(),
+        pcie_link: info.gpu.pcie_link.clone(),
         ..case_row(experiment, case)
     };
     match outcome {

@@ -28,7 +28,7 @@ use rayon::prelude::*;
 use super::Backend;
 use crate::error::{Error, Result};
 use crate::measure::{Clock, Sampler, Timing};
-use crate::results::RunInfo;
+use crate::results::{GpuIdentity, RunInfo};
 use crate::suite::{
     Api, Buffer, Build, Case, CaseData, Expected, Experiment, Measure, POISON, Setting,
     TransferPath, Twin, check_inputs,
@@ -162,6 +162,20 @@ impl CudaDevice {
                 .strip_prefix(self.name.as_str())
                 .is_some_and(|rest| rest.starts_with('/'));
         same_name && (pci_bus_id.is_empty() || pci_bus_id.eq_ignore_ascii_case(&self.pci_bus_id))
+    }
+
+    /// Which physical GPU this is (NVML's UUID and link, where NVML is there), and the
+    /// host: the same as the wgpu adapter's of the same GPU.
+    pub fn identity(&self) -> GpuIdentity {
+        let nvml = crate::backend::nvml::gpu_at(&self.pci_bus_id).map(|gpu| gpu.identity());
+        GpuIdentity {
+            host: crate::backend::wgpu::identity::host(),
+            gpu_uuid: nvml
+                .as_ref()
+                .map_or_else(|| "-".to_owned(), |identity| identity.uuid.clone()),
+            pci_bus_id: self.pci_bus_id.clone(),
+            pcie_link: nvml.map(|identity| identity.pcie_link).unwrap_or_default(),
+        }
     }
 
     /// What `membench devices` prints about this device.
@@ -322,6 +336,7 @@ impl Cuda {
             setting: self.setting(),
             timestamp_utc: humantime::format_rfc3339_seconds(std::time::SystemTime::now())
                 .to_string(),
+            gpu: self.device.identity(),
         }
     }
 

@@ -13,7 +13,7 @@ use super::clocks::ClockGuard;
 use super::pipelines::PipelineCache;
 use super::timing::Timestamps;
 use crate::error::{Error, Result};
-use crate::results::RunInfo;
+use crate::results::{GpuIdentity, RunInfo};
 use crate::suite::{Api, Build, Setting, Sizing};
 
 /// Device, queue and what the CSV records about them; built once, passed by reference.
@@ -34,6 +34,8 @@ pub struct GpuContext {
     pub(super) timestamps: OnceLock<Timestamps>,
     /// The clock guard, made at the first timed case.
     pub(super) clock_guard: OnceLock<ClockGuard>,
+    /// Which physical GPU this is, and the host.
+    pub identity: GpuIdentity,
 }
 
 /// The device memory blocks wgpu's allocator shares among buffers: 4 MiB, the
@@ -78,7 +80,9 @@ impl GpuContext {
                 eprintln!("membench: device lost ({reason:?}): {message}");
             }
         });
+        let identity = super::identity::of(&adapter, &info);
         Ok(GpuContext {
+            identity,
             info,
             adapter,
             device,
@@ -159,6 +163,7 @@ impl GpuContext {
             },
             timestamp_utc: humantime::format_rfc3339_seconds(std::time::SystemTime::now())
                 .to_string(),
+            gpu: self.identity.clone(),
         }
     }
 

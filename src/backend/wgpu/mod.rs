@@ -11,6 +11,7 @@ mod adapter;
 mod buffers;
 pub mod clocks;
 mod context;
+pub mod identity;
 mod kernel;
 mod pipelines;
 pub mod spirv;
