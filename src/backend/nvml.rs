@@ -171,7 +171,7 @@ impl Gpu {
     pub fn report(&self) -> String {
         let device = &self.device;
         let mhz = |clock: Clock| {
-            let now = device.clock_info(clock.clone()).ok();
+            let now = device.clock_info(clock).ok();
             let max = device.max_clock_info(clock).ok();
             match (now, max) {
                 (Some(now), Some(max)) => format!("{now}/{max} MHz"),
