@@ -197,8 +197,12 @@ pub fn adapter_report(index: usize, adapter: &wgpu::Adapter) -> String {
         }
     };
     let subgroup = subgroup_label(adapter);
+    let identity = super::identity::of(adapter, &info);
+    // Clocks, power limit, ECC and MIG, where NVML knows the GPU.
+    let nvml = crate::backend::nvml::gpu_at(&identity.pci_bus_id)
+        .map_or_else(String::new, |gpu| format!("\n   {}", gpu.report()));
     format!(
-        "{index}: {}\n   backend {:?}, type {:?}, driver {} {}\n   compute shaders {}, subgroup size {}, timestamps {} (inside encoders {}), \
+        "{index}: {}\n   backend {:?}, type {:?}, driver {} {}\n   GPU {}, PCI bus {}{}\n   compute shaders {}, subgroup size {}, timestamps {} (inside encoders {}), \
          subgroups {}, mappable storage {}\n   \
          max storage binding {} MiB, max buffer {} MiB, workgroup invocations {}, workgroup storage {} KiB, \
          workgroups per dimension {}",
@@ -207,6 +211,9 @@ pub fn adapter_report(index: usize, adapter: &wgpu::Adapter) -> String {
         info.device_type,
         info.driver,
         info.driver_info,
+        identity.gpu_uuid,
+        identity.pci_bus_id,
+        nvml,
         if no_compute(adapter).is_none() {
             "yes"
         } else {
