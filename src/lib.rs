@@ -13,6 +13,7 @@ pub mod backend;
 pub mod calibrate;
 pub mod error;
 pub mod files;
+pub mod health;
 pub mod measure;
 pub mod report;
 pub mod results;

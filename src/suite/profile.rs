@@ -1,0 +1,145 @@
+//! Profiles: named sets of cases a run can take instead of the whole registry. `health`
+//! is the few cases that show a sick memory system, measured in seconds.
+
+use super::families::{bank, copy, latency, reduce, transfer, transpose};
+use super::{Case, Experiment, Key, Params};
+use crate::params;
+
+/// A named set of cases.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Profile {
+    /// The cases that show a sick memory system: copy peak, a tiled transpose, the
+    /// best reduction, latency in L1, L2 and DRAM, upload and readback, conflict-free
+    /// workgroup memory.
+    Health,
+}
+
+/// One entry of a profile: the experiment's case with these params, whatever the
+/// sizing makes its size (the largest such case).
+struct Entry {
+    experiment: &'static Experiment,
+    /// The params besides the size keys ([`SIZE_KEYS`]).
+    params: fn() -> Params,
+}
+
+/// The keys a sizing sets: a profile's entry leaves them to the sizing.
+const SIZE_KEYS: [Key; 2] = [Key::Size, Key::N];
+
+/// The health profile: each a figure a healthy GPU of the model reaches.
+const HEALTH: &[Entry] = &[
+    Entry {
+        experiment: &copy::PEAK,
+        params: || params!(Launch => "vec4"),
+    },
+    Entry {
+        experiment: &transpose::SMEM_PAD,
+        params: || params!(Block => (32u32, 8u32)),
+    },
+    Entry {
+        experiment: &reduce::SUBGROUP_ADD,
+        params: Params::new,
+    },
+    Entry {
+        experiment: &latency::CHASE,
+        params: || params!(Footprint => 16u64 << 10),
+    },
+    Entry {
+        experiment: &latency::CHASE,
+        params: || params!(Footprint => 16u64 << 20),
+    },
+    Entry {
+        experiment: &latency::CHASE,
+        params: || params!(Footprint => 1u64 << 30),
+    },
+    Entry {
+        experiment: &transfer::UPLOAD_WRITE_BUFFER,
+        params: || params!(Chunks => 1u32),
+    },
+    Entry {
+        experiment: &transfer::READBACK,
+        params: || params!(Chunks => 1u32),
+    },
+    Entry {
+        experiment: &bank::STRIDE,
+        params: || params!(Stride => 1u32, Repeats => 1024u32),
+    },
+];
+
+impl Profile {
+    /// Of `cases` (a sizing's registry), those the profile takes, in registry order:
+    /// for each entry the largest case (by bytes moved) of its experiment whose params,
+    /// besides the size keys, are the entry's. An entry the sizing has no case for
+    /// (a `--quick` run's latency beyond its footprints) takes none.
+    pub fn select(
+        self,
+        cases: Vec<(&'static Experiment, Case)>,
+    ) -> Vec<(&'static Experiment, Case)> {
+        let entries = match self {
+            Profile::Health => HEALTH,
+        };
+        let chosen: Vec<usize> = entries
+            .iter()
+            .filter_map(|entry| {
+                let params = (entry.params)();
+                (0..cases.len())
+                    .filter(|&i| {
+                        let (experiment, case) = &cases[i];
+                        let rest = SIZE_KEYS
+                            .iter()
+                            .fold(case.params.clone(), |rest, key| rest.without(*key));
+                        experiment.is(entry.experiment) && rest.same_pairs(&params)
+                    })
+                    .max_by_key(|&i| cases[i].1.bytes)
+            })
+            .collect();
+        cases
+            .into_iter()
+            .enumerate()
+            .filter(|(index, _)| chosen.contains(index))
+            .map(|(_, case)| case)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::suite::{Sizing, select};
+
+    /// The ids the health profile takes at `sizing`.
+    fn health(sizing: &Sizing) -> Vec<String> {
+        Profile::Health
+            .select(select(sizing, &[]).unwrap())
+            .iter()
+            .map(|(e, c)| c.id(e).to_string())
+            .collect()
+    }
+
+    #[test]
+    fn health_takes_one_case_of_each_entry_at_full_size() {
+        let ids = health(&Sizing::nominal(false));
+        assert_eq!(
+            ids,
+            [
+                "copy/peak/launch=vec4",
+                "transpose/smem_pad/size=8192x8192;block=32x8",
+                "reduce/subgroup_add/n=268435456",
+                "bank/stride/stride=1;r=1024",
+                "latency/chase/footprint=16384",
+                "latency/chase/footprint=16777216",
+                "latency/chase/footprint=1073741824",
+                "transfer/upload_write_buffer/size=268435456;chunks=1",
+                "transfer/readback/size=268435456;chunks=1",
+            ],
+            "{ids:?}"
+        );
+    }
+
+    #[test]
+    fn health_at_quick_size_takes_what_the_sizing_has() {
+        let ids = health(&Sizing::nominal(true));
+        assert!(ids.len() >= 6, "{ids:?}");
+        assert!(ids.iter().any(|id| id.starts_with("copy/peak/")));
+        assert!(ids.iter().any(|id| id.starts_with("transfer/readback/")));
+    }
+}
