@@ -259,7 +259,7 @@ pub fn render(devices: &[DeviceResults], format: Format) -> Result<String> {
         Format::Table => Ok(table(devices, &lines)),
         Format::Markdown => Ok(markdown(devices, &lines)),
         Format::Csv => csv_text(devices, &lines),
-        Format::Json => Err(format.refused("compare", FORMATS)),
+        Format::Json | Format::Jsonl => Err(format.refused("compare", FORMATS)),
     }
 }
 
@@ -630,7 +630,7 @@ pub fn render_verdicts(
             "{}\n{conclusion}",
             markdown_table(&header, &rows, 5)
         )),
-        Format::Json => Err(format.refused("compare", FORMATS)),
+        Format::Json | Format::Jsonl => Err(format.refused("compare", FORMATS)),
         Format::Csv => {
             let failed = |message: String| Error::Results {
                 path: PathBuf::from("<stdout>"),

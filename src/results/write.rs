@@ -70,6 +70,8 @@ pub enum Format {
     Csv,
     /// A JSON array of objects named by the CSV's columns (a run's rows).
     Json,
+    /// One JSON object per line, keys the CSV's columns: files of many runs concatenate.
+    Jsonl,
     /// A Markdown table.
     Markdown,
 }
@@ -109,6 +111,7 @@ pub fn head(format: Format) -> Result<String> {
         Format::Table => String::new(),
         Format::Csv => super::columns()?.join(",") + "\n",
         Format::Json => "[".to_owned(),
+        Format::Jsonl => String::new(),
         Format::Markdown => markdown_head(&SUMMARY_HEADER, SUMMARY_TEXT_COLUMNS),
     })
 }
@@ -150,6 +153,14 @@ pub fn body(rows: &[Row], format: Format) -> Result<String> {
                 .collect::<Result<Vec<_>>>()?;
             Ok(format!("\n{}\n]\n", objects.join(",\n")))
         }
+        Format::Jsonl => rows
+            .iter()
+            .map(|row| {
+                serde_json::to_string(row)
+                    .map(|line| line + "\n")
+                    .map_err(|e| failed(e.to_string()))
+            })
+            .collect(),
         Format::Markdown => Ok(markdown_rows(&summary_cells(rows))),
     }
 }
