@@ -56,6 +56,13 @@ pub enum Error {
     EmptyFilter,
     #[error("internal error: {0}")]
     Internal(String),
+    /// The signal handlers could not be installed.
+    #[error("{0}")]
+    Signals(String),
+    /// A command's output (stdout) took not all it was given: a closed pipe, a full disk.
+    /// Not `source`, as [`Error::Io`].
+    #[error("writing to stdout: {0}")]
+    Stdout(std::io::Error),
     #[error("{}: {message}", path.display())]
     Results { path: PathBuf, message: String },
     /// Not `source`: the message says it already, and a chain would say it twice.

@@ -8,9 +8,11 @@
 //! request for the memory-system model. [`report`] (with [`report::compare`]) put several
 //! devices' CSVs side by side: tables, charts and the claims checklist. [`validate`]
 //! judges the simulator's predictions of a results file's cases against the measurements.
+//! [`run`] drives a run ([`run::Plan`]); [`commands`] holds the other commands' bodies.
 
 pub mod backend;
 pub mod calibrate;
+pub mod commands;
 pub mod error;
 pub mod files;
 pub mod health;

@@ -5,7 +5,11 @@
 //! (GPU timestamps, or the host's). The [`Sampler`] chooses the repetitions per sample
 //! from a pilot, warms up, and takes the samples; kernels and transfers differ only in
 //! its declared constants ([`Sampler::KERNEL`], [`Sampler::TRANSFER`]). `cargo bench`
-//! swaps the sampler for criterion's ([`Sample`]) and keeps the clock.
+//! swaps the sampler for criterion's ([`Sample`], [`Driven`]) and keeps the clock.
+
+mod driven;
+
+pub use driven::{Batch, Driven, Driver};
 
 use std::time::{Duration, Instant};
 
@@ -62,6 +66,12 @@ pub struct Timing {
 /// How a case's samples are taken: the suite's [`Sampler`], or criterion's in
 /// `cargo bench`.
 pub trait Sample {
+    /// Whether case `id` is measured in `setting` at all (criterion's filter, in
+    /// `cargo bench`): one not taken is not made, prepared or verified, and has no row.
+    fn takes(&self, _id: &CaseId, _setting: Setting) -> bool {
+        true
+    }
+
     /// Samples case `id`, which moves `bytes`, on `clock`.
     fn sample(
         &mut self,
@@ -70,6 +80,13 @@ pub trait Sample {
         bytes: u64,
         clock: &mut dyn Clock,
     ) -> Result<Timing>;
+
+    /// The timing of transfer `id`, which the backend sampled itself on the host
+    /// clock (a transfer's phases are several clocks, not one): kept as it is, or
+    /// handed on as well (to criterion).
+    fn transfer(&mut self, _id: &CaseId, _setting: Setting, _bytes: u64, timing: Timing) -> Timing {
+        timing
+    }
 }
 
 /// Fewest samples of any case.

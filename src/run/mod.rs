@@ -1,16 +1,20 @@
 //! The driver: every case of a run, on one backend, through skip → prepare → verify
-//! → time → row → write, with the simulator's predictions beside. `membench run` and
-//! `membench simulate` go through [`Session`]; `cargo bench`, where criterion decides
-//! which cases run, takes the same steps case by case from here ([`Runner::verified`],
-//! [`row`], [`predict_cases`]).
+//! → time → row → write, with the simulator's predictions beside. `membench run` is a
+//! [`Plan`] that drives a [`Session`] on each adapter it measures; `cargo bench` drives
+//! the same session with criterion as its sampler ([`crate::measure::Driven`]).
 
 mod backends;
 mod lockstep;
+mod plan;
 mod predict;
+pub mod progress;
 mod rows;
+pub mod stop;
 
 pub use backends::Backends;
 pub use lockstep::{Lockstep, Party};
+pub use plan::{Adapters, Destination, Ended, Plan, check_settings, identity, parse_matrix};
+pub use progress::{Bars, Notices};
 
 pub use predict::{Background, Predicted, describe_model, device_model, predict_cases};
 pub use rows::{case_row, fill_prediction, row};
@@ -21,7 +25,7 @@ use std::thread::{Scope, ScopedJoinHandle};
 
 use crate::backend::Backend;
 use crate::error::Result;
-use crate::measure::{Clock, Sample, Sampler, Timer, Timing};
+use crate::measure::{Sample, Sampler, Timing};
 use crate::results::{self, Row, RunInfo, Status};
 use crate::sim::device::DeviceModel;
 use crate::sim::model::Prediction;
@@ -111,7 +115,9 @@ pub fn measure_case<B: Backend>(
             }
             Measure::Transfer(path) => {
                 let transfer = Sampler::TRANSFER.with_samples(samples);
-                backend.transfer(experiment, case, path, transfer, data)
+                let timing = backend.transfer(experiment, case, path, transfer, data)?;
+                let id = case.id(experiment);
+                Ok(sampler.transfer(&id, backend.setting(), case.bytes, timing))
             }
         }
     };
@@ -131,26 +137,6 @@ fn prepare_verified<B: Backend>(
     let prepared = backend.prepare(experiment, case, &data.inputs)?;
     backend.verify(&prepared, &data.expected)?;
     Ok(prepared)
-}
-
-/// A verified kernel that owns what it was prepared with: a sampler that takes one
-/// sample per call of its own (criterion's) holds it across those calls.
-struct Verified<'b, B: Backend> {
-    backend: &'b B,
-    prepared: B::Prepared,
-    timer: Timer,
-}
-
-impl<B: Backend> Clock for Verified<'_, B> {
-    fn timer(&self) -> Timer {
-        self.timer
-    }
-
-    fn samples_ns(&mut self, samples: u32, repeats: u32, warmup: u32) -> Result<Vec<f64>> {
-        self.backend
-            .clock(&self.prepared)?
-            .samples_ns(samples, repeats, warmup)
-    }
 }
 
 /// Why `backend` does not measure `case`: the case's own reason, else the backend's.
@@ -176,21 +162,9 @@ pub trait Runner: Sync {
         sampler: &mut dyn Sample,
         data: &CaseData,
     ) -> Outcome;
-    /// The kernel of `case`, prepared and verified on the backend, on a clock that
-    /// keeps it ready: for `cargo bench`, where criterion takes one sample per call.
-    fn verified<'s>(
-        &'s self,
-        experiment: &Experiment,
-        case: &Case,
-        data: &CaseData,
-    ) -> Result<Box<dyn Clock + 's>>;
 }
 
-impl<B> Runner for B
-where
-    B: Backend + Sync,
-    B::Prepared: 'static,
-{
+impl<B: Backend + Sync> Runner for B {
     fn setting(&self) -> Setting {
         Backend::setting(self)
     }
@@ -212,21 +186,6 @@ where
         data: &CaseData,
     ) -> Outcome {
         measure_case(self, experiment, case, samples, sampler, data)
-    }
-
-    fn verified<'s>(
-        &'s self,
-        experiment: &Experiment,
-        case: &Case,
-        data: &CaseData,
-    ) -> Result<Box<dyn Clock + 's>> {
-        let prepared = prepare_verified(self, experiment, case, data)?;
-        let timer = self.clock(&prepared)?.timer();
-        Ok(Box::new(Verified {
-            backend: self,
-            prepared,
-            timer,
-        }))
     }
 }
 
@@ -318,6 +277,9 @@ pub struct Session<'a> {
     /// once every one of them still measuring has reached its own, and the session
     /// leaves the lockstep when it has measured its last case.
     pub lockstep: Option<&'a Party<'a>>,
+    /// Predict the cases measured: not in `cargo test --benches`, which checks only
+    /// that every case runs.
+    pub predict: bool,
 }
 
 /// Notes on a measured row of a concurrent run that fewer than the run's adapters
@@ -342,17 +304,35 @@ pub struct Ran {
     /// One row per case and backend that takes it, in case order.
     pub rows: Vec<Row>,
     pub failed: usize,
-    pub predicted: Predicted,
+    /// The predictions, where the session makes them.
+    pub predicted: Option<Predicted>,
     /// Stopped before the last case.
     pub interrupted: bool,
 }
 
-impl Session<'_> {
-    /// Runs `cases`, the calibration cases first and the rest in order, each on every
-    /// backend that takes it (its data made once, beside the previous case's
-    /// measurement), its rows saved; the predictions start once the model is
-    /// calibrated and run beside the GPU-clock measurements, never beside a host-clock
-    /// transfer. The rows come back in case order.
+impl<'a> Session<'a> {
+    /// A session of `measurers` on `device` that measures alone, predicts at the end
+    /// from its own rows and writes nothing: each use sets what it changes.
+    pub fn new(measurers: &'a [Measurer<'a>], settings: &'a RunSettings, device: &'a str) -> Self {
+        Session {
+            measurers,
+            settings,
+            device,
+            beside: false,
+            known_rows: &[],
+            output: None,
+            stop: None,
+            lockstep: None,
+            predict: true,
+        }
+    }
+
+    /// Runs `cases` (the calibration cases first where the predictions run beside or a
+    /// signal may stop the run), each on every backend that takes it in a setting the
+    /// sampler takes (its data made once, beside the previous case's measurement), its
+    /// rows saved; the predictions start once the model is calibrated and run beside
+    /// the GPU-clock measurements, never beside a host-clock transfer. The rows come
+    /// back in case order.
     pub fn run(
         &self,
         cases: &[(&'static Experiment, Case)],
@@ -361,10 +341,13 @@ impl Session<'_> {
     ) -> Result<Ran> {
         // The calibration cases first, so that the predictions run beside the rest of
         // the GPU-clock cases and are made before the host-clock transfers, which wait
-        // for them (on an H100 they had held the transfers back by 27 s).
+        // for them (on an H100 they had held the transfers back by 27 s), and so that a
+        // run stopped early is calibrated. A session that predicts at its end and runs
+        // to it (`cargo bench`) keeps the cases' order.
+        let calibration_first = self.beside || self.stop.is_some();
         let (first, rest): (Vec<usize>, Vec<usize>) = (0..cases.len()).partition(|&index| {
             let (experiment, case) = &cases[index];
-            crate::calibrate::is_calibration(&case.id(experiment))
+            calibration_first && crate::calibrate::is_calibration(&case.id(experiment))
         });
         let calibrated_after = first.len().checked_sub(1);
         let order: Vec<usize> = first.into_iter().chain(rest).collect();
@@ -377,7 +360,7 @@ impl Session<'_> {
         // The cases measured, in the order measured: all of them, unless the run is
         // stopped.
         let mut measured = order.len();
-        let predicted = std::thread::scope(|scope| -> Result<Predicted> {
+        let predicted = std::thread::scope(|scope| -> Result<Option<Predicted>> {
             let mut background = Background::Waiting;
             let mut next_data: Option<ScopedJoinHandle<CaseData>> = None;
             for (position, &index) in order.iter().enumerate() {
@@ -390,10 +373,12 @@ impl Session<'_> {
                 if self.beside && gpu_clock {
                     next_data = prefetch(scope, order.get(position + 1).map(|&next| &cases[next]));
                 }
+                let id = case.id(experiment);
                 let takers: Vec<&Measurer> = self
                     .measurers
                     .iter()
                     .filter(|m| m.backend.takes(experiment))
+                    .filter(|m| sampler.takes(&id, m.backend.setting()))
                     .collect();
                 let runs = takers
                     .iter()
@@ -406,7 +391,6 @@ impl Session<'_> {
                         .map_err(|_| "a case's data panicked".to_owned()),
                     (true, None) => Ok(Some((case.data)())),
                 };
-                let id = case.id(experiment);
                 for measurer in takers {
                     let setting = measurer.backend.setting();
                     let met = self.lockstep.map(Party::wait);
@@ -442,7 +426,11 @@ impl Session<'_> {
                     break;
                 }
                 let calibrated = calibrated_after.is_none_or(|last| position >= last);
-                if self.beside && calibrated && matches!(background, Background::Waiting) {
+                if self.beside
+                    && self.predict
+                    && calibrated
+                    && matches!(background, Background::Waiting)
+                {
                     progress.predicting();
                     let known = self.known(&rows);
                     let device = self.device;
@@ -455,7 +443,8 @@ impl Session<'_> {
                 party.leave();
             }
             match background.finished()? {
-                Background::Made(predicted) => Ok(*predicted),
+                Background::Made(predicted) => Ok(Some(*predicted)),
+                _ if !self.predict => Ok(None),
                 _ => {
                     progress.predicting();
                     let model = self.model(&rows);
@@ -468,7 +457,7 @@ impl Session<'_> {
                         predictions[index] = prediction;
                     }
                     predicted.predictions = predictions;
-                    Ok(predicted)
+                    Ok(Some(predicted))
                 }
             }
         })?;
@@ -476,9 +465,11 @@ impl Session<'_> {
         let mut ordered: Vec<(usize, Row)> = row_cases.iter().copied().zip(rows).collect();
         ordered.sort_by_key(|&(index, _)| index);
         let (row_cases, mut rows): (Vec<usize>, Vec<Row>) = ordered.into_iter().unzip();
-        for (row, &index) in rows.iter_mut().zip(&row_cases) {
-            if let Some(Some(prediction)) = predicted.predictions.get(index) {
-                fill_prediction(row, prediction);
+        if let Some(predicted) = &predicted {
+            for (row, &index) in rows.iter_mut().zip(&row_cases) {
+                if let Some(Some(prediction)) = predicted.predictions.get(index) {
+                    fill_prediction(row, prediction);
+                }
             }
         }
         self.save(&rows)?;

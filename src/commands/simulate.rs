@@ -1,0 +1,134 @@
+//! `simulate`: every case predicted on a device preset, no GPU needed; and
+//! `simulate --validate`, the simulator judged against results files.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::results;
+use crate::run::{self, progress};
+use crate::sim::device::{self as sim_device, DeviceModel};
+use crate::suite::{self, RunSizing, Sizing};
+use crate::validate;
+
+/// The preset `simulate` predicts on without `--device` (or `--validate`).
+pub const DEFAULT_PRESET: &str = "h100";
+
+/// The preset named `name`; an error where there is none.
+fn preset(name: &str) -> Result<&'static DeviceModel> {
+    sim_device::preset(name).ok_or_else(|| Error::Usage(format!("unknown device preset {name:?}")))
+}
+
+/// `simulate`: the summary of every case `filters` select (at `quick` sizes) predicted
+/// on the preset named `device` (default [`DEFAULT_PRESET`]).
+pub fn simulate(
+    out: &mut dyn Write,
+    device: Option<&str>,
+    filters: &[String],
+    quick: bool,
+) -> Result<()> {
+    let model = match device {
+        Some(name) => preset(name)?,
+        None => sim_device::preset(DEFAULT_PRESET)
+            .ok_or_else(|| Error::Usage(format!("no device preset {DEFAULT_PRESET:?}")))?,
+    };
+    // Sized as for a large GPU (or --quick), without touching a device.
+    let cases = suite::select(&Sizing::nominal(quick), filters)?;
+    eprintln!(
+        "membench: simulating {} cases on the {} preset ({})",
+        cases.len(),
+        model.name,
+        model.description
+    );
+    let bar = progress::bar(cases.len())?;
+    let predictions = run::predict_cases(&cases, model, &|| bar.inc(1));
+    bar.finish_and_clear();
+    let sizing = RunSizing {
+        quick,
+        ..RunSizing::default()
+    };
+    let rows = run::predicted_rows(&cases, sizing, &predictions, model);
+    out!(out, "{}", results::summary(&rows))
+}
+
+/// What `simulate --validate` judges, and how.
+pub struct Validating<'a> {
+    /// Results files, one per device.
+    pub files: &'a [PathBuf],
+    /// The preset to predict on (default: the one closest to each file's device).
+    pub device: Option<&'a str>,
+    /// Only the cases whose id contains one of these are judged.
+    pub filters: &'a [String],
+    /// Calibrate on this file's rows instead of each file's own.
+    pub calibrate_from: Option<&'a Path>,
+    /// The presets alone, calibrated from nothing.
+    pub no_calibrate: bool,
+    /// Every judged row too.
+    pub verbose: bool,
+    pub format: results::Format,
+}
+
+/// `simulate --validate`: every file read first (a bad one stops before anything is
+/// predicted), then validated in turn.
+pub fn validate(out: &mut dyn Write, asked: &Validating) -> Result<()> {
+    let preset = asked.device.map(preset).transpose()?;
+    asked
+        .format
+        .taken_by("simulate --validate", validate::FORMATS)?;
+    suite::check_filters(asked.filters)?;
+    let files: Vec<(&Path, Vec<results::Row>)> = asked
+        .files
+        .iter()
+        .map(|path| {
+            let rows = results::read_device(path)?;
+            Ok((
+                path.as_path(),
+                rows.into_iter().map(|(_, row)| row).collect(),
+            ))
+        })
+        .collect::<Result<_>>()?;
+    let from_rows = asked.calibrate_from.map(results::read).transpose()?;
+    let calibrating = match (asked.calibrate_from, &from_rows) {
+        (Some(path), Some(rows)) => validate::Calibrating::From { path, rows },
+        _ if asked.no_calibrate => validate::Calibrating::Nothing,
+        _ => validate::Calibrating::OwnRows,
+    };
+    let modelling = validate::Modelling {
+        preset,
+        calibrating,
+    };
+    let mut validations = Vec::new();
+    for (path, rows) in &files {
+        // How many of the rows are predicted is known only once their cases are found.
+        let bar = indicatif::ProgressBar::no_length().with_style(progress::style(
+            "{pos} cases predicted {elapsed} {wide_msg}",
+        )?);
+        bar.set_message(format!("({})", path.display()));
+        validations.push(validate::validate(
+            path,
+            rows,
+            modelling,
+            asked.filters,
+            &|| bar.inc(1),
+        ));
+        bar.finish_and_clear();
+    }
+    // As for a run, a filter that matches nothing is an error, not an empty table.
+    let ids: Vec<String> = validations
+        .iter()
+        .flat_map(|v| {
+            let judged = v.judged.iter().map(|j| j.id.to_string());
+            judged.chain(v.unjudged.iter().map(|(id, _)| id.to_string()))
+        })
+        .collect();
+    if let Some(filter) = suite::unmatched(asked.filters, &ids) {
+        return Err(Error::Usage(format!(
+            "--filter `{filter}` matches no measured row of the files"
+        )));
+    }
+    out!(
+        out,
+        "{}",
+        validate::render(&validations, asked.format, asked.verbose)
+    )
+}

@@ -1,0 +1,568 @@
+//! `membench run` as a plan: what it measures, on which adapters (one, each in turn,
+//! or all at once) and where its rows go; [`Plan::execute`] opens each adapter, checks
+//! the results file before anything is measured, drives the [`Session`] and prints the
+//! summary (or the rows), and says how the run ended.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use super::progress::Bars;
+use super::{Backends, Lockstep, Output, Party, RunSettings, Session, stop};
+use crate::backend::wgpu::{self as gpu, GpuContext};
+use crate::error::{Error, Result};
+use crate::files;
+use crate::measure::SuiteSampler;
+use crate::results;
+use crate::suite::{self, Api, Build, Case, Experiment, Family, RunSizing, Setting, Sizing};
+
+/// The adapters a run measures.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Adapters {
+    /// One, by `--adapter`'s selector (an index or a part of a name); `None` for the
+    /// best one, or WGPU_ADAPTER_NAME.
+    One(Option<String>),
+    /// Every adapter in turn, each into its own default results file.
+    EachInTurn,
+    /// Every adapter at the same time, one thread each, each case started on all of
+    /// them at once (`--concurrent`).
+    AllAtOnce,
+}
+
+/// Where a run's rows go.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Destination {
+    /// The device's default results file, saved after every case.
+    DefaultFile,
+    /// This results file, saved after every case.
+    File(PathBuf),
+    /// Stdout, at the end, in this format.
+    Stdout(results::Format),
+}
+
+/// What `membench run` asked for.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Only cases whose id contains one of these (all where empty).
+    pub filters: Vec<String>,
+    /// What changes the measurements; `concurrent` is set by the plan itself.
+    pub settings: RunSettings,
+    pub apis: Vec<Api>,
+    pub builds: Vec<Build>,
+    /// How long one submission may take before the device counts as hung.
+    pub timeout: Duration,
+    pub adapters: Adapters,
+    pub destination: Destination,
+}
+
+/// `--adapter` for every adapter.
+const ALL_ADAPTERS: &str = "all";
+
+impl Adapters {
+    /// `--adapter` and `--concurrent` as given: `all` is every adapter, in turn, or at
+    /// once where `concurrent`, which needs it.
+    pub fn of(adapter: Option<String>, concurrent: bool) -> Result<Self> {
+        match (adapter, concurrent) {
+            (Some(all), concurrent) if all == ALL_ADAPTERS => Ok(match concurrent {
+                true => Adapters::AllAtOnce,
+                false => Adapters::EachInTurn,
+            }),
+            (_, true) => Err(Error::Usage(
+                "--concurrent measures every adapter at once: it needs --adapter all".to_owned(),
+            )),
+            (one, false) => Ok(Adapters::One(one)),
+        }
+    }
+}
+
+impl Destination {
+    /// `--out` and `--format` as given: `-` is stdout (CSV unless `format` says
+    /// otherwise), a path a results file, none the device's default file.
+    pub fn of(out: Option<PathBuf>, format: Option<results::Format>) -> Result<Self> {
+        match (out, format) {
+            (Some(out), format) if out.as_os_str() == "-" => {
+                Ok(Destination::Stdout(format.unwrap_or(results::Format::Csv)))
+            }
+            (_, Some(_)) => Err(Error::Usage(
+                "--format chooses what `--out -` prints; a results file is CSV".to_owned(),
+            )),
+            (Some(out), None) => Ok(Destination::File(out)),
+            (None, None) => Ok(Destination::DefaultFile),
+        }
+    }
+}
+
+/// `--size`'s matrix: `NXxNY`, both at least 1.
+pub fn parse_matrix(text: &str) -> std::result::Result<(u32, u32), String> {
+    let dimension = |part: &str| {
+        part.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|&n| n > 0)
+            .ok_or_else(|| format!("`{part}` is not a positive whole number"))
+    };
+    match text.split_once(['x', 'X']) {
+        Some((nx, ny)) => Ok((dimension(nx)?, dimension(ny)?)),
+        None => Err(format!("`{text}` is not of the form NXxNY, e.g. 4096x4096")),
+    }
+}
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ended {
+    /// Every case measured or skipped.
+    Measured,
+    /// A case failed, or an adapter could not run.
+    Failed,
+    /// A signal stopped it after the case under way.
+    Stopped(i32),
+}
+
+impl Ended {
+    /// The process's exit status: 0, 1, or 128 + the signal, as a shell reports a
+    /// program the signal ended.
+    pub fn exit_status(self) -> u8 {
+        match self {
+            Ended::Measured => 0,
+            Ended::Failed => 1,
+            Ended::Stopped(signal) => u8::try_from(128 + signal).unwrap_or(u8::MAX),
+        }
+    }
+
+    /// How several runs ended: as the last that did not measure everything.
+    fn worse(self, next: Ended) -> Ended {
+        if next == Ended::Measured { self } else { next }
+    }
+}
+
+/// Stdout, as the runs on several adapters share it.
+type Out<'o> = Mutex<&'o mut (dyn Write + Send)>;
+
+/// Writes `text` to `out`.
+fn print(out: &Out, text: &str) -> Result<()> {
+    let mut out = out.lock().unwrap_or_else(PoisonError::into_inner);
+    out.write_all(text.as_bytes()).map_err(Error::Stdout)
+}
+
+/// Refuses `apis` and `builds` of which nothing is measured: each api measures the
+/// builds it has.
+pub fn check_settings(apis: &[Api], builds: &[Build]) -> Result<()> {
+    if !Setting::selected(apis, builds).is_empty() {
+        return Ok(());
+    }
+    let names = |names: Vec<String>| names.join(",");
+    Err(Error::Usage(format!(
+        "no api of --api {} has a build of --build {}: tax-free and unchecked are \
+         wgpu's, rolled is CUDA's, default both's",
+        names(apis.iter().map(ToString::to_string).collect()),
+        names(builds.iter().map(ToString::to_string).collect()),
+    )))
+}
+
+/// The families `--concurrent` measures: the copy family, each GPU's own memory, and
+/// the transfer family, the host's link and memory, which the GPUs share.
+const CONCURRENT_FAMILIES: [Family; 2] = [Family::Copy, Family::Transfer];
+
+/// Those of `cases` (selected by `filters`) that `--concurrent` measures; none is an
+/// error.
+fn concurrent_cases(
+    cases: Vec<(&'static Experiment, Case)>,
+    filters: &[String],
+) -> Result<Vec<(&'static Experiment, Case)>> {
+    let kept: Vec<_> = cases
+        .into_iter()
+        .filter(|(experiment, _)| CONCURRENT_FAMILIES.contains(&experiment.family))
+        .collect();
+    if kept.is_empty() {
+        return Err(Error::Usage(format!(
+            "--concurrent measures the copy and transfer families: --filter {} selects none \
+             of their cases",
+            filters.join(",")
+        )));
+    }
+    Ok(kept)
+}
+
+/// One adapter of `--adapter all --concurrent`.
+struct Concurrent<'l> {
+    /// Its index, which its progress lines start with.
+    index: usize,
+    /// The adapters measuring at once, this one included.
+    adapters: u32,
+    /// Its place in the lockstep the adapters measure in.
+    party: Party<'l>,
+}
+
+/// How the run on one adapter (`ran`) under `--adapter all` ended, its error reported:
+/// one adapter that cannot run must not cost the others their results. An adapter that
+/// runs no compute shaders is skipped, not failed.
+fn adapter_ended(index: usize, info: &wgpu::AdapterInfo, ran: Result<Ended>) -> Ended {
+    ran.unwrap_or_else(|error| {
+        let said = with_causes(&error);
+        if let Error::NoCompute { .. } = error {
+            eprintln!("membench: adapter {index} skipped: {said}");
+            return Ended::Measured;
+        }
+        eprintln!("membench: adapter {index} ({}): {said}", info.name);
+        Ended::Failed
+    })
+}
+
+/// `error` and its causes joined by `: `, as the command line reports an error.
+fn with_causes(error: &Error) -> String {
+    let mut said = error.to_string();
+    let mut cause = std::error::Error::source(error);
+    while let Some(next) = cause {
+        said = format!("{said}: {next}");
+        cause = next.source();
+    }
+    said
+}
+
+/// The identity of the results of `info` at `sizing`.
+pub fn identity(info: &wgpu::AdapterInfo, sizing: RunSizing) -> results::Identity {
+    results::Identity {
+        device: info.name.clone(),
+        backend: format!("{:?}", info.backend).to_lowercase(),
+        sizing,
+    }
+}
+
+/// The default results file of each adapter; adapters that would share one (two
+/// GPUs of the same model on the same backend) get their index appended.
+fn adapter_paths(infos: &[wgpu::AdapterInfo], sizing: RunSizing) -> Vec<PathBuf> {
+    let paths = infos
+        .iter()
+        .map(|info| identity(info, sizing).default_path())
+        .collect();
+    results::distinct_paths(paths)
+}
+
+/// Peak resident set size of this process (Linux `VmHWM`).
+fn peak_resident() -> Option<String> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(format!("{} MiB", kib >> 10))
+}
+
+impl Plan {
+    /// The plan's settings, with `concurrent` adapters measuring at once (`None` alone).
+    fn settings(&self, concurrent: Option<u32>) -> RunSettings {
+        RunSettings {
+            concurrent,
+            ..self.settings.clone()
+        }
+    }
+
+    /// Runs the plan, printing to `out` (stdout) the summary of each adapter's run, or
+    /// the rows where they go there; progress and notes go to stderr. From here on a
+    /// first signal stops the run after the case under way.
+    pub fn execute(&self, out: &mut (dyn Write + Send)) -> Result<Ended> {
+        let out = Mutex::new(out);
+        stop::stop_gracefully();
+        let concurrent = match &self.adapters {
+            Adapters::One(selector) => {
+                return self.run_on(selector.as_deref(), &self.destination, None, &out);
+            }
+            Adapters::EachInTurn => false,
+            Adapters::AllAtOnce => true,
+        };
+        if self.destination != Destination::DefaultFile {
+            return Err(Error::Usage(
+                "--out names one file: with --adapter all each adapter writes its own default \
+                 file"
+                    .to_owned(),
+            ));
+        }
+        let infos: Vec<wgpu::AdapterInfo> = gpu::adapters(&gpu::instance()?)
+            .iter()
+            .map(wgpu::Adapter::get_info)
+            .collect();
+        if infos.is_empty() {
+            return Err(Error::NoAdapter(String::new()));
+        }
+        if concurrent {
+            return self.run_concurrent(&infos, &out);
+        }
+        let paths = adapter_paths(&infos, self.settings(None).sizing());
+        let mut ended = Ended::Measured;
+        for (index, (info, path)) in infos.iter().zip(paths).enumerate() {
+            if stop::interrupted() {
+                break;
+            }
+            eprintln!(
+                "membench: adapter {index} of {}: {}",
+                infos.len(),
+                gpu::describe(info)
+            );
+            let ran = self.run_on(
+                Some(&index.to_string()),
+                &Destination::File(path),
+                None,
+                &out,
+            );
+            ended = ended.worse(adapter_ended(index, info, ran));
+        }
+        Ok(ended)
+    }
+
+    /// `--adapter all --concurrent`: every adapter in a thread of its own, each case
+    /// measured on all of them at once. An adapter that fails, or has measured its last
+    /// case, leaves the others measuring.
+    fn run_concurrent(&self, infos: &[wgpu::AdapterInfo], out: &Out) -> Result<Ended> {
+        if let [only] = infos {
+            return Err(Error::Usage(format!(
+                "--concurrent needs two adapters or more; there is one: {}",
+                gpu::describe(only)
+            )));
+        }
+        let adapters = u32::try_from(infos.len())
+            .map_err(|e| Error::Internal(format!("counting the adapters: {e}")))?;
+        // A filter that leaves none of the families' cases is refused once, not per adapter.
+        concurrent_cases(
+            suite::select(&Sizing::nominal(self.settings.quick), &self.filters)?,
+            &self.filters,
+        )?;
+        let paths = adapter_paths(infos, self.settings(Some(adapters)).sizing());
+        let lockstep = Lockstep::new(infos.len());
+        let endings: Vec<Ended> = std::thread::scope(|scope| {
+            let threads: Vec<_> = lockstep
+                .parties()
+                .into_iter()
+                .zip(paths)
+                .enumerate()
+                .map(|(index, (party, path))| {
+                    let info = &infos[index];
+                    scope.spawn(move || {
+                        let concurrent = Concurrent {
+                            index,
+                            adapters,
+                            party,
+                        };
+                        let ran = self.run_on(
+                            Some(&index.to_string()),
+                            &Destination::File(path),
+                            Some(&concurrent),
+                            out,
+                        );
+                        adapter_ended(index, info, ran)
+                    })
+                })
+                .collect();
+            threads
+                .into_iter()
+                // A panic has printed its message; its adapter failed.
+                .map(|thread| thread.join().unwrap_or(Ended::Failed))
+                .collect()
+        });
+        Ok(endings.into_iter().fold(Ended::Measured, Ended::worse))
+    }
+
+    /// The run on one adapter (`--adapter`'s selector); `concurrent` where it measures at
+    /// the same time as others.
+    fn run_on(
+        &self,
+        adapter: Option<&str>,
+        destination: &Destination,
+        concurrent: Option<&Concurrent>,
+        out: &Out,
+    ) -> Result<Ended> {
+        let started = Instant::now();
+        let settings = self.settings(concurrent.map(|c| c.adapters));
+        // Where several adapters print at once, which one a line is of.
+        let tag = concurrent.map_or_else(String::new, |c| format!("adapter {}: ", c.index));
+        let ctx = GpuContext::new(adapter, self.timeout)?;
+        let sizing = ctx.sizing(settings.quick, settings.buffer_bytes, settings.matrix)?;
+        let mut cases = suite::select(&sizing, &self.filters)?;
+        if concurrent.is_some() {
+            cases = concurrent_cases(cases, &self.filters)?;
+        }
+        let identity = identity(&ctx.info, settings.sizing());
+        let file = match destination {
+            Destination::DefaultFile => Some(identity.default_path()),
+            Destination::File(path) => Some(path.clone()),
+            Destination::Stdout(_) => None,
+        };
+        // A malformed results file, one of another identity, or a file or directory that
+        // cannot be written stops the run before anything is measured.
+        let case_rows = super::case_rows(&suite::select(&sizing, &[])?);
+        let old_rows = match &file {
+            Some(path) => {
+                files::check_writable(path)?;
+                identity.admit(path, results::read_existing(path)?, &case_rows)?
+            }
+            None => Vec::new(),
+        };
+        let backends = Backends::new(&ctx, &self.apis, &self.builds, self.timeout);
+        let measurers = backends.measurers();
+        if measurers.is_empty() {
+            return Err(Error::Usage(
+                "nothing to measure with: no backend asked for is available (see above)".to_owned(),
+            ));
+        }
+        let settings_text: Vec<String> = measurers
+            .iter()
+            .map(|m| m.backend.setting().to_string())
+            .collect();
+        let target = match &file {
+            Some(path) => path.display().to_string(),
+            None => {
+                if let Destination::Stdout(format) = destination {
+                    // Before anything is measured: a stdout that takes nothing stops the
+                    // run now.
+                    print(out, &results::head(*format)?)?;
+                    let mut out = out.lock().unwrap_or_else(PoisonError::into_inner);
+                    out.flush().map_err(Error::Stdout)?;
+                }
+                "stdout".to_owned()
+            }
+        };
+        let measurements: usize = cases
+            .iter()
+            .map(|(experiment, _)| {
+                measurers
+                    .iter()
+                    .filter(|m| m.backend.takes(experiment))
+                    .count()
+            })
+            .sum();
+        eprintln!(
+            "membench: {tag}{} cases, {measurements} measurements on {} in {} at sizing {}, \
+             results to {target}",
+            cases.len(),
+            gpu::describe(&ctx.info),
+            settings_text.join(", "),
+            identity.sizing,
+        );
+        let session = Session {
+            beside: !sizing.software,
+            known_rows: &old_rows,
+            output: file.as_deref().map(|path| Output {
+                path,
+                identity: &identity,
+                case_rows: &case_rows,
+            }),
+            stop: Some(stop::flag()),
+            lockstep: concurrent.map(|c| &c.party),
+            ..Session::new(&measurers, &settings, &ctx.info.name)
+        };
+        let progress = Bars::new(measurements, cases.len(), &tag)?;
+        let ran = session.run(&cases, &mut SuiteSampler::new(settings.samples), &progress)?;
+        progress.finish();
+        if let Some(predicted) = &ran.predicted {
+            eprintln!(
+                "membench: {tag}simulated in {:.1} s{} with the {}",
+                predicted.seconds,
+                if session.beside {
+                    ", beside the measurements,"
+                } else {
+                    ""
+                },
+                super::describe_model(&predicted.model)
+            );
+        }
+        let summary = format!(
+            "{}\n{} measurements{}, {} failed, in {:.1} s; peak host memory {}; results in \
+             {target}\n",
+            results::summary(&ran.rows),
+            ran.rows.len(),
+            if ran.interrupted {
+                " (interrupted)"
+            } else {
+                ""
+            },
+            ran.failed,
+            started.elapsed().as_secs_f64(),
+            peak_resident().unwrap_or_else(|| "unknown".to_owned()),
+        );
+        match destination {
+            Destination::Stdout(format) => {
+                eprint!("{summary}");
+                if let Err(error) = print(out, &results::body(&ran.rows, *format)?) {
+                    // The rows are not lost with stdout.
+                    let kept = std::env::temp_dir()
+                        .join(format!("membench-rows-{}.csv", std::process::id()));
+                    results::write(&kept, &ran.rows)?;
+                    eprintln!(
+                        "membench: stdout took not all rows; all {} are in {}",
+                        ran.rows.len(),
+                        kept.display()
+                    );
+                    return Err(error);
+                }
+            }
+            Destination::DefaultFile | Destination::File(_) => print(out, &summary)?,
+        }
+        Ok(if ran.interrupted {
+            Ended::Stopped(stop::stopped_by())
+        } else if ran.failed > 0 {
+            Ended::Failed
+        } else {
+            Ended::Measured
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn concurrent_runs_keep_the_copy_and_transfer_cases() {
+        let sizing = Sizing::nominal(true);
+        let filters = ["copy/peak".to_owned(), "reduce".to_owned()];
+        let kept = concurrent_cases(suite::select(&sizing, &filters).unwrap(), &filters).unwrap();
+        assert!(!kept.is_empty());
+        assert!(kept.iter().all(|(e, _)| e.family == Family::Copy));
+        let every = concurrent_cases(suite::select(&sizing, &[]).unwrap(), &[]).unwrap();
+        assert!(every.iter().any(|(e, _)| e.family == Family::Transfer));
+        let reduce = ["reduce".to_owned()];
+        let Err(refused) = concurrent_cases(suite::select(&sizing, &reduce).unwrap(), &reduce)
+        else {
+            panic!("reduce is neither copy nor transfer");
+        };
+        assert!(refused.to_string().contains("--filter reduce selects none"));
+    }
+
+    #[test]
+    fn matrix_sizes_parse_and_bad_ones_say_why() {
+        assert_eq!(parse_matrix("1000x3000"), Ok((1000, 3000)));
+        assert_eq!(parse_matrix("64X32"), Ok((64, 32)));
+        assert!(parse_matrix("4096").unwrap_err().contains("NXxNY"));
+        assert!(parse_matrix("0x8").unwrap_err().contains("positive"));
+        assert!(parse_matrix("ax8").unwrap_err().contains("`a`"));
+    }
+
+    #[test]
+    fn flags_that_contradict_each_other_are_refused() {
+        assert_eq!(Adapters::of(None, false).unwrap(), Adapters::One(None));
+        assert_eq!(
+            Adapters::of(Some("all".to_owned()), true).unwrap(),
+            Adapters::AllAtOnce
+        );
+        assert!(Adapters::of(Some("0".to_owned()), true).is_err());
+        let stdout = Destination::of(Some(PathBuf::from("-")), None).unwrap();
+        assert_eq!(stdout, Destination::Stdout(results::Format::Csv));
+        assert!(
+            Destination::of(Some(PathBuf::from("a.csv")), Some(results::Format::Json)).is_err()
+        );
+        assert!(check_settings(&[Api::Wgpu], &[Build::Rolled]).is_err());
+    }
+
+    #[test]
+    fn several_runs_end_as_the_last_that_did_not_measure_everything() {
+        let endings = [
+            Ended::Failed,
+            Ended::Measured,
+            Ended::Stopped(15),
+            Ended::Measured,
+        ];
+        let ended = endings.into_iter().fold(Ended::Measured, Ended::worse);
+        assert_eq!(ended, Ended::Stopped(15));
+        assert_eq!(ended.exit_status(), 143);
+        assert_eq!(Ended::Stopped(300).exit_status(), u8::MAX);
+        assert_eq!(Ended::Failed.exit_status(), 1);
+    }
+}
