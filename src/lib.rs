@@ -8,11 +8,14 @@
 //! request for the memory-system model. [`report`] (with [`report::compare`]) put several
 //! devices' CSVs side by side: tables, charts and the claims checklist. [`validate`]
 //! judges the simulator's predictions of a results file's cases against the measurements.
+//! [`fleet`] reads one file per GPU of many GPUs and names those slower than their model's
+//! median.
 
 pub mod backend;
 pub mod calibrate;
 pub mod error;
 pub mod files;
+pub mod fleet;
 pub mod measure;
 pub mod report;
 pub mod results;
