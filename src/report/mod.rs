@@ -12,13 +12,18 @@
 //! Ratios are to the first device given (`--baseline` picks another). Results of
 //! different sizings are charted apart (`sizing`); family charts show each device in
 //! its plainest setting and the one closest to the hardware, the tax chart the rest.
+//!
+//! [`fleet_page`] is the page of `membench fleet`: a strip plot per case with an
+//! outlier GPU, and every case's median and MAD.
 
 pub mod charts;
 pub mod claims;
 pub mod compare;
+mod fleet;
 pub mod sizing;
 mod write;
 
+pub use fleet::fleet_page;
 pub use write::{MANIFEST, destination, write};
 
 use std::path::{Path, PathBuf};

@@ -6,8 +6,9 @@
 //! prediction as a black tick across it, and the status written where a device has no
 //! bandwidth. The toolchain's tax of a device measured in several settings is a dot
 //! plot (`tax`), the simulator's validation of a device a scatter of measured against
-//! predicted GB/s (`scatter`). All draw their `legend` below the plot and their value axis through
-//! `axis` (linear or logarithmic, bounded ticks). `SWEEPS` and `BAR_SPLITS` are the
+//! predicted GB/s (`scatter`), a fleet's case a strip plot of its GPUs (`strip`). All
+//! draw their `legend` below the plot and their value axis through `axis` (linear or
+//! logarithmic, bounded ticks). `SWEEPS` and `BAR_SPLITS` are the
 //! tables that say which cases get which chart; any family not named there still
 //! gets bars, so every family present has a chart.
 //!
@@ -18,6 +19,7 @@ mod axis;
 mod bars;
 mod legend;
 mod scatter;
+mod strip;
 mod sweep;
 mod tax;
 
@@ -30,6 +32,7 @@ use crate::results::ON_CHIP_FAMILIES;
 use crate::suite::Family;
 
 pub use scatter::scatter_chart;
+pub use strip::strip_chart;
 pub use tax::tax_chart;
 
 /// One chart, ready to be written as `file` and inlined in the page.

@@ -1,0 +1,446 @@
+//! Fleets written from the fixture: healthy ones, one with a slow GPU, one with a
+//! missing or failed case, two models side by side.
+
+use std::path::{Path, PathBuf};
+
+use super::*;
+use crate::results::tests::scratch;
+use crate::results::{Format, Row, Status};
+use crate::suite::Family;
+
+/// The fixture's rows, with a sizing (schema 5 requires one).
+fn fixture() -> Vec<Row> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gpu-a.csv");
+    crate::results::read(&path)
+        .unwrap()
+        .into_iter()
+        .map(|row| Row {
+            sizing: Some(RunSizing::default()),
+            ..row
+        })
+        .collect()
+}
+
+/// `row` with its bandwidths times `factor` and its times over it.
+fn scaled(row: &Row, factor: f64) -> Row {
+    let time = |t: Option<f64>| t.map(|t| t / factor);
+    let gbps = |g: Option<f64>| g.map(|g| g * factor);
+    Row {
+        time_us_median: time(row.time_us_median),
+        time_us_min: time(row.time_us_min),
+        time_us_max: time(row.time_us_max),
+        gbps_median: gbps(row.gbps_median),
+        gbps_best: gbps(row.gbps_best),
+        ..row.clone()
+    }
+}
+
+fn host(n: usize) -> String {
+    format!("node{n:02}")
+}
+
+fn uuid(n: usize) -> String {
+    format!("GPU-{n:08x}-1111-2222-3333-444455556666")
+}
+
+fn bus(n: usize) -> String {
+    format!("00000000:{:02X}:00.0", n + 0x10)
+}
+
+/// GPU `n`'s rows: its identity, and each bandwidth within ±0.3 % of the fixture's.
+fn gpu(rows: &[Row], n: usize) -> Vec<Row> {
+    rows.iter()
+        .enumerate()
+        .map(|(i, row)| {
+            let jitter = ((n * 7 + i * 13) % 5) as f64 - 2.0;
+            Row {
+                host: host(n),
+                gpu_uuid: uuid(n),
+                pci_bus_id: bus(n),
+                ..scaled(row, 1.0 + 0.0015 * jitter)
+            }
+        })
+        .collect()
+}
+
+/// Writes each GPU's rows as `gpu-N.csv` into a fresh directory.
+fn fleet_dir(name: &str, gpus: &[Vec<Row>]) -> PathBuf {
+    let dir = scratch(name);
+    for (n, rows) in gpus.iter().enumerate() {
+        crate::results::write(&dir.join(format!("gpu-{n}.csv")), rows).unwrap();
+    }
+    dir
+}
+
+fn healthy(count: usize) -> Vec<Vec<Row>> {
+    let rows = fixture();
+    (0..count).map(|n| gpu(&rows, n)).collect()
+}
+
+fn load(dir: &Path) -> Fleet {
+    Fleet::load(&[dir.to_owned()], DEFAULT_THRESHOLD).unwrap()
+}
+
+#[test]
+fn medians_and_mads() {
+    assert_eq!(
+        median_mad(&mut [1.0, 2.0, 3.0, 4.0, 100.0]),
+        Some((3.0, 1.0))
+    );
+    assert_eq!(median_mad(&mut [4.0, 1.0, 3.0, 2.0]), Some((2.5, 1.0)));
+    assert_eq!(median_mad(&mut [7.0, 7.0, 7.0]), Some((7.0, 0.0)));
+    assert_eq!(median_mad(&mut []), None);
+    let (distance, z) = standing(92.0, 100.0, 1.0);
+    assert!((distance + 0.08).abs() < 1e-12);
+    assert!((z.unwrap() + 8.0 / MAD_SCALE).abs() < 1e-12);
+    assert_eq!(standing(92.0, 100.0, 0.0).1, None);
+}
+
+#[test]
+fn an_outlier_is_beyond_the_threshold_and_the_noise() {
+    // Beyond both.
+    assert_eq!(judge(-0.08, Some(-10.0), 0.05), Verdict::Slower);
+    // Beyond the threshold, within the noise of a noisy case.
+    assert_eq!(judge(-0.08, Some(-2.0), 0.05), Verdict::Within);
+    // Beyond the noise of a quiet case, within the threshold.
+    assert_eq!(judge(-0.03, Some(-20.0), 0.05), Verdict::Within);
+    // No MAD: the threshold alone decides.
+    assert_eq!(judge(-0.06, None, 0.05), Verdict::Slower);
+    assert_eq!(judge(-0.04, None, 0.05), Verdict::Within);
+    // Faster is reported, and no failure.
+    assert_eq!(judge(0.08, Some(10.0), 0.05), Verdict::Faster);
+    assert!(!Verdict::Faster.is_outlier());
+    assert!(Verdict::Slower.is_outlier() && Verdict::Missing.is_outlier());
+}
+
+#[test]
+fn no_outlier_among_eight_alike_gpus() {
+    let dir = fleet_dir("fleet-healthy", &healthy(8));
+    let fleet = load(&dir);
+    let verdict = fleet.verdict();
+    assert!(
+        verdict.passes(),
+        "{}",
+        render(&fleet, Format::Table).unwrap()
+    );
+    assert_eq!(verdict.exit_code(), 0);
+    assert_eq!((verdict.files, verdict.gpus, verdict.models), (8, 8, 1));
+    assert_eq!((verdict.groups, verdict.skipped_files), (1, 0));
+    let group = &fleet.groups[0];
+    assert_eq!(group.members.len(), 8);
+    assert_eq!(group.cases.len(), fixture().len());
+    let measured = group
+        .cases
+        .iter()
+        .filter(|c| c.median_gbps.is_some())
+        .count();
+    assert_eq!(
+        measured,
+        fixture().iter().filter(|r| r.status == Status::Ok).count()
+    );
+    let table = render(&fleet, Format::Table).unwrap();
+    assert!(
+        table.contains("no outlier among 8 GPUs of 1 model"),
+        "{table}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_gpu_with_copy_rows_eight_percent_slower_is_named_and_fails_the_fleet() {
+    let mut gpus = healthy(8);
+    let sick = 5;
+    gpus[sick] = gpus[sick]
+        .iter()
+        .map(|row| {
+            if row.family == Family::Copy {
+                scaled(row, 0.92)
+            } else {
+                row.clone()
+            }
+        })
+        .collect();
+    let dir = fleet_dir("fleet-sick", &gpus);
+    let fleet = load(&dir);
+    let verdict = fleet.verdict();
+    assert!(!verdict.passes());
+    assert_eq!(verdict.exit_code(), EXIT_OUTLIER);
+    assert_eq!(verdict.outlier_gpus, 1);
+    let copies = fixture()
+        .iter()
+        .filter(|r| r.family == Family::Copy && r.status == Status::Ok)
+        .count();
+    assert_eq!(verdict.outliers, copies);
+    let named: Vec<&Member> = fleet.members.iter().filter(|m| m.outliers() > 0).collect();
+    assert_eq!(named.len(), 1);
+    let member = named[0];
+    assert_eq!(
+        (&member.host, &member.gpu_uuid, &member.pci_bus_id),
+        (&host(sick), &uuid(sick), &bus(sick))
+    );
+    assert_eq!(member.gpu, uuid(sick));
+    assert_eq!(
+        (member.slower, member.missing, member.failed),
+        (copies, 0, 0)
+    );
+    let (case, distance) = member.worst.unwrap();
+    assert_eq!(fleet.groups[0].cases[case].id.family, Family::Copy);
+    assert!((distance + 0.08).abs() < 0.01, "{distance}");
+    for format in [Format::Table, Format::Markdown] {
+        let text = render(&fleet, format).unwrap();
+        for name in [host(sick), uuid(sick), bus(sick)] {
+            assert!(text.contains(&name), "{name} not in {text}");
+        }
+        assert!(text.contains("1 outlier GPU of 8"), "{text}");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_missing_or_failed_case_is_an_outlier() {
+    let mut gpus = healthy(6);
+    let dropped = gpus[2].remove(3).id();
+    let failed = gpus[4][7].id();
+    let row = &mut gpus[4][7];
+    (row.status, row.verified, row.note) = (Status::Failed, false, "lost".into());
+    (row.time_us_median, row.time_us_min, row.time_us_max) = (None, None, None);
+    (row.gbps_median, row.gbps_best, row.cv) = (None, None, None);
+    let dir = fleet_dir("fleet-missing", &gpus);
+    let fleet = load(&dir);
+    assert!(!fleet.verdict().passes());
+    assert_eq!(fleet.verdict().outliers, 2);
+    let group = &fleet.groups[0];
+    let at = |id: &CaseId| group.cases.iter().position(|c| c.id == *id).unwrap();
+    let missing = fleet.cell(group.members[2], at(&dropped)).unwrap();
+    assert_eq!((missing.status, missing.verdict), (None, Verdict::Missing));
+    let lost = fleet.cell(group.members[4], at(&failed)).unwrap();
+    assert_eq!(lost.verdict, Verdict::Failed);
+    assert_eq!(fleet.members[group.members[2]].missing, 1);
+    assert_eq!(fleet.members[group.members[4]].failed, 1);
+    let csv = render(&fleet, Format::Csv).unwrap();
+    assert!(
+        csv.lines()
+            .any(|l| l.contains(",missing,") && l.ends_with(",missing,true"))
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn models_are_not_mixed() {
+    let rows = fixture();
+    let other: Vec<Row> = rows
+        .iter()
+        .map(|row| Row {
+            device: "Fixture GPU B".into(),
+            ..scaled(row, 0.7)
+        })
+        .collect();
+    let mut gpus: Vec<Vec<Row>> = (0..4).map(|n| gpu(&rows, n)).collect();
+    gpus.extend((4..8).map(|n| gpu(&other, n)));
+    // Two GPUs of a third model: too few to judge, even though one is slow.
+    let third: Vec<Row> = rows
+        .iter()
+        .map(|row| Row {
+            device: "Fixture GPU C".into(),
+            ..row.clone()
+        })
+        .collect();
+    gpus.push(gpu(&third, 8));
+    gpus.push(gpu(
+        &third.iter().map(|r| scaled(r, 0.5)).collect::<Vec<_>>(),
+        9,
+    ));
+    let dir = fleet_dir("fleet-models", &gpus);
+    let fleet = load(&dir);
+    let verdict = fleet.verdict();
+    assert!(
+        verdict.passes(),
+        "{}",
+        render(&fleet, Format::Table).unwrap()
+    );
+    assert_eq!((verdict.models, verdict.groups, verdict.gpus), (3, 3, 10));
+    assert_eq!(verdict.unjudged_gpus, 2);
+    let sizes: Vec<(&str, usize, bool)> = fleet
+        .groups
+        .iter()
+        .map(|g| (g.device.as_str(), g.members.len(), g.judged()))
+        .collect();
+    assert_eq!(
+        sizes,
+        [
+            ("Fixture GPU A", 4, true),
+            ("Fixture GPU B", 4, true),
+            ("Fixture GPU C", 2, false)
+        ]
+    );
+    let markdown = render(&fleet, Format::Markdown).unwrap();
+    assert!(markdown.contains("too few GPUs to judge"), "{markdown}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn unreadable_files_are_skipped_and_counted() {
+    let dir = fleet_dir("fleet-skipped", &healthy(4));
+    std::fs::write(dir.join("empty.csv"), "").unwrap();
+    std::fs::write(dir.join("garbage.csv"), "not,a,results\nfile,at,all\n").unwrap();
+    std::fs::write(dir.join("notes.txt"), "not read").unwrap();
+    let absent = dir.join("absent.csv");
+    let fleet = Fleet::load(&[dir.clone(), absent], DEFAULT_THRESHOLD).unwrap();
+    let verdict = fleet.verdict();
+    assert_eq!((verdict.files, verdict.skipped_files), (4, 3));
+    assert!(verdict.passes());
+    let whys: Vec<(String, &str)> = fleet
+        .skipped
+        .iter()
+        .map(|s| {
+            (
+                shown(Path::new(s.path.file_name().unwrap())),
+                s.why.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(whys[0].0, "absent.csv");
+    assert!(whys[1].1.starts_with("empty"), "{whys:?}");
+    assert!(whys[2].1.contains("not a membench results CSV"), "{whys:?}");
+    let table = render(&fleet, Format::Table).unwrap();
+    assert!(table.contains("3 inputs skipped"), "{table}");
+    // Nothing read at all is an error.
+    let error = Fleet::load(&[dir.join("garbage.csv")], DEFAULT_THRESHOLD).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("no results file read (1 skipped"),
+        "{error}"
+    );
+    assert!(Fleet::load(std::slice::from_ref(&dir), 0.0).is_err());
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_gpu_without_a_uuid_is_named_by_host_and_bus_else_by_file() {
+    let rows = fixture();
+    let mut gpus = healthy(3);
+    gpus[1] = gpu(&rows, 1)
+        .into_iter()
+        .map(|row| Row {
+            gpu_uuid: "-".into(),
+            ..row
+        })
+        .collect();
+    gpus[2] = rows.clone();
+    let dir = fleet_dir("fleet-names", &gpus);
+    let fleet = load(&dir);
+    let names: Vec<&str> = fleet.members.iter().map(|m| m.gpu.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            uuid(0),
+            format!("{} {}", host(1), bus(1)),
+            "gpu-2.csv".into()
+        ]
+    );
+    assert_eq!(fleet.members[0].short_label(), "node00 / 00000000");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn every_format_holds_every_gpu_and_case() {
+    let mut gpus = healthy(4);
+    gpus[0] = gpus[0].iter().map(|r| scaled(r, 0.9)).collect();
+    let dir = fleet_dir("fleet-formats", &gpus);
+    let fleet = load(&dir);
+    let cases = fleet.groups[0].cases.len();
+    let csv = render(&fleet, Format::Csv).unwrap();
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let header: Vec<String> = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(
+        header,
+        [
+            "device",
+            "backend",
+            "setting",
+            "sizing",
+            "gpu",
+            "host",
+            "gpu_uuid",
+            "pci_bus_id",
+            "file",
+            "family",
+            "variant",
+            "param",
+            "status",
+            "gbps",
+            "median_gbps",
+            "mad_gbps",
+            "measured",
+            "distance",
+            "z",
+            "verdict",
+            "outlier"
+        ]
+    );
+    assert_eq!(reader.records().count(), 4 * cases);
+    let json: serde_json::Value =
+        serde_json::from_str(&render(&fleet, Format::Json).unwrap()).unwrap();
+    assert_eq!(json["summary"]["passes"], false);
+    assert_eq!(json["summary"]["outlier_gpus"], 1);
+    assert_eq!(json["summary"]["threshold"], 0.05);
+    assert_eq!(json["gpus"].as_array().unwrap().len(), 4);
+    assert_eq!(json["gpus"][0]["host"], host(0));
+    assert_eq!(json["cases"].as_array().unwrap().len(), cases);
+    assert_eq!(json["rows"].as_array().unwrap().len(), 4 * cases);
+    assert_eq!(json["rows"][0]["setting"], "wgpu/default");
+    assert_eq!(json["rows"][0]["sizing"], "default");
+    let markdown = render(&fleet, Format::Markdown).unwrap();
+    assert!(markdown.starts_with("# membench fleet\n"));
+    assert!(
+        markdown.contains("| host | gpu_uuid | pci_bus_id |"),
+        "{markdown}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn the_fleet_page_plots_the_outlier_cases_and_labels_the_gpu() {
+    let mut gpus = healthy(6);
+    let sick = 3;
+    gpus[sick] = gpus[sick]
+        .iter()
+        .map(|row| {
+            if row.family == Family::Copy && row.variant == "offset" {
+                scaled(row, 0.9)
+            } else {
+                row.clone()
+            }
+        })
+        .collect();
+    let dir = fleet_dir("fleet-page", &gpus);
+    let fleet = load(&dir);
+    let report = crate::report::fleet_page(&fleet).unwrap();
+    assert!(!report.charts.is_empty());
+    for chart in &report.charts {
+        assert!(
+            chart.file.starts_with("fleet-1-copy-offset-"),
+            "{}",
+            chart.file
+        );
+        assert!(chart.svg.contains("node03 / 00000003"), "{}", chart.file);
+    }
+    assert!(report.html.contains("GPUs with outliers"));
+    assert!(report.html.contains(&uuid(sick)));
+    let out = dir.join("report");
+    crate::report::write(&report, &out).unwrap();
+    assert!(out.join("index.html").is_file());
+    // A healthy group still gets its headline cases.
+    let dir2 = fleet_dir("fleet-page-healthy", &healthy(4));
+    let report = crate::report::fleet_page(&load(&dir2)).unwrap();
+    assert!(!report.charts.is_empty() && report.charts.len() <= 4);
+    assert!(report.charts[0].file.starts_with("fleet-1-copy-peak"));
+    std::fs::remove_dir_all(dir).unwrap();
+    std::fs::remove_dir_all(dir2).unwrap();
+}
