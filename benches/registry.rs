@@ -91,7 +91,7 @@ fn main() -> anyhow::Result<()> {
         }
         kept
     });
-    let identity = run::identity(&ctx.info, settings.sizing());
+    let identity = run::identity(&ctx.info, &ctx.identity, settings.sizing());
     let path = env::var_os("MEMBENCH_OUT").map_or_else(|| identity.default_path(), PathBuf::from);
     let output = Output {
         path: &path,

@@ -14,27 +14,56 @@ use crate::suite::{Api, RunSizing};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Identity {
     pub device: String,
+    /// The physical GPU's UUID (`-` where it has none): two GPUs of one model are two
+    /// identities.
+    pub gpu_uuid: String,
     /// wgpu's name of the backend, lower case (`vulkan`).
     pub backend: String,
     pub sizing: RunSizing,
 }
 
 impl Identity {
-    /// `results/<device>-<backend>[-<sizing>].csv`, e.g.
-    /// `results/nvidia-h100-80gb-hbm3-vulkan.csv` or
-    /// `results/llvmpipe-llvm-15-0-6-256-bits-vulkan-quick.csv`: a run never lands in
-    /// the file of another sizing by default.
+    /// `results/<device>[-<short uuid>]-<backend>[-<sizing>].csv`, e.g.
+    /// `results/nvidia-h100-80gb-hbm3-8f2e1c3a-vulkan.csv` or
+    /// `results/llvmpipe-llvm-15-0-6-256-bits-vulkan-quick.csv`: two GPUs of one model
+    /// never share a file, and a run never lands in the file of another sizing.
     pub fn default_path(&self) -> PathBuf {
-        let stem = super::slug(&format!("{} {}", self.device, self.backend));
-        PathBuf::from("results").join(format!("{stem}{}.csv", file_suffix(self.sizing)))
+        let uuid = self.short_uuid();
+        let name = match uuid.is_empty() {
+            true => format!("{} {}", self.device, self.backend),
+            false => format!("{} {uuid} {}", self.device, self.backend),
+        };
+        PathBuf::from("results").join(format!(
+            "{}{}.csv",
+            super::slug(&name),
+            file_suffix(self.sizing)
+        ))
     }
 
-    /// What differs between this identity and `row`'s, if anything.
+    /// The GPU's UUID's first eight hex digits (after `GPU-`), as file names and
+    /// `--out`'s `{uuid}` say it; empty for a GPU without one.
+    pub fn short_uuid(&self) -> String {
+        let digits = self.gpu_uuid.trim_start_matches("GPU-");
+        digits
+            .chars()
+            .filter(char::is_ascii_hexdigit)
+            .take(8)
+            .collect()
+    }
+
+    /// What differs between this identity and `row`'s, if anything. A row that records
+    /// no UUID (schema 4 and older) is of any GPU of the model.
     fn difference(&self, row: &Row) -> Option<String> {
         if row.device != self.device {
             return Some(format!(
                 "rows of device `{}` where this run measures `{}`",
                 row.device, self.device
+            ));
+        }
+        if !row.gpu_uuid.is_empty() && row.gpu_uuid != self.gpu_uuid {
+            return Some(format!(
+                "rows of GPU `{}` where this run measures `{}`",
+                row.gpu_uuid, self.gpu_uuid
             ));
         }
         if row.api == Api::Wgpu && !row.backend.eq_ignore_ascii_case(&self.backend) {
@@ -163,6 +192,7 @@ mod tests {
     fn sizings_read_back_and_name_their_files() {
         let lavapipe = |sizing| Identity {
             device: "llvmpipe (LLVM 15.0.6, 256 bits)".into(),
+            gpu_uuid: "-".into(),
             backend: "vulkan".into(),
             sizing,
         };
@@ -243,6 +273,7 @@ mod tests {
         };
         let run = Identity {
             device: "GPU".into(),
+            gpu_uuid: "GPU-1234".into(),
             backend: "vulkan".into(),
             sizing: RunSizing::default(),
         };

@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::files;
 use crate::measure::SuiteSampler;
 use crate::results;
-use crate::suite::{self, Api, Build, Case, Experiment, Family, RunSizing, Setting, Sizing};
+use crate::suite::{self, Api, Build, RunSizing, Setting, Sizing};
 
 /// The adapters a run measures.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -160,30 +160,6 @@ pub fn check_settings(apis: &[Api], builds: &[Build]) -> Result<()> {
     )))
 }
 
-/// The families `--concurrent` measures: the copy family, each GPU's own memory, and
-/// the transfer family, the host's link and memory, which the GPUs share.
-const CONCURRENT_FAMILIES: [Family; 2] = [Family::Copy, Family::Transfer];
-
-/// Those of `cases` (selected by `filters`) that `--concurrent` measures; none is an
-/// error.
-fn concurrent_cases(
-    cases: Vec<(&'static Experiment, Case)>,
-    filters: &[String],
-) -> Result<Vec<(&'static Experiment, Case)>> {
-    let kept: Vec<_> = cases
-        .into_iter()
-        .filter(|(experiment, _)| CONCURRENT_FAMILIES.contains(&experiment.family))
-        .collect();
-    if kept.is_empty() {
-        return Err(Error::Usage(format!(
-            "--concurrent measures the copy and transfer families: --filter {} selects none \
-             of their cases",
-            filters.join(",")
-        )));
-    }
-    Ok(kept)
-}
-
 /// One adapter of `--adapter all --concurrent`.
 struct Concurrent<'l> {
     /// Its index, which its progress lines start with.
@@ -220,23 +196,106 @@ fn with_causes(error: &Error) -> String {
     said
 }
 
-/// The identity of the results of `info` at `sizing`.
-pub fn identity(info: &wgpu::AdapterInfo, sizing: RunSizing) -> results::Identity {
+/// The identity of the results of the adapter `info` (the GPU `gpu`) at `sizing`.
+pub fn identity(
+    info: &wgpu::AdapterInfo,
+    gpu: &results::GpuIdentity,
+    sizing: RunSizing,
+) -> results::Identity {
     results::Identity {
         device: info.name.clone(),
+        gpu_uuid: gpu.gpu_uuid.clone(),
         backend: format!("{:?}", info.backend).to_lowercase(),
         sizing,
     }
 }
 
-/// The default results file of each adapter; adapters that would share one (two
-/// GPUs of the same model on the same backend) get their index appended.
-fn adapter_paths(infos: &[wgpu::AdapterInfo], sizing: RunSizing) -> Vec<PathBuf> {
-    let paths = infos
+/// An adapter `--adapter all` measures: its index in `membench devices`' list, what it
+/// is and which GPU.
+struct Listed {
+    index: usize,
+    info: wgpu::AdapterInfo,
+    gpu: results::GpuIdentity,
+}
+
+/// The adapters that run compute shaders, by their index in the whole list: one that
+/// cannot (the GL adapter of an NVIDIA driver) is said once and left out.
+fn compute_adapters() -> Result<Vec<Listed>> {
+    let adapters = gpu::adapters(&gpu::instance()?);
+    if adapters.is_empty() {
+        return Err(Error::NoAdapter(String::new()));
+    }
+    let mut listed = Vec::new();
+    for (index, adapter) in adapters.iter().enumerate() {
+        let info = adapter.get_info();
+        if let Some(why) = gpu::no_compute(adapter) {
+            eprintln!(
+                "membench: adapter {index} skipped: {} runs no compute shaders{why}",
+                gpu::describe(&info)
+            );
+            continue;
+        }
+        let gpu = gpu::identity::of(adapter, &info);
+        listed.push(Listed { index, info, gpu });
+    }
+    Ok(listed)
+}
+
+/// The results file of each adapter of `listed`: `destination`'s template, or the
+/// default file; adapters that would still share one (two GPUs of one model without a
+/// UUID) get their index appended.
+fn adapter_paths(listed: &[Listed], sizing: RunSizing, destination: &Destination) -> Vec<PathBuf> {
+    let paths = listed
         .iter()
-        .map(|info| identity(info, sizing).default_path())
+        .map(|adapter| {
+            let identity = identity(&adapter.info, &adapter.gpu, sizing);
+            match destination {
+                Destination::File(template) => expand(template, &identity, &adapter.gpu, adapter.index),
+                _ => identity.default_path(),
+            }
+        })
         .collect();
     results::distinct_paths(paths)
+}
+
+/// The fields `--out` may name, each replaced by the run's: several runs (a job array,
+/// one process per GPU) into one directory, each into its own file.
+pub const TEMPLATE_FIELDS: [&str; 3] = ["{host}", "{uuid}", "{adapter}"];
+
+/// `template` with `{host}`, `{uuid}` (the short UUID, `-` where the GPU has none) and
+/// `{adapter}` (its index) replaced; a path without them is itself.
+pub fn expand(
+    template: &std::path::Path,
+    identity: &results::Identity,
+    gpu: &results::GpuIdentity,
+    adapter: usize,
+) -> PathBuf {
+    let uuid = identity.short_uuid();
+    let text = template
+        .to_string_lossy()
+        .replace("{host}", &results::slug(&gpu.host))
+        .replace("{uuid}", if uuid.is_empty() { "-" } else { &uuid })
+        .replace("{adapter}", &adapter.to_string());
+    PathBuf::from(text)
+}
+
+/// Whether `path` names one of [`TEMPLATE_FIELDS`].
+fn is_template(path: &std::path::Path) -> bool {
+    let text = path.to_string_lossy();
+    TEMPLATE_FIELDS.iter().any(|field| text.contains(field))
+}
+
+/// The index of the adapter `ctx` opened (by `selector`) in `membench devices`' list:
+/// `--out`'s `{adapter}`.
+fn adapter_index(selector: Option<&str>, ctx: &GpuContext) -> usize {
+    if let Some(index) = selector.and_then(|s| s.parse().ok()) {
+        return index;
+    }
+    gpu::instance()
+        .map(|instance| gpu::adapters(&instance))
+        .ok()
+        .and_then(|adapters| adapters.iter().position(|a| a.get_info() == ctx.info))
+        .unwrap_or(0)
 }
 
 /// Peak resident set size of this process (Linux `VmHWM`).
@@ -269,41 +328,38 @@ impl Plan {
             Adapters::EachInTurn => false,
             Adapters::AllAtOnce => true,
         };
-        if self.destination != Destination::DefaultFile {
-            return Err(Error::Usage(
+        let templated = matches!(&self.destination, Destination::File(path) if is_template(path));
+        if self.destination != Destination::DefaultFile && !templated {
+            return Err(Error::Usage(format!(
                 "--out names one file: with --adapter all each adapter writes its own default \
-                 file"
-                    .to_owned(),
-            ));
+                 file, or the file a template names ({})",
+                TEMPLATE_FIELDS.join(", ")
+            )));
         }
-        let infos: Vec<wgpu::AdapterInfo> = gpu::adapters(&gpu::instance()?)
-            .iter()
-            .map(wgpu::Adapter::get_info)
-            .collect();
-        if infos.is_empty() {
-            return Err(Error::NoAdapter(String::new()));
-        }
+        let listed = compute_adapters()?;
         if concurrent {
-            return self.run_concurrent(&infos, &out);
+            return self.run_concurrent(&listed, &out);
         }
-        let paths = adapter_paths(&infos, self.settings(None).sizing());
+        let paths = adapter_paths(&listed, self.settings(None).sizing(), &self.destination);
         let mut ended = Ended::Measured;
-        for (index, (info, path)) in infos.iter().zip(paths).enumerate() {
+        for (adapter, path) in listed.iter().zip(paths) {
             if stop::interrupted() {
                 break;
             }
             eprintln!(
-                "membench: adapter {index} of {}: {}",
-                infos.len(),
-                gpu::describe(info)
+                "membench: adapter {} ({} of {}): {}",
+                adapter.index,
+                adapter.index + 1,
+                listed.len(),
+                gpu::describe(&adapter.info)
             );
             let ran = self.run_on(
-                Some(&index.to_string()),
+                Some(&adapter.index.to_string()),
                 &Destination::File(path),
                 None,
                 &out,
             );
-            ended = ended.worse(adapter_ended(index, info, ran));
+            ended = ended.worse(adapter_ended(adapter.index, &adapter.info, ran));
         }
         Ok(ended)
     }
@@ -311,43 +367,44 @@ impl Plan {
     /// `--adapter all --concurrent`: every adapter in a thread of its own, each case
     /// measured on all of them at once. An adapter that fails, or has measured its last
     /// case, leaves the others measuring.
-    fn run_concurrent(&self, infos: &[wgpu::AdapterInfo], out: &Out) -> Result<Ended> {
-        if let [only] = infos {
+    fn run_concurrent(&self, listed: &[Listed], out: &Out) -> Result<Ended> {
+        if let [only] = listed {
             return Err(Error::Usage(format!(
-                "--concurrent needs two adapters or more; there is one: {}",
-                gpu::describe(only)
+                "--concurrent needs two adapters that compute, or more; there is one: {}",
+                gpu::describe(&only.info)
             )));
         }
-        let adapters = u32::try_from(infos.len())
+        let adapters = u32::try_from(listed.len())
             .map_err(|e| Error::Internal(format!("counting the adapters: {e}")))?;
-        // A filter that leaves none of the families' cases is refused once, not per adapter.
-        concurrent_cases(
-            suite::select(&Sizing::nominal(self.settings.quick), &self.filters)?,
-            &self.filters,
-        )?;
-        let paths = adapter_paths(infos, self.settings(Some(adapters)).sizing());
-        let lockstep = Lockstep::new(infos.len());
+        // A filter that matches nothing is refused once, not per adapter.
+        suite::select(&Sizing::nominal(self.settings.quick), &self.filters)?;
+        let paths = adapter_paths(
+            listed,
+            self.settings(Some(adapters)).sizing(),
+            &self.destination,
+        );
+        let lockstep = Lockstep::new(listed.len());
         let endings: Vec<Ended> = std::thread::scope(|scope| {
             let threads: Vec<_> = lockstep
                 .parties()
                 .into_iter()
                 .zip(paths)
                 .enumerate()
-                .map(|(index, (party, path))| {
-                    let info = &infos[index];
+                .map(|(position, (party, path))| {
+                    let adapter = &listed[position];
                     scope.spawn(move || {
                         let concurrent = Concurrent {
-                            index,
+                            index: adapter.index,
                             adapters,
                             party,
                         };
                         let ran = self.run_on(
-                            Some(&index.to_string()),
+                            Some(&adapter.index.to_string()),
                             &Destination::File(path),
                             Some(&concurrent),
                             out,
                         );
-                        adapter_ended(index, info, ran)
+                        adapter_ended(adapter.index, &adapter.info, ran)
                     })
                 })
                 .collect();
@@ -375,14 +432,12 @@ impl Plan {
         let tag = concurrent.map_or_else(String::new, |c| format!("adapter {}: ", c.index));
         let ctx = GpuContext::new(adapter, self.timeout)?;
         let sizing = ctx.sizing(settings.quick, settings.buffer_bytes, settings.matrix)?;
-        let mut cases = suite::select(&sizing, &self.filters)?;
-        if concurrent.is_some() {
-            cases = concurrent_cases(cases, &self.filters)?;
-        }
-        let identity = identity(&ctx.info, settings.sizing());
+        let cases = suite::select(&sizing, &self.filters)?;
+        let identity = identity(&ctx.info, &ctx.identity, settings.sizing());
+        let index = adapter_index(adapter, &ctx);
         let file = match destination {
             Destination::DefaultFile => Some(identity.default_path()),
-            Destination::File(path) => Some(path.clone()),
+            Destination::File(path) => Some(expand(path, &identity, &ctx.identity, index)),
             Destination::Stdout(_) => None,
         };
         // A malformed results file, one of another identity, or a file or directory that
@@ -510,20 +565,37 @@ mod tests {
     use super::*;
 
     #[test]
-    fn concurrent_runs_keep_the_copy_and_transfer_cases() {
-        let sizing = Sizing::nominal(true);
-        let filters = ["copy/peak".to_owned(), "reduce".to_owned()];
-        let kept = concurrent_cases(suite::select(&sizing, &filters).unwrap(), &filters).unwrap();
-        assert!(!kept.is_empty());
-        assert!(kept.iter().all(|(e, _)| e.family == Family::Copy));
-        let every = concurrent_cases(suite::select(&sizing, &[]).unwrap(), &[]).unwrap();
-        assert!(every.iter().any(|(e, _)| e.family == Family::Transfer));
-        let reduce = ["reduce".to_owned()];
-        let Err(refused) = concurrent_cases(suite::select(&sizing, &reduce).unwrap(), &reduce)
-        else {
-            panic!("reduce is neither copy nor transfer");
+    fn out_templates_name_the_host_gpu_and_adapter() {
+        let gpu = results::GpuIdentity {
+            host: "node-07.cluster".to_owned(),
+            gpu_uuid: "GPU-8f2e1c3a-516b-4d2e-9a0b-7c1122334455".to_owned(),
+            pci_bus_id: "0000:07:00.0".to_owned(),
+            pcie_link: "gen5x16".to_owned(),
         };
-        assert!(refused.to_string().contains("--filter reduce selects none"));
+        let identity = results::Identity {
+            device: "NVIDIA H100 80GB HBM3".to_owned(),
+            gpu_uuid: gpu.gpu_uuid.clone(),
+            backend: "vulkan".to_owned(),
+            sizing: RunSizing::default(),
+        };
+        let template = std::path::Path::new("out/{host}-{uuid}-{adapter}.csv");
+        assert!(is_template(template) && !is_template(std::path::Path::new("out/a.csv")));
+        assert_eq!(
+            expand(template, &identity, &gpu, 3),
+            PathBuf::from("out/node-07-cluster-8f2e1c3a-3.csv")
+        );
+        assert_eq!(
+            identity.default_path(),
+            PathBuf::from("results/nvidia-h100-80gb-hbm3-8f2e1c3a-vulkan.csv")
+        );
+        let software = results::Identity {
+            gpu_uuid: "-".to_owned(),
+            ..identity
+        };
+        assert_eq!(
+            expand(template, &software, &gpu, 0),
+            PathBuf::from("out/node-07-cluster---0.csv")
+        );
     }
 
     #[test]

@@ -157,7 +157,7 @@ pub(super) fn wanted_features(adapter: &wgpu::Adapter) -> wgpu::Features {
 /// OpenGL 3.3 context; Mesa gives 4.5, but NVIDIA's driver gives exactly 3.3, whose
 /// GLSL 3.30 naga cannot write compute shaders in (they need OpenGL 4.3), and opening
 /// the device then fails as "Parent device is lost".
-pub(super) fn no_compute(adapter: &wgpu::Adapter) -> Option<String> {
+pub fn no_compute(adapter: &wgpu::Adapter) -> Option<String> {
     let info = adapter.get_info();
     if !adapter
         .get_downlevel_capabilities()

@@ -19,7 +19,9 @@ pub mod timing;
 pub mod transfer;
 mod verify;
 
-pub use adapter::{adapter_report, adapters, describe, instance, select_adapter, subgroup_label};
+pub use adapter::{
+    adapter_report, adapters, describe, instance, no_compute, select_adapter, subgroup_label,
+};
 pub use context::GpuContext;
 pub use kernel::Kernel;
 pub use timing::Timestamps;
