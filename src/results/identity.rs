@@ -91,7 +91,7 @@ impl Identity {
         let refuse = |line: u64, what: String| Error::Results {
             path: path.to_owned(),
             message: format!(
-                "line {line}: {what}; a results file holds one device, backend and sizing: \
+                "line {line}: {what}; a results file holds one GPU, backend and sizing: \
                  choose another --out (this run's default is {}) or move the file away",
                 self.default_path().display()
             ),
@@ -292,6 +292,13 @@ mod tests {
             ),
             (other_backend, "rows of backend `gl`"),
             (
+                Row {
+                    gpu_uuid: "GPU-5678".into(),
+                    ..row(Some(RunSizing::default()), 8)
+                },
+                "rows of GPU `GPU-5678` where this run measures `GPU-1234`",
+            ),
+            (
                 row(Some(quick), 8),
                 "rows of sizing `quick` where this run's is `default`",
             ),
@@ -317,7 +324,7 @@ mod tests {
             assert!(message.contains(expected), "{message}");
             assert!(
                 message.contains(
-                    "choose another --out (this run's default is results/gpu-vulkan.csv)"
+                    "choose another --out (this run's default is results/gpu-1234-vulkan.csv)"
                 ),
                 "{message}"
             );
