@@ -5,17 +5,12 @@
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::str::FromStr as _;
-use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 
-use membench::measure::MIN_SAMPLES;
-use membench::run::{self, Adapters, Destination, Plan, RunSettings};
 use membench::sim::device as sim_device;
-use membench::suite::{Api, Build};
-use membench::{commands, results};
+use membench::{commands, fleet, results, run};
 
 /// GPU memory benchmarks: the classic CUDA memory experiments in WGSL, verified
 /// against a CPU reference and timed on the GPU clock.
@@ -47,7 +42,7 @@ enum Command {
         kernel_or_case_filter: Option<String>,
     },
     /// Verify and time the suite (or the filtered part of it) on one adapter.
-    Run(RunArgs),
+    Run(run::RunArgs),
     /// Predict every case from the simulator alone, for a device preset: no GPU needed.
     Simulate(SimulateArgs),
     /// Results CSVs of several devices side by side: GB/s per device, ratios to the
@@ -55,6 +50,25 @@ enum Command {
     Compare(CompareArgs),
     /// A static HTML report (charts as SVG, the claims checklist) of results CSVs.
     Report(ReportArgs),
+    /// Many GPUs compared, one results file each: per model and case the median, and
+    /// the GPUs slower than it beyond --threshold (exit 3 where there is one).
+    Fleet(FleetArgs),
+}
+
+#[derive(clap::Args)]
+struct FleetArgs {
+    /// Results CSVs, one per GPU, or directories of them.
+    #[arg(required = true, num_args = 1..)]
+    inputs: Vec<PathBuf>,
+    /// The slowdown from the model's median, in percent, that makes a GPU an outlier
+    /// (where it is beyond the fleet's noise too).
+    #[arg(long, default_value_t = 100.0 * fleet::DEFAULT_THRESHOLD, value_parser = commands::parse_percent)]
+    threshold: f64,
+    #[arg(long, value_enum, default_value = "table")]
+    format: results::Format,
+    /// Also a report page of strip plots (a dot per GPU) into this directory.
+    #[arg(long)]
+    report: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -133,64 +147,8 @@ struct SimulateArgs {
     format: results::Format,
 }
 
-#[derive(clap::Args)]
-struct RunArgs {
-    /// Only cases whose id (family/variant/param) contains one of these
-    /// (comma-separated, e.g. `copy/offset,copy/peak`).
-    #[arg(long, value_delimiter = ',')]
-    filter: Vec<String>,
-    /// Small working sets: a correctness run in seconds (CI, software adapters).
-    #[arg(long)]
-    quick: bool,
-    /// Adapter by index or name substring (see `membench devices`), or `all` for
-    /// every adapter in turn, each into its own results file; default: the best
-    /// one, or WGPU_ADAPTER_NAME.
-    #[arg(long)]
-    adapter: Option<String>,
-    /// With `--adapter all`: every adapter at the same time, one thread each, each
-    /// case started on all of them at once; the copy family (each GPU's own memory)
-    /// and the transfer family (the host link and memory they share) only, which
-    /// --filter narrows. Rows record `concurrent=N` in `sizing`, in files of their
-    /// own (`-concurrent-N`).
-    #[arg(long)]
-    concurrent: bool,
-    /// Results CSV; default results/<device>-<backend>[-<sizing>].csv (`-quick` for
-    /// --quick). Rows of cases not run are kept; a file of another device, backend or
-    /// sizing is refused. `-` prints the rows to stdout (progress and the summary go
-    /// to stderr).
-    #[arg(long)]
-    out: Option<PathBuf>,
-    /// What `--out -` prints: the results CSV, the rows as JSON, or the summary as a
-    /// Markdown table.
-    #[arg(long, value_enum)]
-    format: Option<results::Format>,
-    /// The apis to measure with, comma-separated: wgpu, cuda (where the CUDA
-    /// backend is available). Each row records its api.
-    #[arg(long, value_delimiter = ',', default_values = ["wgpu", "cuda"], value_parser = Api::from_str)]
-    api: Vec<Api>,
-    /// The builds to measure, comma-separated, each in the apis that have it:
-    /// default (what a plain wgpu program gets; NVRTC's twins), tax-free (wgpu:
-    /// runtime checks off, barriers at the WGSL spec's scope; unchecked where SPIR-V
-    /// passthrough is not offered), unchecked (wgpu: checks off, naga's barriers),
-    /// rolled (CUDA: loops with a run-time trip count kept rolled, as NVIDIA's
-    /// Vulkan compiler leaves some). Each row records its build.
-    #[arg(long, value_delimiter = ',', default_values = ["default", "tax-free"], value_parser = Build::from_str)]
-    build: Vec<Build>,
-    /// Timed samples per case.
-    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(i64::from(MIN_SAMPLES)..=4096))]
-    samples: u32,
-    /// Bytes of the main buffer of the streaming experiments, in MiB (default 256,
-    /// 4 with --quick, capped by the device).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
-    buffer_mib: Option<u64>,
-    /// Matrix size of the 2-D experiments (transpose), columns x rows, e.g. 4096x4096
-    /// or 1000x3000 (default 4096x4096 and 8192x8192 where the device allows).
-    #[arg(long, value_parser = run::parse_matrix)]
-    size: Option<(u32, u32)>,
-    /// Seconds one submission may take before the device counts as hung.
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
-    timeout_s: u64,
-}
+/// The exit status of a usage error, as clap's.
+const USAGE_EXIT: u8 = 2;
 
 /// The exit status of a command whose reader closed stdout (`membench list | head -1`):
 /// 128 + SIGPIPE, as a shell reports a program the signal ended.
@@ -212,6 +170,11 @@ fn main() -> ExitCode {
         Ok(code) => code,
         // The reader has all it wanted: nothing to say.
         Err(error) if broken_pipe(&error) => ExitCode::from(BROKEN_PIPE_EXIT),
+        // Flags that contradict each other, as clap's own usage errors.
+        Err(error) if matches!(error.downcast_ref(), Some(membench::Error::Usage(_))) => {
+            eprintln!("membench: {error:#}");
+            ExitCode::from(USAGE_EXIT)
+        }
         Err(error) => {
             eprintln!("membench: {error:#}");
             ExitCode::FAILURE
@@ -233,26 +196,6 @@ fn preset_names() -> clap::builder::PossibleValuesParser {
     clap::builder::PossibleValuesParser::new(sim_device::presets().iter().map(|d| d.name))
 }
 
-/// What `membench run`'s flags ask for, refused where they contradict each other.
-fn plan(args: RunArgs) -> anyhow::Result<Plan> {
-    run::check_settings(&args.api, &args.build)?;
-    Ok(Plan {
-        destination: Destination::of(args.out, args.format)?,
-        adapters: Adapters::of(args.adapter, args.concurrent)?,
-        filters: args.filter,
-        settings: RunSettings {
-            quick: args.quick,
-            samples: args.samples,
-            buffer_bytes: args.buffer_mib.map(|mib| mib << 20),
-            matrix: args.size,
-            concurrent: None,
-        },
-        apis: args.api,
-        builds: args.build,
-        timeout: Duration::from_secs(args.timeout_s),
-    })
-}
-
 fn run_cli(cli: Cli) -> anyhow::Result<ExitCode> {
     let out = &mut std::io::stdout();
     match cli.command {
@@ -263,7 +206,7 @@ fn run_cli(cli: Cli) -> anyhow::Result<ExitCode> {
             kernel_or_case_filter,
         } => commands::emit(out, emit, &filter, kernel_or_case_filter.as_deref())?,
         Command::List { filter, .. } => commands::list(out, &filter)?,
-        Command::Run(args) => return Ok(ExitCode::from(plan(args)?.execute(out)?.exit_status())),
+        Command::Run(args) => return Ok(ExitCode::from(args.plan()?.execute(out)?.exit_status())),
         Command::Simulate(args) if !args.validate.is_empty() => {
             let validating = commands::Validating {
                 files: &args.validate,
@@ -295,6 +238,11 @@ fn run_cli(cli: Cli) -> anyhow::Result<ExitCode> {
             args.baseline.as_deref(),
             args.no_simulator,
         )?,
+        Command::Fleet(args) => {
+            let threshold = args.threshold / 100.0;
+            let code = commands::fleet(out, &args.inputs, threshold, args.format, args.report)?;
+            return Ok(ExitCode::from(code));
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -12,6 +12,8 @@ use nvml_wrapper::Nvml;
 use nvml_wrapper::bitmasks::device::ThrottleReasons;
 use nvml_wrapper::enum_wrappers::device::{Clock, TemperatureSensor};
 
+use crate::results::NO_THROTTLE;
+
 /// NVML, loaded once; or why it cannot be.
 fn nvml() -> Result<&'static Nvml, &'static str> {
     static NVML: OnceLock<Result<Nvml, String>> = OnceLock::new();
@@ -110,9 +112,6 @@ fn max_of<T: Copy>(a: Option<T>, b: Option<T>, max: fn(T, T) -> T) -> Option<T> 
         (a, b) => a.or(b),
     }
 }
-
-/// What the `throttle` column says where nothing but idleness held the clocks.
-pub const NO_THROTTLE: &str = "none";
 
 /// The reasons by the names the `throttle` column uses.
 const REASONS: &[(ThrottleReasons, &str)] = &[

@@ -32,10 +32,10 @@ use crate::backend::cuda;
 use crate::backend::wgpu as gpu;
 use crate::error::{Error, Result};
 use crate::report::{self, compare};
-use crate::results;
 use crate::run::progress::style;
 use crate::suite::{self, Measure, REGISTRY, Sizing};
 use crate::validate as judge;
+use crate::{fleet, results};
 
 /// Turns Mesa's device-select Vulkan layer off where there is no display server: the
 /// layer asks Wayland for the display's GPU, which prints `XDG_RUNTIME_DIR is invalid`
@@ -228,4 +228,29 @@ pub fn report(
         dir.join("index.html").display()
     );
     Ok(())
+}
+
+/// `membench fleet`: `inputs` (files, or directories of them) judged at `threshold` (a
+/// fraction), printed in `format`, and a report page into `report_dir` where given;
+/// the exit status: 0 where no GPU is an outlier, [`fleet::EXIT_OUTLIER`] where one is.
+pub fn fleet(
+    out: &mut dyn Write,
+    inputs: &[PathBuf],
+    threshold: f64,
+    format: results::Format,
+    report_dir: Option<PathBuf>,
+) -> Result<u8> {
+    if let Some(dir) = &report_dir {
+        report::destination(dir)?;
+    }
+    let judged = fleet::Fleet::load(inputs, threshold)?;
+    fleet::write(&judged, format, out)?;
+    if let Some(dir) = report_dir {
+        report::write(&report::fleet_page(&judged)?, &dir)?;
+        eprintln!(
+            "membench: fleet report in {}",
+            dir.join("index.html").display()
+        );
+    }
+    Ok(judged.verdict().exit_code())
 }

@@ -33,7 +33,8 @@ pub fn render(fleet: &Fleet, format: Format) -> Result<String> {
 /// `fleet` in `format`, into `out` (a CSV of a large fleet is hundreds of megabytes:
 /// written as it is made).
 pub fn write(fleet: &Fleet, format: Format, out: &mut dyn Write) -> Result<()> {
-    let io = |e: std::io::Error| failed(e.to_string());
+    // Its writer is stdout: a closed pipe ends the command quietly.
+    let io = Error::Stdout;
     match format {
         Format::Table | Format::Markdown => {
             let markdown = format == Format::Markdown;

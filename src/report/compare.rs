@@ -70,12 +70,20 @@ impl Line<'_> {
 
     /// The measured GB/s as the tables print it, or the status where there is none.
     fn gbps_text(&self, device: usize) -> String {
+        let throttled = self
+            .cells
+            .get(device)
+            .and_then(|row| *row)
+            .is_some_and(Row::throttled);
         self.gbps(device).map_or_else(
             || self.status(device).to_owned(),
-            |gbps| format!("{gbps:.1}"),
+            |gbps| format!("{gbps:.1}{}", if throttled { THROTTLED } else { "" }),
         )
     }
 }
+
+/// What marks a bandwidth measured while the GPU was throttled.
+const THROTTLED: &str = " *";
 
 /// Every case of every device, joined on (family, variant, param), in case order.
 pub fn join(devices: &[DeviceResults]) -> Vec<Line<'_>> {
@@ -347,6 +355,14 @@ fn table(devices: &[DeviceResults], lines: &[Line<'_>]) -> String {
     let table = aligned_table(TableStyle::new(), (0, 2), header, body);
     out.push_str(&table.trim_fmt());
     out.push('\n');
+    if lines
+        .iter()
+        .any(|line| line.cells.iter().flatten().any(|row| row.throttled()))
+    {
+        out.push_str(&format!(
+            "{THROTTLED} measured while a throttle held the clocks down (its note says which)\n"
+        ));
+    }
     for tax in tax_tables(devices, lines) {
         out.push_str(&format!("\n{}:\n", tax.title));
         let rows = tax

@@ -38,6 +38,9 @@ pub const SCHEMA_VERSION: u32 = 5;
 /// `api` and `build`: its rows read as wgpu rows of the `default` or `unchecked` build.
 const OLDEST_SCHEMA_VERSION: u32 = 1;
 
+/// What the `throttle` column says where nothing but idleness held the clocks.
+pub const NO_THROTTLE: &str = "none";
+
 /// The first schema version with a `sizing` column.
 const SIZING_SCHEMA_VERSION: u32 = 3;
 
@@ -292,6 +295,11 @@ impl Row {
             parts.push(format!("concurrent={adapters}"));
         }
         format!("{} ({})", self.device, parts.join(", "))
+    }
+
+    /// Whether a throttle other than idleness held the clocks down while the row ran.
+    pub fn throttled(&self) -> bool {
+        !self.throttle.is_empty() && self.throttle != NO_THROTTLE
     }
 
     /// The floating-point columns with their names, for checks that apply to all.

@@ -3,6 +3,7 @@
 //! [`Plan`] that drives a [`Session`] on each adapter it measures; `cargo bench` drives
 //! the same session with criterion as its sampler ([`crate::measure::Driven`]).
 
+mod args;
 mod backends;
 mod lockstep;
 mod plan;
@@ -11,19 +12,20 @@ pub mod progress;
 mod rows;
 pub mod stop;
 
+pub use args::RunArgs;
 pub use backends::Backends;
 pub use lockstep::{Lockstep, Party};
 pub use plan::{Adapters, Destination, Ended, Plan, check_settings, identity, parse_matrix};
 pub use progress::{Bars, Notices};
 
 pub use predict::{Background, Predicted, describe_model, device_model, predict_cases};
-pub use rows::{case_row, fill_prediction, row};
+pub use rows::{case_row, fill_prediction, fill_telemetry, row};
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::{Scope, ScopedJoinHandle};
 
-use crate::backend::Backend;
+use crate::backend::{Backend, nvml};
 use crate::error::Result;
 use crate::measure::{Sample, Sampler, Timing};
 use crate::results::{self, Row, RunInfo, Status};
@@ -280,6 +282,9 @@ pub struct Session<'a> {
     /// Predict the cases measured: not in `cargo test --benches`, which checks only
     /// that every case runs.
     pub predict: bool,
+    /// The GPU whose clocks, power and temperature are read while each case runs,
+    /// where NVML knows it.
+    pub telemetry: Option<&'a nvml::Gpu>,
 }
 
 /// Notes on a measured row of a concurrent run that fewer than the run's adapters
@@ -324,6 +329,7 @@ impl<'a> Session<'a> {
             stop: None,
             lockstep: None,
             predict: true,
+            telemetry: None,
         }
     }
 
@@ -395,6 +401,7 @@ impl<'a> Session<'a> {
                     let setting = measurer.backend.setting();
                     let met = self.lockstep.map(Party::wait);
                     progress.started(&id, setting);
+                    let watch = self.telemetry.and_then(nvml::Watch::start);
                     let outcome = match &data {
                         Ok(Some(data)) => measurer.backend.measure(
                             experiment,
@@ -411,9 +418,13 @@ impl<'a> Session<'a> {
                         ),
                         Err(why) => Outcome::Failed(why.clone()),
                     };
+                    let telemetry = watch.map(nvml::Watch::finish);
                     failed += usize::from(matches!(outcome, Outcome::Failed(_)));
                     progress.finished(&id, setting, &outcome);
                     let mut row = row(&measurer.info, sizing, experiment, case, &outcome);
+                    if let Some(telemetry) = &telemetry {
+                        fill_telemetry(&mut row, telemetry);
+                    }
                     if let Some(met) = met {
                         note_alone(&mut row, met);
                     }

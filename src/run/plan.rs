@@ -10,12 +10,14 @@ use std::time::{Duration, Instant};
 
 use super::progress::Bars;
 use super::{Backends, Lockstep, Output, Party, RunSettings, Session, stop};
+use crate::backend::nvml;
 use crate::backend::wgpu::{self as gpu, GpuContext};
 use crate::error::{Error, Result};
 use crate::files;
+use crate::health;
 use crate::measure::SuiteSampler;
 use crate::results;
-use crate::suite::{self, Api, Build, RunSizing, Setting, Sizing};
+use crate::suite::{self, Api, Build, Profile, RunSizing, Setting, Sizing};
 
 /// The adapters a run measures.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,6 +56,10 @@ pub struct Plan {
     pub timeout: Duration,
     pub adapters: Adapters,
     pub destination: Destination,
+    /// Only the cases of this profile (of those the filters select).
+    pub profile: Option<Profile>,
+    /// The expectation file the run is checked against.
+    pub expect: Option<PathBuf>,
 }
 
 /// `--adapter` for every adapter.
@@ -117,6 +123,8 @@ pub enum Ended {
     Failed,
     /// A signal stopped it after the case under way.
     Stopped(i32),
+    /// Measured, and a case slower than its expectation (`--expect`).
+    BelowExpectation,
 }
 
 impl Ended {
@@ -127,6 +135,7 @@ impl Ended {
             Ended::Measured => 0,
             Ended::Failed => 1,
             Ended::Stopped(signal) => u8::try_from(128 + signal).unwrap_or(u8::MAX),
+            Ended::BelowExpectation => BELOW_EXPECTATION,
         }
     }
 
@@ -135,6 +144,10 @@ impl Ended {
         if next == Ended::Measured { self } else { next }
     }
 }
+
+/// The exit status of a run slower than its expectation: 1 is a run that could not
+/// measure, 2 a usage error.
+pub const BELOW_EXPECTATION: u8 = 3;
 
 /// Stdout, as the runs on several adapters share it.
 type Out<'o> = Mutex<&'o mut (dyn Write + Send)>;
@@ -250,7 +263,9 @@ fn adapter_paths(listed: &[Listed], sizing: RunSizing, destination: &Destination
         .map(|adapter| {
             let identity = identity(&adapter.info, &adapter.gpu, sizing);
             match destination {
-                Destination::File(template) => expand(template, &identity, &adapter.gpu, adapter.index),
+                Destination::File(template) => {
+                    expand(template, &identity, &adapter.gpu, adapter.index)
+                }
                 _ => identity.default_path(),
             }
         })
@@ -432,7 +447,12 @@ impl Plan {
         let tag = concurrent.map_or_else(String::new, |c| format!("adapter {}: ", c.index));
         let ctx = GpuContext::new(adapter, self.timeout)?;
         let sizing = ctx.sizing(settings.quick, settings.buffer_bytes, settings.matrix)?;
-        let cases = suite::select(&sizing, &self.filters)?;
+        let mut cases = suite::select(&sizing, &self.filters)?;
+        if let Some(profile) = self.profile {
+            cases = profile.select(cases);
+        }
+        // A bad expectation file stops the run before anything is measured.
+        let expectations = self.expect.as_deref().map(health::read).transpose()?;
         let identity = identity(&ctx.info, &ctx.identity, settings.sizing());
         let index = adapter_index(adapter, &ctx);
         let file = match destination {
@@ -491,7 +511,12 @@ impl Plan {
             settings_text.join(", "),
             identity.sizing,
         );
+        let gpu = nvml::gpu_at(&ctx.identity.pci_bus_id);
+        if let (None, Some(why)) = (&gpu, nvml::unavailable()) {
+            eprintln!("membench: {tag}{why}");
+        }
         let session = Session {
+            telemetry: gpu.as_ref(),
             beside: !sizing.software,
             known_rows: &old_rows,
             output: file.as_deref().map(|path| Output {
@@ -550,10 +575,21 @@ impl Plan {
             }
             Destination::DefaultFile | Destination::File(_) => print(out, &summary)?,
         }
+        // The verdict goes to stderr: stdout may be the rows.
+        let verdict = match (&self.expect, &expectations) {
+            (Some(path), Some(expectations)) => {
+                let verdict = health::check(path, expectations, &ran.rows)?;
+                eprint!("{}", verdict.text());
+                Some(verdict)
+            }
+            _ => None,
+        };
         Ok(if ran.interrupted {
             Ended::Stopped(stop::stopped_by())
-        } else if ran.failed > 0 {
+        } else if ran.failed > 0 || verdict.as_ref().is_some_and(health::Verdict::incomplete) {
             Ended::Failed
+        } else if verdict.as_ref().is_some_and(|v| !v.healthy()) {
+            Ended::BelowExpectation
         } else {
             Ended::Measured
         })

@@ -2,6 +2,7 @@
 //! became of it (measured, skipped, failed), with the simulator's prediction beside.
 
 use super::Outcome;
+use crate::backend::nvml;
 use crate::measure::{Stats, gbps};
 use crate::results::{Row, RunInfo, SCHEMA_VERSION, Status};
 use crate::sim::model::Prediction;
@@ -84,6 +85,26 @@ pub fn case_row(experiment: &Experiment, case: &Case) -> Row {
         schema_version: SCHEMA_VERSION,
         git_commit: env!("MEMBENCH_GIT_COMMIT").to_owned(),
         ..Row::default()
+    }
+}
+
+/// Fills the telemetry columns of `row` with what was read while it ran, and notes a
+/// throttle: its bandwidth is of clocks below the GPU's.
+pub fn fill_telemetry(row: &mut Row, telemetry: &nvml::Telemetry) {
+    row.sm_clock_mhz_min = telemetry.sm_clock_mhz.map(|(low, _)| low);
+    row.sm_clock_mhz_max = telemetry.sm_clock_mhz.map(|(_, high)| high);
+    row.mem_clock_mhz_min = telemetry.mem_clock_mhz.map(|(low, _)| low);
+    row.mem_clock_mhz_max = telemetry.mem_clock_mhz.map(|(_, high)| high);
+    row.power_w_max = telemetry.power_w_max;
+    row.temperature_c_max = telemetry.temperature_c_max;
+    row.throttle = telemetry.throttle.clone().unwrap_or_default();
+    if telemetry.throttled() {
+        let throttled = format!("measured while throttled ({})", row.throttle);
+        row.note = if row.note.is_empty() {
+            throttled
+        } else {
+            format!("{}; {throttled}", row.note)
+        };
     }
 }
 

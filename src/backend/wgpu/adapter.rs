@@ -81,6 +81,16 @@ pub fn select_adapter(instance: &wgpu::Instance, selector: Option<&str>) -> Resu
             .collect::<Vec<_>>()
             .join("\n")
     };
+    // A GPU's UUID (or its first digits) or PCI bus id names it exactly.
+    let by_gpu: Vec<usize> = (0..adapters.len())
+        .filter(|&i| {
+            let gpu = super::identity::of(&adapters[i], &adapters[i].get_info());
+            names_gpu(&gpu, &wanted)
+        })
+        .collect();
+    if let [index] = by_gpu.as_slice() {
+        return Ok(adapters.swap_remove(*index));
+    }
     match adapter_matches(&names, &wanted).as_slice() {
         [index] if !wanted.is_empty() => Ok(adapters.swap_remove(*index)),
         [] => Err(Error::AdapterNotFound {
@@ -92,6 +102,17 @@ pub fn select_adapter(instance: &wgpu::Instance, selector: Option<&str>) -> Resu
             wanted,
         }),
     }
+}
+
+/// Whether `wanted` is the GPU `gpu`'s PCI bus id, its UUID, or the UUID's first eight
+/// digits or more (as `{uuid}` writes them).
+fn names_gpu(gpu: &crate::results::GpuIdentity, wanted: &str) -> bool {
+    let wanted = wanted.to_lowercase();
+    let uuid = gpu.gpu_uuid.to_lowercase();
+    let digits = uuid.trim_start_matches("gpu-");
+    (gpu.pci_bus_id != super::identity::NONE && gpu.pci_bus_id.eq_ignore_ascii_case(&wanted))
+        || (uuid != super::identity::NONE
+            && (uuid == wanted || (wanted.len() >= 8 && digits.starts_with(&wanted))))
 }
 
 /// The indexes of the adapters (by `names`) that `wanted` names: an index, or a

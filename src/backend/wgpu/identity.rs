@@ -32,9 +32,13 @@ pub fn of(adapter: &wgpu::Adapter, info: &wgpu::AdapterInfo) -> GpuIdentity {
     }
 }
 
-/// This machine's name.
+/// This machine's name: `MEMBENCH_HOST` where set (a pod's host name is the pod's, not
+/// the node's), else the system's.
 pub fn host() -> String {
-    gethostname::gethostname().to_string_lossy().into_owned()
+    std::env::var("MEMBENCH_HOST")
+        .ok()
+        .filter(|host| !host.is_empty())
+        .unwrap_or_else(|| gethostname::gethostname().to_string_lossy().into_owned())
 }
 
 /// The adapter's `VkPhysicalDeviceIDProperties::deviceUUID` as `8-4-4-4-12` hex, where it

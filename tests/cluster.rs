@@ -1,0 +1,194 @@
+//! Many GPUs, as a cluster runs membench: one process per GPU writing through an `--out`
+//! template, `fleet` over the files naming a slow GPU, and the health profile against an
+//! expectation file, each with the exit status a scheduler reads.
+
+use std::error::Error;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus};
+
+use membench::results::{self, Row};
+
+/// What a helper's failure is: the test that called it fails with it.
+type Outcome<T> = Result<T, Box<dyn Error>>;
+
+/// A fresh empty directory for one test.
+fn scratch(name: &str) -> Outcome<PathBuf> {
+    let dir = std::env::temp_dir().join(format!("membench-cluster-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
+
+/// The binary with `args` in `dir`, on Vulkan: its status, stdout and stderr.
+fn membench(dir: &Path, args: &[&str]) -> Outcome<(ExitStatus, String, String)> {
+    let output = Command::new(env!("CARGO_BIN_EXE_membench"))
+        .args(args)
+        .current_dir(dir)
+        .env("WGPU_BACKEND", "vulkan")
+        .env("MEMBENCH_HOST", "node-1")
+        .output()?;
+    Ok((
+        output.status,
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    ))
+}
+
+/// Whether the run could not start for want of an adapter (outside CI, the test then
+/// passes with a note).
+fn no_adapter(stderr: &str) -> bool {
+    let missing = stderr.contains("no GPU adapter found");
+    if missing {
+        assert!(std::env::var_os("CI").is_none(), "{stderr}");
+        eprintln!("no adapter: the run is not tried");
+    }
+    missing
+}
+
+/// One quick case: seconds on lavapipe.
+const ONE_CASE: &str = "copy/peak/launch=vec4$";
+
+/// `rows` with every `ok` row's bandwidth `factor` times as high (its times to match).
+fn scaled(rows: &[Row], factor: f64) -> Vec<Row> {
+    rows.iter()
+        .map(|row| Row {
+            gbps_median: row.gbps_median.map(|g| g * factor),
+            gbps_best: row.gbps_best.map(|g| g * factor),
+            time_us_median: row.time_us_median.map(|t| t / factor),
+            time_us_min: row.time_us_min.map(|t| t / factor),
+            time_us_max: row.time_us_max.map(|t| t / factor),
+            ..row.clone()
+        })
+        .collect()
+}
+
+#[test]
+fn a_fleet_of_one_file_per_gpu_names_the_slow_one() {
+    let dir = scratch("fleet").unwrap();
+    let (status, _, stderr) = membench(
+        &dir,
+        &[
+            "run",
+            "--quick",
+            "--build",
+            "default",
+            "--filter",
+            ONE_CASE,
+            "--out",
+            "runs/{host}-{uuid}-{adapter}.csv",
+        ],
+    )
+    .unwrap();
+    if no_adapter(&stderr) {
+        return;
+    }
+    assert!(status.success(), "{stderr}");
+    // lavapipe has no UUID: `{uuid}` is `-`.
+    let written = dir.join("runs/node-1---0.csv");
+    let rows = results::read(&written).unwrap();
+    assert!(rows.iter().all(|r| r.host == "node-1" && r.gpu_uuid == "-"));
+    // Eight GPUs of one model, as eight files of one run's rows, none slow.
+    let fleet = dir.join("fleet");
+    std::fs::create_dir_all(&fleet).unwrap();
+    for gpu in 0..8 {
+        let rows: Vec<Row> = scaled(&rows, 1.0 + 0.001 * f64::from(gpu))
+            .into_iter()
+            .map(|row| Row {
+                host: format!("node-{gpu}"),
+                gpu_uuid: format!("GPU-0000000{gpu}-0000-0000-0000-000000000000"),
+                pci_bus_id: format!("0000:0{gpu}:00.0"),
+                ..row
+            })
+            .collect();
+        results::write(&fleet.join(format!("gpu-{gpu}.csv")), &rows).unwrap();
+    }
+    let (status, stdout, stderr) = membench(&dir, &["fleet", "fleet"]).unwrap();
+    assert!(status.success(), "{stdout}{stderr}");
+    assert!(stdout.contains("no outlier"), "{stdout}");
+    // GPU 5's copy 8 % slower: named by host, UUID and bus, exit 3.
+    let slow = fleet.join("gpu-5.csv");
+    let rows = scaled(&results::read(&slow).unwrap(), 0.92);
+    results::write(&slow, &rows).unwrap();
+    let (status, stdout, stderr) = membench(&dir, &["fleet", "fleet", "--report", "page"]).unwrap();
+    assert_eq!(status.code(), Some(3), "{stdout}{stderr}");
+    for name in ["node-5", "GPU-00000005", "0000:05:00.0"] {
+        assert!(stdout.contains(name), "{name}: {stdout}");
+    }
+    assert!(dir.join("page/index.html").exists());
+    let (status, stdout, _) = membench(&dir, &["fleet", "fleet", "--format", "jsonl"]).unwrap();
+    assert_eq!(status.code(), Some(3));
+    assert!(
+        stdout
+            .lines()
+            .all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok())
+    );
+    // A threshold beyond 100 % is a usage error.
+    let (status, _, stderr) = membench(&dir, &["fleet", "fleet", "--threshold", "150"]).unwrap();
+    assert_eq!(status.code(), Some(2), "{stderr}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn health_passes_a_healthy_gpu_and_names_a_case_below_its_expectation() {
+    let dir = scratch("health").unwrap();
+    let (status, _, stderr) = membench(
+        &dir,
+        &[
+            "run",
+            "--quick",
+            "--profile",
+            "health",
+            "--out",
+            "health.csv",
+        ],
+    )
+    .unwrap();
+    if no_adapter(&stderr) {
+        return;
+    }
+    assert!(status.success(), "{stderr}");
+    let rows = results::read(&dir.join("health.csv")).unwrap();
+    assert!(
+        rows.iter()
+            .any(|r| r.id().to_string() == "copy/peak/launch=vec4")
+    );
+    assert!(
+        rows.iter()
+            .all(|r| r.setting() == membench::health::SETTING)
+    );
+    // Expectations this GPU meets (a tenth of what it did), then one it cannot.
+    let cases: Vec<_> = rows.iter().map(Row::id).collect();
+    let slow = scaled(&rows, 0.1);
+    let expect = dir.join("expect.csv");
+    let text = membench::health::render(&membench::health::derive("test", &slow, &cases));
+    std::fs::write(&expect, text.unwrap()).unwrap();
+    let check = |out: &str| {
+        membench(
+            &dir,
+            &[
+                "run",
+                "--quick",
+                "--profile",
+                "health",
+                "--expect",
+                "expect.csv",
+                "--out",
+                out,
+            ],
+        )
+        .unwrap()
+    };
+    let (status, _, stderr) = check("again.csv");
+    assert!(status.success(), "{stderr}");
+    assert!(stderr.contains("health: "), "{stderr}");
+    let fast = scaled(&rows, 1000.0);
+    let text = membench::health::render(&membench::health::derive("test", &fast, &cases));
+    std::fs::write(&expect, text.unwrap()).unwrap();
+    let (status, _, stderr) = check("third.csv");
+    assert_eq!(status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("below expectation: copy/peak/launch=vec4"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
