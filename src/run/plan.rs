@@ -454,10 +454,13 @@ impl Plan {
         // A bad expectation file stops the run before anything is measured.
         let expectations = self.expect.as_deref().map(health::read).transpose()?;
         let identity = identity(&ctx.info, &ctx.identity, settings.sizing());
-        let index = adapter_index(adapter, &ctx);
         let file = match destination {
             Destination::DefaultFile => Some(identity.default_path()),
-            Destination::File(path) => Some(expand(path, &identity, &ctx.identity, index)),
+            Destination::File(path) if is_template(path) => {
+                let index = adapter_index(adapter, &ctx);
+                Some(expand(path, &identity, &ctx.identity, index))
+            }
+            Destination::File(path) => Some(path.clone()),
             Destination::Stdout(_) => None,
         };
         // A malformed results file, one of another identity, or a file or directory that

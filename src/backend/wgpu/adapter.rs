@@ -81,15 +81,18 @@ pub fn select_adapter(instance: &wgpu::Instance, selector: Option<&str>) -> Resu
             .collect::<Vec<_>>()
             .join("\n")
     };
-    // A GPU's UUID (or its first digits) or PCI bus id names it exactly.
-    let by_gpu: Vec<usize> = (0..adapters.len())
-        .filter(|&i| {
-            let gpu = super::identity::of(&adapters[i], &adapters[i].get_info());
-            names_gpu(&gpu, &wanted)
-        })
-        .collect();
-    if let [index] = by_gpu.as_slice() {
-        return Ok(adapters.swap_remove(*index));
+    // A GPU's UUID (or its first digits) or PCI bus id names it exactly; an index
+    // never looks like one.
+    if wanted.parse::<usize>().is_err() {
+        let by_gpu: Vec<usize> = (0..adapters.len())
+            .filter(|&i| {
+                let gpu = super::identity::of(&adapters[i], &adapters[i].get_info());
+                names_gpu(&gpu, &wanted)
+            })
+            .collect();
+        if let [index] = by_gpu.as_slice() {
+            return Ok(adapters.swap_remove(*index));
+        }
     }
     match adapter_matches(&names, &wanted).as_slice() {
         [index] if !wanted.is_empty() => Ok(adapters.swap_remove(*index)),
