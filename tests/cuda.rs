@@ -11,7 +11,7 @@ use membench::backend::Backend;
 use membench::backend::cuda::Cuda;
 use membench::measure::{MIN_SAMPLES, Stats, SuiteSampler, gbps};
 use membench::run::{self, Outcome};
-use membench::suite::{Build, REGISTRY, Sizing};
+use membench::suite::{CudaBuild, REGISTRY, Sizing};
 
 #[test]
 fn every_twin_matches_its_reference_on_the_device() {
@@ -27,10 +27,10 @@ fn every_twin_matches_its_reference_on_the_device() {
     let mut sampler = SuiteSampler::new(MIN_SAMPLES);
     let (mut measured, mut failures) = (0, Vec::new());
     for cuda in [
-        cuda.with_build(Build::Default),
-        cuda.with_build(Build::Rolled),
+        cuda.with_build(CudaBuild::Default),
+        cuda.with_build(CudaBuild::Rolled),
     ] {
-        let build = cuda.setting().build;
+        let build = cuda.setting().build();
         for experiment in REGISTRY.iter().filter(|e| cuda.takes(e)) {
             for case in (experiment.cases)(&sizing) {
                 let id = format!("{} ({build})", case.id(experiment));

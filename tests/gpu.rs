@@ -10,7 +10,7 @@ use membench::backend::wgpu::{GpuContext, Wgpu};
 use membench::measure::{SuiteSampler, Timing};
 use membench::results::{Row, Status};
 use membench::run::{self, Outcome, RunSettings};
-use membench::suite::{Build, Case, Expected, Experiment, Measure, REGISTRY, Sizing};
+use membench::suite::{Case, Expected, Experiment, Measure, REGISTRY, Sizing, WgpuBuild};
 
 /// The default adapter; `None` (said on stderr) where there is none outside CI.
 fn context() -> Result<Option<GpuContext>, String> {
@@ -37,7 +37,7 @@ fn measured_row(
     case: &Case,
     timing: Timing,
 ) -> Row {
-    let info = ctx.run_info(Build::Default);
+    let info = ctx.run_info(WgpuBuild::Default);
     run::row(
         &info,
         settings.sizing(),
@@ -55,7 +55,7 @@ fn measure(
 ) -> Outcome {
     let backend = Wgpu {
         ctx,
-        build: Build::Default,
+        build: WgpuBuild::Default,
     };
     let mut sampler = SuiteSampler::new(settings.samples);
     run::measure_case(
@@ -82,9 +82,9 @@ fn every_case_verifies_at_quick_size() {
     };
     let sizing = sizing(&ctx, &quick()).unwrap();
     let mut verified = 0;
-    let mut builds = vec![Build::Default, Build::Unchecked];
+    let mut builds = vec![WgpuBuild::Default, WgpuBuild::Unchecked];
     if ctx.has_passthrough() {
-        builds.push(Build::TaxFree);
+        builds.push(WgpuBuild::TaxFree);
     }
     for build in builds {
         for (experiment, case) in membench::suite::select(&sizing, &[]).unwrap() {
@@ -196,7 +196,7 @@ fn a_wrong_reference_fails_verification() {
         .remove(0);
     let backend = Wgpu {
         ctx: &ctx,
-        build: Build::Default,
+        build: WgpuBuild::Default,
     };
     let mut data = (case.data)();
     let kernel = backend.prepare(experiment, &case, &data.inputs).unwrap();

@@ -8,7 +8,7 @@ use crate::backend::cuda;
 use crate::backend::wgpu as gpu;
 use crate::error::{Error, Result};
 #[cfg(feature = "cuda")]
-use crate::suite::Build;
+use crate::suite::CudaBuild;
 use crate::suite::{self, Case, Experiment, REGISTRY, Sizing, Twin};
 
 /// What `list --emit` prints.
@@ -38,9 +38,9 @@ pub fn emit(
     match what {
         Emit::Wgsl => emit_wgsl(out, filters, target),
         #[cfg(feature = "cuda")]
-        Emit::Ptx => emit_ptx(out, filters, target, Build::Default),
+        Emit::Ptx => emit_ptx(out, filters, target, CudaBuild::Default),
         #[cfg(feature = "cuda")]
-        Emit::PtxRolled => emit_ptx(out, filters, target, Build::Rolled),
+        Emit::PtxRolled => emit_ptx(out, filters, target, CudaBuild::Rolled),
         Emit::Spirv => emit_spirv(out, filters, target),
     }
 }
@@ -100,7 +100,7 @@ fn emit_ptx(
     out: &mut dyn Write,
     filters: &[String],
     target: Option<&str>,
-    build: Build,
+    build: CudaBuild,
 ) -> Result<()> {
     let selected = emitted_cases(filters, target)?;
     out!(

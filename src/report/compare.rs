@@ -752,8 +752,8 @@ mod tests {
             timer: timer.into(),
             gbps_median: Some(gbps),
             device: "GPU".into(),
-            api: setting.api,
-            build: setting.build,
+            api: setting.api(),
+            build: setting.build(),
             ..Row::default()
         };
         let device = |setting: Setting, rows: Vec<Row>| DeviceResults {

@@ -276,12 +276,10 @@ impl Row {
         }
     }
 
-    /// The api and build the row was measured with.
+    /// The api and build the row was measured with. Reading checks that the api has the
+    /// build; a row made in code takes both from a [`Setting`].
     pub fn setting(&self) -> Setting {
-        Setting {
-            api: self.api,
-            build: self.build,
-        }
+        Setting::of(self.api, self.build).unwrap_or_default()
     }
 
     /// `device (backend[, build][, concurrent=N])`: the build where it is not the api's

@@ -253,6 +253,12 @@ fn inconsistency(row: &Row) -> Option<(&'static str, String)> {
             format!("`{}` is none of ok, failed, skipped", row.status),
         ));
     }
+    if Setting::of(row.api, row.build).is_none() {
+        return Some((
+            "build",
+            format!("`{}` is not a build of {}", row.build, row.api),
+        ));
+    }
     if row.status == Status::Ok && !row.verified {
         return Some((
             "verified",
@@ -500,10 +506,7 @@ mod tests {
             for row in &rows {
                 assert_eq!(
                     row.setting(),
-                    Setting {
-                        api: Api::Wgpu,
-                        build
-                    },
+                    Setting::of(Api::Wgpu, build).unwrap(),
                     "{checks}"
                 );
                 assert_eq!(row.schema_version, SCHEMA_VERSION);

@@ -84,7 +84,7 @@ impl RunArgs {
     pub fn plan(self) -> Result<Plan> {
         // A profile measures what a plain wgpu program gets.
         let (apis, builds) = match self.profile {
-            Some(Profile::Health) => (vec![health::SETTING.api], vec![health::SETTING.build]),
+            Some(Profile::Health) => (vec![health::SETTING.api()], vec![health::SETTING.build()]),
             None => (self.api, self.build),
         };
         check_settings(&apis, &builds)?;

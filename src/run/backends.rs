@@ -7,7 +7,7 @@ use std::time::Duration;
 #[cfg(feature = "cuda")]
 use crate::backend::cuda::Cuda;
 use crate::backend::wgpu::{self as gpu, GpuContext, Wgpu};
-use crate::suite::{Api, Build, Setting};
+use crate::suite::{Api, Build, CudaBuild, Setting, WgpuBuild};
 
 use super::Measurer;
 
@@ -26,15 +26,24 @@ impl<'a> Backends<'a> {
     /// one line on stderr and the run goes on without it.
     pub fn new(ctx: &'a GpuContext, apis: &[Api], builds: &[Build], timeout: Duration) -> Self {
         let selected = Setting::selected(apis, builds);
-        let builds_of = |api: Api| -> Vec<Build> {
-            let of = selected.iter().filter(|setting| setting.api == api);
-            of.map(|setting| setting.build).collect()
-        };
-        let wgpu = wgpu_builds(ctx, &builds_of(Api::Wgpu))
+        let wgpu_wanted: Vec<WgpuBuild> = selected
+            .iter()
+            .filter_map(|setting| match setting {
+                Setting::Wgpu(build) => Some(*build),
+                Setting::Cuda(_) => None,
+            })
+            .collect();
+        let wgpu = wgpu_builds(ctx, &wgpu_wanted)
             .into_iter()
             .map(|build| Wgpu { ctx, build })
             .collect();
-        let cuda_builds = builds_of(Api::Cuda);
+        let cuda_builds: Vec<CudaBuild> = selected
+            .iter()
+            .filter_map(|setting| match setting {
+                Setting::Cuda(build) => Some(*build),
+                Setting::Wgpu(_) => None,
+            })
+            .collect();
         #[cfg(feature = "cuda")]
         let cuda = match cuda_builds.as_slice() {
             [] => Vec::new(),
@@ -89,17 +98,17 @@ impl<'a> Backends<'a> {
 
 /// `wanted`, each once, with tax-free replaced by unchecked where SPIR-V passthrough
 /// is not offered (said on stderr).
-fn wgpu_builds(ctx: &GpuContext, wanted: &[Build]) -> Vec<Build> {
+fn wgpu_builds(ctx: &GpuContext, wanted: &[WgpuBuild]) -> Vec<WgpuBuild> {
     let mut builds = Vec::new();
     for &build in wanted {
         let build = match build {
-            Build::TaxFree if !ctx.has_passthrough() => {
+            WgpuBuild::TaxFree if !ctx.has_passthrough() => {
                 eprintln!(
                     "membench: SPIR-V passthrough is not offered on {}: the unchecked build \
                      stands in for tax-free",
                     gpu::describe(&ctx.info)
                 );
-                Build::Unchecked
+                WgpuBuild::Unchecked
             }
             other => other,
         };

@@ -133,51 +133,88 @@ names! {
     }
 }
 
-impl Build {
-    /// Whether `api` has this build.
-    pub fn is_of(self, api: Api) -> bool {
-        match self {
-            Build::Default => true,
-            Build::TaxFree | Build::Unchecked => api == Api::Wgpu,
-            Build::Rolled => api == Api::Cuda,
-        }
+names! {
+    /// A build of wgpu's kernels: see [`Build`].
+    #[derive(Default)]
+    WgpuBuild {
+        #[default]
+        Default = "default",
+        TaxFree = "tax-free",
+        Unchecked = "unchecked",
     }
 }
 
-/// An api and a build: what, besides the case, a measurement depends on in the
-/// toolchain. Rows of one case differ only in it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Setting {
-    pub api: Api,
-    pub build: Build,
+names! {
+    /// A build of the CUDA twins: see [`Build`].
+    #[derive(Default)]
+    CudaBuild {
+        #[default]
+        Default = "default",
+        Rolled = "rolled",
+    }
+}
+
+/// An api and one of its builds: what, besides the case, a measurement depends on in
+/// the toolchain. Rows of one case differ only in it; no build an api lacks can be
+/// named.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Setting {
+    Wgpu(WgpuBuild),
+    Cuda(CudaBuild),
+}
+
+impl Default for Setting {
+    fn default() -> Self {
+        Setting::WGPU
+    }
 }
 
 impl Setting {
-    pub const WGPU: Setting = Setting {
-        api: Api::Wgpu,
-        build: Build::Default,
-    };
-    pub const TAX_FREE: Setting = Setting {
-        api: Api::Wgpu,
-        build: Build::TaxFree,
-    };
-    pub const UNCHECKED: Setting = Setting {
-        api: Api::Wgpu,
-        build: Build::Unchecked,
-    };
-    pub const CUDA: Setting = Setting {
-        api: Api::Cuda,
-        build: Build::Default,
-    };
+    pub const WGPU: Setting = Setting::Wgpu(WgpuBuild::Default);
+    pub const TAX_FREE: Setting = Setting::Wgpu(WgpuBuild::TaxFree);
+    pub const UNCHECKED: Setting = Setting::Wgpu(WgpuBuild::Unchecked);
+    pub const CUDA: Setting = Setting::Cuda(CudaBuild::Default);
 
-    /// Each of `builds` in each of `apis` that has it ([`Build::is_of`]), once, in the
-    /// order of `apis`, then of `builds`: what `--api` and `--build` select.
+    /// The setting of `api` built as `build`, where the api has that build: what the
+    /// CSV's `api` and `build` columns say together.
+    pub fn of(api: Api, build: Build) -> Option<Setting> {
+        match (api, build) {
+            (Api::Wgpu, Build::Default) => Some(Setting::WGPU),
+            (Api::Wgpu, Build::TaxFree) => Some(Setting::TAX_FREE),
+            (Api::Wgpu, Build::Unchecked) => Some(Setting::UNCHECKED),
+            (Api::Cuda, Build::Default) => Some(Setting::CUDA),
+            (Api::Cuda, Build::Rolled) => Some(Setting::Cuda(CudaBuild::Rolled)),
+            _ => None,
+        }
+    }
+
+    /// The api, as the `api` column writes it.
+    pub fn api(self) -> Api {
+        match self {
+            Setting::Wgpu(_) => Api::Wgpu,
+            Setting::Cuda(_) => Api::Cuda,
+        }
+    }
+
+    /// The build, as the `build` column writes it.
+    pub fn build(self) -> Build {
+        match self {
+            Setting::Wgpu(WgpuBuild::Default) | Setting::Cuda(CudaBuild::Default) => Build::Default,
+            Setting::Wgpu(WgpuBuild::TaxFree) => Build::TaxFree,
+            Setting::Wgpu(WgpuBuild::Unchecked) => Build::Unchecked,
+            Setting::Cuda(CudaBuild::Rolled) => Build::Rolled,
+        }
+    }
+
+    /// Each of `builds` in each of `apis` that has it, once, in the order of `apis`,
+    /// then of `builds`: what `--api` and `--build` select.
     pub fn selected(apis: &[Api], builds: &[Build]) -> Vec<Setting> {
         let mut selected = Vec::new();
         for &api in apis {
             for &build in builds {
-                let setting = Setting { api, build };
-                if build.is_of(api) && !selected.contains(&setting) {
+                if let Some(setting) = Setting::of(api, build)
+                    && !selected.contains(&setting)
+                {
                     selected.push(setting);
                 }
             }
@@ -190,12 +227,12 @@ impl Setting {
     /// builds. Claims are decided on the closest, the toolchain's tax is read against
     /// it.
     pub fn closeness(self) -> u8 {
-        match (self.api, self.build) {
-            (Api::Cuda, Build::Rolled) => 2,
-            (Api::Cuda, _) => 4,
-            (Api::Wgpu, Build::TaxFree) => 3,
-            (Api::Wgpu, Build::Unchecked) => 1,
-            (Api::Wgpu, _) => 0,
+        match self {
+            Setting::Cuda(CudaBuild::Rolled) => 2,
+            Setting::Cuda(CudaBuild::Default) => 4,
+            Setting::Wgpu(WgpuBuild::TaxFree) => 3,
+            Setting::Wgpu(WgpuBuild::Unchecked) => 1,
+            Setting::Wgpu(WgpuBuild::Default) => 0,
         }
     }
 }
@@ -203,7 +240,7 @@ impl Setting {
 impl fmt::Display for Setting {
     /// `wgpu/tax-free`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", self.api, self.build)
+        write!(f, "{}/{}", self.api(), self.build())
     }
 }
 
@@ -457,16 +494,19 @@ mod tests {
             Build::Rolled,
             Build::Default,
         ];
-        let setting = |api, build| Setting { api, build };
         assert_eq!(
             Setting::selected(&[Api::Cuda, Api::Wgpu], &all),
             [
-                setting(Api::Cuda, Build::Default),
-                setting(Api::Cuda, Build::Rolled),
-                setting(Api::Wgpu, Build::TaxFree),
-                setting(Api::Wgpu, Build::Default),
+                Setting::CUDA,
+                Setting::Cuda(CudaBuild::Rolled),
+                Setting::TAX_FREE,
+                Setting::WGPU,
             ]
         );
+        for setting in Setting::selected(&[Api::Wgpu, Api::Cuda], Build::ALL) {
+            assert_eq!(Setting::of(setting.api(), setting.build()), Some(setting));
+        }
+        assert_eq!(Setting::of(Api::Wgpu, Build::Rolled), None);
         assert!(Setting::selected(&[Api::Cuda], &[Build::TaxFree, Build::Unchecked]).is_empty());
         assert!(Setting::selected(&[Api::Wgpu], &[Build::Rolled]).is_empty());
     }

@@ -24,7 +24,9 @@ pub mod verify;
 
 pub use case::{Buffer, Case, CaseBuilder, CaseData, check_inputs};
 pub use data::{f32_data, mix, words};
-pub use id::{Api, Build, CaseId, Family, Key, Params, Setting, Value, check_variant};
+pub use id::{
+    Api, Build, CaseId, CudaBuild, Family, Key, Params, Setting, Value, WgpuBuild, check_variant,
+};
 pub use profile::Profile;
 pub use rebuild::{Rebuilder, Rebuilt, Unmatched};
 pub use run_sizing::RunSizing;

@@ -17,7 +17,7 @@
 //!   run-time value: empty in the default build, `#pragma unroll 1` in the rolled one.
 
 use crate::error::{Error, Result};
-use crate::suite::{Buffer, Build, Case, CudaTwin, Experiment, Twin, shaders};
+use crate::suite::{Buffer, Case, CudaBuild, CudaTwin, Experiment, Twin, shaders};
 
 /// The architecture the twins are checked against without a device (H100, H200).
 pub const DEFAULT_ARCH: (i32, i32) = (9, 0);
@@ -35,11 +35,10 @@ pub fn nvrtc_unavailable() -> Option<String> {
 }
 
 /// What a twin's `RUNTIME_LOOP` stands for in CUDA build `build`.
-fn runtime_loop(build: Build) -> Result<&'static str> {
+fn runtime_loop(build: CudaBuild) -> &'static str {
     match build {
-        Build::Default => Ok(""),
-        Build::Rolled => Ok("_Pragma(\"unroll 1\")"),
-        other => Err(Error::Cuda(format!("{other} is no CUDA build"))),
+        CudaBuild::Default => "",
+        CudaBuild::Rolled => "_Pragma(\"unroll 1\")",
     }
 }
 
@@ -55,7 +54,7 @@ pub struct Program {
 
 impl Program {
     /// The twin of `experiment` for `case` in CUDA build `build`, or why there is none.
-    pub fn of(experiment: &Experiment, case: &Case, build: Build) -> Result<Program> {
+    pub fn of(experiment: &Experiment, case: &Case, build: CudaBuild) -> Result<Program> {
         let twin = match experiment.twin {
             Twin::Cuda(twin) => twin,
             Twin::None(why) => {
@@ -88,7 +87,7 @@ impl Program {
             ("BLOCK_Y".to_owned(), y.to_string()),
             ("BLOCK_Z".to_owned(), z.to_string()),
             ("BLOCK_SIZE".to_owned(), (x * y * z).to_string()),
-            ("RUNTIME_LOOP".to_owned(), runtime_loop(build)?.to_owned()),
+            ("RUNTIME_LOOP".to_owned(), runtime_loop(build).to_owned()),
         ]);
         Ok(Program {
             twin,
@@ -149,7 +148,7 @@ impl Program {
 /// `arch`, under a `// twin: ` line naming its source, first case and options.
 pub fn ptx_listing(
     cases: &[(&Experiment, Case)],
-    build: Build,
+    build: CudaBuild,
     arch: (i32, i32),
 ) -> Result<String> {
     let mut seen = Vec::new();
@@ -294,7 +293,7 @@ mod tests {
         let Some((experiment, case)) = unroll4 else {
             panic!("reduce/unroll4 has cases");
         };
-        let program = Program::of(experiment, &case, Build::Default).unwrap();
+        let program = Program::of(experiment, &case, CudaBuild::Default).unwrap();
         let options = program.options(DEFAULT_ARCH);
         // The UNROLL flag of reduce_unroll's permutation line takes the override's value.
         assert_eq!(
@@ -310,12 +309,11 @@ mod tests {
                 "-DRUNTIME_LOOP=",
             ]
         );
-        let rolled = Program::of(experiment, &case, Build::Rolled).unwrap();
+        let rolled = Program::of(experiment, &case, CudaBuild::Rolled).unwrap();
         assert_eq!(
             rolled.options(DEFAULT_ARCH).last().map(String::as_str),
             Some("-DRUNTIME_LOOP=_Pragma(\"unroll 1\")")
         );
-        assert!(Program::of(experiment, &case, Build::TaxFree).is_err());
         assert_eq!(program.entry(), "reduce_global");
         let pad = REGISTRY
             .iter()
@@ -324,7 +322,7 @@ mod tests {
         let Some((experiment, case)) = pad else {
             panic!("bank/row_col_pad has cases");
         };
-        let program = Program::of(experiment, &case, Build::Default).unwrap();
+        let program = Program::of(experiment, &case, CudaBuild::Default).unwrap();
         assert_eq!(program.defines[0], ("PAD".to_owned(), "1".to_owned()));
     }
 
@@ -338,7 +336,7 @@ mod tests {
         let Some((experiment, case)) = transfer else {
             panic!("a transfer case");
         };
-        let error = Program::of(experiment, &case, Build::Default)
+        let error = Program::of(experiment, &case, CudaBuild::Default)
             .err()
             .map(|e| e.to_string());
         assert!(
@@ -369,7 +367,7 @@ mod tests {
         let mut programs: Vec<(String, [Program; 2], Vec<Buffer>)> = Vec::new();
         for experiment in REGISTRY.iter().filter(|e| matches!(e.twin, Twin::Cuda(_))) {
             for case in (experiment.cases)(&sizing) {
-                let program = Program::of(experiment, &case, Build::Default).unwrap();
+                let program = Program::of(experiment, &case, CudaBuild::Default).unwrap();
                 let key = program.cache_key(DEFAULT_ARCH);
                 match programs.iter().find(|(k, _, _)| *k == key) {
                     // The same program must fit every case that shares it.
@@ -379,7 +377,7 @@ mod tests {
                         "{key}"
                     ),
                     None => {
-                        let rolled = Program::of(experiment, &case, Build::Rolled).unwrap();
+                        let rolled = Program::of(experiment, &case, CudaBuild::Rolled).unwrap();
                         programs.push((key, [program, rolled], case.buffers.clone()));
                     }
                 }

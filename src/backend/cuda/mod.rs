@@ -30,7 +30,7 @@ use crate::error::{Error, Result};
 use crate::measure::{Clock, Sampler, Timing};
 use crate::results::{GpuIdentity, RunInfo};
 use crate::suite::{
-    Api, Buffer, Build, Case, CaseData, Expected, Experiment, Measure, POISON, Setting,
+    Buffer, Case, CaseData, CudaBuild, Expected, Experiment, Measure, POISON, Setting,
     TransferPath, Twin, check_inputs,
 };
 use compile::{Program, check_ptx};
@@ -236,8 +236,8 @@ pub fn devices() -> Result<Vec<CudaDevice>> {
 #[derive(Clone)]
 pub struct Cuda {
     pub device: CudaDevice,
-    /// How the twins are compiled: [`Build::Default`] or [`Build::Rolled`].
-    build: Build,
+    /// How the twins are compiled.
+    build: CudaBuild,
     ctx: Arc<CudaContext>,
     /// The one stream: cudarc tracks no events on a single stream, so nothing but the
     /// kernels lies between the timing events.
@@ -304,7 +304,7 @@ impl Cuda {
         let stream = ctx.default_stream();
         Ok(Cuda {
             device,
-            build: Build::Default,
+            build: CudaBuild::Default,
             ctx,
             stream,
             timeout,
@@ -314,9 +314,8 @@ impl Cuda {
     }
 
     /// The same device, context, stream, modules and staging buffer with the twins
-    /// compiled in `build` (a CUDA build: [`Build::is_of`]).
-    pub fn with_build(&self, build: Build) -> Cuda {
-        debug_assert!(build.is_of(Api::Cuda), "{build} is no CUDA build");
+    /// compiled in `build`.
+    pub fn with_build(&self, build: CudaBuild) -> Cuda {
         Cuda {
             build,
             ..self.clone()
@@ -603,10 +602,7 @@ impl Backend for Cuda {
     type Prepared = Prepared;
 
     fn setting(&self) -> Setting {
-        Setting {
-            api: Api::Cuda,
-            build: self.build,
-        }
+        Setting::Cuda(self.build)
     }
 
     /// Every kernel, and in the default build the transfer paths CUDA has
@@ -614,7 +610,7 @@ impl Backend for Cuda {
     fn takes(&self, experiment: &Experiment) -> bool {
         match experiment.measure {
             Measure::Kernel => true,
-            Measure::Transfer(path) => self.build == Build::Default && path.in_cuda(),
+            Measure::Transfer(path) => self.build == CudaBuild::Default && path.in_cuda(),
         }
     }
 

@@ -34,7 +34,7 @@ use crate::backend::transfer::{self, Payload, Phase};
 use crate::error::{Error, Result};
 use crate::measure::{Sampler, Timer, Timing};
 use crate::suite::{
-    Build, Case, CaseData, CudaPath, Experiment, HostMemory, Schedule, TransferPath,
+    Case, CaseData, CudaBuild, CudaPath, Experiment, HostMemory, Schedule, TransferPath,
 };
 
 /// Streams the interleaved overlap schedule spreads its chunks over.
@@ -312,7 +312,7 @@ impl Transfer<'_> {
 
     /// `transfer_work`'s twin for the case, loaded.
     fn kernel(&self, experiment: &Experiment, case: &Case) -> Result<Work> {
-        let program = Program::of(experiment, case, Build::Default)?;
+        let program = Program::of(experiment, case, CudaBuild::Default)?;
         let module = self.cuda.module(&program, &case.buffers)?;
         let function = module
             .load_function(program.entry())

@@ -14,7 +14,7 @@ use super::pipelines::PipelineCache;
 use super::timing::Timestamps;
 use crate::error::{Error, Result};
 use crate::results::{GpuIdentity, RunInfo};
-use crate::suite::{Api, Build, Setting, Sizing};
+use crate::suite::{Setting, Sizing, WgpuBuild};
 
 /// Device, queue and what the CSV records about them; built once, passed by reference.
 pub struct GpuContext {
@@ -147,7 +147,7 @@ impl GpuContext {
 
     /// The columns every row of a run on this device records, for kernels built with
     /// `build`.
-    pub fn run_info(&self, build: Build) -> RunInfo {
+    pub fn run_info(&self, build: WgpuBuild) -> RunInfo {
         let info = &self.info;
         RunInfo {
             device: info.name.clone(),
@@ -157,10 +157,7 @@ impl GpuContext {
                 .trim()
                 .to_owned(),
             subgroup_size: subgroup_label(&self.adapter),
-            setting: Setting {
-                api: Api::Wgpu,
-                build,
-            },
+            setting: Setting::Wgpu(build),
             timestamp_utc: humantime::format_rfc3339_seconds(std::time::SystemTime::now())
                 .to_string(),
             gpu: self.identity.clone(),

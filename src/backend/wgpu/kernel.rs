@@ -4,7 +4,7 @@
 use super::GpuContext;
 use super::pipelines::{Pipeline, describe_pipeline};
 use crate::error::{Error, Result};
-use crate::suite::{Buffer, Build, Case, Experiment, check_inputs};
+use crate::suite::{Buffer, Case, Experiment, WgpuBuild, check_inputs};
 
 /// A case ready to dispatch: pipeline, bound buffers and grid.
 pub struct Kernel {
@@ -56,7 +56,7 @@ impl GpuContext {
         &self,
         experiment: &Experiment,
         case: &Case,
-        build: Build,
+        build: WgpuBuild,
         inputs: &[Vec<u32>],
     ) -> Result<Kernel> {
         let pipeline = describe_pipeline(experiment, case, build)?;

@@ -30,31 +30,28 @@ use super::Backend;
 use crate::error::Result;
 use crate::measure::{Clock, Sampler, Timing};
 use crate::suite::{
-    Api, Build, Case, CaseData, Expected, Experiment, Measure, Setting, TransferPath,
+    Case, CaseData, Expected, Experiment, Measure, Setting, TransferPath, WgpuBuild,
 };
 use timing::KernelClock;
 
 /// The wgpu backend: a device, and the build its kernels are made with.
 pub struct Wgpu<'a> {
     pub ctx: &'a GpuContext,
-    pub build: Build,
+    pub build: WgpuBuild,
 }
 
 impl Backend for Wgpu<'_> {
     type Prepared = Kernel;
 
     fn setting(&self) -> Setting {
-        Setting {
-            api: Api::Wgpu,
-            build: self.build,
-        }
+        Setting::Wgpu(self.build)
     }
 
     /// Transfers move bytes the same whatever the build: the default build takes them.
     fn takes(&self, experiment: &Experiment) -> bool {
         match experiment.measure {
             Measure::Kernel => true,
-            Measure::Transfer(path) => path.in_wgpu() && self.build == Build::Default,
+            Measure::Transfer(path) => path.in_wgpu() && self.build == WgpuBuild::Default,
         }
     }
 

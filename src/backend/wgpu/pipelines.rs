@@ -7,7 +7,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use super::{GpuContext, spirv};
 use crate::error::{Error, Result};
-use crate::suite::{Binding, Buffer, Build, Case, Experiment};
+use crate::suite::{Binding, Buffer, Case, Experiment, WgpuBuild};
 
 /// Compiled pipelines by [`Pipeline::key`]: the cases of a sweep differ in their data
 /// only, and compiling each again cost a run seconds.
@@ -42,7 +42,7 @@ pub(super) struct Pipeline<'a> {
     pub(super) source: &'a str,
     pub(super) buffers: &'a [Buffer],
     pub(super) overrides: &'a [(&'a str, f64)],
-    pub(super) build: Build,
+    pub(super) build: WgpuBuild,
 }
 
 impl Pipeline<'_> {
@@ -62,7 +62,7 @@ impl Pipeline<'_> {
 pub(super) fn describe_pipeline<'a>(
     experiment: &Experiment,
     case: &'a Case,
-    build: Build,
+    build: WgpuBuild,
 ) -> Result<Pipeline<'a>> {
     let kernel = experiment.kernel_for(case).map_err(Error::Gpu)?;
     let source = crate::suite::shaders::source(kernel).ok_or_else(|| {
@@ -86,7 +86,7 @@ impl GpuContext {
         &self,
         experiment: &Experiment,
         case: &Case,
-        build: Build,
+        build: WgpuBuild,
     ) -> Result<wgpu::ComputePipeline> {
         let pipeline = describe_pipeline(experiment, case, build)?;
         self.scoped(|| self.compile(&pipeline))?
@@ -113,13 +113,13 @@ impl GpuContext {
         // The tax-free module has its overrides resolved already; the others take
         // them at pipeline creation.
         let (module, constants) = match pipeline.build {
-            Build::Default => (
+            WgpuBuild::Default => (
                 self.device.create_shader_module(descriptor),
                 pipeline.overrides,
             ),
             // SAFETY: every kernel is verified against its CPU reference before it is
             // timed; the build is recorded in the CSV.
-            Build::Unchecked => (
+            WgpuBuild::Unchecked => (
                 unsafe {
                     self.device.create_shader_module_trusted(
                         descriptor,
@@ -128,13 +128,7 @@ impl GpuContext {
                 },
                 pipeline.overrides,
             ),
-            Build::Rolled => {
-                return Err(Error::Gpu(format!(
-                    "{}: rolled is a CUDA build",
-                    pipeline.label
-                )));
-            }
-            Build::TaxFree => {
+            WgpuBuild::TaxFree => {
                 if !self.has_passthrough() {
                     return Err(Error::Gpu(format!(
                         "{}: the tax-free build needs SPIR-V passthrough (Vulkan), which the adapter does not offer",

@@ -38,7 +38,7 @@ use super::{GpuContext, Kernel};
 use crate::backend::transfer::{self, Payload, Phase};
 use crate::error::{Error, Result};
 use crate::measure::{Sampler, Timer, Timing};
-use crate::suite::{Build, Case, CaseData, Experiment, Grid, Schedule, TransferPath};
+use crate::suite::{Case, CaseData, Experiment, Grid, Schedule, TransferPath, WgpuBuild};
 
 /// Verifies and times one transfer case along `path`.
 pub fn measure(
@@ -46,7 +46,7 @@ pub fn measure(
     experiment: &Experiment,
     case: &Case,
     path: TransferPath,
-    build: Build,
+    build: WgpuBuild,
     sampler: Sampler,
     data: &CaseData,
 ) -> Result<Timing> {

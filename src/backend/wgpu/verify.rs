@@ -5,7 +5,7 @@ use super::GpuContext;
 use super::kernel::Kernel;
 use super::pipelines::Pipeline;
 use crate::error::{Error, Result};
-use crate::suite::{Buffer, Build, Expected};
+use crate::suite::{Buffer, Expected, WgpuBuild};
 
 impl GpuContext {
     /// Whether `buffers`, one after the other, hold what `expected` says.
@@ -48,7 +48,7 @@ impl GpuContext {
             source,
             buffers: &buffers,
             overrides: &[],
-            build: Build::Default,
+            build: WgpuBuild::Default,
         };
         let inputs: Vec<Vec<u32>> = inputs.iter().map(|i| i.to_vec()).collect();
         let kernel = self.assemble(&pipeline, &inputs, workgroups)?;
