@@ -171,13 +171,11 @@ pub fn check(path: &Path, expectations: &[Expectation], rows: &[Row]) -> Result<
 }
 
 /// The share of a healthy GPU's measured bandwidth it must reach again: transfers vary
-/// with the host (its memory, its PCIe slot), the GPU's own memory much less.
+/// with the host (its memory, its PCIe slot, a fresh process's page faults), the GPU's
+/// own memory much less. One healthy H100 read back 6.2 GB/s in a health run and 7.9 GB/s
+/// in the full run minutes later (docs/cluster.md).
 fn fraction(family: Family) -> f64 {
-    if family == Family::Transfer {
-        0.75
-    } else {
-        0.9
-    }
+    if family == Family::Transfer { 0.5 } else { 0.9 }
 }
 
 /// Expectations from a campaign's `rows` (of one device) for the cases `cases`: each a
@@ -243,33 +241,40 @@ mod tests {
             .collect()
     }
 
-    /// The shipped expectation file of the committed campaign `name`.
-    fn shipped(name: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    /// A committed campaign and its shipped expectation file.
+    fn shipped((campaign, model): (&str, &str)) -> (std::path::PathBuf, std::path::PathBuf) {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         (
-            root.join("results").join(format!("{name}.csv")),
-            root.join("results/expect").join(format!("{name}.csv")),
+            root.join("results").join(format!("{campaign}.csv")),
+            root.join("results/expect").join(format!("{model}.csv")),
         )
     }
 
-    /// The campaigns an expectation file is shipped for.
-    const CAMPAIGNS: [&str; 2] = ["nvidia-h100-80gb-hbm3-vulkan", "nvidia-h200-vulkan"];
+    /// The committed campaigns an expectation file is shipped for, and the file's name:
+    /// one per model, whichever GPU of it measured the campaign.
+    const CAMPAIGNS: [(&str, &str); 2] = [
+        (
+            "nvidia-h100-80gb-hbm3-44c55475-vulkan",
+            "nvidia-h100-80gb-hbm3-vulkan",
+        ),
+        ("nvidia-h200-vulkan", "nvidia-h200-vulkan"),
+    ];
 
     #[test]
     fn shipped_expectations_follow_the_committed_campaigns() {
         for name in CAMPAIGNS {
             let (campaign, expect) = shipped(name);
             let rows = crate::results::read(&campaign).unwrap();
-            let source = format!("results/{name}.csv");
+            let source = format!("results/{}.csv", name.0);
             let derived = derive(&source, &rows, &health_cases());
-            assert_eq!(derived.len(), health_cases().len(), "{name}");
+            assert_eq!(derived.len(), health_cases().len(), "{name:?}");
             let text = render(&derived).unwrap();
             // MEMBENCH_BLESS=1 writes them anew, after a campaign.
             if std::env::var_os("MEMBENCH_BLESS").is_some() {
                 std::fs::create_dir_all(expect.parent().unwrap()).unwrap();
                 std::fs::write(&expect, &text).unwrap();
             }
-            assert_eq!(std::fs::read_to_string(&expect).unwrap(), text, "{name}");
+            assert_eq!(std::fs::read_to_string(&expect).unwrap(), text, "{name:?}");
             assert_eq!(read(&expect).unwrap(), derived);
         }
     }

@@ -174,8 +174,11 @@ fn compare_needs_two_devices_or_settings() {
         "{stderr}"
     );
     // One file of the H100 in three settings: the settings side by side, and the tax.
-    let (ok, stdout, stderr) =
-        membench(&["compare", "results/nvidia-h100-80gb-hbm3-vulkan.csv"]).unwrap();
+    let (ok, stdout, stderr) = membench(&[
+        "compare",
+        "results/nvidia-h100-80gb-hbm3-44c55475-vulkan.csv",
+    ])
+    .unwrap();
     assert!(ok, "{stderr}");
     assert!(
         stdout.contains("the toolchain's tax on NVIDIA H100 80GB HBM3"),
