@@ -28,3 +28,8 @@ pub mod suite;
 pub mod validate;
 
 pub use error::{Error, Result};
+
+/// The plural ending of a count's noun: `1 case`, `2 cases`.
+pub(crate) fn plural(count: usize) -> &'static str {
+    if count == 1 { "" } else { "s" }
+}

@@ -11,6 +11,7 @@ use std::time::Duration;
 use nvml_wrapper::Nvml;
 use nvml_wrapper::bitmasks::device::ThrottleReasons;
 use nvml_wrapper::enum_wrappers::device::{Clock, TemperatureSensor};
+use nvml_wrapper::error::NvmlError;
 
 use crate::results::NO_THROTTLE;
 
@@ -18,7 +19,13 @@ use crate::results::NO_THROTTLE;
 fn nvml() -> Result<&'static Nvml, &'static str> {
     static NVML: OnceLock<Result<Nvml, String>> = OnceLock::new();
     NVML.get_or_init(|| {
-        Nvml::init().map_err(|error| format!("NVML unavailable ({error}): no telemetry"))
+        Nvml::init().map_err(|error| match error {
+            // Its own text repeats the loader's message at length.
+            NvmlError::LibloadingError(_) => "NVML unavailable: libnvidia-ml.so.1 not found (no \
+                                              NVIDIA driver on the loader path): no telemetry"
+                .to_owned(),
+            error => format!("NVML unavailable ({error}): no telemetry"),
+        })
     })
     .as_ref()
     .map_err(String::as_str)

@@ -12,6 +12,7 @@ use serde::ser::Serializer;
 
 use super::{Case, Cell, Fleet, FleetVerdict, Group, MAD_SCALE, MIN_MEMBERS, Member, Z_LIMIT};
 use crate::error::{Error, Result};
+use crate::plural;
 use crate::results::{Format, markdown_table};
 
 /// The outlier cases a table or Markdown shows; CSV and JSON hold every one.
@@ -484,10 +485,6 @@ pub(crate) fn conclusion(verdict: &FleetVerdict) -> String {
         ));
     }
     line + "\n"
-}
-
-fn plural(count: usize) -> &'static str {
-    if count == 1 { "" } else { "s" }
 }
 
 /// A fraction as a percentage: `5`, `2.5`.

@@ -507,9 +507,11 @@ impl Plan {
             })
             .sum();
         eprintln!(
-            "membench: {tag}{} cases, {measurements} measurements on {} in {} at sizing {}, \
+            "membench: {tag}{} case{}, {measurements} measurement{} on {} in {} at sizing {}, \
              results to {target}",
             cases.len(),
+            crate::plural(cases.len()),
+            crate::plural(measurements),
             gpu::describe(&ctx.info),
             settings_text.join(", "),
             identity.sizing,
@@ -547,10 +549,11 @@ impl Plan {
             );
         }
         let summary = format!(
-            "{}\n{} measurements{}, {} failed, in {:.1} s; peak host memory {}; results in \
+            "{}\n{} measurement{}{}, {} failed, in {:.1} s; peak host memory {}; results in \
              {target}\n",
             results::summary(&ran.rows),
             ran.rows.len(),
+            crate::plural(ran.rows.len()),
             if ran.interrupted {
                 " (interrupted)"
             } else {
