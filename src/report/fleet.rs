@@ -4,10 +4,10 @@
 
 use std::collections::HashSet;
 
-use maud::{DOCTYPE, Markup, PreEscaped, html};
+use maud::{DOCTYPE, Markup, html};
 
 use super::charts::{Chart, strip_chart};
-use super::{GENERATOR, Report, STYLE, figure};
+use super::{Report, figure, head};
 use crate::error::Result;
 use crate::fleet::{Fleet, Group, Member, gbps_text, shown};
 use crate::results::slug;
@@ -85,7 +85,7 @@ fn page(fleet: &Fleet, charts: &[(usize, Chart)]) -> Markup {
     html! {
         (DOCTYPE) "\n"
         html lang="en" {
-            "\n" (head()) "\n"
+            "\n" (head("membench fleet")) "\n"
             body {
                 "\n"
                 h1 { "membench fleet" } "\n"
@@ -113,19 +113,6 @@ fn page(fleet: &Fleet, charts: &[(usize, Chart)]) -> Markup {
             "\n"
         }
         "\n"
-    }
-}
-
-fn head() -> Markup {
-    html! {
-        head {
-            "\n"
-            meta charset="utf-8"; "\n"
-            (PreEscaped(GENERATOR)) "\n"
-            meta name="viewport" content="width=device-width, initial-scale=1"; "\n"
-            title { "membench fleet" } "\n"
-            style { (PreEscaped(STYLE)) } "\n"
-        }
     }
 }
 

@@ -266,7 +266,7 @@ impl Page<'_> {
         html! {
             (DOCTYPE) "\n"
             html lang="en" {
-                "\n" (head()) "\n"
+                "\n" (head("membench report")) "\n"
                 body {
                     "\n"
                     h1 { "membench report" } "\n"
@@ -584,14 +584,15 @@ fn finding(family: Family, devices: &[&DeviceResults]) -> Markup {
     }
 }
 
-fn head() -> Markup {
+/// A page's `<head>`: the report's and the fleet's pages share the style.
+fn head(page_title: &str) -> Markup {
     html! {
         head {
             "\n"
             meta charset="utf-8"; "\n"
             (PreEscaped(GENERATOR)) "\n"
             meta name="viewport" content="width=device-width, initial-scale=1"; "\n"
-            title { "membench report" } "\n"
+            title { (page_title) } "\n"
             style { (PreEscaped(STYLE)) } "\n"
         }
     }
