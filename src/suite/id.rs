@@ -99,6 +99,8 @@ names! {
         Chunks = "chunks",
         /// Bytes a pointer chase's cycle spans.
         Footprint = "footprint",
+        /// Host threads that fill a staging buffer.
+        Threads = "threads",
         /// Transfers per batch, in rows written before `chunks` replaced it.
         Uploads = "uploads",
     }

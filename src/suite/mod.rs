@@ -134,6 +134,9 @@ pub enum TransferPath {
     /// A staging buffer created mapped, filled, unmapped and copied; `pooled`: one kept
     /// and mapped again after each use instead of a fresh one per transfer.
     Staging { pooled: bool },
+    /// A pooled staging buffer (as `Staging { pooled: true }`) that `threads=` host
+    /// threads fill, each its own part; the fill and the copy are timed apart too.
+    StagingThreads,
     /// Storage the host maps and fills directly (`MAP_WRITE | STORAGE`, which needs
     /// `Features::MAPPABLE_PRIMARY_BUFFERS`).
     MappableStorage,

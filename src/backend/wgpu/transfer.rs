@@ -13,6 +13,9 @@
 //! - staging, pooled: the same with buffers kept from the last transfer and already
 //!   mapped again: the remapping happens between transfers, off the clock, as a pool
 //!   (wgpu's `StagingBelt`) does it while the host is busy elsewhere.
+//! - staging, threads: the pooled staging buffer filled by `threads=` host threads, each
+//!   copying its own part (a pool of threads kept from before the clock starts, as an
+//!   application would keep one); the note gives the fill's and the copy's medians.
 //! - mappable storage: map each chunk's storage buffer (the GPU is idle, so the map
 //!   waits for wgpu alone), write the bytes, unmap: then the data is in the storage
 //!   kernels bind. No copy, no submission; remapping is on the clock, since the GPU
@@ -33,11 +36,14 @@
 use std::num::NonZeroU64;
 use std::time::Instant;
 
+use rayon::prelude::*;
+
 use super::timing::gpu_ns;
 use super::{GpuContext, Kernel};
 use crate::backend::transfer::{self, Payload, Phase};
 use crate::error::{Error, Result};
-use crate::measure::{Sampler, Timer, Timing};
+use crate::measure::{Sampler, Stats, Timer, Timing, gbps};
+use crate::suite::families::transfer::fill_threads;
 use crate::suite::{Case, CaseData, Experiment, Grid, Schedule, TransferPath, WgpuBuild};
 
 /// Verifies and times one transfer case along `path`.
@@ -58,6 +64,9 @@ pub fn measure(
         TransferPath::WriteBuffer => transfer.write_buffer(),
         TransferPath::Staging { pooled: false } => transfer.staging(),
         TransferPath::Staging { pooled: true } => transfer.staging_pooled(),
+        TransferPath::StagingThreads => {
+            transfer.staging_threads(fill_threads(&case.params).map_err(Error::Case)?)
+        }
         TransferPath::MappableStorage => transfer.mappable_storage(),
         TransferPath::Readback => transfer.readback(),
         TransferPath::DeviceCopy => transfer.device_copy(),
@@ -231,6 +240,79 @@ impl Transfer<'_> {
             }
             Ok(ns)
         })
+    }
+
+    fn staging_threads(&self, threads: usize) -> Result<Timing> {
+        let workers = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(|e| Error::Case(format!("{threads} fill threads: {e}")))?;
+        let dst = self.storage("transfer.dst");
+        let pool = self.per_chunk("transfer.staging", Self::STAGING);
+        // One transfer: the host nanoseconds of the fill and of the copy after it.
+        let upload = || -> Result<[f64; 2]> {
+            let start = Instant::now();
+            for (staging, (_, piece)) in pool.iter().zip(self.pieces()) {
+                let mut view = staging
+                    .get_mapped_range_mut(..)
+                    .map_err(|e| Error::Map(e.to_string()))?;
+                // wgpu's write-only view of a mapping can go to another thread only as
+                // pieces of a fixed size (`WriteOnly<[u8; N]>` is `Send`, `<[u8]>` is not).
+                let (blocks, mut rest) = view.slice(..).into_chunks::<FILL_BLOCK>();
+                let blocks: Vec<_> = blocks.into_iter().collect();
+                let (whole, tail) = piece.split_at(blocks.len() * FILL_BLOCK);
+                workers.install(|| {
+                    blocks
+                        .into_par_iter()
+                        .zip(whole.par_chunks(FILL_BLOCK))
+                        .for_each(|(block, from)| {
+                            wgpu::WriteOnly::<[u8]>::from(block).copy_from_slice(from)
+                        });
+                });
+                rest.copy_from_slice(tail);
+            }
+            let filled = elapsed_ns(start);
+            let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
+            for (staging, (offset, _)) in pool.iter().zip(self.pieces()) {
+                staging.unmap();
+                encoder.copy_buffer_to_buffer(staging, 0, &dst, offset, None);
+            }
+            self.ctx.submit_and_wait(encoder.finish())?;
+            Ok([filled, elapsed_ns(start) - filled])
+        };
+        let remap = || self.ctx.map_all(&pool, wgpu::MapMode::Write);
+        self.clear(&[&dst])?;
+        upload()?;
+        remap()?;
+        self.check(&[&dst])?;
+        // Each sample's fill and copy per transfer, kept beside the total the sampler sees.
+        let mut split: Vec<[f64; 2]> = Vec::new();
+        let mut timing = self.payload.sample(Timer::Host, |repeats| {
+            let mut ns = [0.0; 2];
+            for _ in 0..repeats {
+                let [fill, copy] = upload()?;
+                ns[0] += fill;
+                ns[1] += copy;
+                remap()?;
+            }
+            split.push(ns.map(|total| total / f64::from(repeats)));
+            Ok(ns.iter().sum())
+        })?;
+        let sampled = &split[split.len().saturating_sub(timing.samples_ns.len())..];
+        let [fill, copy] = [0, 1].map(|part| {
+            let samples: Vec<f64> = sampled.iter().map(|ns| ns[part]).collect();
+            Stats::of(&samples).map_or(0.0, |s| s.median)
+        });
+        timing.note = format!(
+            "{threads} fill thread{}; medians: host fill {:.1} us ({:.1} GB/s), copy to the \
+             GPU {:.1} us ({:.1} GB/s)",
+            crate::plural(threads),
+            fill / 1e3,
+            gbps(self.payload.shape.bytes, fill),
+            copy / 1e3,
+            gbps(self.payload.shape.bytes, copy),
+        );
+        Ok(timing)
     }
 
     fn mappable_storage(&self) -> Result<Timing> {
@@ -462,6 +544,9 @@ fn upload_and_process(
         schedule,
     )
 }
+
+/// The pieces, in bytes, that the fill threads of the threaded staging path share.
+const FILL_BLOCK: usize = 64 << 10;
 
 fn elapsed_ns(start: Instant) -> f64 {
     start.elapsed().as_nanos() as f64

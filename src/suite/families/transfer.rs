@@ -57,6 +57,7 @@ pub const EXPERIMENTS: &[Experiment] = &[
     UPLOAD_WRITE_BUFFER,
     UPLOAD_STAGING,
     UPLOAD_STAGING_POOLED,
+    UPLOAD_STAGING_THREADS,
     UPLOAD_MAPPABLE,
     READBACK,
     DEVICE_COPY,
@@ -85,6 +86,13 @@ pub const UPLOAD_STAGING_POOLED: Experiment = declare(
     "upload_staging_pooled",
     TransferPath::Staging { pooled: true },
 );
+/// The pooled staging buffer at the sweep's largest size, filled by 1 to 16 host threads:
+/// one thread's memory copy, not the link, is expected to bound an upload (published:
+/// 5–10 GB/s a thread against a link of 50 GB/s and more), so more threads should help
+/// until the link or the host's memory does. The note splits each transfer into the
+/// host's fill and the copy to the GPU (unmap, copy command, submission, wait).
+pub const UPLOAD_STAGING_THREADS: Experiment =
+    declare("upload_staging_threads", TransferPath::StagingThreads);
 /// Storage the host maps needs no copy: on unified memory the fastest path; on a
 /// discrete GPU it lives in host-visible memory the kernels then read over the bus.
 pub const UPLOAD_MAPPABLE: Experiment = declare("upload_mappable", TransferPath::MappableStorage);
@@ -149,6 +157,7 @@ const fn declare(variant: &'static str, path: TransferPath) -> Experiment {
         | TransferPath::Cuda(CudaPath::Upload(_) | CudaPath::Readback(_)) => sweep_cases,
         TransferPath::DeviceCopy => device_copy_cases,
         TransferPath::MappableStorage => mappable_cases,
+        TransferPath::StagingThreads => threads_cases,
         TransferPath::Cuda(CudaPath::MappedRead) => mapped_read_cases,
         TransferPath::Overlap(_) => overlap_cases,
     };
@@ -287,6 +296,39 @@ fn mappable_cases(sizing: &Sizing) -> Vec<Case> {
         }
     }
     cases
+}
+
+/// The fill threads of [`UPLOAD_STAGING_THREADS`]: fixed, so that case ids agree across
+/// hosts; a count above the host's cores is skipped with the reason.
+const FILL_THREADS: [u32; 5] = [1, 2, 4, 8, 16];
+
+fn threads_cases(sizing: &Sizing) -> Vec<Case> {
+    let shape = Shape {
+        bytes: sweep_max_bytes(sizing),
+        chunks: 1,
+    };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    FILL_THREADS
+        .iter()
+        .map(|&threads| {
+            let mut case = transfer_case(sizing, shape, shape.bytes);
+            case.params = case.params.with(Key::Threads, threads);
+            let beyond = threads as usize > cores;
+            case.skip = case.skip.or_else(|| {
+                beyond.then(|| format!("{threads} fill threads on a host of {cores} cores"))
+            });
+            case
+        })
+        .collect()
+}
+
+/// The fill threads `params` name (`threads=`), for [`UPLOAD_STAGING_THREADS`].
+pub fn fill_threads(params: &Params) -> Result<usize, String> {
+    params
+        .number(Key::Threads)
+        .and_then(|n| usize::try_from(n).ok())
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("`{params}` has no thread count `threads=` above 0"))
 }
 
 /// Device-to-device copies read and write every byte.
@@ -447,6 +489,26 @@ mod tests {
             let params = bad.parse().unwrap();
             assert!(Shape::of(&params).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn fill_threads_are_fixed_cases_at_the_largest_size_skipped_beyond_the_cores() {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        for sizing in [Sizing::nominal(false), Sizing::nominal(true)] {
+            let cases = (UPLOAD_STAGING_THREADS.cases)(&sizing);
+            let threads: Vec<usize> = cases
+                .iter()
+                .map(|c| fill_threads(&c.params).unwrap())
+                .collect();
+            assert_eq!(threads, [1, 2, 4, 8, 16]);
+            for (case, threads) in cases.iter().zip(threads) {
+                let shape = Shape::of(&case.params).unwrap();
+                assert_eq!((shape.bytes, shape.chunks), (sweep_max_bytes(&sizing), 1));
+                assert_eq!(case.skip.is_some(), threads > cores, "{}", case.params);
+            }
+        }
+        assert!(fill_threads(&"size=4096;chunks=1".parse().unwrap()).is_err());
+        assert!(fill_threads(&"size=4096;chunks=1;threads=0".parse().unwrap()).is_err());
     }
 
     #[test]
