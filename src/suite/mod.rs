@@ -135,13 +135,16 @@ pub enum TransferPath {
     /// and mapped again after each use instead of a fresh one per transfer.
     Staging { pooled: bool },
     /// A pooled staging buffer (as `Staging { pooled: true }`) that `threads=` host
-    /// threads fill, each its own part; the fill and the copy are timed apart too.
+    /// threads fill, each its own part.
     StagingThreads,
     /// Storage the host maps and fills directly (`MAP_WRITE | STORAGE`, which needs
     /// `Features::MAPPABLE_PRIMARY_BUFFERS`).
     MappableStorage,
     /// A copy into a mapped staging buffer, mapped and read by the host.
     Readback,
+    /// The same, read by `threads=` host threads, each its own part; the copy from the
+    /// GPU and the host's copy-out are timed apart too.
+    ReadbackThreads,
     /// `copy_buffer_to_buffer` between two storage buffers (CUDA: `cuMemcpyDtoDAsync`).
     DeviceCopy,
     /// Chunks each uploaded and then processed by the experiment's kernel (CUDA: on

@@ -13,16 +13,19 @@
 //! - staging, pooled: the same with buffers kept from the last transfer and already
 //!   mapped again: the remapping happens between transfers, off the clock, as a pool
 //!   (wgpu's `StagingBelt`) does it while the host is busy elsewhere.
+//!   The note gives the medians of the fill and of the copy to the GPU.
 //! - staging, threads: the pooled staging buffer filled by `threads=` host threads, each
 //!   copying its own part (a pool of threads kept from before the clock starts, as an
-//!   application would keep one); the note gives the fill's and the copy's medians.
+//!   application would keep one).
 //! - mappable storage: map each chunk's storage buffer (the GPU is idle, so the map
 //!   waits for wgpu alone), write the bytes, unmap: then the data is in the storage
 //!   kernels bind. No copy, no submission; remapping is on the clock, since the GPU
 //!   owns the buffer between uploads.
 //! - readback: per chunk a copy into a pooled `MAP_READ` staging buffer, the
 //!   submission, the map of every staging buffer (which waits for the copies), the
-//!   bytes copied into host memory, unmap.
+//!   bytes copied into host memory, unmap. The note gives the medians of the copy from
+//!   the GPU (until the maps are done) and of the host's copy-out; `threads=` host
+//!   threads copy out where the case names them.
 //! - device copy: `copy_buffer_to_buffer` per chunk between two timestamps written in
 //!   the encoder (GPU clock); without `Features::TIMESTAMP_QUERY_INSIDE_ENCODERS`,
 //!   encoding, submission and wait on the host clock.
@@ -43,7 +46,7 @@ use super::{GpuContext, Kernel};
 use crate::backend::transfer::{self, Payload, Phase};
 use crate::error::{Error, Result};
 use crate::measure::{Sampler, Stats, Timer, Timing, gbps};
-use crate::suite::families::transfer::fill_threads;
+use crate::suite::families::transfer::copy_threads;
 use crate::suite::{Case, CaseData, Experiment, Grid, Schedule, TransferPath, WgpuBuild};
 
 /// Verifies and times one transfer case along `path`.
@@ -60,15 +63,15 @@ pub fn measure(
         ctx,
         payload: Payload::of(experiment, case, sampler, data)?,
     };
+    let threads = || HostCopy::new(Some(copy_threads(&case.params).map_err(Error::Case)?));
     ctx.scoped(|| match path {
         TransferPath::WriteBuffer => transfer.write_buffer(),
         TransferPath::Staging { pooled: false } => transfer.staging(),
-        TransferPath::Staging { pooled: true } => transfer.staging_pooled(),
-        TransferPath::StagingThreads => {
-            transfer.staging_threads(fill_threads(&case.params).map_err(Error::Case)?)
-        }
+        TransferPath::Staging { pooled: true } => transfer.staging_pooled(&HostCopy::Caller),
+        TransferPath::StagingThreads => transfer.staging_pooled(&threads()?),
         TransferPath::MappableStorage => transfer.mappable_storage(),
-        TransferPath::Readback => transfer.readback(),
+        TransferPath::Readback => transfer.readback(&HostCopy::Caller),
+        TransferPath::ReadbackThreads => transfer.readback(&threads()?),
         TransferPath::DeviceCopy => transfer.device_copy(),
         TransferPath::Overlap(schedule) => {
             let pipeline = ctx.case_pipeline(experiment, case, build)?;
@@ -216,60 +219,18 @@ impl Transfer<'_> {
         })
     }
 
-    fn staging_pooled(&self) -> Result<Timing> {
+    /// The pooled staging path: `copy` fills the mapped buffers. Each transfer's fill
+    /// and its copy to the GPU are timed apart too.
+    fn staging_pooled(&self, copy: &HostCopy) -> Result<Timing> {
         let dst = self.storage("transfer.dst");
         let pool = self.per_chunk("transfer.staging", Self::STAGING);
-        let upload = || {
-            let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
-            self.fill_and_copy(&pool, &dst, &mut encoder)?;
-            self.ctx.submit_and_wait(encoder.finish())
-        };
-        // The pool's buffers are mapped again once the GPU is done with them.
-        let remap = || self.ctx.map_all(&pool, wgpu::MapMode::Write);
-        self.clear(&[&dst])?;
-        upload()?;
-        remap()?;
-        self.check(&[&dst])?;
-        self.payload.sample(Timer::Host, |repeats| {
-            let mut ns = 0.0;
-            for _ in 0..repeats {
-                let start = Instant::now();
-                upload()?;
-                ns += elapsed_ns(start);
-                remap()?;
-            }
-            Ok(ns)
-        })
-    }
-
-    fn staging_threads(&self, threads: usize) -> Result<Timing> {
-        let workers = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .map_err(|e| Error::Case(format!("{threads} fill threads: {e}")))?;
-        let dst = self.storage("transfer.dst");
-        let pool = self.per_chunk("transfer.staging", Self::STAGING);
-        // One transfer: the host nanoseconds of the fill and of the copy after it.
         let upload = || -> Result<[f64; 2]> {
             let start = Instant::now();
             for (staging, (_, piece)) in pool.iter().zip(self.pieces()) {
                 let mut view = staging
                     .get_mapped_range_mut(..)
                     .map_err(|e| Error::Map(e.to_string()))?;
-                // wgpu's write-only view of a mapping can go to another thread only as
-                // pieces of a fixed size (`WriteOnly<[u8; N]>` is `Send`, `<[u8]>` is not).
-                let (blocks, mut rest) = view.slice(..).into_chunks::<FILL_BLOCK>();
-                let blocks: Vec<_> = blocks.into_iter().collect();
-                let (whole, tail) = piece.split_at(blocks.len() * FILL_BLOCK);
-                workers.install(|| {
-                    blocks
-                        .into_par_iter()
-                        .zip(whole.par_chunks(FILL_BLOCK))
-                        .for_each(|(block, from)| {
-                            wgpu::WriteOnly::<[u8]>::from(block).copy_from_slice(from)
-                        });
-                });
-                rest.copy_from_slice(tail);
+                copy.fill(&mut view, piece);
             }
             let filled = elapsed_ns(start);
             let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
@@ -280,38 +241,52 @@ impl Transfer<'_> {
             self.ctx.submit_and_wait(encoder.finish())?;
             Ok([filled, elapsed_ns(start) - filled])
         };
+        // The pool's buffers are mapped again once the GPU is done with them.
         let remap = || self.ctx.map_all(&pool, wgpu::MapMode::Write);
         self.clear(&[&dst])?;
         upload()?;
         remap()?;
         self.check(&[&dst])?;
-        // Each sample's fill and copy per transfer, kept beside the total the sampler sees.
+        self.sample_parts(copy, ["host fill", "copy to the GPU"], upload, remap)
+    }
+
+    /// Samples `transfer`, which makes one transfer and returns the nanoseconds of its
+    /// two parts (`then` runs after each, off the clock); the note gives each part's
+    /// median and its rate.
+    fn sample_parts(
+        &self,
+        copy: &HostCopy,
+        parts: [&str; 2],
+        mut transfer: impl FnMut() -> Result<[f64; 2]>,
+        mut then: impl FnMut() -> Result<()>,
+    ) -> Result<Timing> {
+        // Each sample's parts per transfer, kept beside the total the sampler sees.
         let mut split: Vec<[f64; 2]> = Vec::new();
         let mut timing = self.payload.sample(Timer::Host, |repeats| {
             let mut ns = [0.0; 2];
             for _ in 0..repeats {
-                let [fill, copy] = upload()?;
-                ns[0] += fill;
-                ns[1] += copy;
-                remap()?;
+                let [first, second] = transfer()?;
+                ns[0] += first;
+                ns[1] += second;
+                then()?;
             }
             split.push(ns.map(|total| total / f64::from(repeats)));
             Ok(ns.iter().sum())
         })?;
         let sampled = &split[split.len().saturating_sub(timing.samples_ns.len())..];
-        let [fill, copy] = [0, 1].map(|part| {
+        let medians = [0, 1].map(|part| {
             let samples: Vec<f64> = sampled.iter().map(|ns| ns[part]).collect();
             Stats::of(&samples).map_or(0.0, |s| s.median)
         });
-        timing.note = format!(
-            "{threads} fill thread{}; medians: host fill {:.1} us ({:.1} GB/s), copy to the \
-             GPU {:.1} us ({:.1} GB/s)",
-            crate::plural(threads),
-            fill / 1e3,
-            gbps(self.payload.shape.bytes, fill),
-            copy / 1e3,
-            gbps(self.payload.shape.bytes, copy),
-        );
+        let text: Vec<String> = parts
+            .iter()
+            .zip(medians)
+            .map(|(part, ns)| {
+                let rate = gbps(self.payload.shape.bytes, ns.max(1.0));
+                format!("{part} {:.1} us ({rate:.1} GB/s)", ns / 1e3)
+            })
+            .collect();
+        timing.note = format!("{}medians: {}", copy.describe(), text.join(", "));
         Ok(timing)
     }
 
@@ -353,15 +328,18 @@ impl Transfer<'_> {
         })
     }
 
-    fn readback(&self) -> Result<Timing> {
+    /// A copy into pooled `MAP_READ` buffers, their maps (which wait for the copies),
+    /// and `copy` out of them into host memory; the two timed apart too.
+    fn readback(&self, copy: &HostCopy) -> Result<Timing> {
         let src = self.filled_storage("transfer.src")?;
         let pool = self.per_chunk(
             "transfer.readback",
             wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         );
-        let mut host = vec![0u32; self.payload.sent.len()];
+        let host = std::cell::RefCell::new(vec![0u32; self.payload.sent.len()]);
         let chunk_bytes = self.payload.shape.chunk_bytes() as usize;
-        let read = |host: &mut [u32]| -> Result<()> {
+        let read = || -> Result<[f64; 2]> {
+            let start = Instant::now();
             let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
             for (i, staging) in pool.iter().enumerate() {
                 let offset = i as u64 * self.payload.shape.chunk_bytes();
@@ -370,26 +348,27 @@ impl Transfer<'_> {
             self.ctx.queue.submit([encoder.finish()]);
             // Each map waits for the copy into its buffer.
             self.ctx.map_all(&pool, wgpu::MapMode::Read)?;
-            let host_bytes = bytemuck::cast_slice_mut::<u32, u8>(host);
+            let arrived = elapsed_ns(start);
+            let mut host = host.borrow_mut();
+            let host_bytes = bytemuck::cast_slice_mut::<u32, u8>(&mut host);
             for (staging, piece) in pool.iter().zip(host_bytes.chunks_mut(chunk_bytes)) {
                 let view = staging
                     .get_mapped_range(..)
                     .map_err(|e| Error::Map(e.to_string()))?;
-                piece.copy_from_slice(&view);
+                copy.read(&view, piece);
                 drop(view);
                 staging.unmap();
             }
-            Ok(())
+            Ok([arrived, elapsed_ns(start) - arrived])
         };
-        read(&mut host)?;
-        self.payload.check_words(&host)?;
-        self.payload.sample(Timer::Host, |repeats| {
-            let start = Instant::now();
-            for _ in 0..repeats {
-                read(&mut host)?;
-            }
-            Ok(elapsed_ns(start))
-        })
+        read()?;
+        self.payload.check_words(&host.borrow())?;
+        self.sample_parts(
+            copy,
+            ["copy from the GPU", "host copy-out"],
+            read,
+            || Ok(()),
+        )
     }
 
     fn device_copy(&self) -> Result<Timing> {
@@ -545,8 +524,75 @@ fn upload_and_process(
     )
 }
 
-/// The pieces, in bytes, that the fill threads of the threaded staging path share.
-const FILL_BLOCK: usize = 64 << 10;
+/// How the host copies into or out of mapped memory: on the calling thread, or split
+/// over a pool of threads kept from before the clock starts (as an application would
+/// keep one).
+enum HostCopy {
+    Caller,
+    Threads(rayon::ThreadPool),
+}
+
+/// The pieces, in bytes, that a pool's threads share.
+const COPY_BLOCK: usize = 64 << 10;
+
+impl HostCopy {
+    /// `threads` host threads; `None`: the calling thread.
+    fn new(threads: Option<usize>) -> Result<HostCopy> {
+        let Some(threads) = threads else {
+            return Ok(HostCopy::Caller);
+        };
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map(HostCopy::Threads)
+            .map_err(|e| Error::Case(format!("{threads} copy threads: {e}")))
+    }
+
+    /// The note's opening: how many threads copied, where a pool did.
+    fn describe(&self) -> String {
+        match self {
+            HostCopy::Caller => String::new(),
+            HostCopy::Threads(pool) => {
+                let threads = pool.current_num_threads();
+                format!("{threads} copy thread{}; ", crate::plural(threads))
+            }
+        }
+    }
+
+    /// Writes `from` into the mapped `view`, of the same length.
+    fn fill(&self, view: &mut wgpu::BufferViewMut, from: &[u8]) {
+        let HostCopy::Threads(pool) = self else {
+            view.copy_from_slice(from);
+            return;
+        };
+        // wgpu's write-only view of a mapping can go to another thread only in pieces
+        // of a fixed size (`WriteOnly<[u8; N]>` is `Send`, `WriteOnly<[u8]>` is not).
+        let (blocks, mut rest) = view.slice(..).into_chunks::<COPY_BLOCK>();
+        let blocks: Vec<_> = blocks.into_iter().collect();
+        let (whole, tail) = from.split_at(blocks.len() * COPY_BLOCK);
+        pool.install(|| {
+            blocks
+                .into_par_iter()
+                .zip(whole.par_chunks(COPY_BLOCK))
+                .for_each(|(block, from)| {
+                    wgpu::WriteOnly::<[u8]>::from(block).copy_from_slice(from)
+                });
+        });
+        rest.copy_from_slice(tail);
+    }
+
+    /// Copies the mapped `view` into `to`, of the same length.
+    fn read(&self, view: &[u8], to: &mut [u8]) {
+        match self {
+            HostCopy::Caller => to.copy_from_slice(view),
+            HostCopy::Threads(pool) => pool.install(|| {
+                to.par_chunks_mut(COPY_BLOCK)
+                    .zip(view.par_chunks(COPY_BLOCK))
+                    .for_each(|(to, from)| to.copy_from_slice(from));
+            }),
+        }
+    }
+}
 
 fn elapsed_ns(start: Instant) -> f64 {
     start.elapsed().as_nanos() as f64

@@ -60,6 +60,7 @@ pub const EXPERIMENTS: &[Experiment] = &[
     UPLOAD_STAGING_THREADS,
     UPLOAD_MAPPABLE,
     READBACK,
+    READBACK_THREADS,
     DEVICE_COPY,
     UPLOAD_PAGEABLE,
     UPLOAD_PINNED,
@@ -89,8 +90,9 @@ pub const UPLOAD_STAGING_POOLED: Experiment = declare(
 /// The pooled staging buffer at the sweep's largest size, filled by 1 to 16 host threads:
 /// one thread's memory copy, not the link, is expected to bound an upload (published:
 /// 5–10 GB/s a thread against a link of 50 GB/s and more), so more threads should help
-/// until the link or the host's memory does. The note splits each transfer into the
-/// host's fill and the copy to the GPU (unmap, copy command, submission, wait).
+/// until the link or the host's memory does. The note (as the pooled path's) splits each
+/// transfer into the host's fill and the copy to the GPU (unmap, copy command,
+/// submission, wait).
 pub const UPLOAD_STAGING_THREADS: Experiment =
     declare("upload_staging_threads", TransferPath::StagingThreads);
 /// Storage the host maps needs no copy: on unified memory the fastest path; on a
@@ -99,6 +101,11 @@ pub const UPLOAD_MAPPABLE: Experiment = declare("upload_mappable", TransferPath:
 /// A readback pays a copy, a map and a round trip to the host: expected slower than an
 /// upload of the same size, with a larger fixed cost.
 pub const READBACK: Experiment = declare("readback", TransferPath::Readback);
+/// The readback at the sweep's largest size, copied out of the mapping by 1 to 16 host
+/// threads. The note splits each transfer into the copy from the GPU (copy command,
+/// submission, the map's wait) and the host's copy-out: reading mapped memory is
+/// expected slow where the driver gives write-combined memory, fast where host-cached.
+pub const READBACK_THREADS: Experiment = declare("readback_threads", TransferPath::ReadbackThreads);
 /// `copy_buffer_to_buffer` within the device (CUDA: `cudaMemcpy` device to device):
 /// near DRAM bandwidth (read + write) once large, one to two orders above any host
 /// transfer.
@@ -157,7 +164,7 @@ const fn declare(variant: &'static str, path: TransferPath) -> Experiment {
         | TransferPath::Cuda(CudaPath::Upload(_) | CudaPath::Readback(_)) => sweep_cases,
         TransferPath::DeviceCopy => device_copy_cases,
         TransferPath::MappableStorage => mappable_cases,
-        TransferPath::StagingThreads => threads_cases,
+        TransferPath::StagingThreads | TransferPath::ReadbackThreads => threads_cases,
         TransferPath::Cuda(CudaPath::MappedRead) => mapped_read_cases,
         TransferPath::Overlap(_) => overlap_cases,
     };
@@ -298,9 +305,9 @@ fn mappable_cases(sizing: &Sizing) -> Vec<Case> {
     cases
 }
 
-/// The fill threads of [`UPLOAD_STAGING_THREADS`]: fixed, so that case ids agree across
+/// The host threads of [`UPLOAD_STAGING_THREADS`] and [`READBACK_THREADS`]: fixed, so that case ids agree across
 /// hosts; a count above the host's cores is skipped with the reason.
-const FILL_THREADS: [u32; 5] = [1, 2, 4, 8, 16];
+const COPY_THREADS: [u32; 5] = [1, 2, 4, 8, 16];
 
 fn threads_cases(sizing: &Sizing) -> Vec<Case> {
     let shape = Shape {
@@ -308,22 +315,23 @@ fn threads_cases(sizing: &Sizing) -> Vec<Case> {
         chunks: 1,
     };
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    FILL_THREADS
+    COPY_THREADS
         .iter()
         .map(|&threads| {
             let mut case = transfer_case(sizing, shape, shape.bytes);
             case.params = case.params.with(Key::Threads, threads);
             let beyond = threads as usize > cores;
             case.skip = case.skip.or_else(|| {
-                beyond.then(|| format!("{threads} fill threads on a host of {cores} cores"))
+                beyond.then(|| format!("{threads} copy threads on a host of {cores} cores"))
             });
             case
         })
         .collect()
 }
 
-/// The fill threads `params` name (`threads=`), for [`UPLOAD_STAGING_THREADS`].
-pub fn fill_threads(params: &Params) -> Result<usize, String> {
+/// The host threads `params` name (`threads=`), for [`UPLOAD_STAGING_THREADS`] and
+/// [`READBACK_THREADS`].
+pub fn copy_threads(params: &Params) -> Result<usize, String> {
     params
         .number(Key::Threads)
         .and_then(|n| usize::try_from(n).ok())
@@ -492,13 +500,19 @@ mod tests {
     }
 
     #[test]
-    fn fill_threads_are_fixed_cases_at_the_largest_size_skipped_beyond_the_cores() {
+    fn copy_threads_are_fixed_cases_at_the_largest_size_skipped_beyond_the_cores() {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         for sizing in [Sizing::nominal(false), Sizing::nominal(true)] {
-            let cases = (UPLOAD_STAGING_THREADS.cases)(&sizing);
+            let cases = (READBACK_THREADS.cases)(&sizing);
+            let params =
+                |cases: Vec<Case>| -> Vec<Params> { cases.into_iter().map(|c| c.params).collect() };
+            assert_eq!(
+                params((UPLOAD_STAGING_THREADS.cases)(&sizing)),
+                params((READBACK_THREADS.cases)(&sizing))
+            );
             let threads: Vec<usize> = cases
                 .iter()
-                .map(|c| fill_threads(&c.params).unwrap())
+                .map(|c| copy_threads(&c.params).unwrap())
                 .collect();
             assert_eq!(threads, [1, 2, 4, 8, 16]);
             for (case, threads) in cases.iter().zip(threads) {
@@ -507,8 +521,8 @@ mod tests {
                 assert_eq!(case.skip.is_some(), threads > cores, "{}", case.params);
             }
         }
-        assert!(fill_threads(&"size=4096;chunks=1".parse().unwrap()).is_err());
-        assert!(fill_threads(&"size=4096;chunks=1;threads=0".parse().unwrap()).is_err());
+        assert!(copy_threads(&"size=4096;chunks=1".parse().unwrap()).is_err());
+        assert!(copy_threads(&"size=4096;chunks=1;threads=0".parse().unwrap()).is_err());
     }
 
     #[test]
