@@ -140,6 +140,11 @@ pub enum TransferPath {
     /// Storage the host maps and fills directly (`MAP_WRITE | STORAGE`, which needs
     /// `Features::MAPPABLE_PRIMARY_BUFFERS`).
     MappableStorage,
+    /// `copy_buffer_to_buffer` from page-aligned host memory imported as a buffer
+    /// (`VK_EXT_external_memory_host`): wgpu's analogue of a pinned `cudaMemcpy`.
+    ImportedUpload,
+    /// `copy_buffer_to_buffer` into imported host memory, which the host then reads.
+    ImportedReadback,
     /// A copy into a mapped staging buffer, mapped and read by the host.
     Readback,
     /// The same, read by `threads=` host threads, each its own part; the copy from the

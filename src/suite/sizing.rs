@@ -17,6 +17,9 @@ pub struct Sizing {
     pub max_workgroup_storage_bytes: u32,
     /// Storage buffers the host may map (`Features::MAPPABLE_PRIMARY_BUFFERS`).
     pub mappable_storage: bool,
+    /// Why host memory cannot be imported as a buffer (`VK_EXT_external_memory_host`),
+    /// where it cannot.
+    pub host_import_skip: Option<String>,
     /// The adapter's subgroup sizes (smallest, largest); `None` without
     /// `Features::SUBGROUP`.
     pub subgroup_sizes: Option<(u32, u32)>,
@@ -56,6 +59,7 @@ impl Sizing {
             max_workgroups_per_dimension: 65535,
             max_workgroup_storage_bytes: 48 << 10,
             mappable_storage: true,
+            host_import_skip: None,
             subgroup_sizes: Some((32, 32)),
             matrix: None,
         }

@@ -62,16 +62,20 @@ impl GpuContext {
         // The defaults cap workgroups at 256 invocations and bindings at 128 MiB:
         // ask for what the adapter really has.
         let limits = adapter.limits();
-        let (device, queue) =
-            pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-                label: Some("membench"),
-                required_features: wanted_features(&adapter),
-                required_limits: limits.clone(),
-                memory_hints: wgpu::MemoryHints::Manual {
-                    suballocated_device_memory_block_size: SHARED_BLOCK_BYTES..SHARED_BLOCK_BYTES,
-                },
-                ..Default::default()
-            }))?;
+        let desc = wgpu::DeviceDescriptor {
+            label: Some("membench"),
+            required_features: wanted_features(&adapter),
+            required_limits: limits.clone(),
+            memory_hints: wgpu::MemoryHints::Manual {
+                suballocated_device_memory_block_size: SHARED_BLOCK_BYTES..SHARED_BLOCK_BYTES,
+            },
+            ..Default::default()
+        };
+        // With host memory import where Vulkan offers it (the transfers' pinned analogue).
+        let (device, queue) = match super::host_memory::open_device(&adapter, &desc) {
+            Some(opened) => opened?,
+            None => pollster::block_on(adapter.request_device(&desc))?,
+        };
         // Errors inside a case are caught by error scopes; anything else is reported,
         // not a panic that would sink the run.
         device.on_uncaptured_error(Arc::new(|error| eprintln!("membench: wgpu: {error}")));
@@ -132,6 +136,7 @@ impl GpuContext {
             max_workgroup_invocations: limits.max_compute_invocations_per_workgroup,
             max_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension,
             max_workgroup_storage_bytes: limits.max_compute_workgroup_storage_size,
+            host_import_skip: super::host_memory::unavailable(&self.device),
             mappable_storage: self
                 .device
                 .features()

@@ -11,6 +11,7 @@ mod adapter;
 mod buffers;
 pub mod clocks;
 mod context;
+mod host_memory;
 pub mod identity;
 mod kernel;
 mod pipelines;

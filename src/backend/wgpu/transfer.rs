@@ -41,6 +41,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use super::host_memory::{self, HostBuffer};
 use super::timing::gpu_ns;
 use super::{GpuContext, Kernel};
 use crate::backend::transfer::{self, Payload, Phase};
@@ -70,6 +71,8 @@ pub fn measure(
         TransferPath::Staging { pooled: true } => transfer.staging_pooled(&HostCopy::Caller),
         TransferPath::StagingThreads => transfer.staging_pooled(&threads()?),
         TransferPath::MappableStorage => transfer.mappable_storage(),
+        TransferPath::ImportedUpload => transfer.imported_upload(),
+        TransferPath::ImportedReadback => transfer.imported_readback(),
         TransferPath::Readback => transfer.readback(&HostCopy::Caller),
         TransferPath::ReadbackThreads => transfer.readback(&threads()?),
         TransferPath::DeviceCopy => transfer.device_copy(),
@@ -288,6 +291,64 @@ impl Transfer<'_> {
             .collect();
         timing.note = format!("{}medians: {}", copy.describe(), text.join(", "));
         Ok(timing)
+    }
+
+    /// Host memory imported as a buffer of `usage`, `size` bytes.
+    fn imported(&self, usage: wgpu::BufferUsages) -> Result<HostBuffer> {
+        host_memory::import(
+            &self.ctx.device,
+            "transfer.host",
+            self.payload.shape.bytes,
+            usage,
+        )
+    }
+
+    /// A copy per chunk from `from` to `to` at the same offsets, in one submission.
+    fn copy_chunks(&self, from: &wgpu::Buffer, to: &wgpu::Buffer) -> Result<()> {
+        let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
+        for (offset, piece) in self.pieces() {
+            encoder.copy_buffer_to_buffer(from, offset, to, offset, piece.len() as u64);
+        }
+        self.ctx.submit_and_wait(encoder.finish())
+    }
+
+    /// Times `copy` on the host clock, `repeats` at a time.
+    fn sample_copies(&self, copy: impl Fn() -> Result<()>) -> Result<Timing> {
+        self.payload.sample(Timer::Host, |repeats| {
+            let start = Instant::now();
+            for _ in 0..repeats {
+                copy()?;
+            }
+            Ok(elapsed_ns(start))
+        })
+    }
+
+    /// The data sits in imported host memory beforehand, as in a pinned buffer; the
+    /// clock runs over the copies into storage.
+    fn imported_upload(&self) -> Result<Timing> {
+        let dst = self.storage("transfer.dst");
+        let mut host = self.imported(wgpu::BufferUsages::COPY_SRC)?;
+        host.bytes_mut()
+            .copy_from_slice(bytemuck::cast_slice(self.payload.sent));
+        let upload = || self.copy_chunks(&host.buffer, &dst);
+        self.clear(&[&dst])?;
+        upload()?;
+        self.check(&[&dst])?;
+        self.sample_copies(upload)
+    }
+
+    /// The clock runs over the copies into imported host memory; then the host reads
+    /// the data where it landed.
+    fn imported_readback(&self) -> Result<Timing> {
+        let src = self.filled_storage("transfer.src")?;
+        let mut host = self.imported(wgpu::BufferUsages::COPY_DST)?;
+        let target = host.buffer.clone();
+        let read = || self.copy_chunks(&src, &target);
+        host.bytes_mut().fill(0);
+        read()?;
+        self.payload
+            .check_words(bytemuck::cast_slice(host.bytes_mut()))?;
+        self.sample_copies(read)
     }
 
     fn mappable_storage(&self) -> Result<Timing> {

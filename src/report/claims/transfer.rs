@@ -3,8 +3,9 @@
 use super::{Claim, Finding, Kind, Outcome, any_measured_all, at_each, at_least, ratio};
 use crate::suite::families::transfer::{
     BATCH_BYTES, BATCH_CHUNKS, DEVICE_COPY, MAPPED_READ, OVERLAP_INTERLEAVED, OVERLAP_SERIAL,
-    READBACK, READBACK_PAGEABLE, READBACK_PINNED, Shape, UPLOAD_MAPPABLE, UPLOAD_PAGEABLE,
-    UPLOAD_PINNED, UPLOAD_REGISTERED, UPLOAD_STAGING, UPLOAD_STAGING_POOLED, UPLOAD_WRITE_BUFFER,
+    READBACK, READBACK_IMPORTED, READBACK_PAGEABLE, READBACK_PINNED, READBACK_THREADS, Shape,
+    UPLOAD_IMPORTED, UPLOAD_MAPPABLE, UPLOAD_PAGEABLE, UPLOAD_PINNED, UPLOAD_REGISTERED,
+    UPLOAD_STAGING, UPLOAD_STAGING_POOLED, UPLOAD_STAGING_THREADS, UPLOAD_WRITE_BUFFER,
 };
 use crate::suite::{Experiment, Family, Key, Params};
 
@@ -14,7 +15,9 @@ const PATHS: &[&Experiment] = &[
     &UPLOAD_STAGING,
     &UPLOAD_STAGING_POOLED,
     &UPLOAD_MAPPABLE,
+    &UPLOAD_IMPORTED,
     &READBACK,
+    &READBACK_IMPORTED,
     &DEVICE_COPY,
     &UPLOAD_PAGEABLE,
     &UPLOAD_PINNED,
@@ -151,6 +154,40 @@ pub(super) const CLAIMS: &[Claim] = &[
         },
     },
     Claim {
+        id: "transfer-threads",
+        family: Family::Transfer,
+        claim: "one host thread's memory copy, not the link, bounds a staged transfer: more \
+                threads copying into or out of the mapped staging memory move it faster",
+        rule: "for upload_staging_threads and readback_threads, the most threads measured run \
+               at 1.5 × one thread or faster",
+        kind: Kind::Bandwidth,
+        experiments: &[&UPLOAD_STAGING_THREADS, &READBACK_THREADS],
+        decide: |cases| {
+            let parts: Vec<Outcome> = [&UPLOAD_STAGING_THREADS, &READBACK_THREADS]
+                .into_iter()
+                .filter(|&path| !cases.params(path).is_empty())
+                .map(|path| {
+                    let measured: Vec<(u64, Params)> = cases
+                        .params(path)
+                        .into_iter()
+                        .filter(|params| cases.gbps(path, params).is_ok())
+                        .filter_map(|params| Some((params.number(Key::Threads)?, params)))
+                        .collect();
+                    let one = measured.iter().find(|(threads, _)| *threads == 1);
+                    let most = measured.iter().max_by_key(|(threads, _)| *threads);
+                    match (one, most) {
+                        (Some(one), Some(most)) if most.0 > 1 => {
+                            let (value, detail) = ratio(cases, (path, &most.1), (path, &one.1))?;
+                            Ok(at_least(value, 1.5, detail))
+                        }
+                        _ => Err(format!("{} measured with one thread count", path.name())),
+                    }
+                })
+                .collect();
+            any_measured_all(parts, "no threaded path measured")
+        },
+    },
+    Claim {
         id: "transfer-overlap",
         family: Family::Transfer,
         claim: "chunked uploads overlapped with compute hide transfer time where the API and \
@@ -187,7 +224,8 @@ mod tests {
     use crate::report::claims::testing::{self, Threshold, row};
     use crate::suite::families::transfer::{
         OVERLAP_INTERLEAVED, OVERLAP_SERIAL, READBACK, READBACK_PAGEABLE, READBACK_PINNED,
-        UPLOAD_PAGEABLE, UPLOAD_PINNED, UPLOAD_WRITE_BUFFER,
+        READBACK_THREADS, UPLOAD_PAGEABLE, UPLOAD_PINNED, UPLOAD_STAGING_THREADS,
+        UPLOAD_WRITE_BUFFER,
     };
 
     static THRESHOLDS: &[Threshold] = &[
@@ -231,6 +269,20 @@ mod tests {
                     row(&UPLOAD_PINNED, size(1 << 22), 1.0),
                     row(&READBACK_PAGEABLE, size(1 << 20), 10.0),
                     row(&READBACK_PINNED, size(1 << 20), 20.0),
+                ]
+            },
+            sides: &[(1.49, false), (1.51, true)],
+        },
+        Threshold {
+            id: "transfer-threads",
+            rows: |x| {
+                let threads = |n: u32| params!(Size => 1u64 << 28, Chunks => 1u32, Threads => n);
+                vec![
+                    row(&UPLOAD_STAGING_THREADS, threads(1), 10.0),
+                    row(&UPLOAD_STAGING_THREADS, threads(2), 12.0),
+                    row(&UPLOAD_STAGING_THREADS, threads(8), 10.0 * x),
+                    row(&READBACK_THREADS, threads(1), 10.0),
+                    row(&READBACK_THREADS, threads(4), 20.0),
                 ]
             },
             sides: &[(1.49, false), (1.51, true)],

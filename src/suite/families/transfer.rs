@@ -59,8 +59,10 @@ pub const EXPERIMENTS: &[Experiment] = &[
     UPLOAD_STAGING_POOLED,
     UPLOAD_STAGING_THREADS,
     UPLOAD_MAPPABLE,
+    UPLOAD_IMPORTED,
     READBACK,
     READBACK_THREADS,
+    READBACK_IMPORTED,
     DEVICE_COPY,
     UPLOAD_PAGEABLE,
     UPLOAD_PINNED,
@@ -98,6 +100,15 @@ pub const UPLOAD_STAGING_THREADS: Experiment =
 /// Storage the host maps needs no copy: on unified memory the fastest path; on a
 /// discrete GPU it lives in host-visible memory the kernels then read over the bus.
 pub const UPLOAD_MAPPABLE: Experiment = declare("upload_mappable", TransferPath::MappableStorage);
+/// A copy from host memory imported as a buffer: the copy engine reads the host's pages
+/// directly, as from CUDA's pinned memory, so it is expected at the link's rate once
+/// large, with no host copy on the clock (the data is in place beforehand, as for
+/// `upload_pinned`).
+pub const UPLOAD_IMPORTED: Experiment = declare("upload_imported", TransferPath::ImportedUpload);
+/// A copy into imported host memory: the pinned readback's analogue, the data usable by
+/// the host once the copy is done.
+pub const READBACK_IMPORTED: Experiment =
+    declare("readback_imported", TransferPath::ImportedReadback);
 /// A readback pays a copy, a map and a round trip to the host: expected slower than an
 /// upload of the same size, with a larger fixed cost.
 pub const READBACK: Experiment = declare("readback", TransferPath::Readback);
@@ -164,6 +175,7 @@ const fn declare(variant: &'static str, path: TransferPath) -> Experiment {
         | TransferPath::Cuda(CudaPath::Upload(_) | CudaPath::Readback(_)) => sweep_cases,
         TransferPath::DeviceCopy => device_copy_cases,
         TransferPath::MappableStorage => mappable_cases,
+        TransferPath::ImportedUpload | TransferPath::ImportedReadback => imported_cases,
         TransferPath::StagingThreads | TransferPath::ReadbackThreads => threads_cases,
         TransferPath::Cuda(CudaPath::MappedRead) => mapped_read_cases,
         TransferPath::Overlap(_) => overlap_cases,
@@ -337,6 +349,14 @@ pub fn copy_threads(params: &Params) -> Result<usize, String> {
         .and_then(|n| usize::try_from(n).ok())
         .filter(|&n| n > 0)
         .ok_or_else(|| format!("`{params}` has no thread count `threads=` above 0"))
+}
+
+fn imported_cases(sizing: &Sizing) -> Vec<Case> {
+    let mut cases = sweep_cases(sizing);
+    for case in &mut cases {
+        case.skip = case.skip.take().or_else(|| sizing.host_import_skip.clone());
+    }
+    cases
 }
 
 /// Device-to-device copies read and write every byte.
