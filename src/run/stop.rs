@@ -1,8 +1,10 @@
 //! Signals: SIGINT, SIGTERM and SIGHUP stop a run after the case under way, with its
-//! predictions and summary, and exit 128 + the signal; a second signal, or one outside
-//! a run, exits at once, once no file is half written.
+//! predictions and summary, and exit 128 + the signal; a second signal, one outside a
+//! run, or [`GRACE`] passing without the run ending exits at once, once no file is half
+//! written.
 
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::time::Duration;
 
 use crate::error::{Error, Result};
 use crate::files;
@@ -15,6 +17,11 @@ static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 /// The signal that set [`INTERRUPTED`]; the run exits with 128 + it, as a shell
 /// reports a program the signal ended (130 for Ctrl-C, 143 for SIGTERM).
 static STOPPED_BY: AtomicI32 = AtomicI32::new(0);
+
+/// How long a run may take to stop after a first signal: Slurm's default wait between
+/// SIGTERM and SIGKILL. A hung device, or a teardown that never returns, would
+/// otherwise keep the process alive; every row measured is saved by then.
+const GRACE: Duration = Duration::from_secs(30);
 
 /// Whether a run is under way that stops at the end of a case on a first signal.
 static STOPS_GRACEFULLY: AtomicBool = AtomicBool::new(false);
@@ -38,6 +45,20 @@ pub fn interrupted() -> bool {
 /// The signal that stopped the run (0 where none did).
 pub fn stopped_by() -> i32 {
     STOPPED_BY.load(Ordering::SeqCst)
+}
+
+/// Exits with 128 + `signal` once [`GRACE`] has passed, where the run has not ended.
+fn quit_after_grace(name: &'static str, signal: i32) {
+    std::thread::spawn(move || {
+        std::thread::sleep(GRACE);
+        eprintln!(
+            "membench: {name}: not stopped {} s after the signal: quitting (the rows measured \
+             are saved)",
+            GRACE.as_secs()
+        );
+        let _no_half_file = files::quiesce();
+        std::process::exit(128 + signal);
+    });
 }
 
 /// Handles SIGINT, SIGTERM (a scheduler's time limit) and SIGHUP (a closed terminal)
@@ -65,6 +86,7 @@ pub fn watch() -> Result<()> {
                     "membench: {name}: stopping after this case, with its predictions and \
                      summary (a second signal quits at once)"
                 );
+                quit_after_grace(name, signal);
                 continue;
             }
             let _no_half_file = files::quiesce();
@@ -84,6 +106,7 @@ pub fn watch() -> Result<()> {
             eprintln!(
                 "membench: interrupted: stopping after this case (Ctrl-C again to quit at once)"
             );
+            quit_after_grace("interrupted", SIGINT);
             return;
         }
         let _no_half_file = files::quiesce();
