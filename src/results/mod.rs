@@ -1,5 +1,5 @@
 //! The results CSV: one row per case, measured beside predicted, with every setting
-//! that changes a measurement. `results/README.md` documents each column.
+//! that changes a measurement. `docs/results-format.md` documents each column.
 //!
 //! Only regular files of bounded size are read or written as results. A file is
 //! updated under its lock, whole ([`crate::files`]). Reading checks what the rest of
