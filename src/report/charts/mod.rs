@@ -198,7 +198,7 @@ mod tests {
     use crate::suite::REGISTRY;
     use crate::suite::families::{bank, copy};
     use bars::BAR_SPLITS;
-    use sweep::{SWEEPS, Swept};
+    use sweep::SWEEPS;
 
     /// One device with `rows`.
     fn device(rows: Vec<Row>) -> Vec<DeviceResults> {
@@ -244,11 +244,7 @@ mod tests {
             }
         }
         for sweep in SWEEPS {
-            let count = match sweep.swept {
-                Swept::One(_) => 1,
-                Swept::Each(_) => devices.len(),
-            };
-            for index in 0..count {
+            for index in 0..sweep.chart_devices(&panel.devices).len() {
                 let (_, file) = sweep.names(&panel, index);
                 if !drawn.iter().any(|c| c.file == file) {
                     problems.push(format!("{file} is not drawn"));

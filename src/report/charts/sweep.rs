@@ -229,19 +229,32 @@ impl Sweep {
         matches!(self.swept, Swept::Each(_))
     }
 
+    /// The devices each chart draws, as indices in `devices`: one chart per results file
+    /// where lines are variants, so that a GPU's apis and builds share its axes (wgpu's
+    /// transfer paths beside CUDA's); else one chart of every device.
+    pub(super) fn chart_devices(&self, devices: &[&DeviceResults]) -> Vec<Vec<usize>> {
+        if !self.per_device() {
+            return vec![(0..devices.len()).collect()];
+        }
+        let mut files: Vec<Vec<usize>> = Vec::new();
+        for (index, device) in devices.iter().enumerate() {
+            match files.iter_mut().find(|f| devices[f[0]].path == device.path) {
+                Some(file) => file.push(index),
+                None => files.push(vec![index]),
+            }
+        }
+        files
+    }
+
     /// The charts of this sweep over `lines`: one, or one per device when lines are
     /// variants. A chart without a measured line is left out.
     fn charts(&self, panel: &Panel<'_>, lines: &[&Line<'_>]) -> Result<Vec<Chart>> {
         let groups = self.group(lines);
         let rests_differ = rests_differ(&groups);
-        let chart_count = if self.per_device() {
-            panel.devices.len()
-        } else {
-            1
-        };
         let mut charts = Vec::new();
-        for chart_index in 0..chart_count {
-            let mut series = self.chart_series(&panel.devices, &groups, rests_differ, chart_index);
+        for (chart_index, chart_devices) in self.chart_devices(&panel.devices).iter().enumerate() {
+            let mut series =
+                self.chart_series(&panel.devices, &groups, rests_differ, chart_devices);
             if !series.iter().any(|s| s.style == Stroke::Solid) {
                 continue;
             }
@@ -299,26 +312,42 @@ impl Sweep {
         label
     }
 
-    /// The series of chart `chart_index`: each group's measured line and prediction,
-    /// for the chart's device or for every device.
+    /// The series of a chart of `chart_devices`: each group's measured line and
+    /// prediction, per device. Where lines are variants, a variant's lines of one device
+    /// setting share a colour, and the setting is named where the chart has several.
     fn chart_series(
         &self,
         devices: &[&DeviceResults],
         groups: &Groups<'_, '_>,
         rests_differ: bool,
-        chart_index: usize,
+        chart_devices: &[usize],
     ) -> Vec<Series> {
         let mut series = Vec::new();
-        for (group_index, (key, group)) in groups.iter().enumerate() {
+        // Where lines are variants: the style of the next line drawn, and whether lines of
+        // more than one of the chart's devices are drawn (then each names its setting).
+        let mut drawn = 0;
+        let with_lines = chart_devices
+            .iter()
+            .filter(|&&device| {
+                groups
+                    .values()
+                    .any(|group| self.points(group, device, false).len() >= 2)
+            })
+            .count();
+        for (key, group) in groups {
             let label = self.series_label(key, rests_differ);
-            let chart_devices = if self.per_device() {
-                chart_index..chart_index + 1
-            } else {
-                0..devices.len()
-            };
-            for device in chart_devices {
+            for &device in chart_devices {
                 let (index, name) = if self.per_device() {
-                    (group_index, label.clone())
+                    if self.points(group, device, false).len() < 2 {
+                        continue;
+                    }
+                    drawn += 1;
+                    let name = if with_lines > 1 {
+                        format!("{label} ({})", devices[device].setting)
+                    } else {
+                        label.clone()
+                    };
+                    (drawn - 1, name)
                 } else {
                     let name = if label.is_empty() {
                         devices[device].label.clone()
@@ -388,14 +417,17 @@ impl Sweep {
         points
     }
 
-    /// The title and file name of chart `chart_index`.
+    /// The title and file name of chart `chart_index` of [`Sweep::chart_devices`]: a
+    /// file's chart is named by its first device.
     pub(super) fn names(&self, panel: &Panel<'_>, chart_index: usize) -> (String, String) {
         match self.swept {
             Swept::Each(family) => {
-                let device = &panel.devices[chart_index].label;
+                let chart = &self.chart_devices(&panel.devices)[chart_index];
+                let device = file_title(&panel.devices, chart);
+                let first = &panel.devices[chart[0]].label;
                 panel.names(
                     format!("{} — {device}", self.title),
-                    &format!("{family}-{}-{}", self.key, slug(device)),
+                    &format!("{family}-{}-{}", self.key, slug(first)),
                 )
             }
             Swept::One(experiment) => panel.names(
@@ -445,6 +477,24 @@ impl Sweep {
         }
         gaps
     }
+}
+
+/// A file's chart's device: its one device's label, or the model and every backend of
+/// its settings (`NVIDIA H100 80GB HBM3 (vulkan and cuda)`).
+fn file_title(devices: &[&DeviceResults], chart: &[usize]) -> String {
+    let first = devices[chart[0]];
+    let (Some(row), true) = (first.rows.first(), chart.len() > 1) else {
+        return first.label.clone();
+    };
+    let mut backends: Vec<&str> = Vec::new();
+    for &index in chart {
+        if let Some(backend) = devices[index].rows.first().map(|r| r.backend.as_str())
+            && !backends.contains(&backend)
+        {
+            backends.push(backend);
+        }
+    }
+    format!("{} ({})", row.device, backends.join(" and "))
 }
 
 /// Whether the rest of the param differs between series, and so belongs in their names.
@@ -652,9 +702,8 @@ mod tests {
                 .filter(|l| l.family == sweep.family())
                 .collect();
             let groups = sweep.group(&family);
-            let charts = if sweep.per_device() { devices.len() } else { 1 };
-            for chart in 0..charts {
-                let series = sweep.chart_series(&devices, &groups, rests_differ(&groups), chart);
+            for chart in sweep.chart_devices(&devices) {
+                let series = sweep.chart_series(&devices, &groups, rests_differ(&groups), &chart);
                 let looks: Vec<(RGBColor, usize)> = series
                     .iter()
                     .filter(|s| s.style == Stroke::Solid)
@@ -670,6 +719,51 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_files_settings_share_its_transfer_chart() {
+        let setting = |setting| DeviceResults {
+            path: "gpu.csv".into(),
+            label: format!("GPU ({setting})"),
+            setting,
+            rows: registry_rows(),
+        };
+        let owned = [
+            setting(crate::suite::Setting::WGPU),
+            setting(crate::suite::Setting::CUDA),
+            DeviceResults {
+                path: "other.csv".into(),
+                ..setting(crate::suite::Setting::WGPU)
+            },
+        ];
+        let devices: Vec<&DeviceResults> = owned.iter().collect();
+        let transfer = SWEEPS
+            .iter()
+            .find(|s| s.family() == Family::Transfer)
+            .unwrap();
+        assert_eq!(transfer.chart_devices(&devices), [vec![0, 1], vec![2]]);
+        let joined = crate::report::compare::join(&owned);
+        let lines: Vec<&Line<'_>> = joined
+            .iter()
+            .filter(|l| l.family == Family::Transfer)
+            .collect();
+        let groups = transfer.group(&lines);
+        let labels: Vec<String> = transfer
+            .chart_series(&devices, &groups, rests_differ(&groups), &[0, 1])
+            .into_iter()
+            .map(|s| s.label)
+            .collect();
+        assert!(
+            labels.iter().any(|l| l.ends_with("(wgpu/default)")),
+            "{labels:?}"
+        );
+        assert!(
+            labels.iter().any(|l| l.ends_with("(cuda/default)")),
+            "{labels:?}"
+        );
+        let alone = transfer.chart_series(&devices, &groups, rests_differ(&groups), &[2]);
+        assert!(alone.iter().all(|s| !s.label.contains("/default")));
     }
 
     #[test]
