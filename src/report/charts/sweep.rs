@@ -246,8 +246,8 @@ impl Sweep {
         files
     }
 
-    /// The charts of this sweep over `lines`: one, or one per device when lines are
-    /// variants. A chart without a measured line is left out.
+    /// The charts of this sweep over `lines`: one, or one per results file when lines
+    /// are variants. A chart without a measured line is left out.
     fn charts(&self, panel: &Panel<'_>, lines: &[&Line<'_>]) -> Result<Vec<Chart>> {
         let groups = self.group(lines);
         let rests_differ = rests_differ(&groups);
@@ -313,8 +313,8 @@ impl Sweep {
     }
 
     /// The series of a chart of `chart_devices`: each group's measured line and
-    /// prediction, per device. Where lines are variants, a variant's lines of one device
-    /// setting share a colour, and the setting is named where the chart has several.
+    /// prediction, per device. Where lines are variants, each line drawn gets a style of
+    /// its own and names its setting where lines of several settings are drawn.
     fn chart_series(
         &self,
         devices: &[&DeviceResults],
