@@ -45,20 +45,6 @@ fn template() -> membench::Result<Vec<Row>> {
     Ok(rows.into_iter().chain(extra).collect())
 }
 
-/// `row` with its bandwidths times `factor` and its times over it.
-fn scaled(row: &Row, factor: f64) -> Row {
-    let time = |t: Option<f64>| t.map(|t| t / factor);
-    let gbps = |g: Option<f64>| g.map(|g| g * factor);
-    Row {
-        time_us_median: time(row.time_us_median),
-        time_us_min: time(row.time_us_min),
-        time_us_max: time(row.time_us_max),
-        gbps_median: gbps(row.gbps_median),
-        gbps_best: gbps(row.gbps_best),
-        ..row.clone()
-    }
-}
-
 /// A jitter in ±1 %, the same for the same GPU and row.
 fn jitter(gpu: usize, row: usize) -> f64 {
     let mut x = (gpu as u64) << 32 | row as u64;
@@ -87,7 +73,7 @@ fn write_fleet(dir: &Path, count: usize) -> membench::Result<()> {
                     host: format!("node{:03}", gpu / 8),
                     gpu_uuid: format!("GPU-{gpu:08x}-0000-0000-0000-000000000000"),
                     pci_bus_id: format!("00000000:{:02X}:00.0", 0x10 + gpu % 8),
-                    ..scaled(row, jitter(gpu, index) * copy)
+                    ..row.scaled(jitter(gpu, index) * copy)
                 }
             })
             .collect();

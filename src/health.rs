@@ -221,10 +221,7 @@ pub fn render(expectations: &[Expectation]) -> Result<String> {
             .serialize(expectation)
             .map_err(|e| failed(e.to_string()))?;
     }
-    let bytes = writer
-        .into_inner()
-        .map_err(|e| failed(e.error().to_string()))?;
-    String::from_utf8(bytes).map_err(|e| failed(e.to_string()))
+    crate::results::csv_text(writer).map_err(failed)
 }
 
 #[cfg(test)]

@@ -5,6 +5,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+use common::{ONE_CASE, no_adapter, outcome, scratch};
+
 /// Runs the binary on Vulkan; whether it succeeded, and its stderr.
 fn membench(args: &[&str]) -> std::io::Result<(bool, String)> {
     let output = Command::new(env!("CARGO_BIN_EXE_membench"))
@@ -156,38 +159,6 @@ fn membench_everywhere_in(
             .env_remove("WGPU_ADAPTER_NAME"),
     )
 }
-
-/// The exit status, stdout and stderr of `command`.
-fn outcome(command: &mut Command) -> std::io::Result<(ExitStatus, String, String)> {
-    let output = command.output()?;
-    Ok((
-        output.status,
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    ))
-}
-
-/// A fresh empty directory for one test.
-fn scratch(name: &str) -> std::io::Result<PathBuf> {
-    let dir = std::env::temp_dir().join(format!("membench-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir)?;
-    Ok(dir)
-}
-
-/// Whether the run could not start for want of an adapter (outside CI, GPU tests then
-/// pass with a note).
-fn no_adapter(stderr: &str) -> bool {
-    let missing = stderr.contains("no GPU adapter found");
-    if missing {
-        assert!(std::env::var_os("CI").is_none(), "{stderr}");
-        eprintln!("no adapter: the run is not tried");
-    }
-    missing
-}
-
-/// One quick case: seconds on lavapipe.
-const ONE_CASE: &str = "copy/peak/launch=vec4$";
 
 #[test]
 fn a_quick_run_has_its_own_file_and_a_run_of_another_sizing_is_refused_it() {

@@ -3,63 +3,31 @@
 //! expectation file, each with the exit status a scheduler reads.
 
 use std::error::Error;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, ExitStatus};
 
 use membench::results::{self, Row};
 
+mod common;
+use common::{ONE_CASE, no_adapter, outcome, scratch};
+
 /// What a helper's failure is: the test that called it fails with it.
 type Outcome<T> = Result<T, Box<dyn Error>>;
 
-/// A fresh empty directory for one test.
-fn scratch(name: &str) -> Outcome<PathBuf> {
-    let dir = std::env::temp_dir().join(format!("membench-cluster-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir)?;
-    Ok(dir)
-}
-
 /// The binary with `args` in `dir`, on Vulkan: its status, stdout and stderr.
 fn membench(dir: &Path, args: &[&str]) -> Outcome<(ExitStatus, String, String)> {
-    let output = Command::new(env!("CARGO_BIN_EXE_membench"))
-        .args(args)
-        .current_dir(dir)
-        .env("WGPU_BACKEND", "vulkan")
-        .env("MEMBENCH_HOST", "node-1")
-        .output()?;
-    Ok((
-        output.status,
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    ))
+    Ok(outcome(
+        Command::new(env!("CARGO_BIN_EXE_membench"))
+            .args(args)
+            .current_dir(dir)
+            .env("WGPU_BACKEND", "vulkan")
+            .env("MEMBENCH_HOST", "node-1"),
+    )?)
 }
 
-/// Whether the run could not start for want of an adapter (outside CI, the test then
-/// passes with a note).
-fn no_adapter(stderr: &str) -> bool {
-    let missing = stderr.contains("no GPU adapter found");
-    if missing {
-        assert!(std::env::var_os("CI").is_none(), "{stderr}");
-        eprintln!("no adapter: the run is not tried");
-    }
-    missing
-}
-
-/// One quick case: seconds on lavapipe.
-const ONE_CASE: &str = "copy/peak/launch=vec4$";
-
-/// `rows` with every `ok` row's bandwidth `factor` times as high (its times to match).
+/// `rows` as a GPU `factor` times as fast would have written them.
 fn scaled(rows: &[Row], factor: f64) -> Vec<Row> {
-    rows.iter()
-        .map(|row| Row {
-            gbps_median: row.gbps_median.map(|g| g * factor),
-            gbps_best: row.gbps_best.map(|g| g * factor),
-            time_us_median: row.time_us_median.map(|t| t / factor),
-            time_us_min: row.time_us_min.map(|t| t / factor),
-            time_us_max: row.time_us_max.map(|t| t / factor),
-            ..row.clone()
-        })
-        .collect()
+    rows.iter().map(|row| row.scaled(factor)).collect()
 }
 
 #[test]

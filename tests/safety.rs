@@ -4,50 +4,20 @@
 
 use std::error::Error;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Output, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
+
+mod common;
+use common::{no_adapter, outcome, scratch};
 
 /// What a helper's failure is: the test that called it fails with it.
 type Outcome<T> = Result<T, Box<dyn Error>>;
-
-/// A fresh empty directory for one test.
-fn scratch(name: &str) -> Outcome<PathBuf> {
-    let dir = std::env::temp_dir().join(format!("membench-safety-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir)?;
-    Ok(dir)
-}
 
 /// The binary in `dir`, on Vulkan.
 fn membench(dir: &Path) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_membench"));
     command.current_dir(dir).env("WGPU_BACKEND", "vulkan");
     command
-}
-
-/// The outcome of `command`: its status, stdout and stderr.
-fn outcome(command: &mut Command) -> Outcome<(ExitStatus, String, String)> {
-    let Output {
-        status,
-        stdout,
-        stderr,
-    } = command.output()?;
-    Ok((
-        status,
-        String::from_utf8_lossy(&stdout).into_owned(),
-        String::from_utf8_lossy(&stderr).into_owned(),
-    ))
-}
-
-/// Whether the run could not start for want of an adapter (outside CI, the test then
-/// passes with a note).
-fn no_adapter(stderr: &str) -> bool {
-    let missing = stderr.contains("no GPU adapter found");
-    if missing {
-        assert!(std::env::var_os("CI").is_none(), "{stderr}");
-        eprintln!("no adapter: the run is not tried");
-    }
-    missing
 }
 
 /// Every path under `dir`, sorted, relative to it.
@@ -125,12 +95,12 @@ fn concurrent_runs_into_one_file_keep_every_runs_rows() {
 /// A report of the test fixtures into `out`, without the simulator.
 fn report_into(out: &Path) -> Outcome<(ExitStatus, String, String)> {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gpu-a.csv");
-    outcome(
+    Ok(outcome(
         Command::new(env!("CARGO_BIN_EXE_membench"))
             .args(["report", "--no-simulator", "--out"])
             .arg(out)
             .arg(fixture),
-    )
+    )?)
 }
 
 #[test]

@@ -21,20 +21,6 @@ fn fixture() -> Vec<Row> {
         .collect()
 }
 
-/// `row` with its bandwidths times `factor` and its times over it.
-fn scaled(row: &Row, factor: f64) -> Row {
-    let time = |t: Option<f64>| t.map(|t| t / factor);
-    let gbps = |g: Option<f64>| g.map(|g| g * factor);
-    Row {
-        time_us_median: time(row.time_us_median),
-        time_us_min: time(row.time_us_min),
-        time_us_max: time(row.time_us_max),
-        gbps_median: gbps(row.gbps_median),
-        gbps_best: gbps(row.gbps_best),
-        ..row.clone()
-    }
-}
-
 fn host(n: usize) -> String {
     format!("node{n:02}")
 }
@@ -57,7 +43,7 @@ fn gpu(rows: &[Row], n: usize) -> Vec<Row> {
                 host: host(n),
                 gpu_uuid: uuid(n),
                 pci_bus_id: bus(n),
-                ..scaled(row, 1.0 + 0.0015 * jitter)
+                ..row.scaled(1.0 + 0.0015 * jitter)
             }
         })
         .collect()
@@ -154,7 +140,7 @@ fn a_gpu_with_copy_rows_eight_percent_slower_is_named_and_fails_the_fleet() {
         .iter()
         .map(|row| {
             if row.family == Family::Copy {
-                scaled(row, 0.92)
+                row.scaled(0.92)
             } else {
                 row.clone()
             }
@@ -232,7 +218,7 @@ fn models_are_not_mixed() {
         .iter()
         .map(|row| Row {
             device: "Fixture GPU B".into(),
-            ..scaled(row, 0.7)
+            ..row.scaled(0.7)
         })
         .collect();
     let mut gpus: Vec<Vec<Row>> = (0..4).map(|n| gpu(&rows, n)).collect();
@@ -247,7 +233,7 @@ fn models_are_not_mixed() {
         .collect();
     gpus.push(gpu(&third, 8));
     gpus.push(gpu(
-        &third.iter().map(|r| scaled(r, 0.5)).collect::<Vec<_>>(),
+        &third.iter().map(|r| r.scaled(0.5)).collect::<Vec<_>>(),
         9,
     ));
     let dir = fleet_dir("fleet-models", &gpus);
@@ -346,7 +332,7 @@ fn a_gpu_without_a_uuid_is_named_by_host_and_bus_else_by_file() {
 #[test]
 fn every_format_holds_every_gpu_and_case() {
     let mut gpus = healthy(4);
-    gpus[0] = gpus[0].iter().map(|r| scaled(r, 0.9)).collect();
+    gpus[0] = gpus[0].iter().map(|r| r.scaled(0.9)).collect();
     let dir = fleet_dir("fleet-formats", &gpus);
     let fleet = load(&dir);
     let cases = fleet.groups[0].cases.len();
@@ -413,7 +399,7 @@ fn the_fleet_page_plots_the_outlier_cases_and_labels_the_gpu() {
         .iter()
         .map(|row| {
             if row.family == Family::Copy && row.variant == "offset" {
-                scaled(row, 0.9)
+                row.scaled(0.9)
             } else {
                 row.clone()
             }

@@ -486,10 +486,7 @@ fn csv_text(devices: &[DeviceResults], lines: &[Line<'_>]) -> Result<String> {
             .write_record(&cells)
             .map_err(|e| failed(e.to_string()))?;
     }
-    let bytes = writer
-        .into_inner()
-        .map_err(|e| failed(e.error().to_string()))?;
-    String::from_utf8(bytes).map_err(|e| failed(e.to_string()))
+    crate::results::csv_text(writer).map_err(failed)
 }
 
 /// What a case did against the baseline.
@@ -686,10 +683,7 @@ pub fn render_verdicts(
                     ])
                     .map_err(|e| failed(e.to_string()))?;
             }
-            let bytes = writer
-                .into_inner()
-                .map_err(|e| failed(e.error().to_string()))?;
-            String::from_utf8(bytes).map_err(|e| failed(e.to_string()))
+            crate::results::csv_text(writer).map_err(failed)
         }
     }
 }

@@ -295,6 +295,21 @@ impl Row {
         format!("{} ({})", self.device, parts.join(", "))
     }
 
+    /// The row a GPU `factor` times as fast would have written: bandwidths times
+    /// `factor`, times over it (a synthetic fast or slow GPU, for tests and benches).
+    pub fn scaled(&self, factor: f64) -> Row {
+        let time = |t: Option<f64>| t.map(|t| t / factor);
+        let gbps = |g: Option<f64>| g.map(|g| g * factor);
+        Row {
+            time_us_median: time(self.time_us_median),
+            time_us_min: time(self.time_us_min),
+            time_us_max: time(self.time_us_max),
+            gbps_median: gbps(self.gbps_median),
+            gbps_best: gbps(self.gbps_best),
+            ..self.clone()
+        }
+    }
+
     /// Whether a throttle other than idleness held the clocks down while the row ran.
     pub fn throttled(&self) -> bool {
         !self.throttle.is_empty() && self.throttle != NO_THROTTLE
@@ -328,6 +343,12 @@ pub fn slug(text: &str) -> String {
         }
     }
     slug.trim_end_matches('-').to_owned()
+}
+
+/// The text an in-memory CSV writer holds, once it is flushed; or what went wrong.
+pub fn csv_text(writer: csv::Writer<Vec<u8>>) -> std::result::Result<String, String> {
+    let bytes = writer.into_inner().map_err(|e| e.error().to_string())?;
+    String::from_utf8(bytes).map_err(|e| e.to_string())
 }
 
 /// The columns of this schema, in the order `write` puts them: the header of a

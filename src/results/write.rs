@@ -131,10 +131,7 @@ pub fn body(rows: &[Row], format: Format) -> Result<String> {
             for row in rows {
                 writer.serialize(row).map_err(|e| failed(e.to_string()))?;
             }
-            let bytes = writer
-                .into_inner()
-                .map_err(|e| failed(e.error().to_string()))?;
-            String::from_utf8(bytes).map_err(|e| failed(e.to_string()))
+            super::csv_text(writer).map_err(failed)
         }
         Format::Json if rows.is_empty() => Ok("]\n".to_owned()),
         Format::Json => {

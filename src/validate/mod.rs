@@ -633,11 +633,7 @@ fn csv_table(header: &[String], rows: &[Vec<String>]) -> String {
     };
     // Writing to memory fails only on a bug of the csv crate.
     let _ = write();
-    writer
-        .into_inner()
-        .ok()
-        .and_then(|bytes| String::from_utf8(bytes).ok())
-        .unwrap_or_default()
+    crate::results::csv_text(writer).unwrap_or_default()
 }
 
 /// The flat groups, in words.

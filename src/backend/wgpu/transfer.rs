@@ -64,7 +64,7 @@ pub fn measure(
         ctx,
         payload: Payload::of(experiment, case, sampler, data)?,
     };
-    let threads = || HostCopy::new(Some(copy_threads(&case.params).map_err(Error::Case)?));
+    let threads = || HostCopy::threads(copy_threads(&case.params).map_err(Error::Case)?);
     ctx.scoped(|| match path {
         TransferPath::WriteBuffer => transfer.write_buffer(),
         TransferPath::Staging { pooled: false } => transfer.staging(),
@@ -165,32 +165,33 @@ impl Transfer<'_> {
         self.clear(&[&dst])?;
         upload()?;
         self.check(&[&dst])?;
-        self.payload.sample(Timer::Host, |repeats| {
-            let start = Instant::now();
-            for _ in 0..repeats {
-                upload()?;
-            }
-            Ok(elapsed_ns(start))
-        })
+        self.sample_transfers(upload)
     }
 
-    /// Writes each chunk into its mapped staging buffer, unmaps it and encodes its
-    /// copy into `dst`.
+    /// `copy` fills each chunk's mapped staging buffer; then each is unmapped, copied
+    /// into `dst` in one submission, and waited for. The host nanoseconds of the fill
+    /// and of the copy to the GPU.
     fn fill_and_copy(
         &self,
         stagings: &[wgpu::Buffer],
         dst: &wgpu::Buffer,
-        encoder: &mut wgpu::CommandEncoder,
-    ) -> Result<()> {
-        for (staging, (offset, piece)) in stagings.iter().zip(self.pieces()) {
-            staging
+        copy: &HostCopy,
+    ) -> Result<[f64; 2]> {
+        let start = Instant::now();
+        for (staging, (_, piece)) in stagings.iter().zip(self.pieces()) {
+            let mut view = staging
                 .get_mapped_range_mut(..)
-                .map_err(|e| Error::Map(e.to_string()))?
-                .copy_from_slice(piece);
+                .map_err(|e| Error::Map(e.to_string()))?;
+            copy.fill(&mut view, piece);
+        }
+        let filled = elapsed_ns(start);
+        let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
+        for (staging, (offset, _)) in stagings.iter().zip(self.pieces()) {
             staging.unmap();
             encoder.copy_buffer_to_buffer(staging, 0, dst, offset, None);
         }
-        Ok(())
+        self.ctx.submit_and_wait(encoder.finish())?;
+        Ok([filled, elapsed_ns(start) - filled])
     }
 
     /// MAP_WRITE staging buffers may only be copy sources.
@@ -201,10 +202,8 @@ impl Transfer<'_> {
         let dst = self.storage("transfer.dst");
         // Returns the staging buffers, so that they are dropped after the clock stops.
         let upload = || -> Result<Vec<wgpu::Buffer>> {
-            let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
             let stagings = self.per_chunk("transfer.staging", Self::STAGING);
-            self.fill_and_copy(&stagings, &dst, &mut encoder)?;
-            self.ctx.submit_and_wait(encoder.finish())?;
+            self.fill_and_copy(&stagings, &dst, &HostCopy::Caller)?;
             Ok(stagings)
         };
         self.clear(&[&dst])?;
@@ -227,23 +226,7 @@ impl Transfer<'_> {
     fn staging_pooled(&self, copy: &HostCopy) -> Result<Timing> {
         let dst = self.storage("transfer.dst");
         let pool = self.per_chunk("transfer.staging", Self::STAGING);
-        let upload = || -> Result<[f64; 2]> {
-            let start = Instant::now();
-            for (staging, (_, piece)) in pool.iter().zip(self.pieces()) {
-                let mut view = staging
-                    .get_mapped_range_mut(..)
-                    .map_err(|e| Error::Map(e.to_string()))?;
-                copy.fill(&mut view, piece);
-            }
-            let filled = elapsed_ns(start);
-            let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
-            for (staging, (offset, _)) in pool.iter().zip(self.pieces()) {
-                staging.unmap();
-                encoder.copy_buffer_to_buffer(staging, 0, &dst, offset, None);
-            }
-            self.ctx.submit_and_wait(encoder.finish())?;
-            Ok([filled, elapsed_ns(start) - filled])
-        };
+        let upload = || self.fill_and_copy(&pool, &dst, copy);
         // The pool's buffers are mapped again once the GPU is done with them.
         let remap = || self.ctx.map_all(&pool, wgpu::MapMode::Write);
         self.clear(&[&dst])?;
@@ -312,12 +295,12 @@ impl Transfer<'_> {
         self.ctx.submit_and_wait(encoder.finish())
     }
 
-    /// Times `copy` on the host clock, `repeats` at a time.
-    fn sample_copies(&self, copy: impl Fn() -> Result<()>) -> Result<Timing> {
+    /// Times `transfer` on the host clock, `repeats` at a time.
+    fn sample_transfers(&self, transfer: impl Fn() -> Result<()>) -> Result<Timing> {
         self.payload.sample(Timer::Host, |repeats| {
             let start = Instant::now();
             for _ in 0..repeats {
-                copy()?;
+                transfer()?;
             }
             Ok(elapsed_ns(start))
         })
@@ -334,7 +317,7 @@ impl Transfer<'_> {
         self.clear(&[&dst])?;
         upload()?;
         self.check(&[&dst])?;
-        self.sample_copies(upload)
+        self.sample_transfers(upload)
     }
 
     /// The clock runs over the copies into imported host memory; then the host reads
@@ -348,7 +331,7 @@ impl Transfer<'_> {
         read()?;
         self.payload
             .check_words(bytemuck::cast_slice(host.bytes_mut()))?;
-        self.sample_copies(read)
+        self.sample_transfers(read)
     }
 
     fn mappable_storage(&self) -> Result<Timing> {
@@ -380,13 +363,7 @@ impl Transfer<'_> {
         self.clear(&all)?;
         upload()?;
         self.check(&all)?;
-        self.payload.sample(Timer::Host, |repeats| {
-            let start = Instant::now();
-            for _ in 0..repeats {
-                upload()?;
-            }
-            Ok(elapsed_ns(start))
-        })
+        self.sample_transfers(upload)
     }
 
     /// A copy into pooled `MAP_READ` buffers, their maps (which wait for the copies),
@@ -597,11 +574,8 @@ enum HostCopy {
 const COPY_BLOCK: usize = 64 << 10;
 
 impl HostCopy {
-    /// `threads` host threads; `None`: the calling thread.
-    fn new(threads: Option<usize>) -> Result<HostCopy> {
-        let Some(threads) = threads else {
-            return Ok(HostCopy::Caller);
-        };
+    /// A pool of `threads` host threads.
+    fn threads(threads: usize) -> Result<HostCopy> {
         rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
