@@ -149,7 +149,9 @@ fn every_transfer_case_verifies_and_times_at_quick_size() {
                 let why = match experiment.variant {
                     "upload_mappable" => "MAPPABLE_PRIMARY_BUFFERS",
                     "upload_staging_threads" | "readback_threads" => "copy threads on a host of",
-                    "upload_imported" | "readback_imported" => "VK_EXT_external_memory_host",
+                    "upload_imported" | "readback_imported" | "mapped_read_imported" | "duplex" => {
+                        "VK_EXT_external_memory_host"
+                    }
                     _ => panic!("{id}: {reason}"),
                 };
                 assert!(reason.contains(why), "{id}: {reason}");
@@ -175,6 +177,8 @@ fn a_transfer_that_delivers_other_bytes_fails() {
         "transfer/readback_threads/size=4194304;chunks=1;threads=1",
         "transfer/upload_imported/size=65536;chunks=1",
         "transfer/readback_imported/size=65536;chunks=1",
+        "transfer/mapped_read_imported/size=65536;chunks=1",
+        "transfer/duplex/size=65536;chunks=1",
     ] {
         let (experiment, mut case) = membench::suite::select(&sizing, &[filter.to_owned()])
             .unwrap()

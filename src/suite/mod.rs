@@ -145,6 +145,13 @@ pub enum TransferPath {
     ImportedUpload,
     /// `copy_buffer_to_buffer` into imported host memory, which the host then reads.
     ImportedReadback,
+    /// A kernel reads imported host memory bound as storage and writes device storage
+    /// (zero-copy): wgpu's analogue of CUDA's [`CudaPath::MappedRead`].
+    ImportedKernelRead,
+    /// Both directions at once, every chunk up and down in one submission (wgpu: from
+    /// and into imported host memory; CUDA: pinned memory, the two directions on two
+    /// streams).
+    Duplex,
     /// A copy into a mapped staging buffer, mapped and read by the host.
     Readback,
     /// The same, read by `threads=` host threads, each its own part; the copy from the
@@ -169,7 +176,10 @@ impl TransferPath {
     pub fn in_cuda(self) -> bool {
         matches!(
             self,
-            TransferPath::DeviceCopy | TransferPath::Overlap(_) | TransferPath::Cuda(_)
+            TransferPath::DeviceCopy
+                | TransferPath::Duplex
+                | TransferPath::Overlap(_)
+                | TransferPath::Cuda(_)
         )
     }
 }

@@ -7,6 +7,8 @@
 //!   the pageable data page-locked by `cuMemHostRegister` for the transfer and released
 //!   after it, both on the clock; readbacks, `cuMemcpyDtoHAsync` per chunk, into
 //!   pageable or pinned memory. Host clock, from the first call until the stream is done.
+//! - both directions at once: pinned memory up on one stream and down on another, host
+//!   clock until both are done.
 //! - the device copy: `cuMemcpyDtoDAsync` per chunk between two events (GPU clock).
 //! - the zero-copy read: `transfer_work`'s twin with no rounds (a copy) reads pinned
 //!   host memory mapped into the device's address space and writes device memory,
@@ -59,6 +61,7 @@ pub fn measure(
         TransferPath::Cuda(CudaPath::Readback(memory)) => transfer.readback(memory),
         TransferPath::Cuda(CudaPath::MappedRead) => transfer.mapped_read(&kernel()?),
         TransferPath::DeviceCopy => transfer.device_copy(),
+        TransferPath::Duplex => transfer.duplex(),
         TransferPath::Overlap(schedule) => transfer.overlap(&kernel()?, schedule),
         _ => Err(Error::Case(format!(
             "{}: a path only wgpu has",
@@ -226,20 +229,9 @@ impl Transfer<'_> {
         host.fill(0);
         let host_pointer = host.as_mut_ptr();
         let read = || -> Result<()> {
-            for (offset, bytes) in self.chunks() {
-                // SAFETY: the host memory and `src` each hold the whole size, which the
-                // chunks tile, and outlive the wait below.
-                unsafe {
-                    sys::cuMemcpyDtoHAsync_v2(
-                        host_pointer.cast::<u8>().add(offset).cast::<c_void>(),
-                        device + offset as u64,
-                        bytes,
-                        self.stream().cu_stream(),
-                    )
-                }
-                .result()
-                .map_err(driver_error("copying to the host"))?;
-            }
+            self.chunks().try_for_each(|chunk| {
+                queue_chunk_readback(device, host_pointer, chunk, self.stream())
+            })?;
             self.finish(&[self.stream()])
         };
         read()?;
@@ -251,6 +243,49 @@ impl Transfer<'_> {
             let start = Instant::now();
             for _ in 0..repeats {
                 read()?;
+            }
+            Ok(elapsed_ns(start))
+        })
+    }
+
+    /// Pinned memory both ways at once: the upload on the backend's stream, the
+    /// readback on a second, so that the two copy engines may run side by side; host
+    /// clock until both streams are done.
+    fn duplex(&self) -> Result<Timing> {
+        let up = self.filled_pinned(0)?;
+        let up = up.as_ptr().map_err(driver_error("reading pinned memory"))?;
+        let mut down = self.pinned(0)?;
+        let down = down
+            .as_mut_slice()
+            .map_err(driver_error("writing pinned memory"))?;
+        down.fill(0);
+        let down = down.as_mut_ptr();
+        let (src, dst) = (self.filled_device_buffer()?, self.device_buffer()?);
+        let (from, to) = (
+            device_pointer(&src, self.stream()),
+            device_pointer(&dst, self.stream()),
+        );
+        let second = self
+            .cuda
+            .ctx
+            .new_stream()
+            .map_err(driver_error("creating a stream"))?;
+        let both = || -> Result<()> {
+            self.queue_upload(up, to, self.stream())?;
+            self.chunks()
+                .try_for_each(|chunk| queue_chunk_readback(from, down, chunk, &second))?;
+            self.finish(&[self.stream(), &second])
+        };
+        self.clear(&dst)?;
+        both()?;
+        self.check_device(&dst)?;
+        // SAFETY: the copies into the memory are done; nothing else writes it.
+        self.payload
+            .check_words(unsafe { std::slice::from_raw_parts(down, self.payload.sent.len()) })?;
+        self.payload.sample(Timer::Host, |repeats| {
+            let start = Instant::now();
+            for _ in 0..repeats {
+                both()?;
             }
             Ok(elapsed_ns(start))
         })
@@ -481,6 +516,27 @@ fn queue_chunk_upload(
     }
     .result()
     .map_err(driver_error("copying to the device"))
+}
+
+/// Queues the copy of the chunk at (byte offset, bytes) from `device` into host memory
+/// at `host` on `stream`; as [`queue_chunk_upload`], both must outlive the stream's work.
+fn queue_chunk_readback(
+    device: CUdeviceptr,
+    host: *mut u32,
+    (offset, bytes): (usize, usize),
+    stream: &CudaStream,
+) -> Result<()> {
+    // SAFETY: see above; the chunks of a path tile the memory both sides hold.
+    unsafe {
+        sys::cuMemcpyDtoHAsync_v2(
+            host.cast::<u8>().add(offset).cast::<c_void>(),
+            device + offset as u64,
+            bytes,
+            stream.cu_stream(),
+        )
+    }
+    .result()
+    .map_err(driver_error("copying to the host"))
 }
 
 /// The device address of `buffer`, for the raw copies and launches of this module.

@@ -26,6 +26,9 @@
 //!   bytes copied into host memory, unmap. The note gives the medians of the copy from
 //!   the GPU (until the maps are done) and of the host's copy-out; `threads=` host
 //!   threads copy out where the case names them.
+//! - imported host memory (`VK_EXT_external_memory_host`): copies from it (upload) or
+//!   into it (readback), both in one submission (duplex), or a kernel reading it as
+//!   storage (zero-copy, GPU clock).
 //! - device copy: `copy_buffer_to_buffer` per chunk between two timestamps written in
 //!   the encoder (GPU clock); without `Features::TIMESTAMP_QUERY_INSIDE_ENCODERS`,
 //!   encoding, submission and wait on the host clock.
@@ -42,7 +45,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::host_memory::{self, HostBuffer};
-use super::timing::gpu_ns;
+use super::timing::{gpu_ns, gpu_pass_times_ns};
 use super::{GpuContext, Kernel};
 use crate::backend::transfer::{self, Payload, Phase};
 use crate::error::{Error, Result};
@@ -73,6 +76,11 @@ pub fn measure(
         TransferPath::MappableStorage => transfer.mappable_storage(),
         TransferPath::ImportedUpload => transfer.imported_upload(),
         TransferPath::ImportedReadback => transfer.imported_readback(),
+        TransferPath::ImportedKernelRead => {
+            let pipeline = ctx.case_pipeline(experiment, case, build)?;
+            transfer.imported_kernel_read(pipeline, case.workgroup_size[0])
+        }
+        TransferPath::Duplex => transfer.imported_duplex(),
         TransferPath::Readback => transfer.readback(&HostCopy::Caller),
         TransferPath::ReadbackThreads => transfer.readback(&threads()?),
         TransferPath::DeviceCopy => transfer.device_copy(),
@@ -289,10 +297,57 @@ impl Transfer<'_> {
     /// A copy per chunk from `from` to `to` at the same offsets, in one submission.
     fn copy_chunks(&self, from: &wgpu::Buffer, to: &wgpu::Buffer) -> Result<()> {
         let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
+        self.encode_chunk_copies(&mut encoder, from, to);
+        self.ctx.submit_and_wait(encoder.finish())
+    }
+
+    fn encode_chunk_copies(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        from: &wgpu::Buffer,
+        to: &wgpu::Buffer,
+    ) {
         for (offset, piece) in self.pieces() {
             encoder.copy_buffer_to_buffer(from, offset, to, offset, piece.len() as u64);
         }
-        self.ctx.submit_and_wait(encoder.finish())
+    }
+
+    /// One kernel per chunk, each bound to its chunk's sub-range of `input` (binding 0)
+    /// and `output` (binding 1).
+    fn chunk_kernels(
+        &self,
+        pipeline: &wgpu::ComputePipeline,
+        workgroup_size: u32,
+        input: &wgpu::Buffer,
+        output: &wgpu::Buffer,
+    ) -> Result<Vec<Kernel>> {
+        let ctx = self.ctx;
+        let chunk_bytes = self.payload.shape.chunk_bytes();
+        let workgroups = Grid::TwoD
+            .workgroups(
+                (chunk_bytes / 4).div_ceil(u64::from(workgroup_size)),
+                ctx.limits.max_compute_workgroups_per_dimension,
+            )
+            .map_err(Error::Case)?;
+        let layout = pipeline.get_bind_group_layout(0);
+        Ok((0..u64::from(self.payload.shape.chunks))
+            .map(|i| {
+                let chunk = |binding, buffer| wgpu::BindGroupEntry {
+                    binding,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer,
+                        offset: i * chunk_bytes,
+                        size: NonZeroU64::new(chunk_bytes),
+                    }),
+                };
+                let bind_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("transfer.chunk"),
+                    layout: &layout,
+                    entries: &[chunk(0, input), chunk(1, output)],
+                });
+                Kernel::new(pipeline.clone(), bind_group, workgroups)
+            })
+            .collect())
     }
 
     /// Times `transfer` on the host clock, `repeats` at a time.
@@ -332,6 +387,69 @@ impl Transfer<'_> {
         self.payload
             .check_words(bytemuck::cast_slice(host.bytes_mut()))?;
         self.sample_transfers(read)
+    }
+
+    /// The data sits in imported host memory beforehand; the kernels read it over the
+    /// link and write storage, timed on the GPU clock around their passes.
+    fn imported_kernel_read(
+        &self,
+        pipeline: wgpu::ComputePipeline,
+        workgroup_size: u32,
+    ) -> Result<Timing> {
+        let mut host = self.imported(wgpu::BufferUsages::STORAGE)?;
+        host.bytes_mut()
+            .copy_from_slice(bytemuck::cast_slice(self.payload.sent));
+        let dst = self.storage("transfer.dst");
+        let kernels = self.chunk_kernels(&pipeline, workgroup_size, &host.buffer, &dst)?;
+        let read_all = |repeats| {
+            let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
+            for kernel in &kernels {
+                kernel.encode_pass(&mut encoder, None, repeats);
+            }
+            self.ctx.submit_and_wait(encoder.finish())
+        };
+        self.clear(&[&dst])?;
+        read_all(1)?;
+        self.check(&[&dst])?;
+        if !self.ctx.has_timestamps() {
+            return self.payload.sample(Timer::Host, |repeats| {
+                let start = Instant::now();
+                read_all(repeats)?;
+                Ok(elapsed_ns(start))
+            });
+        }
+        self.payload.sample(Timer::Gpu, |repeats| {
+            kernels
+                .iter()
+                .map(|kernel| Ok(gpu_pass_times_ns(self.ctx, kernel, 1, repeats, 0, 1)?[0]))
+                .sum()
+        })
+    }
+
+    /// The data goes up from imported host memory while a filled storage buffer comes
+    /// down into more of it: every chunk's two copies in one submission, with no
+    /// dependency between the directions.
+    fn imported_duplex(&self) -> Result<Timing> {
+        let src = self.filled_storage("transfer.src")?;
+        let dst = self.storage("transfer.dst");
+        let mut up = self.imported(wgpu::BufferUsages::COPY_SRC)?;
+        up.bytes_mut()
+            .copy_from_slice(bytemuck::cast_slice(self.payload.sent));
+        let mut down = self.imported(wgpu::BufferUsages::COPY_DST)?;
+        let target = down.buffer.clone();
+        let both = || {
+            let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
+            self.encode_chunk_copies(&mut encoder, &up.buffer, &dst);
+            self.encode_chunk_copies(&mut encoder, &src, &target);
+            self.ctx.submit_and_wait(encoder.finish())
+        };
+        self.clear(&[&dst])?;
+        down.bytes_mut().fill(0);
+        both()?;
+        self.check(&[&dst])?;
+        self.payload
+            .check_words(bytemuck::cast_slice(down.bytes_mut()))?;
+        self.sample_transfers(both)
     }
 
     fn mappable_storage(&self) -> Result<Timing> {
@@ -473,34 +591,9 @@ fn upload_and_process(
     schedule: Schedule,
 ) -> Result<Timing> {
     let ctx = transfer.ctx;
-    let chunk_bytes = transfer.payload.shape.chunk_bytes();
     let input = transfer.storage("overlap.input");
     let output = transfer.storage("overlap.output");
-    let workgroups = Grid::TwoD
-        .workgroups(
-            (chunk_bytes / 4).div_ceil(u64::from(workgroup_size)),
-            ctx.limits.max_compute_workgroups_per_dimension,
-        )
-        .map_err(Error::Case)?;
-    let layout = pipeline.get_bind_group_layout(0);
-    let kernels: Vec<Kernel> = (0..u64::from(transfer.payload.shape.chunks))
-        .map(|i| {
-            let chunk = |binding, buffer| wgpu::BindGroupEntry {
-                binding,
-                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                    buffer,
-                    offset: i * chunk_bytes,
-                    size: NonZeroU64::new(chunk_bytes),
-                }),
-            };
-            let bind_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("overlap.chunk"),
-                layout: &layout,
-                entries: &[chunk(0, &input), chunk(1, &output)],
-            });
-            Kernel::new(pipeline.clone(), bind_group, workgroups)
-        })
-        .collect();
+    let kernels = transfer.chunk_kernels(&pipeline, workgroup_size, &input, &output)?;
     let queue = &ctx.queue;
     let upload_all = || {
         for (offset, piece) in transfer.pieces() {

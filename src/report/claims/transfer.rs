@@ -2,10 +2,11 @@
 
 use super::{Claim, Finding, Kind, Outcome, any_measured_all, at_each, at_least, ratio};
 use crate::suite::families::transfer::{
-    BATCH_BYTES, BATCH_CHUNKS, DEVICE_COPY, MAPPED_READ, OVERLAP_INTERLEAVED, OVERLAP_SERIAL,
-    READBACK, READBACK_IMPORTED, READBACK_PAGEABLE, READBACK_PINNED, READBACK_THREADS, Shape,
-    UPLOAD_IMPORTED, UPLOAD_MAPPABLE, UPLOAD_PAGEABLE, UPLOAD_PINNED, UPLOAD_REGISTERED,
-    UPLOAD_STAGING, UPLOAD_STAGING_POOLED, UPLOAD_STAGING_THREADS, UPLOAD_WRITE_BUFFER,
+    BATCH_BYTES, BATCH_CHUNKS, DEVICE_COPY, DUPLEX, MAPPED_READ, MAPPED_READ_IMPORTED,
+    OVERLAP_INTERLEAVED, OVERLAP_SERIAL, READBACK, READBACK_IMPORTED, READBACK_PAGEABLE,
+    READBACK_PINNED, READBACK_THREADS, Shape, UPLOAD_IMPORTED, UPLOAD_MAPPABLE, UPLOAD_PAGEABLE,
+    UPLOAD_PINNED, UPLOAD_REGISTERED, UPLOAD_STAGING, UPLOAD_STAGING_POOLED,
+    UPLOAD_STAGING_THREADS, UPLOAD_WRITE_BUFFER,
 };
 use crate::suite::{Experiment, Family, Key, Params};
 
@@ -18,6 +19,8 @@ const PATHS: &[&Experiment] = &[
     &UPLOAD_IMPORTED,
     &READBACK,
     &READBACK_IMPORTED,
+    &MAPPED_READ_IMPORTED,
+    &DUPLEX,
     &DEVICE_COPY,
     &UPLOAD_PAGEABLE,
     &UPLOAD_PINNED,
@@ -25,6 +28,15 @@ const PATHS: &[&Experiment] = &[
     &READBACK_PAGEABLE,
     &READBACK_PINNED,
     &MAPPED_READ,
+];
+
+/// The one-way paths that move host memory the device reads or writes directly, each
+/// api's: what both directions at once are compared with.
+const ONE_WAY_DIRECT: [&Experiment; 4] = [
+    &UPLOAD_IMPORTED,
+    &READBACK_IMPORTED,
+    &UPLOAD_PINNED,
+    &READBACK_PINNED,
 ];
 
 /// CUDA's pinned paths beside their pageable counterparts.
@@ -188,6 +200,38 @@ pub(super) const CLAIMS: &[Claim] = &[
         },
     },
     Claim {
+        id: "transfer-duplex",
+        family: Family::Transfer,
+        claim: "the link is full duplex: an upload and a readback at once move more bytes per \
+                second than either alone",
+        rule: "at the largest size measured both ways at once, duplex runs at 1.5 × the faster \
+               one-way path of direct host memory (imported in wgpu, pinned in CUDA) or faster",
+        kind: Kind::Bandwidth,
+        experiments: &[
+            &DUPLEX,
+            &UPLOAD_IMPORTED,
+            &READBACK_IMPORTED,
+            &UPLOAD_PINNED,
+            &READBACK_PINNED,
+        ],
+        decide: |cases| {
+            let largest = cases
+                .params(&DUPLEX)
+                .into_iter()
+                .filter(|params| params.number(Key::Chunks) == Some(1))
+                .filter(|params| cases.gbps(&DUPLEX, params).is_ok())
+                .max_by_key(|params| params.number(Key::Size))
+                .ok_or("duplex not measured")?;
+            let fastest = ONE_WAY_DIRECT
+                .into_iter()
+                .filter_map(|path| Some((path, cases.gbps(path, &largest).ok()?)))
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+                .ok_or_else(|| format!("no one-way direct path at {largest}"))?;
+            let (value, detail) = ratio(cases, (&DUPLEX, &largest), (fastest.0, &largest))?;
+            Ok(at_least(value, 1.5, detail))
+        },
+    },
+    Claim {
         id: "transfer-overlap",
         family: Family::Transfer,
         claim: "chunked uploads overlapped with compute hide transfer time where the API and \
@@ -223,9 +267,9 @@ mod tests {
     use crate::params;
     use crate::report::claims::testing::{self, Threshold, row};
     use crate::suite::families::transfer::{
-        OVERLAP_INTERLEAVED, OVERLAP_SERIAL, READBACK, READBACK_PAGEABLE, READBACK_PINNED,
-        READBACK_THREADS, UPLOAD_PAGEABLE, UPLOAD_PINNED, UPLOAD_STAGING_THREADS,
-        UPLOAD_WRITE_BUFFER,
+        DUPLEX, OVERLAP_INTERLEAVED, OVERLAP_SERIAL, READBACK, READBACK_IMPORTED,
+        READBACK_PAGEABLE, READBACK_PINNED, READBACK_THREADS, UPLOAD_IMPORTED, UPLOAD_PAGEABLE,
+        UPLOAD_PINNED, UPLOAD_STAGING_THREADS, UPLOAD_WRITE_BUFFER,
     };
 
     static THRESHOLDS: &[Threshold] = &[
@@ -283,6 +327,22 @@ mod tests {
                     row(&UPLOAD_STAGING_THREADS, threads(8), 10.0 * x),
                     row(&READBACK_THREADS, threads(1), 10.0),
                     row(&READBACK_THREADS, threads(4), 20.0),
+                ]
+            },
+            sides: &[(1.49, false), (1.51, true)],
+        },
+        Threshold {
+            id: "transfer-duplex",
+            rows: |x| {
+                let size = |bytes: u64| params!(Size => bytes, Chunks => 1u32);
+                vec![
+                    row(&UPLOAD_IMPORTED, size(1 << 20), 40.0),
+                    // The faster direction decides.
+                    row(&READBACK_IMPORTED, size(1 << 20), 50.0),
+                    row(&DUPLEX, size(1 << 20), 50.0 * x),
+                    // The largest size duplex measured decides, not a one-way path's.
+                    row(&UPLOAD_IMPORTED, size(1 << 22), 1.0),
+                    row(&DUPLEX, size(1 << 18), 1.0),
                 ]
             },
             sides: &[(1.49, false), (1.51, true)],

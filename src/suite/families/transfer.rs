@@ -63,6 +63,8 @@ pub const EXPERIMENTS: &[Experiment] = &[
     READBACK,
     READBACK_THREADS,
     READBACK_IMPORTED,
+    MAPPED_READ_IMPORTED,
+    DUPLEX,
     DEVICE_COPY,
     UPLOAD_PAGEABLE,
     UPLOAD_PINNED,
@@ -109,6 +111,15 @@ pub const UPLOAD_IMPORTED: Experiment = declare("upload_imported", TransferPath:
 /// the host once the copy is done.
 pub const READBACK_IMPORTED: Experiment =
     declare("readback_imported", TransferPath::ImportedReadback);
+/// A kernel reads the data where it sits in imported host memory, bound as storage, and
+/// writes device storage (`transfer_work` with no rounds: a copy), on the GPU clock:
+/// CUDA's `mapped_read` in wgpu, the SMs' loads crossing the link.
+pub const MAPPED_READ_IMPORTED: Experiment =
+    declare("mapped_read_imported", TransferPath::ImportedKernelRead);
+/// Both directions at once: the same size up and down, every copy in one submission
+/// (CUDA: on two streams). PCIe is full duplex, so up to twice one direction's rate
+/// if the copies run side by side; bytes are both directions' together.
+pub const DUPLEX: Experiment = declare("duplex", TransferPath::Duplex);
 /// A readback pays a copy, a map and a round trip to the host: expected slower than an
 /// upload of the same size, with a larger fixed cost.
 pub const READBACK: Experiment = declare("readback", TransferPath::Readback);
@@ -176,14 +187,16 @@ const fn declare(variant: &'static str, path: TransferPath) -> Experiment {
         TransferPath::DeviceCopy => device_copy_cases,
         TransferPath::MappableStorage => mappable_cases,
         TransferPath::ImportedUpload | TransferPath::ImportedReadback => imported_cases,
+        TransferPath::Duplex => duplex_cases,
         TransferPath::StagingThreads | TransferPath::ReadbackThreads => threads_cases,
         TransferPath::Cuda(CudaPath::MappedRead) => mapped_read_cases,
+        TransferPath::ImportedKernelRead => mapped_read_imported_cases,
         TransferPath::Overlap(_) => overlap_cases,
     };
     let (kernel, twin) = match path {
-        TransferPath::Overlap(_) | TransferPath::Cuda(CudaPath::MappedRead) => {
-            (Some("transfer_work"), Twin::cuda("transfer_work"))
-        }
+        TransferPath::Overlap(_)
+        | TransferPath::Cuda(CudaPath::MappedRead)
+        | TransferPath::ImportedKernelRead => (Some("transfer_work"), Twin::cuda("transfer_work")),
         _ => (
             None,
             Twin::None("a copy between host and device: no kernel runs"),
@@ -352,11 +365,30 @@ pub fn copy_threads(params: &Params) -> Result<usize, String> {
 }
 
 fn imported_cases(sizing: &Sizing) -> Vec<Case> {
-    let mut cases = sweep_cases(sizing);
+    without_import_skipped(sizing, sweep_cases(sizing))
+}
+
+/// `cases`, skipped with the reason where the adapter cannot import host memory.
+fn without_import_skipped(sizing: &Sizing, mut cases: Vec<Case>) -> Vec<Case> {
     for case in &mut cases {
         case.skip = case.skip.take().or_else(|| sizing.host_import_skip.clone());
     }
     cases
+}
+
+/// The size sweep both ways at once: each byte counted once per direction. wgpu's
+/// side needs imported host memory; the skip where it is absent covers CUDA's rows
+/// too, which only NVIDIA devices have, whose Vulkan drivers offer the import.
+fn duplex_cases(sizing: &Sizing) -> Vec<Case> {
+    let cases = shapes(sizing)
+        .into_iter()
+        .map(|shape| transfer_case(sizing, shape, 2 * shape.bytes))
+        .collect();
+    without_import_skipped(sizing, cases)
+}
+
+fn mapped_read_imported_cases(sizing: &Sizing) -> Vec<Case> {
+    without_import_skipped(sizing, mapped_read_cases(sizing))
 }
 
 /// Device-to-device copies read and write every byte.
