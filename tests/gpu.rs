@@ -10,7 +10,7 @@ use membench::backend::wgpu::{GpuContext, Wgpu};
 use membench::measure::{SuiteSampler, Timing};
 use membench::results::{Row, Status};
 use membench::run::{self, Outcome, RunSettings};
-use membench::suite::{Case, Expected, Experiment, Measure, REGISTRY, Sizing, WgpuBuild};
+use membench::suite::{Cache, Case, Expected, Experiment, Measure, REGISTRY, Sizing, WgpuBuild};
 
 /// The default adapter; `None` (said on stderr) where there is none outside CI.
 fn context() -> Result<Option<GpuContext>, String> {
@@ -252,6 +252,35 @@ fn a_timed_case_reports_sane_statistics() {
         median > 0.0 && best >= median,
         "median {median} best {best}"
     );
+}
+
+#[test]
+fn a_cold_sample_sums_its_dispatches_each_after_a_flush() {
+    let Some(ctx) = context().unwrap() else {
+        return;
+    };
+    let sizing = sizing(&ctx, &quick()).unwrap();
+    let (experiment, case) = membench::suite::select(
+        &sizing,
+        &["reduce/neighbored/n=1048576;cache=cold".to_owned()],
+    )
+    .unwrap()
+    .remove(0);
+    assert_eq!(case.cache, Cache::Cold);
+    let backend = Wgpu {
+        ctx: &ctx,
+        build: WgpuBuild::Default,
+    };
+    let data = (case.data)();
+    let kernel = backend.prepare(experiment, &case, &data.inputs).unwrap();
+    backend.verify(&kernel, &data.expected).unwrap();
+    for cache in [Cache::Warm, Cache::Cold] {
+        let mut clock = backend.clock(&kernel, cache).unwrap();
+        let samples = clock.samples_ns(3, 4, 1).unwrap();
+        assert_eq!(samples.len(), 3, "{cache}");
+        assert!(samples.iter().all(|&ns| ns > 0.0), "{cache}: {samples:?}");
+    }
+    assert!(ctx.flush_buffer().size() >= 16 << 20);
 }
 
 #[test]

@@ -16,7 +16,7 @@ pub mod wgpu;
 
 use crate::error::{Error, Result};
 use crate::measure::{Clock, Sampler, Timing};
-use crate::suite::{Case, CaseData, Expected, Experiment, Setting, TransferPath};
+use crate::suite::{Cache, Case, CaseData, Expected, Experiment, Setting, TransferPath};
 
 /// What a backend does with one case.
 pub trait Backend {
@@ -53,8 +53,13 @@ pub trait Backend {
     /// Runs the case once and checks each output against `expected`, in order.
     fn verify(&self, prepared: &Self::Prepared, expected: &[Expected]) -> Result<()>;
 
-    /// The prepared case on this backend's clock.
-    fn clock<'a>(&'a self, prepared: &'a Self::Prepared) -> Result<Box<dyn Clock + 'a>>;
+    /// The prepared case on this backend's clock, every timed dispatch started with the
+    /// caches `cache`.
+    fn clock<'a>(
+        &'a self,
+        prepared: &'a Self::Prepared,
+        cache: Cache,
+    ) -> Result<Box<dyn Clock + 'a>>;
 
     /// Verifies and times a host↔device transfer along `path`: only a backend with a
     /// host side has one.

@@ -11,7 +11,7 @@ use crate::sim::device::DeviceModel;
 use crate::sim::model::{self, Prediction};
 use crate::sim::{Binding, Kernel, Launch, NoTrace, SimError, run};
 use crate::suite::shaders;
-use crate::suite::{Buffer, Case, Expected, Experiment, POISON, Setting};
+use crate::suite::{Buffer, Cache, Case, Expected, Experiment, POISON, Setting};
 
 /// Loads a case's kernel with its override constants.
 pub fn load(experiment: &Experiment, case: &Case) -> Result<Kernel, SimError> {
@@ -82,7 +82,7 @@ impl Backend for Simulator {
 
     /// The interpreter has no clock of the device: its time is the model's
     /// prediction ([`predict`]), never a measurement.
-    fn clock<'a>(&'a self, _: &'a Loaded) -> Result<Box<dyn Clock + 'a>> {
+    fn clock<'a>(&'a self, _: &'a Loaded, _: Cache) -> Result<Box<dyn Clock + 'a>> {
         Err(Error::Case(
             "the simulator predicts time (membench simulate); it measures none".to_owned(),
         ))

@@ -111,7 +111,7 @@ pub fn measure_case<B: Backend>(
         match experiment.measure {
             Measure::Kernel => {
                 let prepared = prepare_verified(backend, experiment, case, data)?;
-                let mut clock = backend.clock(&prepared)?;
+                let mut clock = backend.clock(&prepared, case.cache)?;
                 let id = case.id(experiment);
                 sampler.sample(&id, backend.setting(), case.bytes, clock.as_mut())
             }

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::{Binding, CaseId, Expected, Experiment, Grid, Params, Sizing, words};
+use super::{Binding, Cache, CaseId, Expected, Experiment, Grid, Key, Params, Sizing, words};
 
 /// One measurable configuration of an experiment.
 #[derive(Clone)]
@@ -33,6 +33,8 @@ pub struct Case {
     pub addresses_from_data: bool,
     /// Builds the inputs and the reference outputs; called only when the case runs.
     pub data: Arc<dyn Fn() -> CaseData + Send + Sync>,
+    /// The caches' state at each timed dispatch; a cold case's params say so.
+    pub cache: Cache,
 }
 
 impl Case {
@@ -55,7 +57,17 @@ impl Case {
                     inputs: Vec::new(),
                     expected: Vec::new(),
                 }),
+                cache: Cache::Warm,
             },
+        }
+    }
+
+    /// The same case with every timed dispatch started cold (`cache=cold`).
+    pub fn cold(self) -> Case {
+        Case {
+            params: self.params.with(Key::Cache, Cache::Cold.as_str()),
+            cache: Cache::Cold,
+            ..self
         }
     }
 

@@ -103,8 +103,30 @@ names! {
         Threads = "threads",
         /// Transfers per batch, in rows written before `chunks` replaced it.
         Uploads = "uploads",
+        /// The caches' state at each timed dispatch ([`Cache`]); absent: warm.
+        Cache = "cache",
     }
 }
+
+names! {
+    /// The caches' state when a timed dispatch starts: `warm`, right after the last
+    /// dispatch of the same kernel on the same data (how every case runs unless it says
+    /// otherwise), or `cold`, after an untimed pass that streamed [`FLUSH_BYTES`]
+    /// through the L2.
+    #[derive(Default)]
+    Cache {
+        #[default]
+        Warm = "warm",
+        Cold = "cold",
+    }
+}
+
+/// Bytes a cold dispatch's untimed flush writes: four times the largest L2 of the
+/// device presets (the H200's 60 MiB), so that none of a case's lines survive it.
+pub const FLUSH_BYTES: u64 = 256 << 20;
+/// The same on a software adapter: twice a large CPU's last-level cache, since the
+/// clear runs on the CPU at a few GB/s.
+pub const SOFTWARE_FLUSH_BYTES: u64 = 64 << 20;
 
 names! {
     /// The programming interface a row was measured through.

@@ -25,7 +25,8 @@ pub mod verify;
 pub use case::{Buffer, Case, CaseBuilder, CaseData, check_inputs};
 pub use data::{f32_data, mix, words};
 pub use id::{
-    Api, Build, CaseId, CudaBuild, Family, Key, Params, Setting, Value, WgpuBuild, check_variant,
+    Api, Build, Cache, CaseId, CudaBuild, FLUSH_BYTES, Family, Key, Params, SOFTWARE_FLUSH_BYTES,
+    Setting, Value, WgpuBuild, check_variant,
 };
 pub use profile::Profile;
 pub use rebuild::{Rebuilder, Rebuilt, Unmatched};

@@ -30,8 +30,8 @@ use crate::error::{Error, Result};
 use crate::measure::{Clock, Sampler, Timing};
 use crate::results::{GpuIdentity, RunInfo};
 use crate::suite::{
-    Buffer, Case, CaseData, CudaBuild, Expected, Experiment, Measure, POISON, Setting,
-    TransferPath, Twin, check_inputs,
+    Buffer, Cache, Case, CaseData, CudaBuild, Expected, Experiment, FLUSH_BYTES, Measure, POISON,
+    Setting, TransferPath, Twin, check_inputs,
 };
 use compile::{Program, check_ptx};
 use timing::EventClock;
@@ -251,6 +251,8 @@ pub struct Cuda {
     /// outputs pass through: the driver copies pageable memory at a fraction of the
     /// link's speed.
     staging: Arc<Mutex<Option<PinnedHostSlice<u32>>>>,
+    /// What a cold launch's untimed flush clears ([`FLUSH_BYTES`]), made on first use.
+    flush: Arc<Mutex<Option<CudaSlice<u32>>>>,
 }
 
 impl Cuda {
@@ -309,6 +311,7 @@ impl Cuda {
             stream,
             timeout,
             modules: Arc::default(),
+            flush: Arc::default(),
             staging: Arc::default(),
         })
     }
@@ -521,6 +524,26 @@ impl Cuda {
             .map_err(driver_error("launching the twin"))
     }
 
+    /// Queues the clear of [`FLUSH_BYTES`] on the stream, which streams them through the
+    /// L2 and evicts what a kernel left there.
+    fn flush(&self) -> Result<()> {
+        let mut flush = self.flush.lock().unwrap_or_else(|e| e.into_inner());
+        if flush.is_none() {
+            // SAFETY: the buffer is only ever written.
+            let buffer = unsafe { self.stream.alloc::<u32>((FLUSH_BYTES / 4) as usize) }
+                .map_err(driver_error("allocating the flush buffer"))?;
+            *flush = Some(buffer);
+        }
+        let Some(buffer) = flush.as_ref() else {
+            unreachable!("made above");
+        };
+        let (pointer, _) = buffer.device_ptr(&self.stream);
+        // SAFETY: the buffer holds `len` words and lives as long as the backend.
+        unsafe { sys::cuMemsetD32Async(pointer, 0, buffer.len(), self.stream.cu_stream()) }
+            .result()
+            .map_err(driver_error("flushing the L2"))
+    }
+
     /// Waits for `event` with the timeout, so that a hung kernel is an error.
     /// Polls without sleeping for the first [`SPIN`]: a host-clock transfer's time ends
     /// here, and a sleep's wake-up (50 µs and more) would be part of it.
@@ -634,8 +657,8 @@ impl Backend for Cuda {
         self.check(prepared, expected)
     }
 
-    fn clock<'a>(&'a self, prepared: &'a Prepared) -> Result<Box<dyn Clock + 'a>> {
-        Ok(Box::new(EventClock::new(self, prepared)))
+    fn clock<'a>(&'a self, prepared: &'a Prepared, cache: Cache) -> Result<Box<dyn Clock + 'a>> {
+        Ok(Box::new(EventClock::new(self, prepared, cache)))
     }
 
     fn transfer(

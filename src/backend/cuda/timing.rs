@@ -8,6 +8,7 @@ use cudarc::driver::sys::CUevent_flags;
 use super::{Cuda, Prepared, driver_error};
 use crate::error::{Error, Result};
 use crate::measure::{Clock, Timer};
+use crate::suite::Cache;
 
 /// GPU work queued before the host waits for it: far inside the hang timeout.
 const BATCH_TARGET_NS: f64 = 0.5e9;
@@ -16,15 +17,17 @@ const BATCH_TARGET_NS: f64 = 0.5e9;
 pub struct EventClock<'a> {
     cuda: &'a Cuda,
     prepared: &'a Prepared,
+    cache: Cache,
     /// The fastest launch seen so far: sizes the batches.
     fastest_launch_ns: Option<f64>,
 }
 
 impl<'a> EventClock<'a> {
-    pub fn new(cuda: &'a Cuda, prepared: &'a Prepared) -> Self {
+    pub fn new(cuda: &'a Cuda, prepared: &'a Prepared, cache: Cache) -> Self {
         EventClock {
             cuda,
             prepared,
+            cache,
             fastest_launch_ns: None,
         }
     }
@@ -37,20 +40,38 @@ impl<'a> EventClock<'a> {
             .map_err(driver_error("recording an event"))
     }
 
-    /// `samples` samples of `repeats` launches each, queued back to back.
+    /// `samples` samples of `repeats` launches each, queued back to back. Warm: one
+    /// event pair around a sample's launches. Cold: one around each launch, after an
+    /// untimed flush; the sample is their sum.
     fn batch(&self, samples: u32, repeats: u32) -> Result<Vec<f64>> {
         let mut pairs = Vec::with_capacity(samples as usize);
+        let per_sample = match self.cache {
+            Cache::Warm => 1,
+            Cache::Cold => repeats as usize,
+        };
         for _ in 0..samples {
-            let start = self.record()?;
-            for _ in 0..repeats {
-                self.cuda.launch(self.prepared)?;
+            match self.cache {
+                Cache::Warm => {
+                    let start = self.record()?;
+                    for _ in 0..repeats {
+                        self.cuda.launch(self.prepared)?;
+                    }
+                    pairs.push((start, self.record()?));
+                }
+                Cache::Cold => {
+                    for _ in 0..repeats {
+                        self.cuda.flush()?;
+                        let start = self.record()?;
+                        self.cuda.launch(self.prepared)?;
+                        pairs.push((start, self.record()?));
+                    }
+                }
             }
-            pairs.push((start, self.record()?));
         }
         if let Some((_, last)) = pairs.last() {
             self.cuda.wait(last)?;
         }
-        pairs
+        let launches: Vec<f64> = pairs
             .iter()
             .map(|(start, end)| {
                 let ms = start
@@ -63,7 +84,11 @@ impl<'a> EventClock<'a> {
                     Err(Error::Cuda("an event pair did not advance".to_owned()))
                 }
             })
-            .collect()
+            .collect::<Result<_>>()?;
+        Ok(launches
+            .chunks(per_sample.max(1))
+            .map(|sample| sample.iter().sum())
+            .collect())
     }
 }
 

@@ -128,7 +128,7 @@ impl ClockGuard {
 
     /// One timed pass of `dispatches` reference dispatches.
     fn pass_ns(&self, ctx: &GpuContext, dispatches: u32) -> Result<f64> {
-        let times = gpu_pass_times_ns(ctx, &self.reference, 1, dispatches, 0, 1)?;
+        let times = gpu_pass_times_ns(ctx, &self.reference, 1, dispatches, 0, 1, None)?;
         times
             .first()
             .copied()

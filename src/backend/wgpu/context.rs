@@ -14,7 +14,7 @@ use super::pipelines::PipelineCache;
 use super::timing::Timestamps;
 use crate::error::{Error, Result};
 use crate::results::{GpuIdentity, RunInfo};
-use crate::suite::{Setting, Sizing, WgpuBuild};
+use crate::suite::{FLUSH_BYTES, SOFTWARE_FLUSH_BYTES, Setting, Sizing, WgpuBuild};
 
 /// Device, queue and what the CSV records about them; built once, passed by reference.
 pub struct GpuContext {
@@ -32,6 +32,8 @@ pub struct GpuContext {
     /// The query set every timed batch reuses, made on first use: one per batch costs
     /// tens of milliseconds to create.
     pub(super) timestamps: OnceLock<Timestamps>,
+    /// What a cold dispatch's untimed flush clears, made on first use.
+    flush: OnceLock<wgpu::Buffer>,
     /// The clock guard, made at the first timed case.
     pub(super) clock_guard: OnceLock<ClockGuard>,
     /// Which physical GPU this is, and the host.
@@ -49,6 +51,23 @@ pub struct GpuContext {
 const SHARED_BLOCK_BYTES: u64 = 4 << 20;
 
 impl GpuContext {
+    /// The buffer a cold dispatch's flush clears: [`FLUSH_BYTES`] ([`SOFTWARE_FLUSH_BYTES`]
+    /// on a CPU), or the device's largest buffer if smaller.
+    pub fn flush_buffer(&self) -> &wgpu::Buffer {
+        self.flush.get_or_init(|| {
+            let bytes = match self.info.device_type {
+                wgpu::DeviceType::Cpu => SOFTWARE_FLUSH_BYTES,
+                _ => FLUSH_BYTES,
+            };
+            self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("flush"),
+                size: bytes.min(self.limits.max_buffer_size),
+                usage: wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        })
+    }
+
     pub fn new(selector: Option<&str>, timeout: Duration) -> Result<Self> {
         let instance = instance()?;
         let adapter = select_adapter(&instance, selector)?;
@@ -96,6 +115,7 @@ impl GpuContext {
             staging: Staging::default(),
             pipeline_cache: PipelineCache::default(),
             timestamps: OnceLock::new(),
+            flush: OnceLock::new(),
             clock_guard: OnceLock::new(),
         })
     }

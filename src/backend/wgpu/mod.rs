@@ -31,7 +31,7 @@ use super::Backend;
 use crate::error::Result;
 use crate::measure::{Clock, Sampler, Timing};
 use crate::suite::{
-    Case, CaseData, Expected, Experiment, Measure, Setting, TransferPath, WgpuBuild,
+    Cache, Case, CaseData, Expected, Experiment, Measure, Setting, TransferPath, WgpuBuild,
 };
 use timing::KernelClock;
 
@@ -64,8 +64,8 @@ impl Backend for Wgpu<'_> {
         self.ctx.verify(kernel, expected)
     }
 
-    fn clock<'a>(&'a self, kernel: &'a Kernel) -> Result<Box<dyn Clock + 'a>> {
-        Ok(Box::new(KernelClock::new(self.ctx, kernel)))
+    fn clock<'a>(&'a self, kernel: &'a Kernel, cache: Cache) -> Result<Box<dyn Clock + 'a>> {
+        Ok(Box::new(KernelClock::new(self.ctx, kernel, cache)))
     }
 
     fn transfer(

@@ -9,6 +9,7 @@ use std::time::Instant;
 use super::{GpuContext, Kernel};
 use crate::error::{Error, Result};
 use crate::measure::{Clock, Timer};
+use crate::suite::Cache;
 
 /// GPU work per submission: far inside the hang timeout even on software adapters.
 const SUBMISSION_TARGET_NS: f64 = 0.5e9;
@@ -17,15 +18,17 @@ const SUBMISSION_TARGET_NS: f64 = 0.5e9;
 pub struct KernelClock<'a> {
     ctx: &'a GpuContext,
     kernel: &'a Kernel,
+    cache: Cache,
     /// The fastest dispatch seen so far: sizes the submissions.
     fastest_dispatch_ns: Option<f64>,
 }
 
 impl<'a> KernelClock<'a> {
-    pub fn new(ctx: &'a GpuContext, kernel: &'a Kernel) -> Self {
+    pub fn new(ctx: &'a GpuContext, kernel: &'a Kernel, cache: Cache) -> Self {
         KernelClock {
             ctx,
             kernel,
+            cache,
             fastest_dispatch_ns: None,
         }
     }
@@ -45,24 +48,43 @@ impl Clock for KernelClock<'_> {
     }
 
     /// One sample is one compute pass of `repeats` dispatches.
+    /// Warm: one sample is one pass of `repeats` dispatches. Cold: one sample is the sum
+    /// of `repeats` passes of one dispatch, each after an untimed flush.
     fn samples_ns(&mut self, samples: u32, repeats: u32, warmup: u32) -> Result<Vec<f64>> {
         let warmup_passes = warmup.div_ceil(repeats.max(1));
-        let times = if self.timer() == Timer::Gpu {
+        let (flush, passes, dispatches) = match self.cache {
+            Cache::Warm => (None, samples, repeats),
+            Cache::Cold => (Some(self.ctx.flush_buffer()), samples * repeats, 1),
+        };
+        let pass_times = if self.timer() == Timer::Gpu {
             let per_submission = match self.fastest_dispatch_ns {
-                Some(ns) => (SUBMISSION_TARGET_NS / (ns * f64::from(repeats))) as u32,
-                None => samples,
+                Some(ns) => (SUBMISSION_TARGET_NS / (ns * f64::from(dispatches))) as u32,
+                None => passes,
             };
             gpu_pass_times_ns(
                 self.ctx,
                 self.kernel,
-                samples,
-                repeats,
+                passes,
+                dispatches,
                 warmup_passes,
                 per_submission,
+                flush,
             )?
         } else {
-            wall_pass_times_ns(self.ctx, self.kernel, samples, repeats, warmup_passes)?
+            wall_pass_times_ns(
+                self.ctx,
+                self.kernel,
+                passes,
+                dispatches,
+                warmup_passes,
+                flush,
+            )?
         };
+        let passes_per_sample = (passes / samples.max(1)).max(1) as usize;
+        let times: Vec<f64> = pass_times
+            .chunks(passes_per_sample)
+            .map(|sample| sample.iter().sum())
+            .collect();
         let fastest = times.iter().copied().fold(f64::INFINITY, f64::min) / f64::from(repeats);
         self.fastest_dispatch_ns =
             Some(self.fastest_dispatch_ns.map_or(fastest, |f| f.min(fastest)));
@@ -135,7 +157,7 @@ impl GpuContext {
 
 /// Durations of `passes` timed passes of `dispatches` each, after `warmup` untimed
 /// passes, in submissions of at most `per_submission` timed passes (the warm-up goes
-/// with the first).
+/// with the first); with `flush`, each timed pass follows an untimed clear of it.
 pub fn gpu_pass_times_ns(
     ctx: &GpuContext,
     kernel: &Kernel,
@@ -143,6 +165,7 @@ pub fn gpu_pass_times_ns(
     dispatches: u32,
     warmup: u32,
     per_submission: u32,
+    flush: Option<&wgpu::Buffer>,
 ) -> Result<Vec<f64>> {
     let mut times = Vec::with_capacity(passes as usize);
     // A query set holds at most 4096 timestamps.
@@ -151,7 +174,7 @@ pub fn gpu_pass_times_ns(
     let mut left = passes;
     while left > 0 {
         let batch = left.min(per_submission);
-        times.extend(gpu_batch(ctx, kernel, batch, dispatches, warmup)?);
+        times.extend(gpu_batch(ctx, kernel, batch, dispatches, warmup, flush)?);
         warmup = 0;
         left -= batch;
     }
@@ -164,6 +187,7 @@ fn gpu_batch(
     passes: u32,
     dispatches: u32,
     warmup: u32,
+    flush: Option<&wgpu::Buffer>,
 ) -> Result<Vec<f64>> {
     let queries = 2 * passes;
     let timestamps = ctx.timestamps();
@@ -173,6 +197,9 @@ fn gpu_batch(
             kernel.encode_pass(&mut encoder, None, dispatches);
         }
         for pass in 0..passes {
+            if let Some(flush) = flush {
+                encoder.clear_buffer(flush, 0, None);
+            }
             let writes = wgpu::ComputePassTimestampWrites {
                 query_set: &timestamps.query_set,
                 beginning_of_pass_write_index: Some(2 * pass),
@@ -205,9 +232,15 @@ fn wall_pass_times_ns(
     passes: u32,
     dispatches: u32,
     warmup: u32,
+    flush: Option<&wgpu::Buffer>,
 ) -> Result<Vec<f64>> {
     let mut times = Vec::with_capacity(passes as usize);
     for pass in 0..warmup + passes {
+        if let Some(flush) = flush {
+            let mut encoder = ctx.device.create_command_encoder(&Default::default());
+            encoder.clear_buffer(flush, 0, None);
+            ctx.submit_and_wait(encoder.finish())?;
+        }
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
         kernel.encode_pass(&mut encoder, None, dispatches);
         let commands = encoder.finish();

@@ -421,7 +421,7 @@ impl Transfer<'_> {
         self.payload.sample(Timer::Gpu, |repeats| {
             kernels
                 .iter()
-                .map(|kernel| Ok(gpu_pass_times_ns(self.ctx, kernel, 1, repeats, 0, 1)?[0]))
+                .map(|kernel| Ok(gpu_pass_times_ns(self.ctx, kernel, 1, repeats, 0, 1, None)?[0]))
                 .sum()
         })
     }

@@ -299,6 +299,10 @@ fn cases(sizing: &Sizing, variant: &Variant) -> Vec<Case> {
         .iter()
         .map(|&n| case(sizing, variant, n, default_workgroup, params!(N => n)))
         .collect();
+    // The smallest count (2^24, 64 MiB, near an L2's size) again with cold caches.
+    if let Some(first) = cases.first() {
+        cases.push(first.clone().cold());
+    }
     if let (true, Some(&n)) = (variant.sweep, counts.last()) {
         // The default workgroup's point of the sweep is the plain `n=` case.
         cases.extend(
@@ -489,7 +493,7 @@ fn scratch_expected(partials: Vec<u32>, stride: usize) -> Expected {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suite::POISON;
+    use crate::suite::{Cache, POISON};
 
     #[test]
     fn full_size_has_both_classic_counts_and_skips_beyond_the_binding_limit() {
@@ -502,14 +506,22 @@ mod tests {
             [
                 "n=16777216",
                 "n=268435456",
+                "n=16777216;cache=cold",
                 "n=268435456;wg=64",
                 "n=268435456;wg=128",
                 "n=268435456;wg=512",
                 "n=268435456;wg=1024"
             ]
         );
-        assert!(cases[0].skip.is_none());
-        assert!(cases[1..].iter().all(|c| c.skip.is_some()));
+        assert!(cases[0].skip.is_none() && cases[2].skip.is_none());
+        assert!(
+            cases
+                .iter()
+                .all(|c| c.skip.is_some() == (c.elements > 1 << 24))
+        );
+        // Only the cold copy of 2^24 starts its dispatches cold.
+        let cold: Vec<bool> = cases.iter().map(|c| c.cache == Cache::Cold).collect();
+        assert_eq!(cold, [false, false, true, false, false, false, false]);
         let reason = cases[1].skip.clone().unwrap_or_default();
         assert!(reason.contains("1024 MiB"), "{reason}");
     }
