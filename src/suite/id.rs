@@ -77,6 +77,7 @@ names! {
         Stencil = "stencil",
         Localmem = "localmem",
         Latency = "latency",
+        Hierarchy = "hierarchy",
         Transfer = "transfer",
     }
 }
@@ -97,12 +98,15 @@ names! {
         Read = "read",
         Repeats = "r",
         Chunks = "chunks",
-        /// Bytes a pointer chase's cycle spans.
+        /// Bytes a case's working set spans: a pointer chase's cycle, a re-read window
+        /// or buffer.
         Footprint = "footprint",
         /// Host threads that fill a staging buffer.
         Threads = "threads",
         /// Transfers per batch, in rows written before `chunks` replaced it.
         Uploads = "uploads",
+        /// What the input holds: `zero` or `random`.
+        Data = "data",
     }
 }
 
