@@ -14,7 +14,7 @@
 //! summed (wrapping) into one word per workgroup, which the CPU reference computes
 //! from prefix or block sums rather than by repeating the reads. `copy_zero` breaks the
 //! suite's rule that inputs are never all zeros, on purpose: see [`COPY_ZERO`].
-//! [`crate::report::levels`] names the plateaus of `window` and `shared`.
+//! [`crate::results::levels`] names the plateaus of `window` and `shared`.
 
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
