@@ -34,17 +34,17 @@ const CHUNK_BYTES: u64 = WORKGROUP as u64 * VEC4_BYTES;
 /// SMs × 8 of 256 on an H100), so every SM reads to the end; few on software adapters
 /// and with `--quick`, where only correctness counts.
 const FULL_WORKGROUPS: u32 = 8192;
-const SMALL_WORKGROUPS: u32 = 64;
+const SMALL_WORKGROUPS: u32 = 32;
 /// Loads per invocation of `window` and passes of `shared` at full size: 8192 × 256
 /// invocations × 512 vec4s is 17 GB a dispatch, about 0.7 ms at the 25 TB/s of an
 /// H100's L1s and 2 to 3 ms from its L2; `shared`'s 8.6 GB about 1 ms from the L2 and
 /// 2.6 ms from HBM3 (estimates, not measurements).
 const FULL_WINDOW_LOADS: u32 = 512;
 const FULL_SHARED_PASSES: u32 = 256;
-const SMALL_REPEATS: u32 = 64;
+const SMALL_REPEATS: u32 = 16;
 
-/// `window` sweeps 4 KiB to 1 MiB in steps of 2^(1/4) (≈ 1.19), rounded to
-/// [`WINDOW_ROUNDING_BYTES`].
+/// `window` sweeps 4 KiB to 1 MiB (or `--buffer-mib`, if smaller) in steps of
+/// 2^(1/4) (≈ 1.19), rounded to [`WINDOW_ROUNDING_BYTES`].
 const WINDOW_MIN_BYTES: u64 = 4 << 10;
 const WINDOW_MAX_BYTES: u64 = 1 << 20;
 const WINDOW_STEPS_PER_OCTAVE: u32 = 4;
@@ -246,10 +246,14 @@ fn binding_skip(bytes: u64, sizing: &Sizing) -> Option<String> {
     })
 }
 
-fn window_sizes() -> Vec<u64> {
+fn window_sizes(sizing: &Sizing) -> Vec<u64> {
+    let max = sizing
+        .buffer_bytes
+        .unwrap_or(WINDOW_MAX_BYTES)
+        .clamp(WINDOW_MIN_BYTES, WINDOW_MAX_BYTES);
     geometric_sizes(
         WINDOW_MIN_BYTES,
-        WINDOW_MAX_BYTES,
+        max,
         WINDOW_STEPS_PER_OCTAVE,
         WINDOW_ROUNDING_BYTES,
     )
@@ -257,7 +261,7 @@ fn window_sizes() -> Vec<u64> {
 
 fn window_cases(sizing: &Sizing) -> Vec<Case> {
     let (groups, loads) = workgroups_and_repeats(sizing, FULL_WINDOW_LOADS);
-    window_sizes()
+    window_sizes(sizing)
         .into_iter()
         .map(|bytes| {
             let vec4s = (bytes / VEC4_BYTES) as u32;
@@ -635,6 +639,13 @@ mod tests {
         }
         // The DRAM buffer shrinks to the binding limit rather than skip.
         assert_eq!(dram_bytes(&software), 32 << 20);
+        let tiny = Sizing {
+            buffer_bytes: Some(64 << 10),
+            ..Sizing::nominal(true)
+        };
+        assert_eq!(footprints(&window_cases(&tiny)).last(), Some(&(64 << 10)));
+        assert_eq!(footprints(&shared_cases(&tiny)), [SHARED_MIN_BYTES]);
+        assert_eq!(dram_bytes(&tiny), 64 << 10);
     }
 
     #[test]
@@ -695,7 +706,8 @@ mod tests {
             assert_eq!(sum, expected[group as usize], "shared group {group}");
         }
         let expected = dram_read_reference(&src, 3);
-        for group in 0..3usize {
+        assert_eq!(expected.len(), 3);
+        for (group, &expected) in expected.iter().enumerate() {
             let grid = 3 * WORKGROUP as usize;
             let mut sum = 0u32;
             for lid in 0..WORKGROUP as usize {
@@ -705,7 +717,7 @@ mod tests {
                     i += grid;
                 }
             }
-            assert_eq!(sum, expected[group], "dram_read group {group}");
+            assert_eq!(sum, expected, "dram_read group {group}");
         }
     }
 
