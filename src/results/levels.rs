@@ -3,8 +3,10 @@
 //!
 //! A sweep's points are taken in order of size. A point joins the current plateau
 //! unless it is more than [`STEP`] worse than the plateau's median (bandwidth lower,
-//! latency higher): then it starts a new one. A plateau of fewer than the sweep's
-//! `min_points` is a transition between levels, not a level. The levels are named in
+//! latency higher), or as much better: then it starts a new one. A plateau of fewer
+//! than the sweep's `min_points` is a transition between levels (or an outlier), not a
+//! level; neighbours it separated that are within [`STEP`] of each other are one
+//! plateau again. The levels are named in
 //! order: the first L1, the last DRAM, those between L2 (two of them: the near and far
 //! partitions of a split L2). The names are by order alone: a sweep that stops inside
 //! the L2 (`--quick`) names its last plateau L2, and a device whose L1 does not cache
@@ -53,19 +55,22 @@ pub fn levels(points: &[(u64, f64)], sense: Sense, min_points: usize) -> Vec<Lev
     points.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
     let mut plateaus: Vec<Vec<(u64, f64)>> = Vec::new();
     for point in points {
-        let ends = plateaus.last().is_none_or(|plateau| {
-            let typical = median(plateau);
-            match sense {
-                Sense::Bandwidth => point.1 < typical * (1.0 - STEP),
-                Sense::Latency => point.1 > typical * (1.0 + STEP),
-            }
-        });
         match plateaus.last_mut() {
-            Some(plateau) if !ends => plateau.push(point),
+            Some(plateau) if !steps(median(plateau), point.1, sense) => plateau.push(point),
             _ => plateaus.push(vec![point]),
         }
     }
     plateaus.retain(|plateau| plateau.len() >= min_points.max(1));
+    let mut merged: Vec<Vec<(u64, f64)>> = Vec::new();
+    for plateau in plateaus {
+        match merged.last_mut() {
+            Some(before) if !steps(median(before), median(&plateau), sense) => {
+                before.extend(plateau);
+            }
+            _ => merged.push(plateau),
+        }
+    }
+    let plateaus = merged;
     let count = plateaus.len();
     plateaus
         .iter()
@@ -77,6 +82,22 @@ pub fn levels(points: &[(u64, f64)], sense: Sense, min_points: usize) -> Vec<Lev
             last_bytes: plateau[plateau.len() - 1].0,
         })
         .collect()
+}
+
+/// Whether `value` is more than [`STEP`] worse than a plateau's `typical` value, or as
+/// much better: a new plateau.
+fn steps(typical: f64, value: f64, sense: Sense) -> bool {
+    let (worse, better) = match sense {
+        Sense::Bandwidth => (
+            value < typical * (1.0 - STEP),
+            value > typical / (1.0 - STEP),
+        ),
+        Sense::Latency => (
+            value > typical * (1.0 + STEP),
+            value < typical / (1.0 + STEP),
+        ),
+    };
+    worse || better
 }
 
 /// The name of level `index` of `count`: L1 first, DRAM last (of three or more), L2
@@ -302,6 +323,29 @@ mod tests {
     }
 
     #[test]
+    fn an_outlier_splits_no_plateau() {
+        let mut points = staircase(
+            &[
+                (20_000.0, 200 << 10),
+                (8_000.0, 40 << 20),
+                (3_000.0, 1 << 30),
+            ],
+            1.15,
+            0.05,
+        );
+        // One slow sample inside the L1's plateau, one fast inside the L2's.
+        points.push((100 << 10, 9_000.0));
+        points.push((10 << 20, 15_000.0));
+        let found = levels(&points, Sense::Bandwidth, BANDWIDTH_MIN_POINTS);
+        assert_eq!(
+            found.iter().map(|l| l.name.as_str()).collect::<Vec<_>>(),
+            ["L1", "L2", "DRAM"]
+        );
+        assert_eq!(found[0].first_bytes, 4096);
+        assert!(found[1].last_bytes > 30 << 20, "{found:?}");
+    }
+
+    #[test]
     fn a_split_l2_shows_as_near_and_far() {
         let points = staircase(
             &[
@@ -353,6 +397,39 @@ mod tests {
         let names: Vec<&str> = found.iter().map(|l| l.name.as_str()).collect();
         assert_eq!(names, ["L1", "L2"]);
         assert!(levels(&[], Sense::Bandwidth, 3).is_empty());
+    }
+
+    #[test]
+    fn the_summary_names_each_settings_levels() {
+        use crate::suite::Family;
+        let window = |bytes: u64, gbps: f64| Row {
+            family: Family::Hierarchy,
+            ..crate::results::tests::row("window", &format!("footprint={bytes}"), gbps)
+        };
+        let shared = |bytes: u64, gbps: f64| Row {
+            variant: "shared".into(),
+            ..window(bytes, gbps)
+        };
+        let rows = [
+            window(4 << 10, 20_000.0),
+            window(8 << 10, 20_000.0),
+            window(16 << 10, 20_000.0),
+            window(512 << 10, 8_000.0),
+            shared(1 << 20, 8_000.0),
+            shared(2 << 20, 8_000.0),
+            shared(256 << 20, 3_000.0),
+            shared(512 << 20, 3_000.0),
+            shared(1 << 30, 3_000.0),
+        ];
+        assert_eq!(
+            summary_lines(&rows),
+            "levels, bandwidth, wgpu/default, measured: L1 20.0 TB/s to 16 KiB, \
+             L2 8.0 TB/s to 2 MiB, DRAM 3.0 TB/s to 1 GiB\n"
+        );
+        assert_eq!(
+            summary_lines(&rows[..1]),
+            "levels, bandwidth, wgpu/default, measured: no plateau\n"
+        );
     }
 
     #[test]
