@@ -45,6 +45,11 @@ const SLOT_WORDS: usize = (LINE_BYTES / 4) as usize;
 /// (≈ 1.149), rounded to whole lines.
 const MIN_FOOTPRINT_BYTES: u64 = 4 << 10;
 const FOOTPRINT_STEP: u64 = 4;
+///
+/// The fine footprints past [`WARMED_MAX_BYTES`] are not walked whole before their
+/// samples: those that an L2 could hold (16 to 60 MiB) are timed on lines the chase
+/// touches for the first time, DRAM's latency. Showing the L2's end there needs the
+/// cycle walked once before timing (and the simulator to predict only the timed walk).
 const FINE_MIN_BYTES: u64 = 1 << 20;
 const FINE_MAX_BYTES: u64 = 256 << 20;
 const FINE_STEPS_PER_OCTAVE: u32 = 5;
