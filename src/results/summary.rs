@@ -94,7 +94,8 @@ pub(super) fn summary_cells(rows: &[Row]) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// The readable table `membench run` ends with: [`summary_cells`] in aligned columns.
+/// The readable table `membench run` ends with: [`summary_cells`] in aligned columns,
+/// then the memory levels its sweeps show ([`super::levels::summary_lines`]).
 pub fn summary(rows: &[Row]) -> String {
     let (header, cells) = (SUMMARY_HEADER, summary_cells(rows));
     // Text columns at least this wide, numbers exactly this wide: the status, last,
@@ -131,6 +132,7 @@ pub fn summary(rows: &[Row]) -> String {
     for row in &cells {
         table.push_str(&line(&row.iter().map(String::as_str).collect::<Vec<_>>()));
     }
+    table.push_str(&super::levels::summary_lines(rows));
     table
 }
 

@@ -77,6 +77,7 @@ names! {
         Stencil = "stencil",
         Localmem = "localmem",
         Latency = "latency",
+        Hierarchy = "hierarchy",
         Transfer = "transfer",
     }
 }
@@ -97,7 +98,8 @@ names! {
         Read = "read",
         Repeats = "r",
         Chunks = "chunks",
-        /// Bytes a pointer chase's cycle spans.
+        /// Bytes a case's working set spans: a pointer chase's cycle, a re-read window
+        /// or buffer.
         Footprint = "footprint",
         /// Host threads that fill a staging buffer.
         Threads = "threads",
@@ -105,6 +107,8 @@ names! {
         Uploads = "uploads",
         /// The caches' state at each timed dispatch ([`Cache`]); absent: warm.
         Cache = "cache",
+        /// What the input holds: `zero` or `random`.
+        Data = "data",
     }
 }
 

@@ -36,7 +36,8 @@ pub use sizing::{Grid, Sizing};
 pub use verify::{Checker, Expected, POISON, Rule};
 
 use families::{
-    bank, constant, copy, latency, localmem, reduce, stencil, subgroup, transfer, transpose,
+    bank, constant, copy, hierarchy, latency, localmem, reduce, stencil, subgroup, transfer,
+    transpose,
 };
 
 /// The families' experiments, in the order runs and reports show them.
@@ -50,6 +51,7 @@ const FAMILIES: &[&[Experiment]] = &[
     stencil::EXPERIMENTS,
     localmem::EXPERIMENTS,
     latency::EXPERIMENTS,
+    hierarchy::EXPERIMENTS,
     transfer::EXPERIMENTS,
 ];
 
@@ -58,6 +60,12 @@ const FAMILIES: &[&[Experiment]] = &[
 pub static REGISTRY: &[Experiment] = &ALL;
 
 static ALL: [Experiment; total_len(FAMILIES)] = concatenate(FAMILIES);
+
+/// Whether only CUDA runs `experiment`: its WGSL is another experiment's, and only its
+/// CUDA twin differs, by something WGSL cannot say (a cache hint).
+pub fn cuda_only(experiment: &Experiment) -> bool {
+    hierarchy::CUDA_ONLY.iter().any(|e| e.is(experiment))
+}
 
 /// One experiment: one kernel (or a transfer) and the cases it is measured at.
 #[derive(Clone, Copy)]

@@ -49,9 +49,10 @@ impl Backend for Wgpu<'_> {
     }
 
     /// Transfers move bytes the same whatever the build: the default build takes them.
+    /// A CUDA-only experiment's WGSL is another's, which wgpu measures already.
     fn takes(&self, experiment: &Experiment) -> bool {
         match experiment.measure {
-            Measure::Kernel => true,
+            Measure::Kernel => !crate::suite::cuda_only(experiment),
             Measure::Transfer(path) => path.in_wgpu() && self.build == WgpuBuild::Default,
         }
     }

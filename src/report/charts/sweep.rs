@@ -98,6 +98,15 @@ pub(super) static SWEEPS: &[Sweep] = &[
         reference: None,
     },
     Sweep {
+        swept: Swept::Each(Family::Hierarchy),
+        key: Key::Footprint,
+        title: "hierarchy: read bandwidth vs data set size (L1, L2, DRAM)",
+        x_label: "data set: window or shared buffer (bytes)",
+        y: YAxis::Gbps,
+        log_x: true,
+        reference: None,
+    },
+    Sweep {
         swept: Swept::Each(Family::Transfer),
         key: Key::Size,
         title: "transfer: bandwidth vs size",

@@ -26,6 +26,7 @@
 mod bank;
 mod constant;
 mod copy;
+mod hierarchy;
 mod latency;
 mod localmem;
 mod reduce;
@@ -133,6 +134,7 @@ pub static FINDINGS: &[Finding] = &[
     localmem::FINDING,
     subgroup::FINDING,
     latency::FINDING,
+    hierarchy::FINDING,
     transfer::FINDING,
 ];
 
@@ -449,6 +451,7 @@ const FAMILIES: &[&[Claim]] = &[
     localmem::CLAIMS,
     subgroup::CLAIMS,
     latency::CLAIMS,
+    hierarchy::CLAIMS,
     transfer::CLAIMS,
 ];
 
@@ -822,7 +825,19 @@ mod tests {
             .map(|e| e.name())
             .collect();
         // Every other experiment is read by some claim, if only as "every other variant".
-        assert_eq!(references, ["bank/col_col"]);
+        // The hierarchy's L1 bypass, DRAM split and zero-input copy are read beside the
+        // levels (docs/hierarchy.md), no text claims a ratio of them.
+        assert_eq!(
+            references,
+            [
+                "bank/col_col",
+                "hierarchy/shared_l1_bypass",
+                "hierarchy/dram_read",
+                "hierarchy/dram_write",
+                "hierarchy/dram_copy",
+                "hierarchy/copy_zero"
+            ]
+        );
         assert_eq!(
             summary(&crate::suite::families::bank::COL_COL),
             "claims: none (a reference case)"

@@ -270,7 +270,8 @@ fn peak_cases(sizing: &Sizing) -> Vec<Case> {
     .collect()
 }
 
-fn grid_stride_invocations(vec4s: usize) -> usize {
+/// Invocations of the grid-stride peak copy over `vec4s` vec4s.
+pub fn grid_stride_invocations(vec4s: usize) -> usize {
     let workgroup = u64::from(DEFAULT_WORKGROUP);
     let groups =
         (vec4s as u64 / (workgroup * GRID_STRIDE_MIN_ITERATIONS)).clamp(1, GRID_STRIDE_WORKGROUPS);

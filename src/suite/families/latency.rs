@@ -6,7 +6,8 @@
 //! Memory Hierarchy through Microbenchmarking"): one thread follows a chain of
 //! dependent loads `i = next[i]`, so only one load is ever in flight and the time per
 //! load is the latency of the level that holds the chain. Swept over footprints from
-//! 4 KiB to 1 GiB, the time per load climbs a staircase: L1, then L2 (50 MiB on an
+//! 4 KiB to 1 GiB (in steps of ≤ 1.15× between 1 and 256 MiB, where the L2 ends), the
+//! time per load climbs a staircase: L1, then L2 (50 MiB on an
 //! H100, 60 MiB on an H200), then DRAM, then DRAM with TLB misses. The texts measure
 //! a DRAM latency of about twice the L2's or more.
 //!
@@ -38,9 +39,20 @@ pub const LOAD_BYTES: u64 = 4;
 const LINE_BYTES: u64 = 128;
 const SLOT_WORDS: usize = (LINE_BYTES / 4) as usize;
 
-/// Smallest footprint of the sweep; each next one is [`FOOTPRINT_STEP`] times larger.
+/// Smallest footprint of the sweep; each next one is [`FOOTPRINT_STEP`] times larger,
+/// except between [`FINE_MIN_BYTES`] and [`FINE_MAX_BYTES`], where the L2 ends (and an
+/// L2 split in two partitions ends twice): there 2^(1/[`FINE_STEPS_PER_OCTAVE`]) times
+/// (≈ 1.149), rounded to whole lines.
 const MIN_FOOTPRINT_BYTES: u64 = 4 << 10;
 const FOOTPRINT_STEP: u64 = 4;
+///
+/// The fine footprints past [`WARMED_MAX_BYTES`] are not walked whole before their
+/// samples: those that an L2 could hold (16 to 60 MiB) are timed on lines the chase
+/// touches for the first time, DRAM's latency. Showing the L2's end there needs the
+/// cycle walked once before timing (and the simulator to predict only the timed walk).
+const FINE_MIN_BYTES: u64 = 1 << 20;
+const FINE_MAX_BYTES: u64 = 256 << 20;
+const FINE_STEPS_PER_OCTAVE: u32 = 5;
 /// Largest footprint of a full run (far past any L2, and into TLB misses), of a
 /// `--quick` run, and on software adapters (whose binding limit is 128 MiB).
 const FULL_MAX_BYTES: u64 = 1 << 30;
@@ -77,7 +89,7 @@ struct Params {
 pub const EXPERIMENTS: &[Experiment] = &[CHASE];
 
 /// One invocation chasing a random cycle of line-sized slots, at footprints from
-/// 4 KiB to 1 GiB (`footprint=<bytes>`).
+/// 4 KiB to 1 GiB (`footprint=<bytes>`), finely between 1 and 256 MiB.
 pub const CHASE: Experiment = Experiment {
     family: Family::Latency,
     variant: "chase",
@@ -92,11 +104,23 @@ fn max_footprint_bytes(sizing: &Sizing) -> u64 {
     sizing.sweep_max_bytes(FULL_MAX_BYTES, SOFTWARE_MAX_BYTES, QUICK_MAX_BYTES)
 }
 
-/// The footprints of the sweep: 4 KiB, 16 KiB, … up to the largest; at least the
-/// smallest.
+/// The footprints of the sweep: 4 KiB, 16 KiB, … 1 MiB, then fine steps to 256 MiB,
+/// then 1 GiB, up to the largest; at least the smallest.
 fn footprints(sizing: &Sizing) -> Vec<u64> {
     let max = max_footprint_bytes(sizing).max(MIN_FOOTPRINT_BYTES);
-    std::iter::successors(Some(MIN_FOOTPRINT_BYTES), |b| Some(b * FOOTPRINT_STEP))
+    let coarse = std::iter::successors(Some(MIN_FOOTPRINT_BYTES), |b| Some(b * FOOTPRINT_STEP));
+    let fine = (1..).map(|step| {
+        let exact =
+            FINE_MIN_BYTES as f64 * 2f64.powf(f64::from(step) / f64::from(FINE_STEPS_PER_OCTAVE));
+        (exact / LINE_BYTES as f64).round() as u64 * LINE_BYTES
+    });
+    coarse
+        .take_while(|&bytes| bytes <= FINE_MIN_BYTES)
+        .chain(fine.take_while(|&bytes| bytes <= FINE_MAX_BYTES))
+        .chain(std::iter::successors(
+            Some(FINE_MAX_BYTES * FOOTPRINT_STEP),
+            |b| Some(b * FOOTPRINT_STEP),
+        ))
         .take_while(|&bytes| bytes <= max)
         .collect()
 }
@@ -263,9 +287,25 @@ mod tests {
     fn default_sizing_sweeps_4_kib_to_1_gib() {
         let cases = cases(&Sizing::nominal(false));
         let footprints: Vec<String> = cases.iter().map(|c| c.params.to_string()).collect();
-        assert_eq!(footprints.len(), 10);
+        // 4 KiB to 1 MiB in 5, 40 fine steps to 256 MiB, then 1 GiB.
+        assert_eq!(footprints.len(), 46);
         assert_eq!(footprints[0], "footprint=4096");
-        assert_eq!(footprints[9], "footprint=1073741824");
+        assert_eq!(footprints[4], "footprint=1048576");
+        assert_eq!(footprints[44], "footprint=268435456");
+        assert_eq!(footprints[45], "footprint=1073741824");
+        let bytes: Vec<u64> = cases
+            .iter()
+            .map(|c| c.params.number(crate::suite::Key::Footprint).unwrap())
+            .collect();
+        for pair in bytes.windows(2) {
+            let fine = pair[0] >= FINE_MIN_BYTES && pair[1] <= FINE_MAX_BYTES;
+            let most = if fine { 1.15 } else { FOOTPRINT_STEP as f64 };
+            assert!(
+                pair[1] > pair[0] && pair[1] as f64 <= most * pair[0] as f64,
+                "{pair:?}"
+            );
+            assert!(pair[1].is_multiple_of(LINE_BYTES), "{pair:?}");
+        }
         for case in &cases {
             let footprint = case.params.number(crate::suite::Key::Footprint).unwrap();
             assert!(case.skip.is_none(), "{}", case.params);
@@ -280,10 +320,11 @@ mod tests {
                 assert!(steps >= slots, "{}", case.params);
             }
         }
-        // 16 MiB: its 131072 slots; 1 GiB: the fewest.
-        assert_eq!(cases[6].elements, 131072);
-        assert_eq!(cases[7].elements, u64::from(MIN_STEPS));
-        assert_eq!(cases[9].elements, u64::from(MIN_STEPS));
+        // 16 MiB: its 131072 slots; past it and at 1 GiB: the fewest.
+        assert_eq!(cases[24].params.to_string(), "footprint=16777216");
+        assert_eq!(cases[24].elements, 131072);
+        assert_eq!(cases[25].elements, u64::from(MIN_STEPS));
+        assert_eq!(cases[45].elements, u64::from(MIN_STEPS));
     }
 
     #[test]

@@ -4,6 +4,7 @@
 pub mod bank;
 pub mod constant;
 pub mod copy;
+pub mod hierarchy;
 pub mod latency;
 pub mod localmem;
 pub mod reduce;

@@ -1,0 +1,47 @@
+// hierarchy/window: every block re-reads one window of `vec4s` uint4s, `loads` loads per thread from its own rotation, and writes the wrapping sum of what it read.
+//
+// As the WGSL: the block reads WORKGROUP_SIZE consecutive uint4s a step and moves on
+// round the window, a contiguous band that wraps. Plain loads: the L1 serves the
+// window while it fits, then the L2.
+
+struct Params {
+    unsigned vec4s;
+    unsigned loads;
+    // uint4s between neighbouring blocks' starting points.
+    unsigned rotation;
+};
+
+__constant__ Params params;
+
+extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
+hierarchy_window(const uint4* src, unsigned* sums) {
+    __shared__ unsigned partial[BLOCK_SIZE];
+    unsigned group = blockIdx.y * gridDim.x + blockIdx.x;
+    unsigned tid = threadIdx.x;
+    unsigned at = (group * params.rotation + tid) % params.vec4s;
+    uint4 acc = make_uint4(0, 0, 0, 0);
+    RUNTIME_LOOP
+    for (unsigned load = 0; load < params.loads; load++) {
+        uint4 v = src[at];
+        acc.x += v.x;
+        acc.y += v.y;
+        acc.z += v.z;
+        acc.w += v.w;
+        // One wrap at most, and no division in the loop.
+        at += WORKGROUP_SIZE;
+        if (at >= params.vec4s) {
+            at -= params.vec4s;
+        }
+    }
+    partial[tid] = acc.x + acc.y + acc.z + acc.w;
+    __syncthreads();
+    for (unsigned stride = WORKGROUP_SIZE / 2; stride > 0; stride /= 2) {
+        if (tid < stride) {
+            partial[tid] += partial[tid + stride];
+        }
+        __syncthreads();
+    }
+    if (tid == 0) {
+        sums[group] = partial[0];
+    }
+}

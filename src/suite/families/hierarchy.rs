@@ -1,0 +1,753 @@
+//! hierarchy — each memory level's bandwidth against the data set's size.
+//!
+//! Reproduces the bandwidth staircase of the memory-hierarchy microbenchmarks (Mei and
+//! Chu, "Dissecting GPU Memory Hierarchy through Microbenchmarking"; Jia et al.,
+//! "Dissecting the NVIDIA Volta GPU Architecture via Microbenchmarking"; BabelStream's
+//! read/write/copy split): the same wide reads served by the L1 while the data fits an
+//! SM's L1, by the L2 while it fits the L2, then by DRAM. The texts expect each level's
+//! bandwidth to be a plateau that ends near its capacity, and each plateau to be well
+//! below the one before (an H100: tens of TB/s from the L1s together, several from the
+//! L2, about 3 from HBM3).
+//!
+//! Every input is words with all 32 bits random (not a fixed exponent, which a
+//! compressing memory system might exploit), every access a vec4<u32>, every read
+//! summed (wrapping) into one word per workgroup, which the CPU reference computes
+//! from prefix or block sums rather than by repeating the reads. `copy_zero` breaks the
+//! suite's rule that inputs are never all zeros, on purpose: see [`COPY_ZERO`].
+//! [`crate::results::levels`] names the plateaus of `window` and `shared`.
+
+use bytemuck::{Pod, Zeroable};
+use rayon::prelude::*;
+
+use crate::params;
+use crate::suite::families::copy;
+use crate::suite::{
+    Buffer, Case, CaseData, Expected, Experiment, Family, Grid, Measure, Sizing, Twin, mix,
+};
+
+const WORKGROUP: u32 = 256;
+const VEC4_BYTES: u64 = 16;
+/// Bytes a workgroup reads in one step: one vec4 per invocation, and `shared`'s chunk.
+const CHUNK_BYTES: u64 = WORKGROUP as u64 * VEC4_BYTES;
+
+/// Workgroups of `window` and `shared`: many more than a big GPU keeps resident (132
+/// SMs × 8 of 256 on an H100), so every SM reads to the end; few on software adapters
+/// and with `--quick`, where only correctness counts.
+const FULL_WORKGROUPS: u32 = 8192;
+const SMALL_WORKGROUPS: u32 = 32;
+/// Loads per invocation of `window` and passes of `shared` at full size: 8192 × 256
+/// invocations × 512 vec4s is 17 GB a dispatch, about 0.7 ms at the 25 TB/s of an
+/// H100's L1s and 2 to 3 ms from its L2; `shared`'s 8.6 GB about 1 ms from the L2 and
+/// 2.6 ms from HBM3 (estimates, not measurements).
+const FULL_WINDOW_LOADS: u32 = 512;
+const FULL_SHARED_PASSES: u32 = 256;
+const SMALL_REPEATS: u32 = 16;
+
+/// `window` sweeps 4 KiB to 1 MiB (or `--buffer-mib`, if smaller) in steps of
+/// 2^(1/4) (≈ 1.19), rounded to [`WINDOW_ROUNDING_BYTES`].
+const WINDOW_MIN_BYTES: u64 = 4 << 10;
+const WINDOW_MAX_BYTES: u64 = 1 << 20;
+const WINDOW_STEPS_PER_OCTAVE: u32 = 4;
+const WINDOW_ROUNDING_BYTES: u64 = 256;
+/// vec4s between neighbouring workgroups' starting points in the window: not a power
+/// of two, so starts spread over every window size.
+const WINDOW_ROTATION: u32 = 257;
+
+/// `shared` sweeps 1 MiB to 1 GiB in steps of 2^(1/5) (≈ 1.149), rounded to whole
+/// chunks; at most 64 MiB on software adapters, 4 MiB with `--quick`.
+const SHARED_MIN_BYTES: u64 = 1 << 20;
+const SHARED_FULL_MAX_BYTES: u64 = 1 << 30;
+const SHARED_SOFTWARE_MAX_BYTES: u64 = 64 << 20;
+const SHARED_QUICK_MAX_BYTES: u64 = 4 << 20;
+const SHARED_STEPS_PER_OCTAVE: u32 = 5;
+/// The chunks a workgroup moves on between passes, as a share of all chunks: the
+/// golden ratio's fractional part keeps a workgroup's neighbours (on its SM) from
+/// coming back to its chunks for many passes.
+const SHARED_STEP_SHARE: f64 = 0.618_034;
+
+/// The DRAM experiments' buffer: the largest `shared` size, the device's binding limit
+/// at most.
+const DRAM_FULL_BYTES: u64 = SHARED_FULL_MAX_BYTES;
+/// Workgroups of the grid-stride DRAM kernels: as `copy/peak`'s grid-stride launch,
+/// fewer on small buffers so that every invocation loops at least this many times.
+const DRAM_WORKGROUPS: u64 = 4096;
+const DRAM_MIN_ITERATIONS: u64 = 8;
+
+const WINDOW_SEED: u64 = 41;
+const SHARED_SEED: u64 = 42;
+const DRAM_SEED: u64 = 43;
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct WindowParams {
+    vec4s: u32,
+    loads: u32,
+    rotation: u32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct SharedParams {
+    chunks: u32,
+    passes: u32,
+    step: u32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct Vec4sParams {
+    vec4s: u32,
+}
+
+/// The family's experiments, in the order runs and reports show them.
+pub const EXPERIMENTS: &[Experiment] = &[
+    WINDOW,
+    SHARED,
+    SHARED_L1_BYPASS,
+    DRAM_READ,
+    DRAM_WRITE,
+    DRAM_COPY,
+    COPY_ZERO,
+];
+
+/// Experiments whose WGSL is another's: only their CUDA twin differs, by a cache hint
+/// WGSL lacks, so wgpu does not run them ([`crate::suite::cuda_only`]).
+pub const CUDA_ONLY: &[&Experiment] = &[&SHARED_L1_BYPASS];
+
+/// Every workgroup re-reads the same window (`footprint=<bytes>`, 4 KiB to 1 MiB),
+/// each from its own rotation: each SM's L1 serves its copy while the window fits, then
+/// the L2. Bytes are the bytes read.
+pub const WINDOW: Experiment = Experiment {
+    family: Family::Hierarchy,
+    variant: "window",
+    kernel: Some("hierarchy_window"),
+    cases: window_cases,
+    measure: Measure::Kernel,
+    twin: Twin::cuda("hierarchy_window"),
+};
+
+/// Every workgroup reads a different 4 KiB chunk of one buffer (`footprint=<bytes>`,
+/// 1 MiB to 1 GiB) a pass, the chunk rotating between passes so no SM re-reads its
+/// own: the L2 serves while it holds the buffer (an H100's near partition about half
+/// of its 50 MiB), then DRAM. Bytes are the bytes read. Plain loads, which an L1 may
+/// still serve now and then; `shared_l1_bypass` is the CUDA twin with the L1 bypassed.
+pub const SHARED: Experiment = Experiment {
+    family: Family::Hierarchy,
+    variant: "shared",
+    kernel: Some("hierarchy_shared"),
+    cases: shared_cases,
+    measure: Measure::Kernel,
+    twin: Twin::cuda("hierarchy_shared"),
+};
+
+/// `shared` with its CUDA twin's loads `__ldcg` (cached in the L2 only). WGSL has no
+/// cache hint: its WGSL is `shared`'s, and only CUDA runs it ([`CUDA_ONLY`]).
+pub const SHARED_L1_BYPASS: Experiment = Experiment {
+    family: Family::Hierarchy,
+    variant: "shared_l1_bypass",
+    kernel: Some("hierarchy_shared_l1_bypass"),
+    cases: shared_cases,
+    measure: Measure::Kernel,
+    twin: Twin::cuda("hierarchy_shared"),
+};
+
+/// Reads a 1 GiB buffer (`size=<bytes>`, the binding limit at most) once, vec4 by
+/// vec4, summing per workgroup. Bytes are the bytes read.
+pub const DRAM_READ: Experiment = Experiment {
+    family: Family::Hierarchy,
+    variant: "dram_read",
+    kernel: Some("hierarchy_dram_read"),
+    cases: dram_read_cases,
+    measure: Measure::Kernel,
+    twin: Twin::cuda("hierarchy_dram_read"),
+};
+
+/// Writes a known pattern to a 1 GiB buffer, reading nothing. Bytes are the bytes
+/// written.
+pub const DRAM_WRITE: Experiment = Experiment {
+    family: Family::Hierarchy,
+    variant: "dram_write",
+    kernel: Some("hierarchy_dram_write"),
+    cases: dram_write_cases,
+    measure: Measure::Kernel,
+    twin: Twin::cuda("hierarchy_dram_write"),
+};
+
+/// Copies a 1 GiB buffer. Bytes are the bytes read plus written.
+pub const DRAM_COPY: Experiment = Experiment {
+    family: Family::Hierarchy,
+    variant: "dram_copy",
+    kernel: Some("hierarchy_dram_copy"),
+    cases: dram_copy_cases,
+    measure: Measure::Kernel,
+    twin: Twin::cuda("hierarchy_dram_copy"),
+};
+
+/// `copy/peak`'s grid-stride kernel and launch at the DRAM size on all-zero input
+/// (`data=zero`) beside input with all 32 bits random (`data=random`). The suite's
+/// inputs are never all zeros, because a memory system that compresses (NVIDIA's
+/// compressible memory, some DRAM controllers) could move zeros faster than data; this
+/// pair breaks that rule on purpose, to show whether it does here.
+pub const COPY_ZERO: Experiment = Experiment {
+    family: Family::Hierarchy,
+    variant: "copy_zero",
+    kernel: Some("copy_peak"),
+    cases: copy_zero_cases,
+    measure: Measure::Kernel,
+    twin: Twin::cuda("copy_peak"),
+};
+
+/// Words with all 32 bits random.
+fn random_words(words: usize, seed: u64) -> Vec<u32> {
+    (0..words)
+        .into_par_iter()
+        .map(|i| mix(i, seed) as u32)
+        .collect()
+}
+
+/// The wrapping sum of the four words of each vec4 of `words`.
+fn vec4_sums(words: &[u32]) -> Vec<u32> {
+    words
+        .par_chunks(4)
+        .map(|v| v.iter().fold(0u32, |sum, &w| sum.wrapping_add(w)))
+        .collect()
+}
+
+/// Sizes from `min` to `max` bytes in `steps_per_octave` geometric steps, each rounded
+/// to a multiple of `rounding`; no size twice.
+fn geometric_sizes(min: u64, max: u64, steps_per_octave: u32, rounding: u64) -> Vec<u64> {
+    let mut sizes: Vec<u64> = (0..)
+        .map(|step| {
+            let exact = min as f64 * 2f64.powf(f64::from(step) / f64::from(steps_per_octave));
+            ((exact / rounding as f64).round() as u64).max(1) * rounding
+        })
+        .take_while(|&bytes| bytes <= max)
+        .collect();
+    sizes.dedup();
+    sizes
+}
+
+/// Workgroups of `window` and `shared`, and their loads (or passes) at full size.
+fn workgroups_and_repeats(sizing: &Sizing, full_repeats: u32) -> (u32, u32) {
+    if sizing.quick || sizing.software {
+        (SMALL_WORKGROUPS, SMALL_REPEATS)
+    } else {
+        (FULL_WORKGROUPS, full_repeats)
+    }
+}
+
+/// Why a working set of `bytes` cannot be bound here, if it cannot.
+fn binding_skip(bytes: u64, sizing: &Sizing) -> Option<String> {
+    (bytes > sizing.max_binding_bytes).then(|| {
+        format!(
+            "{bytes} bytes exceed the device's largest buffer binding of {} bytes",
+            sizing.max_binding_bytes
+        )
+    })
+}
+
+fn window_sizes(sizing: &Sizing) -> Vec<u64> {
+    let max = sizing
+        .buffer_bytes
+        .unwrap_or(WINDOW_MAX_BYTES)
+        .clamp(WINDOW_MIN_BYTES, WINDOW_MAX_BYTES);
+    geometric_sizes(
+        WINDOW_MIN_BYTES,
+        max,
+        WINDOW_STEPS_PER_OCTAVE,
+        WINDOW_ROUNDING_BYTES,
+    )
+}
+
+fn window_cases(sizing: &Sizing) -> Vec<Case> {
+    let (groups, loads) = workgroups_and_repeats(sizing, FULL_WINDOW_LOADS);
+    window_sizes(sizing)
+        .into_iter()
+        .map(|bytes| {
+            let vec4s = (bytes / VEC4_BYTES) as u32;
+            // Enough loads for each workgroup's band to cover the whole window.
+            let loads = loads.max(vec4s.div_ceil(WORKGROUP));
+            let params = WindowParams {
+                vec4s,
+                loads,
+                rotation: WINDOW_ROTATION,
+            };
+            let reads = u64::from(groups) * u64::from(WORKGROUP) * u64::from(loads);
+            Case::builder(sizing, params!(Footprint => bytes))
+                .workgroup([WORKGROUP, 1, 1], 4 * WORKGROUP)
+                .grid(Grid::OneD, groups.into())
+                .constant("WORKGROUP_SIZE", f64::from(WORKGROUP))
+                .moves(4 * reads, VEC4_BYTES * reads)
+                .skip_if(binding_skip(bytes, sizing))
+                .buffers(vec![
+                    Buffer::uniform(params),
+                    Buffer::Input(4 * vec4s as usize),
+                    Buffer::Output(groups as usize),
+                ])
+                .data(move || {
+                    let src = random_words(4 * vec4s as usize, WINDOW_SEED);
+                    let sums = window_reference(&src, params, groups);
+                    CaseData {
+                        inputs: vec![src],
+                        expected: vec![Expected::Exact(sums)],
+                    }
+                })
+        })
+        .collect()
+}
+
+/// Each workgroup's sum: workgroup g reads the vec4s from (g × rotation) mod n on,
+/// WORKGROUP_SIZE × loads of them round the window, so its sum is whole turns of the
+/// window plus one stretch, from prefix sums.
+fn window_reference(src: &[u32], params: WindowParams, groups: u32) -> Vec<u32> {
+    let n = params.vec4s as u64;
+    let mut prefix = Vec::with_capacity(n as usize + 1);
+    prefix.push(0u32);
+    for sum in vec4_sums(src) {
+        prefix.push(prefix[prefix.len() - 1].wrapping_add(sum));
+    }
+    let total = prefix[n as usize];
+    // The sum of the `len` (< n) vec4s from `start` on, round the window.
+    let stretch = |start: u64, len: u64| {
+        let end = start + len;
+        if end <= n {
+            prefix[end as usize].wrapping_sub(prefix[start as usize])
+        } else {
+            total
+                .wrapping_sub(prefix[start as usize])
+                .wrapping_add(prefix[(end - n) as usize])
+        }
+    };
+    let read = u64::from(WORKGROUP) * u64::from(params.loads);
+    (0..groups)
+        .map(|group| {
+            let start = (group.wrapping_mul(params.rotation) as u64) % n;
+            let turns = (read / n) as u32;
+            total
+                .wrapping_mul(turns)
+                .wrapping_add(stretch(start, read % n))
+        })
+        .collect()
+}
+
+fn shared_sizes(sizing: &Sizing) -> Vec<u64> {
+    let max = sizing
+        .sweep_max_bytes(
+            SHARED_FULL_MAX_BYTES,
+            SHARED_SOFTWARE_MAX_BYTES,
+            SHARED_QUICK_MAX_BYTES,
+        )
+        .max(SHARED_MIN_BYTES);
+    geometric_sizes(SHARED_MIN_BYTES, max, SHARED_STEPS_PER_OCTAVE, CHUNK_BYTES)
+}
+
+fn shared_cases(sizing: &Sizing) -> Vec<Case> {
+    let (groups, passes) = workgroups_and_repeats(sizing, FULL_SHARED_PASSES);
+    shared_sizes(sizing)
+        .into_iter()
+        .map(|bytes| {
+            let chunks = (bytes / CHUNK_BYTES) as u32;
+            let params = SharedParams {
+                chunks,
+                passes,
+                step: (f64::from(chunks) * SHARED_STEP_SHARE) as u32,
+            };
+            let reads = u64::from(groups) * u64::from(WORKGROUP) * u64::from(passes);
+            let words = (bytes / 4) as usize;
+            Case::builder(sizing, params!(Footprint => bytes))
+                .workgroup([WORKGROUP, 1, 1], 4 * WORKGROUP)
+                .grid(Grid::OneD, groups.into())
+                .constant("WORKGROUP_SIZE", f64::from(WORKGROUP))
+                .moves(4 * reads, VEC4_BYTES * reads)
+                .skip_if(binding_skip(bytes, sizing))
+                .buffers(vec![
+                    Buffer::uniform(params),
+                    Buffer::Input(words),
+                    Buffer::Output(groups as usize),
+                ])
+                .data(move || {
+                    let src = random_words(words, SHARED_SEED);
+                    let sums = shared_reference(&src, params, groups);
+                    CaseData {
+                        inputs: vec![src],
+                        expected: vec![Expected::Exact(sums)],
+                    }
+                })
+        })
+        .collect()
+}
+
+/// The wrapping sum of each block of `block_words` words.
+fn block_sums(src: &[u32], block_words: usize) -> Vec<u32> {
+    src.par_chunks(block_words)
+        .map(|block| block.iter().fold(0u32, |sum, &w| sum.wrapping_add(w)))
+        .collect()
+}
+
+/// Each workgroup's sum: the sums of the chunks it reads, (g + pass × step) mod chunks.
+fn shared_reference(src: &[u32], params: SharedParams, groups: u32) -> Vec<u32> {
+    let chunk_sums = block_sums(src, (CHUNK_BYTES / 4) as usize);
+    (0..groups)
+        .into_par_iter()
+        .map(|group| {
+            let mut chunk = group % params.chunks;
+            let mut sum = 0u32;
+            for _ in 0..params.passes {
+                sum = sum.wrapping_add(chunk_sums[chunk as usize]);
+                chunk += params.step;
+                if chunk >= params.chunks {
+                    chunk -= params.chunks;
+                }
+            }
+            sum
+        })
+        .collect()
+}
+
+/// Bytes of the DRAM experiments' buffer: a whole number of chunks, within the
+/// device's binding limit.
+fn dram_bytes(sizing: &Sizing) -> u64 {
+    let wanted = sizing.sweep_max_bytes(
+        DRAM_FULL_BYTES,
+        SHARED_SOFTWARE_MAX_BYTES,
+        SHARED_QUICK_MAX_BYTES,
+    );
+    (wanted.min(sizing.max_binding_bytes) / CHUNK_BYTES).max(1) * CHUNK_BYTES
+}
+
+/// Workgroups of a grid-stride loop over `vec4s`.
+fn dram_workgroups(vec4s: u64) -> u32 {
+    (vec4s / (u64::from(WORKGROUP) * DRAM_MIN_ITERATIONS)).clamp(1, DRAM_WORKGROUPS) as u32
+}
+
+/// A grid-stride DRAM case over `bytes`, of `vec4s` vec4s moving `moved` bytes.
+fn dram_case(
+    sizing: &Sizing,
+    bytes: u64,
+    groups: u32,
+    moved: u64,
+) -> crate::suite::CaseBuilder<'_> {
+    let vec4s = bytes / VEC4_BYTES;
+    Case::builder(sizing, params!(Size => bytes))
+        .workgroup([WORKGROUP, 1, 1], 4 * WORKGROUP)
+        .grid(Grid::OneD, groups.into())
+        .constant("WORKGROUP_SIZE", f64::from(WORKGROUP))
+        .moves(4 * vec4s, moved)
+}
+
+fn dram_read_cases(sizing: &Sizing) -> Vec<Case> {
+    let bytes = dram_bytes(sizing);
+    let vec4s = bytes / VEC4_BYTES;
+    let groups = dram_workgroups(vec4s);
+    let words = (bytes / 4) as usize;
+    vec![
+        dram_case(sizing, bytes, groups, bytes)
+            .buffers(vec![
+                Buffer::uniform(Vec4sParams {
+                    vec4s: vec4s as u32,
+                }),
+                Buffer::Input(words),
+                Buffer::Output(groups as usize),
+            ])
+            .data(move || {
+                let src = random_words(words, DRAM_SEED);
+                let sums = dram_read_reference(&src, groups);
+                CaseData {
+                    inputs: vec![src],
+                    expected: vec![Expected::Exact(sums)],
+                }
+            }),
+    ]
+}
+
+/// Each workgroup's sum: a grid-stride loop gives workgroup g every `groups`th block
+/// of WORKGROUP_SIZE vec4s from block g on.
+fn dram_read_reference(src: &[u32], groups: u32) -> Vec<u32> {
+    let blocks = block_sums(src, (CHUNK_BYTES / 4) as usize);
+    (0..groups as usize)
+        .into_par_iter()
+        .map(|group| {
+            blocks
+                .iter()
+                .skip(group)
+                .step_by(groups as usize)
+                .fold(0u32, |sum, &b| sum.wrapping_add(b))
+        })
+        .collect()
+}
+
+/// The shader's `pattern(i)`: the four words of vec4 `i`.
+fn pattern(i: u32) -> [u32; 4] {
+    let h = (i ^ 0x9E37_79B9).wrapping_mul(0x85EB_CA6B);
+    [h, h ^ 0xC2B2_AE35, h.wrapping_mul(0x27D4_EB2F), !h].map(|w| w | 1)
+}
+
+fn dram_write_cases(sizing: &Sizing) -> Vec<Case> {
+    let bytes = dram_bytes(sizing);
+    let vec4s = bytes / VEC4_BYTES;
+    vec![
+        dram_case(sizing, bytes, dram_workgroups(vec4s), bytes)
+            .buffers(vec![
+                Buffer::uniform(Vec4sParams {
+                    vec4s: vec4s as u32,
+                }),
+                Buffer::Output((bytes / 4) as usize),
+            ])
+            .data(move || {
+                let expected = (0..vec4s as u32)
+                    .into_par_iter()
+                    .flat_map_iter(pattern)
+                    .collect();
+                CaseData {
+                    inputs: Vec::new(),
+                    expected: vec![Expected::Exact(expected)],
+                }
+            }),
+    ]
+}
+
+fn dram_copy_cases(sizing: &Sizing) -> Vec<Case> {
+    let bytes = dram_bytes(sizing);
+    let vec4s = bytes / VEC4_BYTES;
+    let words = (bytes / 4) as usize;
+    vec![
+        dram_case(sizing, bytes, dram_workgroups(vec4s), 2 * bytes)
+            .buffers(vec![
+                Buffer::uniform(Vec4sParams {
+                    vec4s: vec4s as u32,
+                }),
+                Buffer::Input(words),
+                Buffer::Output(words),
+            ])
+            .data(move || {
+                let src = random_words(words, DRAM_SEED);
+                let expected = Expected::Exact(src.clone());
+                CaseData {
+                    inputs: vec![src],
+                    expected: vec![expected],
+                }
+            }),
+    ]
+}
+
+fn copy_zero_cases(sizing: &Sizing) -> Vec<Case> {
+    let bytes = dram_bytes(sizing);
+    let words = (bytes / 4) as usize;
+    let vec4s = words / 4;
+    let invocations = copy::grid_stride_invocations(vec4s);
+    let groups = (invocations as u64).div_ceil(u64::from(copy::DEFAULT_WORKGROUP));
+    ["zero", "random"]
+        .into_iter()
+        .map(|data| {
+            Case::builder(sizing, params!(Size => bytes, Data => data))
+                .workgroup([copy::DEFAULT_WORKGROUP, 1, 1], 0)
+                .grid(Grid::TwoD, groups)
+                .constant("WORKGROUP_SIZE", f64::from(copy::DEFAULT_WORKGROUP))
+                .moves(words as u64, 2 * bytes)
+                .buffers(vec![
+                    Buffer::uniform(Vec4sParams {
+                        vec4s: vec4s as u32,
+                    }),
+                    Buffer::Input(words),
+                    Buffer::Output(words),
+                ])
+                .data(move || {
+                    let src = if data == "zero" {
+                        vec![0; words]
+                    } else {
+                        random_words(words, DRAM_SEED)
+                    };
+                    let expected = Expected::Exact(src.clone());
+                    CaseData {
+                        inputs: vec![src],
+                        expected: vec![expected],
+                    }
+                })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::suite::Key;
+
+    fn footprints(cases: &[Case]) -> Vec<u64> {
+        cases
+            .iter()
+            .map(|c| c.params.number(Key::Footprint).unwrap())
+            .collect()
+    }
+
+    /// Each size at most `ratio` times the one before, and larger.
+    fn assert_steps(sizes: &[u64], ratio: f64) {
+        for pair in sizes.windows(2) {
+            assert!(pair[1] > pair[0], "{pair:?}");
+            assert!(pair[1] as f64 <= ratio * pair[0] as f64, "{pair:?}");
+        }
+    }
+
+    #[test]
+    fn full_sizing_sweeps_the_window_and_the_shared_buffer_in_small_steps() {
+        let sizing = Sizing::nominal(false);
+        let window = footprints(&window_cases(&sizing));
+        assert_eq!(window.len(), 33);
+        assert_eq!((window[0], window[32]), (4 << 10, 1 << 20));
+        assert_steps(&window, 1.25);
+        assert!(window.iter().all(|b| b % WINDOW_ROUNDING_BYTES == 0));
+        let shared = footprints(&shared_cases(&sizing));
+        assert_eq!(shared.len(), 51);
+        assert_eq!((shared[0], shared[50]), (1 << 20, 1 << 30));
+        assert_steps(&shared, 1.15);
+        assert!(shared.iter().all(|b| b % CHUNK_BYTES == 0));
+        for case in window_cases(&sizing).iter().chain(&shared_cases(&sizing)) {
+            assert!(case.skip.is_none(), "{}", case.params);
+            assert_eq!(case.workgroups, [FULL_WORKGROUPS, 1, 1]);
+            assert_eq!(case.buffers[2], Buffer::Output(FULL_WORKGROUPS as usize));
+            let footprint = case.params.number(Key::Footprint).unwrap();
+            assert_eq!(case.buffers[1].len_bytes(), footprint);
+            // Bytes are the bytes read: every invocation's vec4s.
+            assert_eq!(case.bytes, 4 * case.elements);
+            assert!(case.bytes >= 8 << 30, "{}: {}", case.params, case.bytes);
+        }
+        for cases in [dram_read_cases(&sizing), dram_write_cases(&sizing)] {
+            assert_eq!(cases[0].bytes, 1 << 30);
+        }
+        assert_eq!(dram_copy_cases(&sizing)[0].bytes, 2 << 30);
+        assert_eq!(copy_zero_cases(&sizing).len(), 2);
+    }
+
+    #[test]
+    fn quick_and_software_sizings_shrink_and_limits_skip() {
+        let quick = Sizing::nominal(true);
+        assert_eq!(window_cases(&quick).len(), 33);
+        assert_eq!(shared_cases(&quick).len(), 11);
+        assert_eq!(dram_bytes(&quick), SHARED_QUICK_MAX_BYTES);
+        let software = Sizing {
+            software: true,
+            max_binding_bytes: 32 << 20,
+            ..Sizing::nominal(false)
+        };
+        let shared = shared_cases(&software);
+        assert_eq!(footprints(&shared).last(), Some(&SHARED_SOFTWARE_MAX_BYTES));
+        for case in shared.iter().chain(&window_cases(&software)) {
+            let beyond = case.params.number(Key::Footprint) > Some(32 << 20);
+            assert_eq!(case.skip.is_some(), beyond, "{}", case.params);
+            assert_eq!(case.workgroups, [SMALL_WORKGROUPS, 1, 1]);
+            // Within llvmpipe's 65535 loop iterations.
+            assert!(case.elements / 4 / u64::from(SMALL_WORKGROUPS * WORKGROUP) < 65535);
+        }
+        // The DRAM buffer shrinks to the binding limit rather than skip.
+        assert_eq!(dram_bytes(&software), 32 << 20);
+        let tiny = Sizing {
+            buffer_bytes: Some(64 << 10),
+            ..Sizing::nominal(true)
+        };
+        assert_eq!(footprints(&window_cases(&tiny)).last(), Some(&(64 << 10)));
+        assert_eq!(footprints(&shared_cases(&tiny)), [SHARED_MIN_BYTES]);
+        assert_eq!(dram_bytes(&tiny), 64 << 10);
+    }
+
+    #[test]
+    fn every_window_workgroup_reads_every_line() {
+        for sizing in [Sizing::nominal(false), Sizing::nominal(true)] {
+            for case in window_cases(&sizing) {
+                let Buffer::Uniform(words) = &case.buffers[0] else {
+                    panic!("no uniform");
+                };
+                let (vec4s, loads) = (words[0], words[1]);
+                assert!(loads * WORKGROUP >= vec4s, "{}", case.params);
+            }
+        }
+    }
+
+    /// The shader's loops, run on the CPU for a small grid.
+    #[test]
+    fn references_agree_with_a_literal_walk() {
+        let src = random_words(4 * 300, 5);
+        let sums = vec4_sums(&src);
+        let window = WindowParams {
+            vec4s: 300,
+            loads: 3,
+            rotation: WINDOW_ROTATION,
+        };
+        let expected = window_reference(&src, window, 5);
+        for group in 0..5u32 {
+            let mut sum = 0u32;
+            for lid in 0..WORKGROUP {
+                let mut at = (group * window.rotation + lid) % window.vec4s;
+                for _ in 0..window.loads {
+                    sum = sum.wrapping_add(sums[at as usize]);
+                    at += WORKGROUP;
+                    if at >= window.vec4s {
+                        at -= window.vec4s;
+                    }
+                }
+            }
+            assert_eq!(sum, expected[group as usize], "window group {group}");
+        }
+        let src = random_words(4 * 256 * 7, 6);
+        let sums = vec4_sums(&src);
+        let shared = SharedParams {
+            chunks: 7,
+            passes: 9,
+            step: 4,
+        };
+        let expected = shared_reference(&src, shared, 10);
+        for group in 0..10u32 {
+            let mut sum = 0u32;
+            let mut chunk = group % shared.chunks;
+            for _ in 0..shared.passes {
+                for lid in 0..WORKGROUP {
+                    sum = sum.wrapping_add(sums[(chunk * WORKGROUP + lid) as usize]);
+                }
+                chunk = (chunk + shared.step) % shared.chunks;
+            }
+            assert_eq!(sum, expected[group as usize], "shared group {group}");
+        }
+        let expected = dram_read_reference(&src, 3);
+        assert_eq!(expected.len(), 3);
+        for (group, &expected) in expected.iter().enumerate() {
+            let grid = 3 * WORKGROUP as usize;
+            let mut sum = 0u32;
+            for lid in 0..WORKGROUP as usize {
+                let mut i = group * WORKGROUP as usize + lid;
+                while i < sums.len() {
+                    sum = sum.wrapping_add(sums[i]);
+                    i += grid;
+                }
+            }
+            assert_eq!(sum, expected, "dram_read group {group}");
+        }
+    }
+
+    #[test]
+    fn data_is_random_and_agrees_with_the_buffers_except_the_zero_case() {
+        let sizing = Sizing::nominal(true);
+        for experiment in EXPERIMENTS {
+            for case in (experiment.cases)(&sizing) {
+                let data = (case.data)();
+                crate::suite::check_inputs(&case.buffers, &data.inputs).unwrap();
+                assert_eq!(data.expected.len(), 1);
+                let zero = case.params.get(Key::Data) == Some(&"zero".into());
+                for input in &data.inputs {
+                    let zeros = input.iter().filter(|&&w| w == 0).count();
+                    if zero {
+                        assert_eq!(zeros, input.len());
+                    } else {
+                        // All 32 bits random: the exponent's bits vary too.
+                        assert!(zeros < 4, "{}: {zeros} zeros", case.params);
+                        let tops: std::collections::HashSet<u32> =
+                            input.iter().map(|&w| w >> 23).collect();
+                        assert!(tops.len() > 64, "{}", case.params);
+                    }
+                }
+            }
+        }
+        let Expected::Exact(written) = &(dram_write_cases(&sizing)[0].data)().expected[0] else {
+            panic!("checked exactly");
+        };
+        assert!(written.iter().all(|&w| w != 0));
+        assert_eq!(written[4..8], pattern(1));
+    }
+}
