@@ -476,10 +476,24 @@ impl Validation {
     }
 
     /// Every ladder and sweep among the judged rows (held out and calibration alike:
-    /// order is not what calibration fits), with its ρ and flatness.
+    /// order is not what calibration fits), with its ρ and flatness; wgpu's groups,
+    /// then CUDA's (transfers of one case measured by both are different paths).
     pub fn ranked(&self) -> Vec<Ranked> {
-        let ids: Vec<&CaseId> = self.judged.iter().map(|j| &j.id).collect();
-        rank_groups(&ids)
+        let mut groups = Vec::new();
+        for api in [Api::Wgpu, Api::Cuda] {
+            let indices: Vec<usize> = (0..self.judged.len())
+                .filter(|&i| self.judged[i].api == api)
+                .collect();
+            let ids: Vec<&CaseId> = indices.iter().map(|&i| &self.judged[i].id).collect();
+            groups.extend(rank_groups(&ids).into_iter().map(|mut group| {
+                group.members = group.members.iter().map(|&m| indices[m]).collect();
+                if api == Api::Cuda {
+                    group.name.push_str(" (cuda)");
+                }
+                group
+            }));
+        }
+        groups
             .into_iter()
             .map(|group| {
                 let measured: Vec<f64> = group
@@ -948,6 +962,20 @@ mod tests {
         let pinned = &own.judged[1];
         assert!((pinned.ratio() - 1.0).abs() < 1e-6, "{}", pinned.ratio());
         assert!(own.headline().contains("3 transfer rows judged"));
+        // wgpu's and CUDA's rows are ranked apart: no group mixes them.
+        for ranked in own.ranked() {
+            let apis: Vec<Api> = ranked
+                .group
+                .members
+                .iter()
+                .map(|&i| own.judged[i].api)
+                .collect();
+            assert!(
+                apis.windows(2).all(|w| w[0] == w[1]),
+                "{}",
+                ranked.group.name
+            );
+        }
         let held_out = own.accuracy(Role::HeldOut);
         assert_eq!(held_out.len(), 1, "no kernel row, no `all`: {held_out:?}");
         assert_eq!((held_out[0].0.as_str(), held_out[0].1.n), ("transfer", 2));
