@@ -2,13 +2,19 @@
 //! named in [`CALIBRATION`]; every other row is held out, so a prediction of it is a
 //! prediction, not a fit. Each row sets one device property with a physical meaning,
 //! in the order listed (later rows are predicted with the properties set before).
+//!
+//! Two budgets share the one list: at most about ten kernel rows (wgpu, the
+//! [`hardware_build`]) for the memory model, and at most two transfer rows (CUDA's
+//! pinned upload) for the transfer model ([`crate::sim::transfer`]). Where a file has
+//! no transfer row to calibrate from, the link is the row's `pcie_link`, else the
+//! preset's.
 
 use crate::params;
 use crate::results::Row;
 use crate::sim::device::DeviceModel;
 use crate::sim::model::Prediction;
-use crate::suite::families::{bank, constant, copy, latency, transpose};
-use crate::suite::{Api, Build, CaseId, Experiment, Params, Rebuilder};
+use crate::suite::families::{bank, constant, copy, latency, transfer, transpose};
+use crate::suite::{Api, Build, CaseId, Experiment, Measure, Params, Rebuilder, TransferPath};
 
 /// The device property a calibration row sets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,6 +29,10 @@ pub enum Property {
     UniformRate,
     L2WriteRate,
     DramPartialLine,
+    /// The host↔device link's rate (the transfer model).
+    LinkRate,
+    /// The fixed cost of one host↔device transfer (the transfer model).
+    TransferOverhead,
 }
 
 /// One row a device model is calibrated from: its case, the property it sets and why
@@ -43,6 +53,20 @@ impl CalibrationRow {
             variant: self.experiment.variant.to_owned(),
             params: (self.params)(),
         }
+    }
+
+    /// The api whose row calibrates: a path only CUDA has is CUDA's; anything else
+    /// wgpu's.
+    pub fn api(&self) -> Api {
+        match self.experiment.measure {
+            Measure::Transfer(path) if !path.in_wgpu() => Api::Cuda,
+            _ => Api::Wgpu,
+        }
+    }
+
+    /// Whether the row calibrates the transfer model rather than the memory model.
+    pub fn is_transfer(&self) -> bool {
+        matches!(self.experiment.measure, Measure::Transfer(_))
     }
 
     /// Whether `id` is this row's case (its parameters in any order).
@@ -115,6 +139,19 @@ pub const CALIBRATION: &[CalibrationRow] = &[
         property: Property::UniformRate,
         why: "a uniform read of 32 distinct addresses serialises in the constant cache",
     },
+    // The transfer model's two rows, apart from the kernel rows' budget.
+    CalibrationRow {
+        experiment: &transfer::UPLOAD_PINNED,
+        params: || params!(Size => 268435456u64, Chunks => 1u64),
+        property: Property::LinkRate,
+        why: "a 256 MiB copy from pinned memory is the link's rate: the fixed cost is 0.2 % of it",
+    },
+    CalibrationRow {
+        experiment: &transfer::UPLOAD_PINNED,
+        params: || params!(Size => 4096u64, Chunks => 1u64),
+        property: Property::TransferOverhead,
+        why: "a 4 KiB copy from pinned memory is its fixed cost: the bytes take 1 % of it",
+    },
 ];
 
 /// Whether case `id` is one [`CALIBRATION`] reads.
@@ -144,10 +181,18 @@ pub fn calibrate(preset: &DeviceModel, rows: &[Row]) -> Calibration {
     let build = hardware_build(rows);
     let mut used = Vec::new();
     let mut model = *preset;
+    // The link the GPU's identity names, until a row measures it.
+    if let Some(gbps) = rows
+        .iter()
+        .find_map(|r| crate::sim::transfer::pcie_link_gbps(&r.pcie_link))
+    {
+        model.link_gbps = gbps;
+    }
     for calibration in CALIBRATION {
+        let api = calibration.api();
         let Some(row) = rows
             .iter()
-            .filter(|r| r.api == Api::Wgpu && Some(r.build) == build)
+            .filter(|r| r.api == api && (api != Api::Wgpu || Some(r.build) == build))
             .find(|r| calibration.is(&r.id()))
         else {
             continue;
@@ -155,6 +200,13 @@ pub fn calibrate(preset: &DeviceModel, rows: &[Row]) -> Calibration {
         let Some(measured_s) = row.gbps_median.map(|g| row.bytes as f64 / (g * 1e9)) else {
             continue;
         };
+        if let Measure::Transfer(path) = calibration.experiment.measure {
+            if set_transfer(&mut model, calibration.property, path, row, measured_s) {
+                model.calibrated = true;
+                used.push(calibration.id());
+            }
+            continue;
+        }
         // The registry's case the row measured, as the validator rebuilds it.
         let Ok((experiment, case)) =
             Rebuilder::default().find(&row.id(), row.sizing, (row.elements, row.bytes))
@@ -170,6 +222,36 @@ pub fn calibrate(preset: &DeviceModel, rows: &[Row]) -> Calibration {
         }
     }
     Calibration { model, used }
+}
+
+/// Sets the transfer model's `property` so that the term it governs in `row`'s
+/// predicted time (along `path`) takes what `measured_s` leaves of the other terms;
+/// false when there is no such term or nothing is left.
+fn set_transfer(
+    model: &mut DeviceModel,
+    property: Property,
+    path: TransferPath,
+    row: &Row,
+    measured_s: f64,
+) -> bool {
+    let Ok(t) = crate::sim::transfer::time(model, path, row.api, &row.id().params) else {
+        return false;
+    };
+    let (value, term, slower_is_larger) = match property {
+        Property::LinkRate => (&mut model.link_gbps, t.link_s, false),
+        Property::TransferOverhead => (&mut model.transfer_overhead_us, t.overhead_s, true),
+        _ => return false,
+    };
+    let left_s = measured_s - (t.total_s() - term);
+    if !(term > 0.0 && term.is_finite() && left_s > 0.0) {
+        return false;
+    }
+    *value *= if slower_is_larger {
+        left_s / term
+    } else {
+        term / left_s
+    };
+    true
 }
 
 /// Scales `property` so that the term it governs in `p` takes `measured_s`; false
@@ -188,6 +270,8 @@ fn set(model: &mut DeviceModel, property: Property, p: &Prediction, measured_s: 
         Property::UniformRate => (&mut model.uniform_addresses_per_s, t.uniform, false),
         Property::L2WriteRate => (&mut model.l2_write_requests_per_s, t.l2_writes, false),
         Property::DramPartialLine => (&mut model.dram_unmoved_sector_share, t.dram_partial, true),
+        // The transfer model's ([`set_transfer`]).
+        Property::LinkRate | Property::TransferOverhead => return false,
     };
     // The write rate governs only the rest of the time the L2 takes.
     let measured_s = match property {
@@ -204,4 +288,63 @@ fn set(model: &mut DeviceModel, property: Property, p: &Prediction, measured_s: 
         term / measured_s
     };
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::Status;
+
+    #[test]
+    fn kernel_and_transfer_rows_keep_their_budgets() {
+        let transfers = CALIBRATION.iter().filter(|r| r.is_transfer()).count();
+        assert_eq!(transfers, 2);
+        assert!(CALIBRATION.len() - transfers <= 10);
+        for row in CALIBRATION {
+            assert_eq!(row.api() == Api::Cuda, row.is_transfer(), "{}", row.id());
+        }
+    }
+
+    /// A CUDA `upload_pinned` row of `bytes` measured in `time_s`.
+    fn pinned(bytes: u64, time_s: f64) -> Row {
+        let params = transfer::Shape { bytes, chunks: 1 }.params();
+        let cases = (transfer::UPLOAD_PINNED.cases)(&crate::suite::Sizing::nominal(false));
+        let case = cases.iter().find(|c| c.params == params).unwrap();
+        Row {
+            status: Status::Ok,
+            api: Api::Cuda,
+            gbps_median: Some(bytes as f64 / time_s / 1e9),
+            pcie_link: "gen4x16".to_owned(),
+            ..crate::run::case_row(&transfer::UPLOAD_PINNED, case)
+        }
+    }
+
+    #[test]
+    fn pinned_rows_at_the_calibration_sizes_are_reproduced() {
+        let h100 = crate::sim::device::preset("h100").unwrap();
+        let (large, small) = (pinned(256 << 20, 4.9e-3), pinned(4096, 8e-6));
+        let calibration = calibrate(h100, &[large.clone(), small.clone()]);
+        assert_eq!(calibration.used.len(), 2);
+        let model = calibration.model;
+        for row in [large, small] {
+            let path = TransferPath::Cuda(crate::suite::CudaPath::Upload(
+                crate::suite::HostMemory::Pinned,
+            ));
+            let t = crate::sim::transfer::time(&model, path, Api::Cuda, &row.id().params)
+                .unwrap()
+                .total_s();
+            let measured = row.bytes as f64 / (row.gbps_median.unwrap() * 1e9);
+            assert!((t / measured - 1.0).abs() < 2e-3, "{t} vs {measured}");
+        }
+        // Without the rows, the identity's link: PCIe 4.0 x16.
+        let named = calibrate(
+            h100,
+            &[Row {
+                variant: "upload_pageable".into(),
+                ..pinned(4096, 8e-6)
+            }],
+        );
+        assert!((named.model.link_gbps - crate::sim::transfer::PCIE4_X16_GBPS).abs() < 1e-9);
+        assert!(named.used.is_empty());
+    }
 }

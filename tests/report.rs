@@ -247,6 +247,7 @@ fn report_shows_the_simulator_table_and_scatter() {
         use membench::validate::{Judged, Role, Unjudged, Validation};
         let judged = |id: &str, role, predicted_gbps: f64, ratio: f64| Judged {
             id: id.parse().unwrap(),
+            api: membench::suite::Api::Wgpu,
             role,
             measured_gbps: predicted_gbps * ratio,
             predicted_gbps,

@@ -412,7 +412,8 @@ impl Page<'_> {
                      sweep (one experiment over one param) of at least 4 cases, "
                     (validate::RANK_TIES) "; "
                     i { "flat" } " marks predictions all within 1 % where the measurements differ \
-                     by more than 5 %. Transfers are not simulated."
+                     by more than 5 %. Transfers are predicted by the transfer model; the \
+                     `all` line is of the kernel families."
                 }
                 "\n"
                 @for (validation, scatter) in self.validations.iter().zip(self.scatters) {
@@ -515,12 +516,12 @@ fn validation_block(validation: &Validation, scatter: Option<&Chart>) -> Markup 
             "\n"
         }
         @if let Some(scatter) = scatter { (figure(scatter)) }
-        @let others: Vec<_> = validation.unjudged.iter().filter(|(_, why)| *why != validate::Unjudged::Unmatched(crate::suite::Unmatched::Transfer)).collect();
+        @let others = &validation.unjudged;
         @if !others.is_empty() {
             details {
                 summary { (others.len()) " measured rows not judged" } "\n"
                 ul {
-                    @for (id, why) in &others { li { code { (id) } ": " (why.to_string()) } "\n" }
+                    @for (id, why) in others { li { code { (id) } ": " (why.to_string()) } "\n" }
                 }
                 "\n"
             }

@@ -18,7 +18,9 @@ pub use lockstep::{Lockstep, Party};
 pub use plan::{Adapters, Destination, Ended, Plan, check_settings, identity, parse_matrix};
 pub use progress::{Bars, Notices};
 
-pub use predict::{Background, Predicted, describe_model, device_model, predict_cases};
+pub use predict::{
+    Background, Predicted, describe_model, device_model, predict_cases, predict_transfer,
+};
 pub use rows::{case_row, fill_prediction, fill_telemetry, row};
 
 use std::path::Path;
@@ -32,7 +34,7 @@ use crate::results::{self, Row, RunInfo, Status};
 use crate::sim::device::DeviceModel;
 use crate::sim::model::Prediction;
 use crate::suite::RunSizing;
-use crate::suite::{Case, CaseData, CaseId, Experiment, Measure, Setting};
+use crate::suite::{Api, Case, CaseData, CaseId, Experiment, Measure, Setting};
 
 /// Settings of one run that change what is measured.
 #[derive(Clone, Debug)]
@@ -217,11 +219,21 @@ pub fn predicted_rows(
                 None => Outcome::Predicted,
             };
             let mut row = row(&info, sizing, experiment, case, &outcome);
-            match prediction {
+            // A transfer as the api that has its path runs it (wgpu where both do).
+            let api = match experiment.measure {
+                Measure::Transfer(path) if !path.in_wgpu() => Api::Cuda,
+                _ => Api::Wgpu,
+            };
+            let transfer = case
+                .skip
+                .is_none()
+                .then(|| predict_transfer(model, experiment, (&case.params, case.bytes), api))
+                .flatten();
+            match prediction.as_ref().or(transfer.as_ref()) {
                 Some(prediction) => fill_prediction(&mut row, prediction),
                 None if case.skip.is_none() => {
                     row.status = Status::NotSimulated;
-                    row.note = "a host-device transfer: measured only".to_owned();
+                    row.note = "not simulated".to_owned();
                 }
                 None => {}
             }
@@ -480,6 +492,14 @@ impl<'a> Session<'a> {
             for (row, &index) in rows.iter_mut().zip(&row_cases) {
                 if let Some(Some(prediction)) = predicted.predictions.get(index) {
                     fill_prediction(row, prediction);
+                } else if row.status == Status::Ok {
+                    let (experiment, case) = &cases[index];
+                    let case = (&case.params, case.bytes);
+                    if let Some(prediction) =
+                        predict_transfer(&predicted.model, experiment, case, row.api)
+                    {
+                        fill_prediction(row, &prediction);
+                    }
                 }
             }
         }

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::results::Row;
 use crate::sim::device::{self as sim_device, DeviceModel};
 use crate::sim::model::Prediction;
-use crate::suite::{Case, Experiment, Measure};
+use crate::suite::{Api, Case, Experiment, Measure, Params};
 
 /// The model predictions are made with: the preset closest to the adapter, calibrated
 /// from `rows` where they hold [`crate::calibrate::CALIBRATION`]'s rows.
@@ -38,7 +38,8 @@ pub fn describe_model(model: &DeviceModel) -> String {
 const PREDICT_THREADS: usize = 4;
 
 /// Predicts every runnable case on `model`, in parallel; `None` for skipped cases
-/// and transfers (the model is of the device's memory, not of the bus or the host).
+/// and transfers (the memory model is of the device's memory; a transfer's row is
+/// predicted by [`predict_transfer`], for its api).
 /// `done` is called after each case (for progress).
 pub fn predict_cases(
     cases: &[(&'static Experiment, Case)],
@@ -61,6 +62,21 @@ pub fn predict_cases(
         // Without a pool of its own, one thread: never more memory than allowed.
         Err(_) => cases.iter().map(predict).collect(),
     }
+}
+
+/// The prediction of a transfer row of `api`: the case of `params`, moving `bytes`,
+/// along `experiment`'s path on `model`'s transfer terms ([`crate::sim::transfer`]);
+/// `None` for a kernel (predicted per case by [`predict_cases`]).
+pub fn predict_transfer(
+    model: &DeviceModel,
+    experiment: &Experiment,
+    (params, bytes): (&Params, u64),
+    api: Api,
+) -> Option<Result<Prediction, String>> {
+    let Measure::Transfer(path) = experiment.measure else {
+        return None;
+    };
+    Some(crate::sim::transfer::time(model, path, api, params).map(|t| t.prediction(bytes)))
 }
 
 /// A run's predictions, the model they were made with, and how long they took.

@@ -7,7 +7,7 @@ use crate::measure::{Stats, gbps};
 use crate::results::{Row, RunInfo, SCHEMA_VERSION, Status};
 use crate::sim::model::Prediction;
 use crate::suite::RunSizing;
-use crate::suite::{Case, Experiment};
+use crate::suite::{Case, Experiment, Family};
 
 /// The CSV row of one case: the run's columns (its device and the sizing of its
 /// cases), the case's, and its outcome. A measurement without samples is a failure:
@@ -115,7 +115,9 @@ pub fn fill_prediction(row: &mut Row, prediction: &Result<Prediction, String>) {
         Ok(prediction) => {
             row.sim_gbps = Some(prediction.effective_gbps);
             row.sim_bound = Some(prediction.bound);
-            row.sim_dram_bytes = Some(prediction.dram_read_bytes + prediction.dram_write_bytes);
+            // The transfer model counts no DRAM traffic.
+            row.sim_dram_bytes = (row.family != Family::Transfer)
+                .then_some(prediction.dram_read_bytes + prediction.dram_write_bytes);
             row.sim_sectors_per_request =
                 (prediction.requests > 0).then_some(prediction.sectors_per_request);
             row.sim_bank_ways = prediction.bank_ways;

@@ -87,6 +87,12 @@ pub struct DeviceModel {
     pub shuffles_per_clock: f64,
     /// Shortest interval between two workgroup launches on one SM.
     pub workgroup_launch_ns: f64,
+    /// Host↔device link: the rate a large DMA transfer between pinned host memory and
+    /// the device reaches, GB/s ([`crate::sim::transfer`]).
+    pub link_gbps: f64,
+    /// The fixed cost of one host↔device transfer: the call, the DMA's setup and the
+    /// host seeing it complete.
+    pub transfer_overhead_us: f64,
     /// True when some of the above come from measurements ([`crate::run::calibrate`]).
     pub calibrated: bool,
 }
@@ -156,6 +162,13 @@ const H100: DeviceModel = DeviceModel {
     shuffles_per_clock: 1.0,
     // Estimate, calibrated from copy/launch at 64 invocations per workgroup.
     workgroup_launch_ns: 80.0,
+    // PCIe 5.0 x16 (the H100 SXM5's host interface, whitepaper): 32 GT/s × 16 lanes
+    // × 128/130 / 8 = 63.0 GB/s raw, × 256/280 for a 256-byte payload's header and
+    // framing (estimate). Calibrated from transfer/upload_pinned at 256 MiB.
+    link_gbps: crate::sim::transfer::PCIE5_X16_GBPS,
+    // Estimate: a `cudaMemcpy` of a few bytes takes about 10 µs. Calibrated from
+    // transfer/upload_pinned at 4 KiB.
+    transfer_overhead_us: 10.0,
     calibrated: false,
 };
 
@@ -196,6 +209,7 @@ const A100: DeviceModel = DeviceModel {
     // CUDA C++ Programming Guide, throughput table, compute capability 8.0: warp
     // shuffle 32 results per clock per SM.
     shuffles_per_clock: 1.0,
+    link_gbps: crate::sim::transfer::PCIE4_X16_GBPS, // whitepaper: PCIe 4.0
     ..H100
 };
 
@@ -223,6 +237,7 @@ const V100: DeviceModel = DeviceModel {
     // CUDA C++ Programming Guide, throughput table, compute capability 7.0: warp
     // shuffle 32 results per clock per SM.
     shuffles_per_clock: 1.0,
+    link_gbps: crate::sim::transfer::PCIE3_X16_GBPS, // whitepaper: PCIe 3.0
     ..H100
 };
 
@@ -257,6 +272,8 @@ const GTX1050TI: DeviceModel = DeviceModel {
     // CUDA C++ Programming Guide, throughput table, compute capability 6.1: warp
     // shuffle 32 results per clock per SM.
     shuffles_per_clock: 1.0,
+    // Spec page: PCIe 3.0 x16.
+    link_gbps: crate::sim::transfer::PCIE3_X16_GBPS,
     // Estimates for GDDR5 Pascal (pointer chases report 400-600 ns): the H100's.
     ..H100
 };
@@ -300,6 +317,10 @@ const LAVAPIPE: DeviceModel = DeviceModel {
     int_div_instructions: 1,
     shuffles_per_clock: 1.0, // estimate: a vector permute per core per clock
     workgroup_launch_ns: 200.0,
+    // No bus: a software adapter's "device" memory is host memory, so a transfer is
+    // a host copy (one thread, [`crate::sim::transfer::HOST_COPY_GBPS_PER_THREAD`]).
+    link_gbps: crate::sim::transfer::HOST_COPY_GBPS_PER_THREAD,
+    transfer_overhead_us: 10.0, // estimate, as the H100's
     calibrated: false,
 };
 

@@ -10,6 +10,7 @@
 pub mod device;
 pub mod exec;
 pub mod model;
+pub mod transfer;
 
 pub use exec::{
     Access, Binding, Costs, Kernel, Launch, NoTrace, Request, SimError, Space, Stats, Target,

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use super::{Case, CaseId, Experiment, Measure, REGISTRY, RunSizing, Sizing};
+use super::{Case, CaseId, Experiment, REGISTRY, RunSizing, Sizing};
 
 /// A case rebuilt from the registry, owned.
 pub type Rebuilt = (&'static Experiment, Case);
@@ -11,8 +11,6 @@ pub type Rebuilt = (&'static Experiment, Case);
 /// Why a measured case has no kernel in the registry to predict.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Unmatched {
-    /// A host–device transfer: the model is of the device's memory only.
-    Transfer,
     /// The registry has no such case (any more).
     Gone,
     /// The registry sizes the case differently at the row's sizing: predicting it
@@ -25,7 +23,6 @@ pub enum Unmatched {
 impl std::fmt::Display for Unmatched {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Unmatched::Transfer => f.write_str("a transfer: not simulated"),
             Unmatched::Gone => f.write_str("no such case in the registry any more"),
             Unmatched::Resized {
                 row_bytes,
@@ -67,12 +64,9 @@ impl Rebuilder {
                 .collect()
         });
         let candidates: Vec<&Rebuilt> = cases.iter().filter_map(|c| c.get(id)).collect();
-        let Some(&(experiment, case)) = candidates.first() else {
+        let Some(&(_, case)) = candidates.first() else {
             return Err(Unmatched::Gone);
         };
-        if experiment.measure != Measure::Kernel {
-            return Err(Unmatched::Transfer);
-        }
         match candidates
             .iter()
             .find(|(_, c)| (c.elements, c.bytes) == (elements, bytes))

@@ -6,11 +6,14 @@
 //! the [`CALIBRATION`] rows ([`calibrate`]), each measured `ok` row's case rebuilt from
 //! the registry at the row's sizing and predicted on that model. A row whose case the
 //! registry no longer has (or sizes differently, so that the kernel would not be the
-//! one measured) is skipped and listed, never an error; transfers are not simulated.
+//! one measured) is skipped and listed, never an error. Transfer rows (wgpu's, of the
+//! default build that measures them, and CUDA's) are predicted by the transfer model
+//! ([`crate::sim::transfer`]) for their api, calibrated from CUDA's pinned uploads.
 //!
 //! The judgement ([`stats`]) is of measured ÷ predicted bandwidth per row (the
 //! `measured_over_sim` column's ratio), summarised per family for the held-out rows
-//! and, apart, for the calibration rows, and of the order within each ladder and sweep
+//! and, apart, for the calibration rows (the `all` line of the kernel families: the
+//! transfer model is judged on its own line), and of the order within each ladder and sweep
 //! ([`rank_groups`]). `membench report` draws the same [`Validation`] as its
 //! "Simulator" section.
 
@@ -28,6 +31,17 @@ use crate::sim::device::{self as sim_device, DeviceModel};
 use crate::sim::model::Bound;
 use crate::suite::selects;
 use crate::suite::{Api, Build, CaseId, Family, Key, Params, Rebuilder, Rebuilt, Unmatched};
+
+/// Whether `row` is one [`validate`] judges: a kernel row of the wgpu `build` closest
+/// to the hardware, or a transfer row (wgpu's of the default build, the one that
+/// measures transfers, or CUDA's).
+fn judged_row(row: &Row, build: Option<Build>) -> bool {
+    if row.family == Family::Transfer {
+        row.api == Api::Cuda || (row.api == Api::Wgpu && row.build == Build::Default)
+    } else {
+        row.api == Api::Wgpu && Some(row.build) == build
+    }
+}
 pub use stats::RANK_TIES;
 use stats::{Accuracy, flat, rank_agreement};
 
@@ -81,6 +95,8 @@ impl Role {
 #[derive(Clone, Debug)]
 pub struct Judged {
     pub id: CaseId,
+    /// The api that measured it (CUDA's only among transfers).
+    pub api: Api,
     pub role: Role,
     pub measured_gbps: f64,
     /// The case's bytes over the predicted time: the same bytes as the measurement's.
@@ -180,11 +196,16 @@ pub fn validate(
     };
     let measured: Vec<&Row> = rows
         .iter()
-        .filter(|r| r.api == Api::Wgpu && Some(r.build) == build && r.status == Status::Ok)
+        .filter(|r| judged_row(r, build) && r.status == Status::Ok)
         .filter(|r| r.gbps_median.is_some_and(|g| g > 0.0))
         .filter(|r| selects(filters, &r.id().to_string()))
         .collect();
     let started = std::time::Instant::now();
+    // Transfers are predicted from their rows alone: no case to rebuild, and none of the
+    // measuring host's limits (its cores for the threaded paths) to meet here.
+    let (transfers, measured): (Vec<&Row>, Vec<&Row>) = measured
+        .into_iter()
+        .partition(|r| r.family == Family::Transfer);
     let (found, mut unjudged) = cases_of(&measured);
     let (found, cases): (Vec<&Row>, Vec<Rebuilt>) = found.into_iter().unzip();
     let predictions = crate::run::predict_cases(&cases, &calibration.model, done);
@@ -194,6 +215,7 @@ pub fn validate(
         match prediction {
             Some(Ok(p)) if p.time_s > 0.0 && p.effective_gbps > 0.0 => judged.push(Judged {
                 id,
+                api: row.api,
                 role: role(row),
                 measured_gbps: row.gbps_median.unwrap_or_default(),
                 predicted_gbps: p.effective_gbps,
@@ -201,7 +223,30 @@ pub fn validate(
             }),
             Some(Ok(_)) => unjudged.push((id, Unjudged::NoTime)),
             Some(Err(why)) => unjudged.push((id, Unjudged::Failed(why))),
-            None => unjudged.push((id, Unjudged::Unmatched(Unmatched::Transfer))),
+            None => unjudged.push((id, Unjudged::NoTime)),
+        }
+    }
+    for row in transfers {
+        let id = row.id();
+        let experiment = crate::suite::REGISTRY
+            .iter()
+            .find(|e| e.family == id.family && e.variant == id.variant);
+        let prediction = experiment.and_then(|experiment| {
+            let case = (&id.params, row.bytes);
+            crate::run::predict_transfer(&calibration.model, experiment, case, row.api)
+        });
+        match prediction {
+            Some(Ok(p)) if p.time_s > 0.0 && p.effective_gbps > 0.0 => judged.push(Judged {
+                api: row.api,
+                role: role(row),
+                measured_gbps: row.gbps_median.unwrap_or_default(),
+                predicted_gbps: p.effective_gbps,
+                bound: p.bound,
+                id,
+            }),
+            Some(Ok(_)) => unjudged.push((id, Unjudged::NoTime)),
+            Some(Err(why)) => unjudged.push((id, Unjudged::Failed(why))),
+            None => unjudged.push((id, Unjudged::Unmatched(Unmatched::Gone))),
         }
     }
     Validation {
@@ -417,17 +462,38 @@ impl Validation {
             .iter()
             .filter_map(|f| Some((f.clone(), of(Some(f))?)))
             .collect();
-        if let Some(all) = of(None) {
+        // `all`: the memory model's rows, the kernel families'.
+        let kernels = Accuracy::of(
+            self.judged
+                .iter()
+                .filter(|j| j.role == role && j.id.family != Family::Transfer)
+                .map(Judged::ratio),
+        );
+        if let Some(all) = kernels {
             table.push(("all".to_owned(), all));
         }
         table
     }
 
     /// Every ladder and sweep among the judged rows (held out and calibration alike:
-    /// order is not what calibration fits), with its ρ and flatness.
+    /// order is not what calibration fits), with its ρ and flatness; wgpu's groups,
+    /// then CUDA's (transfers of one case measured by both are different paths).
     pub fn ranked(&self) -> Vec<Ranked> {
-        let ids: Vec<&CaseId> = self.judged.iter().map(|j| &j.id).collect();
-        rank_groups(&ids)
+        let mut groups = Vec::new();
+        for api in [Api::Wgpu, Api::Cuda] {
+            let indices: Vec<usize> = (0..self.judged.len())
+                .filter(|&i| self.judged[i].api == api)
+                .collect();
+            let ids: Vec<&CaseId> = indices.iter().map(|&i| &self.judged[i].id).collect();
+            groups.extend(rank_groups(&ids).into_iter().map(|mut group| {
+                group.members = group.members.iter().map(|&m| indices[m]).collect();
+                if api == Api::Cuda {
+                    group.name.push_str(" (cuda)");
+                }
+                group
+            }));
+        }
+        groups
             .into_iter()
             .map(|group| {
                 let measured: Vec<f64> = group
@@ -449,14 +515,6 @@ impl Validation {
             .collect()
     }
 
-    /// The transfers among the unjudged rows, and the others.
-    fn transfers(&self) -> usize {
-        self.unjudged
-            .iter()
-            .filter(|(_, why)| *why == Unjudged::Unmatched(Unmatched::Transfer))
-            .count()
-    }
-
     /// The device and the build judged: `NVIDIA H200 (wgpu tax-free)`.
     pub fn label(&self) -> String {
         match self.build {
@@ -471,16 +529,20 @@ impl Validation {
         let build = self
             .build
             .map_or_else(|| "no wgpu".to_owned(), |b| format!("wgpu {b}"));
-        let others = self.unjudged.len() - self.transfers();
+        let transfers = self
+            .judged
+            .iter()
+            .filter(|j| j.id.family == Family::Transfer)
+            .count();
+        let others = self.unjudged.len();
         format!(
-            "{} ({}): {} {build} rows judged on the {} preset, {}; not judged: {} \
-             transfers (not simulated), {others} other{}",
+            "{} ({}): {} {build} kernel rows and {transfers} transfer rows judged on the {} \
+             preset, {}; not judged: {others} row{}",
             self.device,
             self.path.display(),
-            self.judged.len(),
+            self.judged.len() - transfers,
             self.model.name,
             self.calibrated,
-            self.transfers(),
             if others == 1 { "" } else { "s" },
         )
     }
@@ -574,7 +636,10 @@ fn row_table(validation: &Validation) -> (Vec<String>, Vec<Vec<String>>) {
         .iter()
         .map(|j| {
             vec![
-                j.id.to_string(),
+                match j.api {
+                    Api::Cuda => format!("{} (cuda)", j.id),
+                    _ => j.id.to_string(),
+                },
                 j.role.label().to_owned(),
                 format!("{:.1}", j.measured_gbps),
                 format!("{:.1}", j.predicted_gbps),
@@ -651,7 +716,7 @@ pub const FORMATS: &[Format] = &[Format::Table, Format::Csv, Format::Markdown];
 
 /// The validations as `format` (one of [`FORMATS`]) prints them: per file its headline, the accuracy per
 /// family (held-out rows, then calibration rows), the rank agreement of each ladder and
-/// sweep, the rows not judged (transfers counted only) and, with `verbose`, every row.
+/// sweep, the rows not judged and, with `verbose`, every row.
 /// CSV holds the accuracy tables only (the rows with `verbose`), a `device` column
 /// first.
 pub fn render(validations: &[Validation], format: Format, verbose: bool) -> String {
@@ -706,11 +771,7 @@ pub fn render(validations: &[Validation], format: Format, verbose: bool) -> Stri
             text.push_str(&table(rank_table(&ranked), 2));
             text.push_str(&format!("\n{}\n", flat_line(&ranked)));
         }
-        let others: Vec<&NotJudged> = validation
-            .unjudged
-            .iter()
-            .filter(|(_, why)| *why != Unjudged::Unmatched(Unmatched::Transfer))
-            .collect();
+        let others: Vec<&NotJudged> = validation.unjudged.iter().collect();
         if !others.is_empty() {
             text.push_str("\nnot judged:\n");
             if markdown {
@@ -778,6 +839,10 @@ mod tests {
             [
                 ("copy/offset/offset=3".to_owned(), Role::HeldOut),
                 ("copy/peak/launch=vec4".to_owned(), Role::Calibration),
+                (
+                    "transfer/upload_write_buffer/size=4096;chunks=1".to_owned(),
+                    Role::HeldOut
+                ),
             ]
         );
         assert!(own.model.calibrated && own.calibrated.contains("copy/peak/launch=vec4"));
@@ -806,12 +871,11 @@ mod tests {
             ),
             "{why:?}"
         );
-        assert!(
-            matches!(why[2], (_, Unjudged::Unmatched(Unmatched::Transfer))),
-            "{why:?}"
-        );
-        // Held out and calibration rows are summarised apart.
-        assert_eq!(own.accuracy(Role::HeldOut).last().unwrap().1.n, 1);
+        assert_eq!(why.len(), 2, "{why:?}");
+        // Held out and calibration rows are summarised apart; `all` is the kernels'.
+        let held_out = own.accuracy(Role::HeldOut);
+        assert_eq!(held_out.last().unwrap().1.n, 1);
+        assert!(held_out.iter().any(|(f, a)| f == "transfer" && a.n == 1));
         assert_eq!(own.accuracy(Role::Calibration).last().unwrap().1.n, 1);
         // A filter narrows what is judged, not what calibrates.
         let offset = validate(
@@ -847,6 +911,74 @@ mod tests {
         let validation = validate(path, &rows, alone, &[], &|| {});
         assert!(roles(&validation).iter().all(|(_, r)| *r == Role::HeldOut));
         assert!(!validation.model.calibrated && validation.model.name == "h100");
+    }
+
+    #[test]
+    fn transfer_rows_of_wgpu_and_cuda_are_judged_and_cuda_pinned_calibrates() {
+        let mut rows = rows(&[
+            "transfer/upload_pinned/size=4096;",
+            "transfer/upload_pinned/size=1048576;",
+            "transfer/readback/size=4096;",
+        ]);
+        for row in &mut rows {
+            if row.variant == "upload_pinned" {
+                row.api = Api::Cuda;
+                row.gbps_median = Some(0.5);
+            }
+        }
+        // The tax-free build measures no transfer: such a row is not one to judge.
+        let mut tax_free = rows[0].clone();
+        assert_eq!(tax_free.variant, "readback");
+        tax_free.build = Build::TaxFree;
+        rows.push(tax_free);
+        let own = validate(Path::new("t.csv"), &rows, Modelling::OWN, &[], &|| {});
+        let judged: Vec<(String, Api, Role)> = own
+            .judged
+            .iter()
+            .map(|j| (j.id.to_string(), j.api, j.role))
+            .collect();
+        assert_eq!(
+            judged,
+            [
+                (
+                    "transfer/readback/size=4096;chunks=1".to_owned(),
+                    Api::Wgpu,
+                    Role::HeldOut
+                ),
+                (
+                    "transfer/upload_pinned/size=4096;chunks=1".to_owned(),
+                    Api::Cuda,
+                    Role::Calibration
+                ),
+                (
+                    "transfer/upload_pinned/size=1048576;chunks=1".to_owned(),
+                    Api::Cuda,
+                    Role::HeldOut
+                ),
+            ]
+        );
+        assert!(own.unjudged.is_empty(), "{:?}", own.unjudged);
+        // The 4 KiB row set the overhead: it is reproduced.
+        let pinned = &own.judged[1];
+        assert!((pinned.ratio() - 1.0).abs() < 1e-6, "{}", pinned.ratio());
+        assert!(own.headline().contains("3 transfer rows judged"));
+        // wgpu's and CUDA's rows are ranked apart: no group mixes them.
+        for ranked in own.ranked() {
+            let apis: Vec<Api> = ranked
+                .group
+                .members
+                .iter()
+                .map(|&i| own.judged[i].api)
+                .collect();
+            assert!(
+                apis.windows(2).all(|w| w[0] == w[1]),
+                "{}",
+                ranked.group.name
+            );
+        }
+        let held_out = own.accuracy(Role::HeldOut);
+        assert_eq!(held_out.len(), 1, "no kernel row, no `all`: {held_out:?}");
+        assert_eq!((held_out[0].0.as_str(), held_out[0].1.n), ("transfer", 2));
     }
 
     fn ids(texts: &[&str]) -> Vec<CaseId> {

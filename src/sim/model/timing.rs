@@ -24,6 +24,12 @@ pub enum Bound {
     Local,
     /// Workgroups launched per second.
     Launch,
+    /// A host↔device transfer's link rate ([`crate::sim::transfer`]).
+    Link,
+    /// A host thread's (or threads') copy of the bytes.
+    HostCopy,
+    /// A host↔device transfer's fixed cost per transfer.
+    Overhead,
     /// The kernel touches no modelled memory: time 0.
     None,
 }
@@ -41,6 +47,9 @@ impl Bound {
             Bound::Issue => "issue",
             Bound::Local => "local",
             Bound::Launch => "launch",
+            Bound::Link => "link",
+            Bound::HostCopy => "host",
+            Bound::Overhead => "overhead",
             Bound::None => "none",
         }
     }
@@ -57,12 +66,15 @@ impl Bound {
             Bound::Issue => "instruction issue",
             Bound::Local => "local-memory traffic of a private array",
             Bound::Launch => "workgroup launch rate",
+            Bound::Link => "the host-device link's rate",
+            Bound::HostCopy => "the host's copy of the bytes",
+            Bound::Overhead => "the fixed cost per transfer",
             Bound::None => "no modelled memory traffic",
         }
     }
 
     /// Every bound, in the order above.
-    pub const ALL: [Bound; 10] = [
+    pub const ALL: [Bound; 13] = [
         Bound::Dram,
         Bound::L2,
         Bound::L1,
@@ -72,6 +84,9 @@ impl Bound {
         Bound::Issue,
         Bound::Local,
         Bound::Launch,
+        Bound::Link,
+        Bound::HostCopy,
+        Bound::Overhead,
         Bound::None,
     ];
 }
