@@ -215,8 +215,11 @@ fn chunk(r: &Rates, path: TransferPath, api: Api, s: f64, threads: usize) -> Tra
         TransferPath::ReadbackThreads => overhead.plus(link).plus(host(threads)),
         // GPU clock: the copy alone.
         TransferPath::DeviceCopy => device,
+        // Both directions at once over a full-duplex link: each direction's bytes in
+        // one direction's time (the row counts both).
+        TransferPath::Duplex => overhead.plus(link),
         // A kernel reads the host's pages across the link (GPU clock).
-        TransferPath::Cuda(CudaPath::MappedRead) => link,
+        TransferPath::Cuda(CudaPath::MappedRead) | TransferPath::ImportedKernelRead => link,
         // The driver copies pageable memory into pinned staging of its own, then DMAs
         // it. Registering pins the pages on the clock: a pass over them, taken as one
         // host copy's time.
