@@ -53,9 +53,9 @@ fn selected() -> anyhow::Result<String> {
 fn main() -> anyhow::Result<()> {
     let criterion = Criterion::default()
         // Short: the GPU clock's samples vary by well under 1 %, and the whole
-        // registry (about 870 benchmarks on a GPU with CUDA) fits in ten minutes.
-        .warm_up_time(Duration::from_millis(100))
-        .measurement_time(Duration::from_millis(400))
+        // registry (about 1300 benchmarks on a GPU with CUDA) must fit in ten minutes.
+        .warm_up_time(Duration::from_millis(50))
+        .measurement_time(Duration::from_millis(250))
         .sample_size(10)
         .configure_from_args();
     // Criterion keeps its mode to itself: as it does, take a run without `--bench`
