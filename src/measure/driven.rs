@@ -22,6 +22,13 @@ pub trait Driver {
     /// repetitions as often as it likes; `batch` returns the batch's time on the
     /// case's clock.
     fn drive(&mut self, id: &CaseId, setting: Setting, bytes: u64, batch: Batch);
+
+    /// As [`Driver::drive`], for `batch`es that replay samples taken before and so
+    /// return at once: a driver that warms up for a time on its own clock (criterion
+    /// does, on the wall clock) must not, or it doubles its repetitions without end.
+    fn replay(&mut self, id: &CaseId, setting: Setting, bytes: u64, batch: Batch) {
+        self.drive(id, setting, bytes, batch);
+    }
 }
 
 /// A [`Sample`] whose batches a [`Driver`] asks for; a transfer's samples, which the
@@ -81,7 +88,7 @@ impl<D: Driver> Sample for Driven<D> {
         let samples = &timing.samples_ns;
         if !samples.is_empty() {
             let mut handed = 0;
-            self.0.drive(id, setting, bytes, &mut |n| {
+            self.0.replay(id, setting, bytes, &mut |n| {
                 let ns = samples[handed % samples.len()];
                 handed += 1;
                 Duration::from_nanos((ns * n as f64) as u64)
