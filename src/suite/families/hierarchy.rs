@@ -272,26 +272,15 @@ fn window_cases(sizing: &Sizing) -> Vec<Case> {
                 loads,
                 rotation: WINDOW_ROTATION,
             };
-            let reads = u64::from(groups) * u64::from(WORKGROUP) * u64::from(loads);
-            Case::builder(sizing, params!(Footprint => bytes))
-                .workgroup([WORKGROUP, 1, 1], 4 * WORKGROUP)
-                .grid(Grid::OneD, groups.into())
-                .constant("WORKGROUP_SIZE", f64::from(WORKGROUP))
-                .moves(4 * reads, VEC4_BYTES * reads)
-                .skip_if(binding_skip(bytes, sizing))
-                .buffers(vec![
-                    Buffer::uniform(params),
-                    Buffer::Input(4 * vec4s as usize),
-                    Buffer::Output(groups as usize),
-                ])
-                .data(move || {
-                    let src = random_words(4 * vec4s as usize, WINDOW_SEED);
-                    let sums = window_reference(&src, params, groups);
-                    CaseData {
-                        inputs: vec![src],
-                        expected: vec![Expected::Exact(sums)],
-                    }
-                })
+            summing_case(
+                sizing,
+                bytes,
+                groups,
+                loads,
+                params,
+                WINDOW_SEED,
+                window_reference,
+            )
         })
         .collect()
 }
@@ -352,29 +341,52 @@ fn shared_cases(sizing: &Sizing) -> Vec<Case> {
                 passes,
                 step: (f64::from(chunks) * SHARED_STEP_SHARE) as u32,
             };
-            let reads = u64::from(groups) * u64::from(WORKGROUP) * u64::from(passes);
-            let words = (bytes / 4) as usize;
-            Case::builder(sizing, params!(Footprint => bytes))
-                .workgroup([WORKGROUP, 1, 1], 4 * WORKGROUP)
-                .grid(Grid::OneD, groups.into())
-                .constant("WORKGROUP_SIZE", f64::from(WORKGROUP))
-                .moves(4 * reads, VEC4_BYTES * reads)
-                .skip_if(binding_skip(bytes, sizing))
-                .buffers(vec![
-                    Buffer::uniform(params),
-                    Buffer::Input(words),
-                    Buffer::Output(groups as usize),
-                ])
-                .data(move || {
-                    let src = random_words(words, SHARED_SEED);
-                    let sums = shared_reference(&src, params, groups);
-                    CaseData {
-                        inputs: vec![src],
-                        expected: vec![Expected::Exact(sums)],
-                    }
-                })
+            summing_case(
+                sizing,
+                bytes,
+                groups,
+                passes,
+                params,
+                SHARED_SEED,
+                shared_reference,
+            )
         })
         .collect()
+}
+
+/// A `window` or `shared` case: `groups` workgroups each reading `repeats` vec4s per
+/// invocation out of `bytes` of random words (`seed`) and writing one sum, which
+/// `reference` computes.
+fn summing_case<P: Pod + Send + Sync>(
+    sizing: &Sizing,
+    bytes: u64,
+    groups: u32,
+    repeats: u32,
+    params: P,
+    seed: u64,
+    reference: fn(&[u32], P, u32) -> Vec<u32>,
+) -> Case {
+    let reads = u64::from(groups) * u64::from(WORKGROUP) * u64::from(repeats);
+    let words = (bytes / 4) as usize;
+    Case::builder(sizing, params!(Footprint => bytes))
+        .workgroup([WORKGROUP, 1, 1], 4 * WORKGROUP)
+        .grid(Grid::OneD, groups.into())
+        .constant("WORKGROUP_SIZE", f64::from(WORKGROUP))
+        .moves(4 * reads, VEC4_BYTES * reads)
+        .skip_if(binding_skip(bytes, sizing))
+        .buffers(vec![
+            Buffer::uniform(params),
+            Buffer::Input(words),
+            Buffer::Output(groups as usize),
+        ])
+        .data(move || {
+            let src = random_words(words, seed);
+            let sums = reference(&src, params, groups);
+            CaseData {
+                inputs: vec![src],
+                expected: vec![Expected::Exact(sums)],
+            }
+        })
 }
 
 /// The wrapping sum of each block of `block_words` words.
