@@ -467,7 +467,7 @@ fn an_interrupted_run_saves_its_predictions_and_prints_the_summary() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Rows are saved after every case: interrupt once a few are.
+    // Rows are saved every two seconds: interrupt once a few are.
     let deadline = Instant::now() + Duration::from_secs(300);
     loop {
         let saved = std::fs::read_to_string(&out).map_or(0, |text| text.lines().count());

@@ -3,7 +3,7 @@
 //! `membench devices`, and the clocks, power, temperature and throttle reasons while a
 //! case runs. Without NVML every answer is empty and one line says why.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -229,7 +229,8 @@ const INTERVAL: Duration = Duration::from_millis(10);
 
 /// Readings taken on a thread of their own while a case runs.
 pub struct Watch {
-    stop: Arc<AtomicBool>,
+    /// Dropped to stop the readings: the thread wakes at once, not at its next reading.
+    stop: mpsc::Sender<()>,
     thread: JoinHandle<()>,
     folded: Arc<Mutex<Telemetry>>,
 }
@@ -238,21 +239,22 @@ impl Watch {
     /// Starts reading `gpu` every [`INTERVAL`], once at once; `None` where NVML
     /// cannot find it again for the thread.
     pub fn start(gpu: &Gpu) -> Option<Watch> {
-        let stop = Arc::new(AtomicBool::new(false));
+        let (stop, stopped) = mpsc::channel();
         let folded = Arc::new(Mutex::new(Telemetry::default()));
         let device = gpu_at(&gpu.pci_bus_id)?;
-        let (thread_stop, thread_folded) = (Arc::clone(&stop), Arc::clone(&folded));
+        let thread_folded = Arc::clone(&folded);
         let thread = std::thread::spawn(move || {
+            let mut last = false;
             loop {
                 let reading = device.read();
                 thread_folded
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
                     .add(&reading);
-                if thread_stop.load(Ordering::Relaxed) {
+                if last {
                     break;
                 }
-                std::thread::sleep(INTERVAL);
+                last = stopped.recv_timeout(INTERVAL) != Err(RecvTimeoutError::Timeout);
             }
         });
         Some(Watch {
@@ -264,7 +266,7 @@ impl Watch {
 
     /// Stops reading (after one last reading) and says what the readings came to.
     pub fn finish(self) -> Telemetry {
-        self.stop.store(true, Ordering::Relaxed);
+        drop(self.stop);
         // A reading thread that panicked leaves what it had read.
         let _ = self.thread.join();
         self.folded

@@ -7,7 +7,7 @@ use std::time::Duration;
 use super::{Adapters, Destination, Plan, RunSettings, check_settings, parse_matrix};
 use crate::error::Result;
 use crate::health;
-use crate::measure::MIN_SAMPLES;
+use crate::measure::{DEFAULT_SAMPLES, MIN_SAMPLES};
 use crate::results;
 use crate::suite::{Api, Build, Profile};
 
@@ -55,7 +55,7 @@ pub struct RunArgs {
     #[arg(long, value_delimiter = ',', default_values = ["default", "tax-free"], value_parser = Build::from_str)]
     pub build: Vec<Build>,
     /// Timed samples per case.
-    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(i64::from(MIN_SAMPLES)..=4096))]
+    #[arg(long, default_value_t = DEFAULT_SAMPLES, value_parser = clap::value_parser!(u32).range(i64::from(MIN_SAMPLES)..=4096))]
     pub samples: u32,
     /// Bytes of the main buffer of the streaming experiments, in MiB (default 256,
     /// 4 with --quick, capped by the device).
