@@ -3,7 +3,9 @@
 
 use std::sync::Arc;
 
-use super::{Binding, Cache, CaseId, Expected, Experiment, Grid, Key, Params, Sizing, words};
+use super::{
+    Binding, Cache, CaseId, CudaLaunch, Expected, Experiment, Grid, Key, Params, Sizing, words,
+};
 
 /// One measurable configuration of an experiment.
 #[derive(Clone)]
@@ -35,6 +37,9 @@ pub struct Case {
     pub data: Arc<dyn Fn() -> CaseData + Send + Sync>,
     /// The caches' state at each timed dispatch; a cold case's params say so.
     pub cache: Cache,
+    /// How the CUDA backend launches the case beyond its grid (a setting WGSL cannot
+    /// express, which the case's params record); wgpu skips a case that has one.
+    pub cuda_launch: CudaLaunch,
 }
 
 impl Case {
@@ -58,6 +63,7 @@ impl Case {
                     expected: Vec::new(),
                 }),
                 cache: Cache::Warm,
+                cuda_launch: CudaLaunch::Plain,
             },
         }
     }
@@ -225,6 +231,13 @@ impl CaseBuilder<'_> {
     /// The buffers, in binding order.
     pub fn buffers(mut self, buffers: Vec<Buffer>) -> Self {
         self.case.buffers = buffers;
+        self
+    }
+
+    /// A CUDA-only launch setting (which `params` must record): see
+    /// [`Case::cuda_launch`].
+    pub fn cuda_launch(mut self, launch: CudaLaunch) -> Self {
+        self.case.cuda_launch = launch;
         self
     }
 

@@ -109,6 +109,16 @@ names! {
         Cache = "cache",
         /// What the input holds: `zero` or `random`.
         Data = "data",
+        /// Tiles staged in workgroup memory at once.
+        Stages = "stages",
+        /// The CUDA twin's preferred shared-memory carve-out, percent (CUDA only).
+        Carveout = "carveout",
+        /// Bytes of the L2 set aside for persisting lines (CUDA only; 0: no window).
+        SetAside = "setaside",
+        /// Bytes of an L2 access policy window (CUDA only).
+        Window = "window",
+        /// The share of an access policy window's lines that persist, percent.
+        HitRatio = "hit",
     }
 }
 

@@ -61,10 +61,17 @@ pub static REGISTRY: &[Experiment] = &ALL;
 
 static ALL: [Experiment; total_len(FAMILIES)] = concatenate(FAMILIES);
 
-/// Whether only CUDA runs `experiment`: its WGSL is another experiment's, and only its
-/// CUDA twin differs, by something WGSL cannot say (a cache hint).
-pub fn cuda_only(experiment: &Experiment) -> bool {
-    hierarchy::CUDA_ONLY.iter().any(|e| e.is(experiment))
+/// Why the WGSL side (wgpu) cannot measure `case` of `experiment`, if it cannot: its
+/// CUDA twin, or the case's CUDA launch setting, uses an API WebGPU does not have. The
+/// one place the registry says so; wgpu writes a skipped row with this reason, and the
+/// simulator still predicts the case as its WGSL kernel.
+pub fn wgsl_skip(experiment: &Experiment, case: &Case) -> Option<String> {
+    let twin = match experiment.twin {
+        Twin::Cuda(twin) => twin.wgsl_lacks,
+        Twin::None(_) => None,
+    };
+    twin.or_else(|| case.cuda_launch.wgsl_lacks())
+        .map(|what| format!("no such API in WebGPU: {what}"))
 }
 
 /// One experiment: one kernel (or a transfer) and the cases it is measured at.
@@ -103,6 +110,36 @@ pub struct CudaTwin {
     /// case's workgroup storage bytes: CUDA's dynamic shared memory, where the WGSL
     /// sizes the array by an override.
     pub dynamic_shared: bool,
+    /// What the twin uses that WebGPU has no API for (a cache hint, an asynchronous
+    /// copy), if anything: then only CUDA measures the experiment, and wgpu skips each
+    /// case with this reason ([`wgsl_skip`]). Its WGSL is the kernel without it.
+    pub wgsl_lacks: Option<&'static str>,
+}
+
+/// How the CUDA backend launches a case beyond its grid and block: settings of the
+/// driver API that WGSL cannot express. Each is also in the case's params (a CSV
+/// column), which the case's builder checks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CudaLaunch {
+    /// A plain launch.
+    #[default]
+    Plain,
+    /// The kernel's preferred shared-memory carve-out
+    /// (`CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT`), in percent of the
+    /// L1-and-shared array: 0 asks for the most L1, 100 for the most shared memory.
+    Carveout { percent: u32 },
+}
+
+impl CudaLaunch {
+    /// What WebGPU has no API for in this setting, if anything.
+    pub fn wgsl_lacks(self) -> Option<&'static str> {
+        match self {
+            CudaLaunch::Plain => None,
+            CudaLaunch::Carveout { .. } => Some(
+                "the shared-memory carve-out (CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT)",
+            ),
+        }
+    }
 }
 
 impl Twin {
@@ -111,6 +148,17 @@ impl Twin {
         Twin::Cuda(CudaTwin {
             source,
             dynamic_shared: false,
+            wgsl_lacks: None,
+        })
+    }
+
+    /// The twin in `shaders/cuda/<source>.cu`, using `lacks`, an API WebGPU does not
+    /// have: only CUDA measures the experiment ([`wgsl_skip`]).
+    pub const fn cuda_only(source: &'static str, lacks: &'static str) -> Twin {
+        Twin::Cuda(CudaTwin {
+            source,
+            dynamic_shared: false,
+            wgsl_lacks: Some(lacks),
         })
     }
 
@@ -119,6 +167,7 @@ impl Twin {
         Twin::Cuda(CudaTwin {
             source,
             dynamic_shared: true,
+            wgsl_lacks: None,
         })
     }
 }
@@ -339,5 +388,46 @@ mod tests {
         }
         let kernels = REGISTRY.iter().filter(|e| e.kernel.is_some()).count();
         assert_eq!(twins, kernels);
+    }
+
+    /// wgpu skips, with the reason, exactly the cases whose twin or launch uses an API
+    /// WebGPU lacks; every such case's launch setting is in its params.
+    #[test]
+    fn wgsl_skips_say_which_api_webgpu_lacks() {
+        use families::hierarchy::{SHARED, SHARED_L1_BYPASS, STAGED_ASYNC_16, WINDOW_CARVEOUT};
+        let sizing = Sizing::nominal(true);
+        let mut skipped = Vec::new();
+        for experiment in REGISTRY {
+            for case in (experiment.cases)(&sizing) {
+                if let Some(why) = wgsl_skip(experiment, &case) {
+                    assert!(why.starts_with("no such API in WebGPU: "), "{why}");
+                    skipped.push(experiment.variant);
+                }
+                if let CudaLaunch::Carveout { percent } = case.cuda_launch {
+                    assert_eq!(case.params.number(Key::Carveout), Some(u64::from(percent)));
+                }
+            }
+        }
+        skipped.dedup();
+        assert_eq!(
+            skipped,
+            [
+                "window_carveout",
+                "shared_l1_bypass",
+                "staged_async_4",
+                "staged_async_8",
+                "staged_async_16"
+            ]
+        );
+        let case = &(SHARED_L1_BYPASS.cases)(&sizing)[0];
+        assert_eq!(
+            wgsl_skip(&SHARED_L1_BYPASS, case).as_deref(),
+            Some("no such API in WebGPU: an L1 bypass hint (__ldcg)")
+        );
+        assert_eq!(wgsl_skip(&SHARED, case), None);
+        let case = &(STAGED_ASYNC_16.cases)(&sizing)[0];
+        assert!(wgsl_skip(&STAGED_ASYNC_16, case).is_some_and(|w| w.contains("cp.async")));
+        let case = &(WINDOW_CARVEOUT.cases)(&sizing)[0];
+        assert!(wgsl_skip(&WINDOW_CARVEOUT, case).is_some_and(|w| w.contains("carve-out")));
     }
 }

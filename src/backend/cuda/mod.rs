@@ -30,8 +30,8 @@ use crate::error::{Error, Result};
 use crate::measure::{Clock, Sampler, Timing};
 use crate::results::{GpuIdentity, RunInfo};
 use crate::suite::{
-    Buffer, Cache, Case, CaseData, CudaBuild, Expected, Experiment, FLUSH_BYTES, Measure, POISON,
-    Setting, TransferPath, Twin, check_inputs,
+    Buffer, Cache, Case, CaseData, CudaBuild, CudaLaunch, Expected, Experiment, FLUSH_BYTES,
+    Measure, POISON, Setting, TransferPath, Twin, check_inputs,
 };
 use compile::{Program, check_ptx};
 use timing::EventClock;
@@ -401,6 +401,7 @@ impl Cuda {
             uniform,
             storage,
             outputs,
+            launch: case.cuda_launch,
             config: LaunchConfig {
                 grid_dim: (x, y, z),
                 block_dim: (bx, by, bz),
@@ -486,8 +487,31 @@ impl Cuda {
         Ok(buffer)
     }
 
-    /// Copies the case's uniform into the module's `params`. Done before every batch:
-    /// cases with the same twin and defines share the module, and so `params`.
+    /// Makes the module's state the case's before its launches (the check, every
+    /// batch): the uniform in `params` and the function's launch settings
+    /// ([`CudaLaunch`]). Cases with the same twin and defines share the module, and so
+    /// `params` and the function's attributes: each case sets them all, a plain launch
+    /// back to the driver's default.
+    fn settle(&self, prepared: &Prepared) -> Result<()> {
+        self.upload_uniform(prepared)?;
+        let percent = match prepared.launch {
+            // No preference: the driver's choice.
+            CudaLaunch::Plain => sys::CUshared_carveout::CU_SHAREDMEM_CARVEOUT_DEFAULT as i32,
+            CudaLaunch::Carveout { percent } => i32::try_from(percent)
+                .ok()
+                .filter(|p| (0..=100).contains(p))
+                .ok_or_else(|| Error::Case(format!("a carve-out of {percent} %")))?,
+        };
+        prepared
+            .function
+            .set_attribute(
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+                percent,
+            )
+            .map_err(driver_error("setting the shared-memory carve-out"))
+    }
+
+    /// Copies the case's uniform into the module's `params`.
     fn upload_uniform(&self, prepared: &Prepared) -> Result<()> {
         let Some(words) = &prepared.uniform else {
             return Ok(());
@@ -569,7 +593,7 @@ impl Cuda {
 
     /// Runs the twin once and checks every output against its reference.
     fn check(&self, prepared: &Prepared, expected: &[Expected]) -> Result<()> {
-        self.upload_uniform(prepared)?;
+        self.settle(prepared)?;
         self.launch(prepared)?;
         let done = self
             .stream
@@ -619,6 +643,8 @@ pub struct Prepared {
     /// Which of `storage` are outputs, in order.
     outputs: Vec<usize>,
     config: LaunchConfig,
+    /// The case's launch settings beyond the grid, applied by [`Cuda::settle`].
+    launch: CudaLaunch,
 }
 
 impl Backend for Cuda {

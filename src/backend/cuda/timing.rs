@@ -98,8 +98,8 @@ impl Clock for EventClock<'_> {
     }
 
     fn samples_ns(&mut self, samples: u32, repeats: u32, warmup: u32) -> Result<Vec<f64>> {
-        // Another case may share the module, and with it `params`.
-        self.cuda.upload_uniform(self.prepared)?;
+        // Another case may share the module, and with it `params` and the attributes.
+        self.cuda.settle(self.prepared)?;
         for _ in 0..warmup {
             self.cuda.launch(self.prepared)?;
         }

@@ -49,12 +49,16 @@ impl Backend for Wgpu<'_> {
     }
 
     /// Transfers move bytes the same whatever the build: the default build takes them.
-    /// A CUDA-only experiment's WGSL is another's, which wgpu measures already.
     fn takes(&self, experiment: &Experiment) -> bool {
         match experiment.measure {
-            Measure::Kernel => !crate::suite::cuda_only(experiment),
+            Measure::Kernel => true,
             Measure::Transfer(path) => path.in_wgpu() && self.build == WgpuBuild::Default,
         }
+    }
+
+    /// A case whose twin or launch uses an API WebGPU lacks ([`crate::suite::wgsl_skip`]).
+    fn skip(&self, experiment: &Experiment, case: &Case) -> Option<String> {
+        crate::suite::wgsl_skip(experiment, case)
     }
 
     fn prepare(&self, experiment: &Experiment, case: &Case, inputs: &[Vec<u32>]) -> Result<Kernel> {

@@ -826,7 +826,8 @@ mod tests {
             .collect();
         // Every other experiment is read by some claim, if only as "every other variant".
         // The hierarchy's L1 bypass, DRAM split and zero-input copy are read beside the
-        // levels (docs/hierarchy.md), no text claims a ratio of them.
+        // levels (docs/hierarchy.md), no text claims a ratio of them; nor of the staging
+        // of 4-byte elements, synchronous or not (the async-copy claim is 8 and 16 B).
         assert_eq!(
             references,
             [
@@ -835,7 +836,9 @@ mod tests {
                 "hierarchy/dram_read",
                 "hierarchy/dram_write",
                 "hierarchy/dram_copy",
-                "hierarchy/copy_zero"
+                "hierarchy/copy_zero",
+                "hierarchy/staged_4",
+                "hierarchy/staged_async_4"
             ]
         );
         assert_eq!(

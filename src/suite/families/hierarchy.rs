@@ -22,7 +22,8 @@ use rayon::prelude::*;
 use crate::params;
 use crate::suite::families::copy;
 use crate::suite::{
-    Buffer, Case, CaseData, Expected, Experiment, Family, Grid, Measure, Sizing, Twin, mix,
+    Buffer, Case, CaseData, CudaLaunch, Expected, Experiment, Family, Grid, Measure, Params,
+    Sizing, Twin, mix,
 };
 
 const WORKGROUP: u32 = 256;
@@ -102,17 +103,20 @@ struct Vec4sParams {
 /// The family's experiments, in the order runs and reports show them.
 pub const EXPERIMENTS: &[Experiment] = &[
     WINDOW,
+    WINDOW_CARVEOUT,
     SHARED,
     SHARED_L1_BYPASS,
     DRAM_READ,
     DRAM_WRITE,
     DRAM_COPY,
     COPY_ZERO,
+    STAGED_4,
+    STAGED_8,
+    STAGED_16,
+    STAGED_ASYNC_4,
+    STAGED_ASYNC_8,
+    STAGED_ASYNC_16,
 ];
-
-/// Experiments whose WGSL is another's: only their CUDA twin differs, by a cache hint
-/// WGSL lacks, so wgpu does not run them ([`crate::suite::cuda_only`]).
-pub const CUDA_ONLY: &[&Experiment] = &[&SHARED_L1_BYPASS];
 
 /// Every workgroup re-reads the same window (`footprint=<bytes>`, 4 KiB to 1 MiB),
 /// each from its own rotation: each SM's L1 serves its copy while the window fits, then
@@ -125,6 +129,22 @@ pub const WINDOW: Experiment = Experiment {
     measure: Measure::Kernel,
     twin: Twin::cuda("hierarchy_window"),
 };
+
+/// `window`'s kernel and sweep with the CUDA twin's preferred shared-memory carve-out
+/// set (`carveout=0`: the most L1, `carveout=100`: the most shared memory, the L1 what
+/// is left). The window's L1 plateau should end later at 0 than at 100. WebGPU has no
+/// carve-out: wgpu skips it, and the simulator predicts it as `window`.
+pub const WINDOW_CARVEOUT: Experiment = Experiment {
+    family: Family::Hierarchy,
+    variant: "window_carveout",
+    kernel: Some("hierarchy_window"),
+    cases: window_carveout_cases,
+    measure: Measure::Kernel,
+    twin: Twin::cuda("hierarchy_window"),
+};
+
+/// The carve-outs `window_carveout` compares, percent: the most L1, the most shared.
+pub const CARVEOUTS: [u32; 2] = [0, 100];
 
 /// Every workgroup reads a different 4 KiB chunk of one buffer (`footprint=<bytes>`,
 /// 1 MiB to 1 GiB) a pass, the chunk rotating between passes so no SM re-reads its
@@ -141,14 +161,14 @@ pub const SHARED: Experiment = Experiment {
 };
 
 /// `shared` with its CUDA twin's loads `__ldcg` (cached in the L2 only). WGSL has no
-/// cache hint: its WGSL is `shared`'s, and only CUDA runs it ([`CUDA_ONLY`]).
+/// cache hint: its WGSL is `shared`'s, and wgpu skips it with the reason.
 pub const SHARED_L1_BYPASS: Experiment = Experiment {
     family: Family::Hierarchy,
     variant: "shared_l1_bypass",
     kernel: Some("hierarchy_shared_l1_bypass"),
     cases: shared_cases,
     measure: Measure::Kernel,
-    twin: Twin::cuda("hierarchy_shared"),
+    twin: Twin::cuda_only("hierarchy_shared", "an L1 bypass hint (__ldcg)"),
 };
 
 /// Reads a 1 GiB buffer (`size=<bytes>`, the binding limit at most) once, vec4 by
@@ -196,6 +216,158 @@ pub const COPY_ZERO: Experiment = Experiment {
     measure: Measure::Kernel,
     twin: Twin::cuda("copy_peak"),
 };
+
+/// What the asynchronous staging uses that WebGPU has no API for.
+const ASYNC_COPY: &str = "an asynchronous global-to-shared copy (cp.async)";
+
+/// Stages the DRAM experiments' buffer (`size=<bytes>`) tile by tile into workgroup
+/// memory, 4-byte elements (u32), `stages=1` (load, barrier, sum) or `stages=2` (the
+/// next tile loaded while the current one is summed), and sums every element once.
+/// Bytes are the bytes read. The synchronous staging the CUDA texts start from;
+/// `staged_async_*` is its CUDA twin with `cp.async`.
+pub const STAGED_4: Experiment = staged(
+    "staged_4",
+    "hierarchy_staged_4",
+    staged_4_cases,
+    Twin::cuda("hierarchy_staged"),
+);
+/// `staged_4` with 8-byte elements (vec2<u32>).
+pub const STAGED_8: Experiment = staged(
+    "staged_8",
+    "hierarchy_staged_8",
+    staged_8_cases,
+    Twin::cuda("hierarchy_staged"),
+);
+/// `staged_4` with 16-byte elements (vec4<u32>).
+pub const STAGED_16: Experiment = staged(
+    "staged_16",
+    "hierarchy_staged_16",
+    staged_16_cases,
+    Twin::cuda("hierarchy_staged"),
+);
+/// `staged_4` with the CUDA twin's staging asynchronous (`cp.async.ca`, 4 bytes, one
+/// commit group per tile). WebGPU has no asynchronous copy: wgpu skips it, and the
+/// simulator predicts it as the synchronous staging (its WGSL is `staged_4`'s).
+pub const STAGED_ASYNC_4: Experiment = staged(
+    "staged_async_4",
+    "hierarchy_staged_async_4",
+    staged_4_cases,
+    Twin::cuda_only("hierarchy_staged", ASYNC_COPY),
+);
+/// `staged_async_4` with 8-byte elements.
+pub const STAGED_ASYNC_8: Experiment = staged(
+    "staged_async_8",
+    "hierarchy_staged_async_8",
+    staged_8_cases,
+    Twin::cuda_only("hierarchy_staged", ASYNC_COPY),
+);
+/// `staged_async_4` with 16-byte elements.
+pub const STAGED_ASYNC_16: Experiment = staged(
+    "staged_async_16",
+    "hierarchy_staged_async_16",
+    staged_16_cases,
+    Twin::cuda_only("hierarchy_staged", ASYNC_COPY),
+);
+
+/// The staged experiments, synchronous then asynchronous, by element width.
+pub const STAGED: [(&Experiment, &Experiment); 3] = [
+    (&STAGED_4, &STAGED_ASYNC_4),
+    (&STAGED_8, &STAGED_ASYNC_8),
+    (&STAGED_16, &STAGED_ASYNC_16),
+];
+
+const fn staged(
+    variant: &'static str,
+    kernel: &'static str,
+    cases: fn(&Sizing) -> Vec<Case>,
+    twin: Twin,
+) -> Experiment {
+    Experiment {
+        family: Family::Hierarchy,
+        variant,
+        kernel: Some(kernel),
+        cases,
+        measure: Measure::Kernel,
+        twin,
+    }
+}
+
+/// Tiles staged at once by `staged_*`.
+const STAGES: [u32; 2] = [1, 2];
+/// Tiles per workgroup at least, and workgroups at most, of the staged grid-stride loop.
+const STAGED_MIN_TILES: u64 = 8;
+const STAGED_WORKGROUPS: u64 = 4096;
+
+fn staged_4_cases(sizing: &Sizing) -> Vec<Case> {
+    staged_cases(sizing, 4)
+}
+
+fn staged_8_cases(sizing: &Sizing) -> Vec<Case> {
+    staged_cases(sizing, 8)
+}
+
+fn staged_16_cases(sizing: &Sizing) -> Vec<Case> {
+    staged_cases(sizing, 16)
+}
+
+/// The staged cases of elements of `element_bytes`: the DRAM buffer, one case per
+/// number of stages.
+fn staged_cases(sizing: &Sizing, element_bytes: u64) -> Vec<Case> {
+    let bytes = dram_bytes(sizing);
+    let words = (bytes / 4) as usize;
+    let tile_bytes = u64::from(WORKGROUP) * element_bytes;
+    let tiles = bytes / tile_bytes;
+    let groups = (tiles / STAGED_MIN_TILES).clamp(1, STAGED_WORKGROUPS) as u32;
+    STAGES
+        .into_iter()
+        .map(|stages| {
+            let tile_elems = stages * WORKGROUP;
+            Case::builder(sizing, params!(Size => bytes, Stages => stages))
+                .workgroup(
+                    [WORKGROUP, 1, 1],
+                    tile_elems * element_bytes as u32 + 4 * WORKGROUP,
+                )
+                .grid(Grid::OneD, groups.into())
+                .constants([
+                    ("WORKGROUP_SIZE", f64::from(WORKGROUP)),
+                    ("STAGES", f64::from(stages)),
+                    ("TILE_ELEMS", f64::from(tile_elems)),
+                ])
+                .moves(bytes / element_bytes, bytes)
+                .buffers(vec![
+                    Buffer::uniform(Vec4sParams {
+                        vec4s: tiles as u32,
+                    }),
+                    Buffer::Input(words),
+                    Buffer::Output(groups as usize),
+                ])
+                .data(move || {
+                    let src = random_words(words, DRAM_SEED);
+                    let sums = staged_reference(&src, (tile_bytes / 4) as usize, groups);
+                    CaseData {
+                        inputs: vec![src],
+                        expected: vec![Expected::Exact(sums)],
+                    }
+                })
+        })
+        .collect()
+}
+
+/// Each workgroup's sum: workgroup g sums tiles g, g + groups, … whole, whatever the
+/// stages and the order within a tile.
+fn staged_reference(src: &[u32], tile_words: usize, groups: u32) -> Vec<u32> {
+    let tiles = block_sums(&src[..src.len() / tile_words * tile_words], tile_words);
+    (0..groups as usize)
+        .into_par_iter()
+        .map(|group| {
+            tiles
+                .iter()
+                .skip(group)
+                .step_by(groups as usize)
+                .fold(0u32, |sum, &t| sum.wrapping_add(t))
+        })
+        .collect()
+}
 
 /// Words with all 32 bits random.
 fn random_words(words: usize, seed: u64) -> Vec<u32> {
@@ -260,29 +432,48 @@ fn window_sizes(sizing: &Sizing) -> Vec<u64> {
 }
 
 fn window_cases(sizing: &Sizing) -> Vec<Case> {
-    let (groups, loads) = workgroups_and_repeats(sizing, FULL_WINDOW_LOADS);
     window_sizes(sizing)
         .into_iter()
-        .map(|bytes| {
-            let vec4s = (bytes / VEC4_BYTES) as u32;
-            // Enough loads for each workgroup's band to cover the whole window.
-            let loads = loads.max(vec4s.div_ceil(WORKGROUP));
-            let params = WindowParams {
-                vec4s,
-                loads,
-                rotation: WINDOW_ROTATION,
-            };
-            summing_case(
-                sizing,
-                bytes,
-                groups,
-                loads,
-                params,
-                WINDOW_SEED,
-                window_reference,
-            )
+        .map(|bytes| window_case(sizing, bytes, CudaLaunch::Plain))
+        .collect()
+}
+
+fn window_carveout_cases(sizing: &Sizing) -> Vec<Case> {
+    CARVEOUTS
+        .into_iter()
+        .flat_map(|percent| {
+            window_sizes(sizing)
+                .into_iter()
+                .map(move |bytes| window_case(sizing, bytes, CudaLaunch::Carveout { percent }))
         })
         .collect()
+}
+
+/// The `window` case of `bytes`, launched by CUDA as `launch` says (and its params
+/// with the carve-out, if it sets one).
+fn window_case(sizing: &Sizing, bytes: u64, launch: CudaLaunch) -> Case {
+    let (groups, loads) = workgroups_and_repeats(sizing, FULL_WINDOW_LOADS);
+    let vec4s = (bytes / VEC4_BYTES) as u32;
+    // Enough loads for each workgroup's band to cover the whole window.
+    let loads = loads.max(vec4s.div_ceil(WORKGROUP));
+    let params = WindowParams {
+        vec4s,
+        loads,
+        rotation: WINDOW_ROTATION,
+    };
+    let case_params = match launch {
+        CudaLaunch::Carveout { percent } => params!(Footprint => bytes, Carveout => percent),
+        CudaLaunch::Plain => params!(Footprint => bytes),
+    };
+    summing_case(
+        sizing,
+        (bytes, case_params, launch),
+        groups,
+        loads,
+        params,
+        WINDOW_SEED,
+        window_reference,
+    )
 }
 
 /// Each workgroup's sum: workgroup g reads the vec4s from (g × rotation) mod n on,
@@ -343,7 +534,7 @@ fn shared_cases(sizing: &Sizing) -> Vec<Case> {
             };
             summing_case(
                 sizing,
-                bytes,
+                (bytes, params!(Footprint => bytes), CudaLaunch::Plain),
                 groups,
                 passes,
                 params,
@@ -356,10 +547,10 @@ fn shared_cases(sizing: &Sizing) -> Vec<Case> {
 
 /// A `window` or `shared` case: `groups` workgroups each reading `repeats` vec4s per
 /// invocation out of `bytes` of random words (`seed`) and writing one sum, which
-/// `reference` computes.
+/// `reference` computes; the case's params and its CUDA launch beside `bytes`.
 fn summing_case<P: Pod + Send + Sync>(
     sizing: &Sizing,
-    bytes: u64,
+    (bytes, case_params, launch): (u64, Params, CudaLaunch),
     groups: u32,
     repeats: u32,
     params: P,
@@ -368,12 +559,13 @@ fn summing_case<P: Pod + Send + Sync>(
 ) -> Case {
     let reads = u64::from(groups) * u64::from(WORKGROUP) * u64::from(repeats);
     let words = (bytes / 4) as usize;
-    Case::builder(sizing, params!(Footprint => bytes))
+    Case::builder(sizing, case_params)
         .workgroup([WORKGROUP, 1, 1], 4 * WORKGROUP)
         .grid(Grid::OneD, groups.into())
         .constant("WORKGROUP_SIZE", f64::from(WORKGROUP))
         .moves(4 * reads, VEC4_BYTES * reads)
         .skip_if(binding_skip(bytes, sizing))
+        .cuda_launch(launch)
         .buffers(vec![
             Buffer::uniform(params),
             Buffer::Input(words),
@@ -658,6 +850,45 @@ mod tests {
         assert_eq!(footprints(&window_cases(&tiny)).last(), Some(&(64 << 10)));
         assert_eq!(footprints(&shared_cases(&tiny)), [SHARED_MIN_BYTES]);
         assert_eq!(dram_bytes(&tiny), 64 << 10);
+    }
+
+    /// The staged reference sums each workgroup's tiles, whatever the element width.
+    #[test]
+    fn staged_cases_cover_the_buffer_and_the_reference_sums_each_tile_once() {
+        for sizing in [Sizing::nominal(false), Sizing::nominal(true)] {
+            for cases in [staged_4_cases(&sizing), staged_16_cases(&sizing)] {
+                assert_eq!(cases.len(), STAGES.len());
+                for case in &cases {
+                    assert_eq!(case.bytes, dram_bytes(&sizing));
+                    assert!(case.skip.is_none(), "{}", case.params);
+                }
+            }
+        }
+        let src = random_words(256 * 2 * 7, 9);
+        let sums = staged_reference(&src, 256 * 2, 3);
+        let whole = src.iter().fold(0u32, |s, &w| s.wrapping_add(w));
+        assert_eq!(sums.iter().fold(0u32, |s, &w| s.wrapping_add(w)), whole);
+        let first: u32 = (0..3)
+            .map(|t| t * 3)
+            .flat_map(|t| src[t * 512..(t + 1) * 512].iter().copied())
+            .fold(0u32, u32::wrapping_add);
+        assert_eq!(sums[0], first);
+    }
+
+    #[test]
+    fn carveout_cases_are_the_window_sweep_at_each_carveout() {
+        let sizing = Sizing::nominal(false);
+        let window = window_cases(&sizing);
+        let carveout = window_carveout_cases(&sizing);
+        assert_eq!(carveout.len(), CARVEOUTS.len() * window.len());
+        for (case, plain) in carveout.iter().zip(window.iter().cycle()) {
+            assert_eq!(
+                case.params.number(Key::Footprint),
+                plain.params.number(Key::Footprint)
+            );
+            assert_eq!(case.buffers, plain.buffers);
+            assert!(matches!(case.cuda_launch, CudaLaunch::Carveout { .. }));
+        }
     }
 
     #[test]
