@@ -109,6 +109,8 @@ names! {
         Cache = "cache",
         /// What the input holds: `zero` or `random`.
         Data = "data",
+        /// Texels per row of a 2-D texture that holds a 1-D input row by row.
+        Width = "width",
     }
 }
 
