@@ -529,6 +529,44 @@ mod tests {
     }
 
     #[test]
+    fn the_texture_transpose_has_naive_cols_cases_and_reads_columns_as_rows() {
+        let sizing = Sizing::nominal(false);
+        let params = |e: &Experiment| -> Vec<String> {
+            (e.cases)(&sizing)
+                .iter()
+                .map(|c| c.params.to_string())
+                .collect()
+        };
+        assert_eq!(params(&NAIVE_TEXTURE), params(&NAIVE_COL));
+        let quick = (NAIVE_TEXTURE.cases)(&Sizing::nominal(true));
+        let Some(case) = quick.first() else {
+            panic!("a quick case");
+        };
+        // 332 columns of 200: read by columns, the input is 332 rows of 200 texels.
+        assert_eq!(
+            case.buffers[1],
+            Buffer::Texture {
+                width: 200,
+                height: 332
+            }
+        );
+        assert!(NAIVE_TEXTURE.kernel_for(case).is_ok());
+        let small = Sizing {
+            max_texture_dimension_2d: 4096,
+            ..sizing
+        };
+        let skips: Vec<Option<String>> = (NAIVE_TEXTURE.cases)(&small)
+            .into_iter()
+            .map(|c| c.skip)
+            .collect();
+        assert_eq!(skips[0], None);
+        assert_eq!(
+            skips[1].as_deref(),
+            Some("a 8192x8192 texture exceeds the adapter's largest 2-D texture (4096)")
+        );
+    }
+
+    #[test]
     fn tile_words_cover_the_padded_tile() {
         let sizing = Sizing::nominal(false);
         for case in (SMEM_UNROLL_PAD.cases)(&sizing) {
