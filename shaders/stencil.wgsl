@@ -6,7 +6,9 @@
 // constant path), from a read-only storage buffer (stencil_storage_coef, STORAGE_COEF:
 // the cached global path) or are compile-time constants (stencil_const_coef,
 // CONST_COEF); without TILE, stencil_global_direct reads every neighbour straight from
-// storage, with compile-time coefficients.
+// storage, with compile-time coefficients, and stencil_texture (TEXTURE) reads them
+// with textureLoad from an r32float texture TEXTURE_WIDTH texels wide that holds the
+// input row by row: neighbours i ± k are texels on the same row but where a row ends.
 
 struct Params {
     n: u32,
@@ -26,8 +28,13 @@ var<storage, read> src: array<f32>;
 @group(0) @binding(3)
 var<storage, read_write> dst: array<f32>;
 #else
+#if TEXTURE
+@group(0) @binding(1)
+var src: texture_2d<f32>;
+#else
 @group(0) @binding(1)
 var<storage, read> src: array<f32>;
+#endif
 @group(0) @binding(2)
 var<storage, read_write> dst: array<f32>;
 #endif
@@ -42,6 +49,10 @@ override C2: f32;
 override C3: f32;
 override C4: f32;
 #endif
+#if TEXTURE
+// Texels per row of the texture.
+override TEXTURE_WIDTH: u32;
+#endif
 #if TILE
 
 // The workgroup's inputs with RADIUS neighbours on each side.
@@ -51,7 +62,11 @@ var<workgroup> tile: array<f32, WORKGROUP_SIZE + 2 * RADIUS>;
 // src[j], or 0 outside the array (an index below 0 has wrapped past n).
 fn input(j: u32) -> f32 {
     if j < params.n {
+#if TEXTURE
+        return textureLoad(src, vec2(j % TEXTURE_WIDTH, j / TEXTURE_WIDTH), 0).x;
+#else
         return src[j];
+#endif
     }
     return 0.0;
 }

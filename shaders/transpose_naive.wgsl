@@ -4,14 +4,25 @@
 //
 // The input is read at `in[iy*nx + ix]` when READ_ROWS (one row of a ny x nx matrix),
 // else at `in[ix*ny + iy]` (one column of it, seen as nx x ny); the output likewise
-// with WRITE_ROWS.
+// with WRITE_ROWS. With TEXTURE (transpose_naive_texture) the input is an r32float
+// texture holding the same words row by row (nx wide when READ_ROWS, else ny wide),
+// read with textureLoad at the texel of that word: the texture path.
 
 struct Params {
     nx: u32,
     ny: u32,
 }
 
+#if TEXTURE
+@group(0) @binding(0)
+var<uniform> params: Params;
+@group(0) @binding(1)
+var src: texture_2d<f32>;
+@group(0) @binding(2)
+var<storage, read_write> dst: array<f32>;
+#else
 #import bind_f32
+#endif
 
 override WG_X: u32 = 32;
 override WG_Y: u32 = 16;
@@ -44,7 +55,13 @@ fn main(
         if ix < params.nx && iy < params.ny {
             let row = iy * params.nx + ix;
             let col = ix * params.ny + iy;
+#if TEXTURE
+            // Word iy*nx + ix is texel (ix, iy) of rows nx wide; ix*ny + iy is (iy, ix).
+            let texel = select(vec2(iy, ix), vec2(ix, iy), READ_ROWS);
+            dst[select(col, row, WRITE_ROWS)] = textureLoad(src, texel, 0).x;
+#else
             dst[select(col, row, WRITE_ROWS)] = src[select(col, row, READ_ROWS)];
+#endif
         }
     }
 }

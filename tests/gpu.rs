@@ -309,6 +309,38 @@ fn a_gpu_validation_error_fails_the_case_not_the_run() {
     ));
 }
 
+/// A texture of rows that need padding to 256 bytes, larger than one staging buffer
+/// (64 MiB): uploaded in bands of padded rows, read back through the texture transpose.
+#[test]
+fn a_texture_of_padded_rows_beyond_one_staging_buffer_verifies() {
+    let Some(ctx) = context().unwrap() else {
+        return;
+    };
+    // Read by columns, the input is 4200 rows of 4000 texels (16000 bytes, padded to
+    // 16128): 67.7 MB padded.
+    let settings = RunSettings {
+        matrix: Some((4200, 4000)),
+        ..quick()
+    };
+    let sizing = sizing(&ctx, &settings).unwrap();
+    let filter = vec!["transpose/naive_texture/size=4200x4000;block=32x16".to_owned()];
+    let selected = membench::suite::select(&sizing, &filter).unwrap();
+    let [(experiment, case)] = &selected[..] else {
+        panic!("one case, not {}", selected.len());
+    };
+    if let Some(why) = &case.skip {
+        eprintln!("skipped: {why}");
+        return;
+    }
+    let backend = Wgpu {
+        ctx: &ctx,
+        build: WgpuBuild::Default,
+    };
+    let data = (case.data)();
+    let kernel = backend.prepare(experiment, case, &data.inputs).unwrap();
+    backend.verify(&kernel, &data.expected).unwrap();
+}
+
 #[test]
 fn a_buffer_beyond_the_device_limit_is_refused() {
     let Some(ctx) = context().unwrap() else {

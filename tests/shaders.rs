@@ -213,7 +213,8 @@ fn list_emits_the_flat_wgsl_of_a_kernel_or_of_cases() {
             "// kernel: stencil_uniform_coef",
             "// kernel: stencil_storage_coef",
             "// kernel: stencil_const_coef",
-            "// kernel: stencil_global_direct"
+            "// kernel: stencil_global_direct",
+            "// kernel: stencil_texture",
         ]
     );
     let (ok, stdout, stderr) = membench(&["list", "--emit", "wgsl", "nonesuch"]).unwrap();

@@ -69,16 +69,8 @@ fn lock_step_exchange_matches_the_gpu() {
     let bytes: Vec<u8> = bytemuck::cast_slice(&src).to_vec();
     let kernel = Kernel::load("exchange", EXCHANGE, &[]).unwrap();
     let mut bindings = vec![
-        Binding {
-            group: 0,
-            binding: 0,
-            data: bytes.clone(),
-        },
-        Binding {
-            group: 0,
-            binding: 1,
-            data: vec![0; bytes.len()],
-        },
+        Binding::buffer(0, 0, bytes.clone()),
+        Binding::buffer(0, 1, vec![0; bytes.len()]),
     ];
     sim::run(
         &kernel,

@@ -4,7 +4,9 @@
 // its inputs and a 4-element halo on each side in shared memory, and the coefficients
 // come from __constant__ memory (UNIFORM_COEF), through the read-only cache with __ldg
 // (STORAGE_COEF) or are compile-time constants C1..C4 (CONST_COEF); without TILE,
-// global_direct reads every neighbour straight from global memory, with C1..C4.
+// global_direct reads every neighbour straight from global memory, with C1..C4, and
+// with TEXTURE reads them with tex2D from a texture object over a CUDA array
+// TEXTURE_WIDTH texels wide that holds the input row by row.
 
 #define RADIUS 4
 
@@ -20,15 +22,29 @@ struct Params {
 __constant__ Params params;
 
 // src[j], or 0 outside the array (an index below 0 has wrapped past n).
+#if TEXTURE
+__device__ __forceinline__ float input(cudaTextureObject_t src, unsigned j) {
+    // + 0.5: the texel's centre, which point filtering reads exactly.
+    return j < params.n
+        ? tex2D<float>(src, j % TEXTURE_WIDTH + 0.5f, j / TEXTURE_WIDTH + 0.5f)
+        : 0.0f;
+}
+#else
 __device__ __forceinline__ float input(const float* __restrict__ src, unsigned j) {
     return j < params.n ? src[j] : 0.0f;
 }
+#endif
 
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE) stencil(
 #if STORAGE_COEF
     const float* __restrict__ coefficients,
 #endif
-    const float* __restrict__ src, float* __restrict__ dst) {
+#if TEXTURE
+    cudaTextureObject_t src,
+#else
+    const float* __restrict__ src,
+#endif
+    float* __restrict__ dst) {
 #if CONST_COEF
     const float c[RADIUS] = {C1, C2, C3, C4};
 #endif

@@ -4,7 +4,9 @@
 //
 // The input is read at in[iy*nx + ix] when READ_ROWS (one row of a ny x nx matrix),
 // else at in[ix*ny + iy] (one column of it, seen as nx x ny); the output likewise with
-// WRITE_ROWS.
+// WRITE_ROWS. With TEXTURE the input is a texture object over a CUDA array holding the
+// same words row by row (nx wide when READ_ROWS, else ny wide), read with tex2D at the
+// texel of that word: the texture path.
 
 struct Params {
     unsigned nx;
@@ -14,7 +16,11 @@ struct Params {
 __constant__ Params params;
 
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
+#if TEXTURE
+transpose_naive(cudaTextureObject_t src, float* __restrict__ dst) {
+#else
 transpose_naive(const float* __restrict__ src, float* __restrict__ dst) {
+#endif
     unsigned block_x = blockIdx.x;
     unsigned block_y = blockIdx.y;
 #if DIAGONAL
@@ -33,7 +39,15 @@ transpose_naive(const float* __restrict__ src, float* __restrict__ dst) {
         if (ix < params.nx && iy < params.ny) {
             unsigned row = iy * params.nx + ix;
             unsigned col = ix * params.ny + iy;
+#if TEXTURE
+            // Word iy*nx + ix is texel (ix, iy) of rows nx wide; ix*ny + iy is (iy, ix);
+            // + 0.5: the texel's centre, which point filtering reads exactly.
+            unsigned tx = READ_ROWS ? ix : iy;
+            unsigned ty = READ_ROWS ? iy : ix;
+            dst[WRITE_ROWS ? row : col] = tex2D<float>(src, tx + 0.5f, ty + 0.5f);
+#else
             dst[WRITE_ROWS ? row : col] = src[READ_ROWS ? row : col];
+#endif
         }
     }
 }

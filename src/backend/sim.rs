@@ -99,18 +99,26 @@ pub fn bindings(case: &Case, inputs: &[Vec<u32>]) -> Vec<Binding> {
         .map(|(index, buffer)| {
             let words = match buffer {
                 Buffer::Uniform(words) => bytemuck::cast_slice(words).to_vec(),
-                Buffer::Input(_) => inputs
+                Buffer::Input(_) | Buffer::Texture { .. } => inputs
                     .next()
                     .map_or_else(Vec::new, |words| bytemuck::cast_slice(words).to_vec()),
                 Buffer::Output(words) => bytemuck::cast_slice(&vec![POISON; *words]).to_vec(),
             };
-            Binding {
-                group: 0,
-                binding: index as u32,
-                data: words,
-            }
+            bound(index, buffer, words)
         })
         .collect()
+}
+
+/// The interpreter's binding `index` of `buffer`, holding `data`: a texture's texels
+/// row by row (see [`Binding::texture_width`]).
+fn bound(index: usize, buffer: &Buffer, data: Vec<u8>) -> Binding {
+    Binding {
+        texture_width: match buffer {
+            Buffer::Texture { width, .. } => Some(*width),
+            _ => None,
+        },
+        ..Binding::buffer(0, index as u32, data)
+    }
 }
 
 /// Runs every workgroup of one dispatch of the case in the interpreter and checks its
@@ -154,13 +162,14 @@ pub fn predict(
         case.buffers
             .iter()
             .enumerate()
-            .map(|(index, buffer)| Binding {
-                group: 0,
-                binding: index as u32,
-                data: match buffer {
+            .map(|(index, buffer)| {
+                let data = match buffer {
                     Buffer::Uniform(words) => bytemuck::cast_slice(words).to_vec(),
-                    Buffer::Input(_) | Buffer::Output(_) => vec![0; buffer.len_bytes() as usize],
-                },
+                    Buffer::Input(_) | Buffer::Texture { .. } | Buffer::Output(_) => {
+                        vec![0; buffer.len_bytes() as usize]
+                    }
+                };
+                bound(index, buffer, data)
             })
             .collect()
     };

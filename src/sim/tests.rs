@@ -32,11 +32,7 @@ fn floats(n: usize, seed: u32) -> Vec<u32> {
 }
 
 fn bind(group: u32, binding: u32, data: Vec<u8>) -> Binding {
-    Binding {
-        group,
-        binding,
-        data,
-    }
+    Binding::buffer(group, binding, data)
 }
 
 /// A request copied out of the stream, for tests that look at many.
@@ -506,17 +502,60 @@ fn unsupported_construct_is_named() -> anyhow::Result<()> {
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
 @compute @workgroup_size(1)
 fn main() {
-    out[0] = textureLoad(tex, vec2<i32>(0, 0), 0).x;
+    out[0] = f32(textureDimensions(tex).x);
 }
 ";
-    let k = Kernel::load("texture_read", wgsl, &[])?;
+    let k = Kernel::load("texture_size", wgsl, &[])?;
     let mut b = vec![bind(0, 1, vec![0; 4])];
     let err = run(&k, &mut b, &Launch::all([1, 1, 1], 32), &mut NoTrace)
         .err()
-        .ok_or_else(|| anyhow::anyhow!("textureLoad ran"))?
+        .ok_or_else(|| anyhow::anyhow!("textureDimensions ran"))?
         .to_string();
-    assert!(err.contains("Expression::ImageLoad"), "{err}");
-    assert!(err.contains("texture_read"), "{err}");
+    assert!(err.contains("Expression::ImageQuery"), "{err}");
+    assert!(err.contains("texture_size"), "{err}");
+    Ok(())
+}
+
+/// textureLoad of an r32float texture reads the texel at (x, y) of its rows, traced as a
+/// storage read of that word; a texture bound as a plain buffer is an error.
+#[test]
+fn texture_load_reads_the_texel_of_its_row() -> anyhow::Result<()> {
+    let wgsl = r"
+@group(0) @binding(0) var tex: texture_2d<f32>;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+@compute @workgroup_size(4)
+fn main(@builtin(local_invocation_index) i: u32) {
+    out[i] = textureLoad(tex, vec2(i % 2u, i / 2u + 1u), 0).x;
+}
+";
+    let k = Kernel::load("texture_read", wgsl, &[])?;
+    // Three rows of two texels: 0 1 / 2 3 / 4 5.
+    let texels: Vec<u8> = (0..6).flat_map(|v| (v as f32).to_le_bytes()).collect();
+    let texture = Binding {
+        texture_width: Some(2),
+        ..bind(0, 0, texels.clone())
+    };
+    let mut b = vec![texture, bind(0, 1, vec![0; 16])];
+    let mut trace = Vec::new();
+    run(
+        &k,
+        &mut b,
+        &Launch::all([1, 1, 1], 32),
+        &mut |r: &Request| {
+            if r.access == Access::Read {
+                trace.push(r.addresses.to_vec());
+            }
+        },
+    )?;
+    let out: Vec<f32> = bytemuck::pod_collect_to_vec(&b[1].data);
+    assert_eq!(out, [2.0, 3.0, 4.0, 5.0]);
+    assert_eq!(trace, [vec![8, 12, 16, 20]]);
+    let mut b = vec![bind(0, 0, texels), bind(0, 1, vec![0; 16])];
+    let err = run(&k, &mut b, &Launch::all([1, 1, 1], 32), &mut NoTrace)
+        .err()
+        .ok_or_else(|| anyhow::anyhow!("a buffer read as a texture"))?
+        .to_string();
+    assert!(err.contains("bound as a buffer"), "{err}");
     Ok(())
 }
 

@@ -104,6 +104,13 @@ impl Case {
 pub enum Buffer {
     Uniform(Vec<u32>),
     Input(usize),
+    /// An input read through the texture path: an `r32float` 2-D texture (WGSL
+    /// `texture_2d<f32>`, read with `textureLoad`; CUDA: a texture object over a CUDA
+    /// array, read with `tex2D<float>`), its words the texels row by row.
+    Texture {
+        width: u32,
+        height: u32,
+    },
     /// Written by the kernel: created poisoned, then checked against the reference.
     Output(usize),
 }
@@ -113,7 +120,7 @@ pub enum Buffer {
 pub fn check_inputs(buffers: &[Buffer], inputs: &[Vec<u32>]) -> Result<(), String> {
     let declared: Vec<usize> = buffers
         .iter()
-        .filter(|b| matches!(b, Buffer::Input(_)))
+        .filter(|b| b.is_input())
         .map(Buffer::words)
         .collect();
     let given: Vec<usize> = inputs.iter().map(Vec::len).collect();
@@ -132,8 +139,14 @@ impl Buffer {
         match self {
             Buffer::Uniform(_) => Binding::Uniform,
             Buffer::Input(_) => Binding::ReadOnly,
+            Buffer::Texture { .. } => Binding::Texture,
             Buffer::Output(_) => Binding::ReadWrite,
         }
+    }
+
+    /// Whether the case's data fills this buffer (an input buffer or a texture).
+    pub fn is_input(&self) -> bool {
+        matches!(self, Buffer::Input(_) | Buffer::Texture { .. })
     }
 
     /// A uniform buffer holding `params` (a `#[repr(C)]` struct of whole words).
@@ -145,6 +158,7 @@ impl Buffer {
         match self {
             Buffer::Uniform(words) => words.len(),
             Buffer::Input(words) | Buffer::Output(words) => *words,
+            Buffer::Texture { width, height } => *width as usize * *height as usize,
         }
     }
 

@@ -113,12 +113,8 @@ names! {
         Stages = "stages",
         /// The CUDA twin's preferred shared-memory carve-out, percent (CUDA only).
         Carveout = "carveout",
-        /// Bytes of the L2 set aside for persisting lines (CUDA only; 0: no window).
-        SetAside = "setaside",
-        /// Bytes of an L2 access policy window (CUDA only).
-        Window = "window",
-        /// The share of an access policy window's lines that persist, percent.
-        HitRatio = "hit",
+        /// Texels per row of a 2-D texture that holds a 1-D input row by row.
+        Width = "width",
     }
 }
 

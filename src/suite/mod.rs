@@ -324,6 +324,8 @@ pub enum Binding {
     Uniform,
     ReadOnly,
     ReadWrite,
+    /// A `texture_2d<f32>` read with `textureLoad` (no sampler).
+    Texture,
 }
 
 /// The length of `parts` one after the other.

@@ -87,6 +87,9 @@ pub fn reflect(kernel: &str, source: &str) -> Result<Reflection, String> {
                 Binding::ReadWrite
             }
             naga::AddressSpace::Storage { .. } => Binding::ReadOnly,
+            naga::AddressSpace::Handle if is_float_texture_2d(&module.types[global.ty].inner) => {
+                Binding::Texture
+            }
             other => return Err(format!("{kernel}: unsupported binding space {other:?}")),
         };
         bound.push((slot.binding, binding, global.ty));
@@ -112,6 +115,21 @@ pub fn reflect(kernel: &str, source: &str) -> Result<Reflection, String> {
             .filter_map(|(_, o)| o.name.clone())
             .collect(),
     })
+}
+
+/// Whether `ty` is `texture_2d<f32>`: the one texture the suite binds.
+fn is_float_texture_2d(ty: &naga::TypeInner) -> bool {
+    matches!(
+        ty,
+        naga::TypeInner::Image {
+            dim: naga::ImageDimension::D2,
+            arrayed: false,
+            class: naga::ImageClass::Sampled {
+                kind: naga::ScalarKind::Float,
+                multi: false,
+            },
+        }
+    )
 }
 
 /// The reflection of `kernel`, every shader reflected once per process: the one

@@ -25,6 +25,8 @@ pub struct Sizing {
     pub subgroup_sizes: Option<(u32, u32)>,
     /// Requested matrix size (columns, rows) of the 2-D experiments (`--size`).
     pub matrix: Option<(u32, u32)>,
+    /// The largest width and height of a 2-D texture (`max_texture_dimension_2d`).
+    pub max_texture_dimension_2d: u32,
 }
 
 impl Sizing {
@@ -62,7 +64,17 @@ impl Sizing {
             host_import_skip: None,
             subgroup_sizes: Some((32, 32)),
             matrix: None,
+            // What wgpu reports for an H100's or H200's Vulkan adapter.
+            max_texture_dimension_2d: 32768,
         }
+    }
+
+    /// Why a 2-D texture of `width` × `height` texels cannot be made here, if it cannot.
+    pub fn texture_skip(&self, width: u32, height: u32) -> Option<String> {
+        let max = self.max_texture_dimension_2d;
+        (width > max || height > max).then(|| {
+            format!("a {width}x{height} texture exceeds the adapter's largest 2-D texture ({max})")
+        })
     }
 
     /// Why a kernel that needs subgroup operations cannot run here, if it cannot.

@@ -10,6 +10,7 @@
 //! `params` (see [`compile`] for the conventions).
 
 pub mod compile;
+pub mod texture;
 pub mod timing;
 pub mod transfer;
 
@@ -34,6 +35,7 @@ use crate::suite::{
     Measure, POISON, Setting, TransferPath, Twin, check_inputs,
 };
 use compile::{Program, check_ptx};
+use texture::Texture;
 use timing::EventClock;
 
 /// Words of the pinned staging buffer, the piece an input is uploaded and an output read
@@ -384,11 +386,19 @@ impl Cuda {
                 Buffer::Uniform(words) => uniform = Some(words.clone()),
                 Buffer::Input(_) => {
                     let words = inputs.next().map_or(&[][..], Vec::as_slice);
-                    storage.push(self.upload(words)?);
+                    storage.push(Argument::Buffer(self.upload(words)?));
+                }
+                Buffer::Texture { width, height } => {
+                    let words = inputs.next().map_or(&[][..], Vec::as_slice);
+                    storage.push(Argument::Texture(Texture::new(
+                        self,
+                        (*width, *height),
+                        words,
+                    )?));
                 }
                 Buffer::Output(words) => {
-                    outputs.push(storage.len());
-                    storage.push(self.poisoned(*words)?);
+                    outputs.push(self.poisoned(*words)?);
+                    storage.push(Argument::Output(outputs.len() - 1));
                 }
             }
         }
@@ -537,8 +547,15 @@ impl Cuda {
     /// Queues one launch of the prepared twin.
     fn launch(&self, prepared: &Prepared) -> Result<()> {
         let mut launch = self.stream.launch_builder(&prepared.function);
-        for buffer in &prepared.storage {
-            launch.arg(buffer);
+        for argument in &prepared.storage {
+            match argument {
+                Argument::Buffer(buffer) => launch.arg(buffer),
+                Argument::Texture(texture) => launch.arg(&texture.object),
+                Argument::Output(index) => match prepared.outputs.get(*index) {
+                    Some(output) => launch.arg(output),
+                    None => return Err(Error::Internal("an output out of range".to_owned())),
+                },
+            };
         }
         // SAFETY: `check_ptx` held the entry to one pointer per storage buffer, which are
         // passed in binding order, each as large as the case declares and the WGSL
@@ -600,8 +617,8 @@ impl Cuda {
             .record_event(None)
             .map_err(driver_error("recording an event"))?;
         self.wait(&done)?;
-        for (&output, expected) in prepared.outputs.iter().zip(expected) {
-            self.check_output(&prepared.storage[output], expected)?;
+        for (output, expected) in prepared.outputs.iter().zip(expected) {
+            self.check_output(output, expected)?;
         }
         Ok(())
     }
@@ -631,6 +648,14 @@ impl Cuda {
     }
 }
 
+/// One kernel argument: a storage buffer, a texture object, or an output (by its index
+/// in [`Prepared::outputs`]).
+enum Argument {
+    Buffer(CudaSlice<u32>),
+    Texture(Texture),
+    Output(usize),
+}
+
 /// A case ready to launch: its twin, buffers and launch shape.
 pub struct Prepared {
     label: String,
@@ -638,10 +663,10 @@ pub struct Prepared {
     module: Arc<CudaModule>,
     function: CudaFunction,
     uniform: Option<Vec<u32>>,
-    /// The storage buffers in binding order: the kernel's arguments.
-    storage: Vec<CudaSlice<u32>>,
-    /// Which of `storage` are outputs, in order.
-    outputs: Vec<usize>,
+    /// The kernel's arguments: the storage buffers and textures in binding order.
+    storage: Vec<Argument>,
+    /// The outputs, in order.
+    outputs: Vec<CudaSlice<u32>>,
     config: LaunchConfig,
     /// The case's launch settings beyond the grid, applied by [`Cuda::settle`].
     launch: CudaLaunch,

@@ -127,6 +127,104 @@ impl GpuContext {
         Ok(buffer)
     }
 
+    /// An `r32float` 2-D texture of `width` × `height` texels holding `words` row by row,
+    /// copied in through the upload staging buffer a band of rows at a time: a buffer
+    /// to texture copy takes rows at multiples of [`wgpu::COPY_BYTES_PER_ROW_ALIGNMENT`]
+    /// bytes, so each row is padded in the staging buffer.
+    pub fn upload_texture(
+        &self,
+        label: &str,
+        (width, height): (u32, u32),
+        words: &[u32],
+    ) -> Result<wgpu::Texture> {
+        let max = self.limits.max_texture_dimension_2d;
+        if width > max || height > max {
+            return Err(Error::SizeLimit {
+                what: "a texture side",
+                requested: u64::from(width.max(height)),
+                limit: u64::from(max),
+            });
+        }
+        if words.len() as u64 != u64::from(width) * u64::from(height) {
+            return Err(Error::Gpu(format!(
+                "{label}: {} words for a {width}x{height} texture",
+                words.len()
+            )));
+        }
+        let size = wgpu::Extent3d {
+            width,
+            height,
+            depth_or_array_layers: 1,
+        };
+        let texture = self.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some(label),
+            size,
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::R32Float,
+            // Read by textureLoad; filled by copies from the staging buffer.
+            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        });
+        let staging = self.staging_buffer(
+            &self.staging.upload,
+            "staging.upload",
+            wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
+        );
+        let row_bytes = 4 * width as usize;
+        let padded_row_bytes =
+            row_bytes.next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT as usize);
+        let band_rows = (staging.size() as usize / padded_row_bytes).max(1);
+        let bytes: &[u8] = bytemuck::cast_slice(words);
+        for (band, rows) in bytes.chunks(band_rows * row_bytes).enumerate() {
+            let band_height = rows.len() / row_bytes;
+            // Mapped views are write-only: rows are padded on the host first, unless
+            // they need no padding.
+            let padded: Vec<u8>;
+            let band_bytes = if padded_row_bytes == row_bytes {
+                rows
+            } else {
+                let mut band = vec![0u8; band_height * padded_row_bytes];
+                band.par_chunks_mut(padded_row_bytes)
+                    .zip(rows.par_chunks(row_bytes))
+                    .for_each(|(to, from)| to[..row_bytes].copy_from_slice(from));
+                padded = band;
+                &padded
+            };
+            self.map_all([staging], wgpu::MapMode::Write)?;
+            write_parallel(staging, band_bytes)?;
+            staging.unmap();
+            let mut encoder = self.device.create_command_encoder(&Default::default());
+            encoder.copy_buffer_to_texture(
+                wgpu::TexelCopyBufferInfo {
+                    buffer: staging,
+                    layout: wgpu::TexelCopyBufferLayout {
+                        offset: 0,
+                        bytes_per_row: Some(padded_row_bytes as u32),
+                        rows_per_image: Some(band_height as u32),
+                    },
+                },
+                wgpu::TexelCopyTextureInfo {
+                    texture: &texture,
+                    mip_level: 0,
+                    origin: wgpu::Origin3d {
+                        x: 0,
+                        y: (band * band_rows) as u32,
+                        z: 0,
+                    },
+                    aspect: wgpu::TextureAspect::All,
+                },
+                wgpu::Extent3d {
+                    height: band_height as u32,
+                    ..size
+                },
+            );
+            self.submit_and_wait(encoder.finish())?;
+        }
+        Ok(texture)
+    }
+
     /// An output buffer of `words` filled with [`POISON`] by copies on the device.
     pub(super) fn poisoned(&self, label: &str, words: usize) -> Result<wgpu::Buffer> {
         let size = (4 * words as u64).next_multiple_of(16);

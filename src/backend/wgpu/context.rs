@@ -167,6 +167,7 @@ impl GpuContext {
                 .contains(wgpu::Features::SUBGROUP)
                 .then_some((self.info.subgroup_min_size, self.info.subgroup_max_size)),
             matrix,
+            max_texture_dimension_2d: limits.max_texture_dimension_2d,
         })
     }
 

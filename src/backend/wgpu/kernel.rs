@@ -50,6 +50,13 @@ impl Kernel {
     }
 }
 
+/// What one binding of a case is bound to.
+enum Bound {
+    Buffer(wgpu::Buffer),
+    /// The view a `texture_2d<f32>` binding reads; it keeps its texture alive.
+    Texture(wgpu::TextureView),
+}
+
 impl GpuContext {
     /// Builds the case's pipeline and buffers: `inputs` uploaded, outputs poisoned.
     pub fn build(
@@ -64,7 +71,13 @@ impl GpuContext {
             .limits
             .max_storage_buffer_binding_size
             .min(self.limits.max_buffer_size);
-        if let Some(buffer) = case.buffers.iter().find(|b| b.len_bytes() > limit) {
+        let bound_as_buffer = |b: &&Buffer| !matches!(b, Buffer::Texture { .. });
+        if let Some(buffer) = case
+            .buffers
+            .iter()
+            .filter(bound_as_buffer)
+            .find(|b| b.len_bytes() > limit)
+        {
             return Err(Error::SizeLimit {
                 what: "a buffer",
                 requested: buffer.len_bytes(),
@@ -93,16 +106,21 @@ impl GpuContext {
                 let label = format!("{}.{binding}", pipeline.label);
                 let created = match buffer {
                     Buffer::Uniform(words) => {
-                        self.upload(&label, wgpu::BufferUsages::UNIFORM, words)?
+                        Bound::Buffer(self.upload(&label, wgpu::BufferUsages::UNIFORM, words)?)
                     }
                     Buffer::Input(_) => {
                         let words = inputs.next().map_or(&[][..], Vec::as_slice);
-                        self.upload(&label, wgpu::BufferUsages::STORAGE, words)?
+                        Bound::Buffer(self.upload(&label, wgpu::BufferUsages::STORAGE, words)?)
+                    }
+                    Buffer::Texture { width, height } => {
+                        let words = inputs.next().map_or(&[][..], Vec::as_slice);
+                        let texture = self.upload_texture(&label, (*width, *height), words)?;
+                        Bound::Texture(texture.create_view(&Default::default()))
                     }
                     Buffer::Output(words) => {
                         let output = self.poisoned(&label, *words)?;
                         outputs.push(output.clone());
-                        output
+                        Bound::Buffer(output)
                     }
                 };
                 bound.push(created);
@@ -110,9 +128,12 @@ impl GpuContext {
             let entries: Vec<wgpu::BindGroupEntry> = bound
                 .iter()
                 .enumerate()
-                .map(|(i, buffer)| wgpu::BindGroupEntry {
+                .map(|(i, bound)| wgpu::BindGroupEntry {
                     binding: i as u32,
-                    resource: buffer.as_entire_binding(),
+                    resource: match bound {
+                        Bound::Buffer(buffer) => buffer.as_entire_binding(),
+                        Bound::Texture(view) => wgpu::BindingResource::TextureView(view),
+                    },
                 })
                 .collect();
             let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {

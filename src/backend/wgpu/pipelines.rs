@@ -79,6 +79,26 @@ pub(super) fn describe_pipeline<'a>(
     })
 }
 
+/// The layout entry of one binding.
+fn binding_type(binding: Binding) -> wgpu::BindingType {
+    let buffer = |ty| wgpu::BindingType::Buffer {
+        ty,
+        has_dynamic_offset: false,
+        min_binding_size: None,
+    };
+    match binding {
+        Binding::Uniform => buffer(wgpu::BufferBindingType::Uniform),
+        Binding::ReadOnly => buffer(wgpu::BufferBindingType::Storage { read_only: true }),
+        Binding::ReadWrite => buffer(wgpu::BufferBindingType::Storage { read_only: false }),
+        // r32float is not filterable without a feature; textureLoad needs no filtering.
+        Binding::Texture => wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Float { filterable: false },
+            view_dimension: wgpu::TextureViewDimension::D2,
+            multisampled: false,
+        },
+    }
+}
+
 impl GpuContext {
     /// The compute pipeline of a case's kernel with its overrides, for callers that
     /// bind buffers of their own (sub-ranges, as the transfer overlap does).
@@ -165,15 +185,7 @@ impl GpuContext {
             .map(|(i, buffer)| wgpu::BindGroupLayoutEntry {
                 binding: i as u32,
                 visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty: match buffer.binding() {
-                        Binding::Uniform => wgpu::BufferBindingType::Uniform,
-                        Binding::ReadOnly => wgpu::BufferBindingType::Storage { read_only: true },
-                        Binding::ReadWrite => wgpu::BufferBindingType::Storage { read_only: false },
-                    },
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
+                ty: binding_type(buffer.binding()),
                 count: None,
             })
             .collect();

@@ -1,8 +1,10 @@
 //! The stencil claims: coefficients in uniform memory, a haloed tile in workgroup memory.
 
 use super::{Claim, Finding, Kind, at_each, at_least, best_ratio, ratio};
-use crate::suite::Family;
-use crate::suite::families::stencil::{CONST_COEF, GLOBAL_DIRECT, STORAGE_COEF, UNIFORM_COEF};
+use crate::suite::families::stencil::{
+    CONST_COEF, GLOBAL_DIRECT, STORAGE_COEF, TEXTURE, UNIFORM_COEF,
+};
+use crate::suite::{Family, Key};
 
 /// The family's finding in the report's summary: fastest tiled stencil ÷ direct reads.
 pub(super) const FINDING: Finding = Finding {
@@ -50,6 +52,23 @@ pub(super) const CLAIMS: &[Claim] = &[
         },
     },
     TILE,
+    Claim {
+        id: "stencil-texture-locality",
+        family: Family::Stencil,
+        claim: "the texture cache serves a stencil's neighbour re-reads better than storage \
+                reads",
+        rule: "texture runs at 1.05 × global_direct or faster (the same n; texture's width \
+               is its layout)",
+        kind: Kind::Bandwidth,
+        experiments: &[&GLOBAL_DIRECT, &TEXTURE],
+        decide: |cases| {
+            at_each(cases, &TEXTURE, |params| {
+                let direct = params.without(Key::Width);
+                let (value, detail) = ratio(cases, (&TEXTURE, params), (&GLOBAL_DIRECT, &direct))?;
+                Ok(at_least(value, 1.05, detail))
+            })
+        },
+    },
 ];
 
 #[cfg(test)]
@@ -57,7 +76,7 @@ mod tests {
     use super::CLAIMS;
     use crate::params;
     use crate::report::claims::testing::{self, Threshold, row};
-    use crate::suite::families::stencil::{GLOBAL_DIRECT, STORAGE_COEF, UNIFORM_COEF};
+    use crate::suite::families::stencil::{GLOBAL_DIRECT, STORAGE_COEF, TEXTURE, UNIFORM_COEF};
 
     static THRESHOLDS: &[Threshold] = &[
         Threshold {
@@ -76,6 +95,16 @@ mod tests {
                 vec![
                     row(&GLOBAL_DIRECT, params!(N => 64u32), 100.0),
                     row(&UNIFORM_COEF, params!(N => 64u32), 100.0 * x),
+                ]
+            },
+            sides: &[(1.04, false), (1.06, true)],
+        },
+        Threshold {
+            id: "stencil-texture-locality",
+            rows: |x| {
+                vec![
+                    row(&GLOBAL_DIRECT, params!(N => 64u32), 100.0),
+                    row(&TEXTURE, params!(N => 64u32, Width => 8u32), 100.0 * x),
                 ]
             },
             sides: &[(1.04, false), (1.06, true)],

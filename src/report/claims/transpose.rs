@@ -8,7 +8,7 @@ use super::{
 use crate::params;
 use crate::suite::families::transpose::{
     COPY_COL, COPY_ROW, DIAGONAL_COL, DIAGONAL_ROW, NAIVE_COL, NAIVE_COL_UNROLL4, NAIVE_ROW,
-    NAIVE_ROW_UNROLL4, SMEM, SMEM_PAD, SMEM_PAD_VEC4, SMEM_UNROLL_PAD,
+    NAIVE_ROW_UNROLL4, NAIVE_TEXTURE, SMEM, SMEM_PAD, SMEM_PAD_VEC4, SMEM_UNROLL_PAD,
 };
 use crate::suite::{Experiment, Family, Key, Value};
 
@@ -17,6 +17,7 @@ const BOUNDED: &[&Experiment] = &[
     &COPY_COL,
     &NAIVE_ROW,
     &NAIVE_COL,
+    &NAIVE_TEXTURE,
     &NAIVE_ROW_UNROLL4,
     &NAIVE_COL_UNROLL4,
     &DIAGONAL_ROW,
@@ -31,6 +32,7 @@ const EVERY: &[&Experiment] = &[
     &COPY_COL,
     &NAIVE_ROW,
     &NAIVE_COL,
+    &NAIVE_TEXTURE,
     &NAIVE_ROW_UNROLL4,
     &NAIVE_COL_UNROLL4,
     &DIAGONAL_ROW,
@@ -177,6 +179,22 @@ pub(super) const CLAIMS: &[Claim] = &[
         },
     },
     Claim {
+        id: "transpose-texture-locality",
+        family: Family::Transpose,
+        claim: "the texture cache's 2-D locality serves a transpose's column reads better \
+                than storage reads",
+        rule: "naive_texture runs at 1.05 × naive_col or faster, at every size and block \
+               measured",
+        kind: Kind::Bandwidth,
+        experiments: &[&NAIVE_COL, &NAIVE_TEXTURE],
+        decide: |cases| {
+            at_each(cases, &NAIVE_TEXTURE, |params| {
+                let (value, detail) = ratio(cases, (&NAIVE_TEXTURE, params), (&NAIVE_COL, params))?;
+                Ok(at_least(value, 1.05, detail))
+            })
+        },
+    },
+    Claim {
         id: "transpose-thin-blocks",
         family: Family::Transpose,
         claim: "thinner blocks (32×16, 32×8) beat square 32×32 blocks",
@@ -225,7 +243,8 @@ mod tests {
     use crate::report::claims::{Cases, Source};
     use crate::suite::Params;
     use crate::suite::families::transpose::{
-        COPY_ROW, DIAGONAL_ROW, NAIVE_COL, NAIVE_COL_UNROLL4, NAIVE_ROW, SMEM, SMEM_PAD,
+        COPY_ROW, DIAGONAL_ROW, NAIVE_COL, NAIVE_COL_UNROLL4, NAIVE_ROW, NAIVE_TEXTURE, SMEM,
+        SMEM_PAD,
     };
 
     fn size() -> Params {
@@ -302,6 +321,16 @@ mod tests {
                     row(&NAIVE_ROW, size(), 100.0),
                     row(&SMEM, size(), 100.0 * x),
                     row(&SMEM_PAD, size(), 200.0),
+                ]
+            },
+            sides: &[(1.04, false), (1.06, true)],
+        },
+        Threshold {
+            id: "transpose-texture-locality",
+            rows: |x| {
+                vec![
+                    row(&NAIVE_COL, size(), 100.0),
+                    row(&NAIVE_TEXTURE, size(), 100.0 * x),
                 ]
             },
             sides: &[(1.04, false), (1.06, true)],

@@ -7,7 +7,7 @@ use naga::{
     UnaryOperator,
 };
 
-use super::kernel::{Kernel, Pointee};
+use super::kernel::{Kernel, Leaf, Pointee};
 use super::math::{relational, select, unary};
 use super::{Access, Exec, Frame, Ready, Region, SimError, Space, Value, variant};
 
@@ -228,6 +228,17 @@ impl<'k> Exec<'k, '_> {
                 convert,
             } => self.as_expr(fr, expr, to, convert)?,
             Expression::ArrayLength(p) => self.array_length(fr, p)?,
+            Expression::ImageLoad {
+                image,
+                coordinate,
+                array_index: None,
+                sample: None,
+                level: _,
+            } => {
+                let (v, ready) = self.texture_load(fr, image, coordinate)?;
+                loaded = Some(ready);
+                v
+            }
             Expression::CallResult(_)
             | Expression::AtomicResult { .. }
             | Expression::WorkGroupUniformLoadResult { .. }
@@ -342,6 +353,64 @@ impl<'k> Exec<'k, '_> {
             _ => arrive(self.costs.on_chip_ns, 0),
         };
         Ok((Value::Data(v?), ready))
+    }
+
+    /// `textureLoad` of an `r32float` 2-D texture at each lane's (x, y), as a load of
+    /// the word at `y * width + x` of the bound texels (see
+    /// [`super::Binding::texture_width`]): `vec4(texel, 0, 0, 1)`, ready like a
+    /// storage read.
+    fn texture_load(
+        &mut self,
+        fr: &mut Frame<'k>,
+        image: Handle<Expression>,
+        coordinate: Handle<Expression>,
+    ) -> Result<(Value, Ready), SimError> {
+        let k = self.k;
+        let l = self.lanes;
+        let Expression::GlobalVariable(global) = fr.fun.expressions[image] else {
+            return Err(k.unsupported("textureLoad of a texture passed as an argument"));
+        };
+        let Some((slot, space)) = self.slot_of.get(global.index()).copied().flatten() else {
+            return Err(k.runtime("textureLoad of an unbound texture"));
+        };
+        let width = self
+            .bindings
+            .get(slot as usize)
+            .and_then(|b| b.texture_width)
+            .ok_or_else(|| k.runtime("textureLoad of a binding bound as a buffer"))?;
+        self.ensure_now(fr, coordinate)?;
+        let xy = self.data(fr, coordinate)?;
+        let mut offs = vec![0u32; l];
+        for lane in (0..l).filter(|&lane| fr.active[lane]) {
+            let (x, y) = (xy[lane], xy[l + lane]);
+            if x >= width {
+                return Err(k.runtime(format!(
+                    "textureLoad at x = {x} of a texture {width} texels wide"
+                )));
+            }
+            offs[lane] = (y * width + x) * 4;
+        }
+        let leaf = Leaf {
+            offset: 0,
+            comps: 1,
+            width: 4,
+        };
+        let texel = self.load(
+            Region::Buf(slot, space),
+            &offs,
+            &[leaf],
+            &fr.active,
+            Access::Read,
+        )?;
+        let mut out = texel;
+        out.extend(std::iter::repeat_n(0, 2 * l));
+        out.extend(std::iter::repeat_n(1f32.to_bits(), l));
+        let ready = Ready {
+            at: self.now.at + self.costs.global_ns,
+            rounds: self.now.rounds + 1,
+            runtime: true,
+        };
+        Ok((Value::Data(out), ready))
     }
 
     fn unary_expr(

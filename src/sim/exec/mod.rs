@@ -182,6 +182,23 @@ pub struct Binding {
     pub group: u32,
     pub binding: u32,
     pub data: Vec<u8>,
+    /// For a `texture_2d<f32>` binding, its texels per row: `data` holds the texels row
+    /// by row, and `textureLoad` at (x, y) reads the word at `y * width + x`, traced as
+    /// a storage read of those bytes. The model knows no texture path (no tiled layout,
+    /// no texture cache): it predicts a texture read as the same read of a buffer.
+    pub texture_width: Option<u32>,
+}
+
+impl Binding {
+    /// A buffer of `data` at `@group(group) @binding(binding)`.
+    pub fn buffer(group: u32, binding: u32, data: Vec<u8>) -> Binding {
+        Binding {
+            group,
+            binding,
+            data,
+            texture_width: None,
+        }
+    }
 }
 
 /// What the in-order scoreboard charges (see [`Stats::critical_ns`]); all zero by
@@ -444,13 +461,17 @@ fn check_launch(kernel: &Kernel, launch: &Launch) -> Result<(usize, usize), SimE
 }
 
 /// The slot in `bindings` (and the space) of each storage or uniform global variable,
-/// by handle index; `None` where nothing is bound.
+/// and of each texture (read as storage: see [`Binding::texture_width`]), by handle
+/// index; `None` where nothing is bound.
 fn binding_slots(m: &Module, bindings: &[Binding]) -> Vec<Option<(u32, Space)>> {
     let mut slot_of = vec![None; m.global_variables.len()];
     for (h, g) in m.global_variables.iter() {
         let space = match g.space {
             AddressSpace::Storage { .. } => Space::Storage,
             AddressSpace::Uniform => Space::Uniform,
+            AddressSpace::Handle if matches!(m.types[g.ty].inner, TypeInner::Image { .. }) => {
+                Space::Storage
+            }
             _ => continue,
         };
         if let Some(rb) = g.binding

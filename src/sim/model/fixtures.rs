@@ -20,11 +20,7 @@ pub(super) fn h100() -> DeviceModel {
 
 /// A binding of group 0.
 pub(super) fn bind(binding: u32, data: Vec<u8>) -> Binding {
-    Binding {
-        group: 0,
-        binding,
-        data,
-    }
+    Binding::buffer(0, binding, data)
 }
 
 /// A 16-byte uniform of `words`, zero-padded.

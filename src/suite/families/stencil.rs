@@ -12,6 +12,13 @@
 //! in constant memory and the tile to remove redundant global reads; on cached GPUs the
 //! L1 catches most of the re-reads, so the tile may gain little. Bytes are n reads and
 //! n writes.
+//!
+//! `texture` is `global_direct` with its neighbour reads through the texture path: the
+//! input in an `r32float` 2-D texture [`TEXTURE_WIDTH`] texels wide, row by row, read
+//! with `textureLoad` (CUDA: `tex2D` on a texture object over a CUDA array). Row by row
+//! keeps the neighbours i ± k on one texture row (but where a row ends), so the texture
+//! cache's 2-D locality is offered the 1-D stencil's own locality and nothing else; its
+//! params name the width (docs/texture.md).
 
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
@@ -23,6 +30,11 @@ use crate::suite::{
 };
 
 const RADIUS: usize = 4;
+
+/// Texels per row of `texture`'s input: 2^13, so that the full 2^26 elements make a
+/// square 8192 × 8192 texture, and a power of two, so that a texel's row and column are
+/// a shift and a mask.
+const TEXTURE_WIDTH: u32 = 8192;
 
 /// c[1..=4]: the 8th-order central-difference coefficients of a first derivative, as
 /// the CUDA texts' stencil uses them.
@@ -60,10 +72,17 @@ enum Variant {
     StorageCoef,
     ConstCoef,
     GlobalDirect,
+    Texture,
 }
 
 /// The family's experiments, in the order runs and reports show them.
-pub const EXPERIMENTS: &[Experiment] = &[UNIFORM_COEF, STORAGE_COEF, CONST_COEF, GLOBAL_DIRECT];
+pub const EXPERIMENTS: &[Experiment] = &[
+    UNIFORM_COEF,
+    STORAGE_COEF,
+    CONST_COEF,
+    GLOBAL_DIRECT,
+    TEXTURE,
+];
 
 /// Coefficients in a uniform buffer (constant memory), read by every lane at once: a
 /// broadcast at register speed.
@@ -109,6 +128,17 @@ pub const GLOBAL_DIRECT: Experiment = Experiment {
     cases: |sizing| cases(sizing, Variant::GlobalDirect),
 };
 
+/// `global_direct` with every neighbour read through the texture path: the texts
+/// expect the texture cache to serve the re-reads at least as well as the L1.
+pub const TEXTURE: Experiment = Experiment {
+    family: Family::Stencil,
+    variant: "texture",
+    kernel: Some("stencil_texture"),
+    measure: Measure::Kernel,
+    twin: Twin::cuda("stencil"),
+    cases: |sizing| cases(sizing, Variant::Texture),
+};
+
 fn cases(sizing: &Sizing, variant: Variant) -> Vec<Case> {
     vec![case(sizing, variant)]
 }
@@ -117,9 +147,11 @@ fn case(sizing: &Sizing, variant: Variant) -> Case {
     let n = (sizing.stream_buffer_bytes() / 4) as usize;
     let workgroup = DEFAULT_WORKGROUP;
     let tile_bytes = match variant {
-        Variant::GlobalDirect => 0,
+        Variant::GlobalDirect | Variant::Texture => 0,
         _ => 4 * (workgroup + 2 * RADIUS as u32),
     };
+    // The texture's rows: the last one partly beyond n, never read.
+    let texture = (TEXTURE_WIDTH, (n as u32).div_ceil(TEXTURE_WIDTH).max(1));
     let params = Params { n: n as u32 };
     let coefficient_words: Vec<u32> = COEFFICIENTS.iter().map(|c| c.to_bits()).collect();
     let mut buffers = match variant {
@@ -129,29 +161,53 @@ fn case(sizing: &Sizing, variant: Variant) -> Case {
             c: COEFFICIENTS,
         })],
         Variant::StorageCoef => vec![Buffer::uniform(params), Buffer::Input(RADIUS)],
-        Variant::ConstCoef | Variant::GlobalDirect => {
+        Variant::ConstCoef | Variant::GlobalDirect | Variant::Texture => {
             vec![Buffer::uniform(params)]
         }
     };
-    buffers.extend([Buffer::Input(n), Buffer::Output(n)]);
+    let (input, case_params) = match variant {
+        Variant::Texture => (
+            Buffer::Texture {
+                width: texture.0,
+                height: texture.1,
+            },
+            params!(N => n, Width => TEXTURE_WIDTH),
+        ),
+        _ => (Buffer::Input(n), params!(N => n)),
+    };
+    let input_words = input.words();
+    buffers.extend([input, Buffer::Output(n)]);
     let mut overrides = vec![("WORKGROUP_SIZE", f64::from(workgroup))];
-    if matches!(variant, Variant::ConstCoef | Variant::GlobalDirect) {
+    if variant == Variant::Texture {
+        overrides.push(("TEXTURE_WIDTH", f64::from(TEXTURE_WIDTH)));
+    }
+    if matches!(
+        variant,
+        Variant::ConstCoef | Variant::GlobalDirect | Variant::Texture
+    ) {
         overrides.extend(
             ["C1", "C2", "C3", "C4"]
                 .into_iter()
                 .zip(COEFFICIENTS.map(f64::from)),
         );
     }
-    Case::builder(sizing, params!(N => n))
+    Case::builder(sizing, case_params)
         .workgroup([workgroup, 1, 1], tile_bytes)
+        .skip_if(
+            (variant == Variant::Texture)
+                .then(|| sizing.texture_skip(texture.0, texture.1))
+                .flatten(),
+        )
         .grid(DEFAULT_GRID, (n as u64).div_ceil(u64::from(workgroup)))
         .constants(overrides)
         .moves(n as u64, 8 * n as u64)
         .buffers(buffers)
         .data(move || {
-            let src = f32_data(n, 31);
+            // A texture's words beyond n fill its last row; the first n are the input
+            // every variant gets.
+            let src = f32_data(input_words, 31);
             let expected = Expected::Approx {
-                values: reference(&src),
+                values: reference(&src[..n]),
                 tolerance: TOLERANCE,
             };
             let inputs = match variant {
@@ -204,17 +260,38 @@ mod tests {
     #[test]
     fn full_size_is_two_to_the_26_over_a_two_d_grid() {
         let sizing = Sizing::nominal(false);
-        for experiment in [UNIFORM_COEF, STORAGE_COEF, CONST_COEF, GLOBAL_DIRECT] {
+        for experiment in EXPERIMENTS {
             let [case] = &(experiment.cases)(&sizing)[..] else {
                 panic!("one case");
             };
-            assert_eq!(case.params.to_string(), "n=67108864");
+            let width = if experiment.is(&TEXTURE) {
+                ";width=8192"
+            } else {
+                ""
+            };
+            assert_eq!(case.params.to_string(), format!("n=67108864{width}"));
             assert_eq!(case.bytes, 8 << 26);
             assert!(case.skip.is_none());
             let [x, y, _] = case.workgroups;
             assert!(u64::from(x) * u64::from(y) * 512 >= 1 << 26);
             assert!(experiment.kernel_for(case).is_ok(), "{}", experiment.name());
         }
+    }
+
+    #[test]
+    fn a_texture_beyond_the_adapter_is_skipped_with_the_reason() {
+        let sizing = Sizing {
+            max_texture_dimension_2d: 4096,
+            ..Sizing::nominal(false)
+        };
+        let [case] = &(TEXTURE.cases)(&sizing)[..] else {
+            panic!("one case");
+        };
+        assert_eq!(
+            case.skip.as_deref(),
+            Some("a 8192x8192 texture exceeds the adapter's largest 2-D texture (4096)")
+        );
+        assert!((GLOBAL_DIRECT.cases)(&sizing)[0].skip.is_none());
     }
 
     #[test]
@@ -226,12 +303,12 @@ mod tests {
             max_workgroups_per_dimension: 4,
             ..Sizing::nominal(true)
         };
-        for experiment in [UNIFORM_COEF, STORAGE_COEF, CONST_COEF, GLOBAL_DIRECT] {
+        for experiment in EXPERIMENTS {
             let [case] = &(experiment.cases)(&sizing)[..] else {
                 panic!("one case");
             };
             assert_eq!(case.workgroups, [4, 3, 1]);
-            let result = crate::backend::sim::execute(&experiment, case, 32);
+            let result = crate::backend::sim::execute(experiment, case, 32);
             assert_eq!(result, Ok(()), "{}", experiment.name());
         }
     }

@@ -8,6 +8,10 @@
 //! row for tiles 32 rows tall, `32 / rows` words for shorter ones: see [`pad_words`]).
 //! `naive_col` and `smem_pad` are also swept over workgroup shapes, and `smem_pad`
 //! over rows per invocation (several loads in flight, as fast native transposes do).
+//! `naive_texture` is `naive_col` with its column reads through the texture path (an
+//! `r32float` 2-D texture read with `textureLoad`; CUDA: `tex2D` on a texture object),
+//! at the same sizes and blocks, so that each of its rows has a `naive_col` row beside
+//! it (docs/texture.md).
 //!
 //! Every case's param names the matrix (`size=NXxNY`) and the workgroup
 //! (`block=WxH`); `rows=R` appears where an invocation moves R tile rows.
@@ -49,12 +53,14 @@ struct Params {
 /// How a variant maps invocations to elements.
 #[derive(Clone, Copy, Debug)]
 enum Method {
-    /// `transpose_naive`: one read and one write per element, no tile.
+    /// `transpose_naive`: one read and one write per element, no tile;
+    /// `transpose_naive_texture` where the input is a texture.
     Direct {
         read_rows: bool,
         write_rows: bool,
         unroll: u32,
         diagonal: bool,
+        texture: bool,
     },
     /// `transpose_tile`: through a tile of workgroup memory; `tiles_x` tiles side by
     /// side per workgroup, rows padded or not (see [`pad_words`]).
@@ -70,6 +76,27 @@ impl Method {
             write_rows,
             unroll,
             diagonal,
+            texture: false,
+        }
+    }
+
+    /// The same direct method, its input read through a texture.
+    const fn through_texture(self) -> Method {
+        match self {
+            Method::Direct {
+                read_rows,
+                write_rows,
+                unroll,
+                diagonal,
+                ..
+            } => Method::Direct {
+                read_rows,
+                write_rows,
+                unroll,
+                diagonal,
+                texture: true,
+            },
+            other => other,
         }
     }
 
@@ -118,6 +145,7 @@ const fn declare(
 }
 
 const NAIVE: &str = "transpose_naive";
+const NAIVE_TEXTURE_KERNEL: &str = "transpose_naive_texture";
 const TILE: &str = "transpose_tile";
 const TILE_VEC4: &str = "transpose_tile_vec4";
 
@@ -127,6 +155,7 @@ pub const EXPERIMENTS: &[Experiment] = &[
     COPY_COL,
     NAIVE_ROW,
     NAIVE_COL,
+    NAIVE_TEXTURE,
     NAIVE_ROW_UNROLL4,
     NAIVE_COL_UNROLL4,
     DIAGONAL_ROW,
@@ -153,6 +182,20 @@ pub const NAIVE_ROW: Experiment = declare("naive_row", NAIVE, |s| {
 pub const NAIVE_COL: Experiment = declare("naive_col", NAIVE, |s| {
     cases(s, Method::direct(false, true, 1, false), Sweep::Blocks)
 });
+/// `naive_col` with its column reads through the texture path: the texts expect the
+/// texture cache's 2-D locality to serve the column reads better than storage reads
+/// do. Swept over the same blocks as `naive_col`; its twin is `naive_col`'s, its
+/// input a texture object.
+pub const NAIVE_TEXTURE: Experiment = Experiment {
+    twin: Twin::cuda(NAIVE),
+    ..declare("naive_texture", NAIVE_TEXTURE_KERNEL, |s| {
+        cases(
+            s,
+            Method::direct(false, true, 1, false).through_texture(),
+            Sweep::Blocks,
+        )
+    })
+};
 /// `naive_row` with four elements per invocation in flight.
 pub const NAIVE_ROW_UNROLL4: Experiment = declare("naive_row_unroll4", NAIVE, |s| {
     cases(s, Method::direct(true, false, 4, false), Sweep::None)
@@ -305,6 +348,7 @@ fn case(sizing: &Sizing, method: Method, (nx, ny): (u32, u32), shape: Shape) -> 
             write_rows,
             unroll,
             diagonal,
+            texture: _,
         } => {
             overrides.extend([
                 ("WG_X", f64::from(wg_x)),
@@ -342,6 +386,22 @@ fn case(sizing: &Sizing, method: Method, (nx, ny): (u32, u32), shape: Shape) -> 
     let workgroups = [nx.div_ceil(per_x), ny.div_ceil(per_y), 1];
     let max = sizing.max_workgroups_per_dimension;
     let output = method.output();
+    let input = match method {
+        // Rows of the input as read: nx wide when reading rows, else ny wide.
+        Method::Direct {
+            texture: true,
+            read_rows,
+            ..
+        } => {
+            let (width, height) = if read_rows { (nx, ny) } else { (ny, nx) };
+            Buffer::Texture { width, height }
+        }
+        _ => Buffer::Input(words),
+    };
+    let texture = match input {
+        Buffer::Texture { width, height } => Some((width, height)),
+        _ => None,
+    };
     Case::builder(sizing, params)
         .constants(overrides)
         .skip_if(skip)
@@ -358,11 +418,12 @@ fn case(sizing: &Sizing, method: Method, (nx, ny): (u32, u32), shape: Shape) -> 
                 workgroups[0], workgroups[1]
             )
         }))
+        .skip_if(texture.and_then(|(width, height)| sizing.texture_skip(width, height)))
         .workgroups(workgroups)
         .moves(elements, 2 * 4 * elements)
         .buffers(vec![
             Buffer::uniform(Params { nx, ny }),
-            Buffer::Input(words),
+            input,
             Buffer::Output(words),
         ])
         .data(move || {
@@ -465,6 +526,44 @@ mod tests {
             .find(|c| c.params.to_string().ends_with("block=32x32"))
             .and_then(|c| c.skip);
         assert!(big.is_some_and(|r| r.contains("1024 exceeds the adapter's 256")));
+    }
+
+    #[test]
+    fn the_texture_transpose_has_naive_cols_cases_and_reads_columns_as_rows() {
+        let sizing = Sizing::nominal(false);
+        let params = |e: &Experiment| -> Vec<String> {
+            (e.cases)(&sizing)
+                .iter()
+                .map(|c| c.params.to_string())
+                .collect()
+        };
+        assert_eq!(params(&NAIVE_TEXTURE), params(&NAIVE_COL));
+        let quick = (NAIVE_TEXTURE.cases)(&Sizing::nominal(true));
+        let Some(case) = quick.first() else {
+            panic!("a quick case");
+        };
+        // 332 columns of 200: read by columns, the input is 332 rows of 200 texels.
+        assert_eq!(
+            case.buffers[1],
+            Buffer::Texture {
+                width: 200,
+                height: 332
+            }
+        );
+        assert!(NAIVE_TEXTURE.kernel_for(case).is_ok());
+        let small = Sizing {
+            max_texture_dimension_2d: 4096,
+            ..sizing
+        };
+        let skips: Vec<Option<String>> = (NAIVE_TEXTURE.cases)(&small)
+            .into_iter()
+            .map(|c| c.skip)
+            .collect();
+        assert_eq!(skips[0], None);
+        assert_eq!(
+            skips[1].as_deref(),
+            Some("a 8192x8192 texture exceeds the adapter's largest 2-D texture (4096)")
+        );
     }
 
     #[test]
