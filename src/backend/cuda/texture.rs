@@ -65,16 +65,26 @@ impl Texture {
             let band_rows = (staging.len() / w.max(1)).max(1);
             for (band, rows) in words.chunks(band_rows * w.max(1)).enumerate() {
                 staging[..rows.len()].copy_from_slice(rows);
-                // SAFETY: all-zero is a valid CUDA_MEMCPY2D (null pointers, offsets 0).
-                let mut copy: sys::CUDA_MEMCPY2D = unsafe { std::mem::zeroed() };
-                copy.srcMemoryType = CUmemorytype::CU_MEMORYTYPE_HOST;
-                copy.srcHost = staging.as_ptr().cast();
-                copy.srcPitch = 4 * w;
-                copy.dstMemoryType = CUmemorytype::CU_MEMORYTYPE_ARRAY;
-                copy.dstArray = array;
-                copy.dstY = band * band_rows;
-                copy.WidthInBytes = 4 * w;
-                copy.Height = rows.len() / w;
+                // Every field named: a zeroed CUDA_MEMCPY2D is invalid (its memory-type
+                // enums start at 1), and Rust aborts on one.
+                let copy = sys::CUDA_MEMCPY2D {
+                    srcXInBytes: 0,
+                    srcY: 0,
+                    srcMemoryType: CUmemorytype::CU_MEMORYTYPE_HOST,
+                    srcHost: staging.as_ptr().cast(),
+                    srcDevice: 0,
+                    srcArray: std::ptr::null_mut(),
+                    srcPitch: 4 * w,
+                    dstXInBytes: 0,
+                    dstY: band * band_rows,
+                    dstMemoryType: CUmemorytype::CU_MEMORYTYPE_ARRAY,
+                    dstHost: std::ptr::null_mut(),
+                    dstDevice: 0,
+                    dstArray: array,
+                    dstPitch: 0,
+                    WidthInBytes: 4 * w,
+                    Height: rows.len() / w,
+                };
                 // SAFETY: the source holds `Height` rows of `WidthInBytes` in pinned
                 // memory and the band lies within the array; the copy is synchronous.
                 unsafe { sys::cuMemcpy2D_v2(&copy) }
