@@ -76,10 +76,12 @@ fn selected() -> anyhow::Result<String> {
 fn main() -> anyhow::Result<()> {
     let criterion = Criterion::default()
         // Short: the GPU clock's samples vary by well under 1 %, and the whole
-        // registry (about 1300 benchmarks on a GPU with CUDA) must fit in ten minutes.
-        .warm_up_time(Duration::from_millis(50))
-        .measurement_time(Duration::from_millis(250))
+        // registry (about 1500 benchmarks on a GPU with CUDA) must fit in ten minutes;
+        // 250 ms a benchmark and criterion's 100 000 resamples did not (H100).
+        .warm_up_time(Duration::from_millis(30))
+        .measurement_time(Duration::from_millis(150))
         .sample_size(10)
+        .nresamples(10_000)
         .configure_from_args();
     // Criterion keeps its mode to itself: as it does, take a run without `--bench`
     // (`cargo test --benches`), or with `--test`, for test mode.
