@@ -115,6 +115,12 @@ names! {
         Carveout = "carveout",
         /// Texels per row of a 2-D texture that holds a 1-D input row by row.
         Width = "width",
+        /// Bytes of an L2 access policy window (CUDA only; absent: no window).
+        Window = "window",
+        /// The share of an access policy window's accesses that persist, percent.
+        HitRatio = "hit",
+        /// Bytes of the L2 set aside for persisting lines (CUDA only).
+        SetAside = "setaside",
     }
 }
 

@@ -128,6 +128,18 @@ pub enum CudaLaunch {
     /// (`CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT`), in percent of the
     /// L1-and-shared array: 0 asks for the most L1, 100 for the most shared memory.
     Carveout { percent: u32 },
+    /// An L2 access policy window on the stream over the first `bytes` of the storage
+    /// argument `buffer` (counted without the uniform): `hit_percent` of its accesses
+    /// persist (`CU_ACCESS_PROPERTY_PERSISTING`), the rest stream; `set_aside` bytes
+    /// of the L2 are reserved for persisting lines (`CU_LIMIT_PERSISTING_L2_CACHE_SIZE`).
+    /// The backend resets the persisting lines and the set-aside when the next case
+    /// launches otherwise, so that no case inherits them.
+    PersistingWindow {
+        buffer: usize,
+        bytes: u64,
+        hit_percent: u32,
+        set_aside: u64,
+    },
 }
 
 impl CudaLaunch {
@@ -138,6 +150,9 @@ impl CudaLaunch {
             CudaLaunch::Carveout { .. } => Some(
                 "the shared-memory carve-out (CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT)",
             ),
+            CudaLaunch::PersistingWindow { .. } => {
+                Some("an L2 persisting access policy window (cudaAccessPolicyWindow)")
+            }
         }
     }
 }
@@ -405,8 +420,21 @@ mod tests {
                     assert!(why.starts_with("no such API in WebGPU: "), "{why}");
                     skipped.push(experiment.variant);
                 }
-                if let CudaLaunch::Carveout { percent } = case.cuda_launch {
-                    assert_eq!(case.params.number(Key::Carveout), Some(u64::from(percent)));
+                match case.cuda_launch {
+                    CudaLaunch::Carveout { percent } => {
+                        assert_eq!(case.params.number(Key::Carveout), Some(u64::from(percent)));
+                    }
+                    CudaLaunch::PersistingWindow {
+                        bytes,
+                        hit_percent,
+                        set_aside,
+                        ..
+                    } => {
+                        assert_eq!(case.params.number(Key::Window), Some(bytes));
+                        assert_eq!(case.params.number(Key::HitRatio), Some(hit_percent.into()));
+                        assert_eq!(case.params.number(Key::SetAside), Some(set_aside));
+                    }
+                    CudaLaunch::Plain => {}
                 }
             }
         }
@@ -418,7 +446,8 @@ mod tests {
                 "shared_l1_bypass",
                 "staged_async_4",
                 "staged_async_8",
-                "staged_async_16"
+                "staged_async_16",
+                "persist"
             ]
         );
         let case = &(SHARED_L1_BYPASS.cases)(&sizing)[0];

@@ -4,8 +4,8 @@
 use super::{Cases, Claim, Evidence, Finding, Kind, Outcome, Source, Verdict};
 use crate::results::levels::{self, BANDWIDTH_MIN_POINTS, Sense};
 use crate::suite::families::hierarchy::{
-    CARVEOUTS, SHARED, STAGED, STAGED_4, STAGED_8, STAGED_16, STAGED_ASYNC_8, STAGED_ASYNC_16,
-    WINDOW, WINDOW_CARVEOUT,
+    CARVEOUTS, PERSIST, SHARED, STAGED, STAGED_4, STAGED_8, STAGED_16, STAGED_ASYNC_8,
+    STAGED_ASYNC_16, WINDOW, WINDOW_CARVEOUT,
 };
 use crate::suite::{Experiment, Family, Key};
 
@@ -181,8 +181,52 @@ const CARVEOUT_CLAIM: Claim = Claim {
     },
 };
 
+/// The least speed-up of a persisting window that counts as keeping the hot buffer.
+const PERSIST_GAIN: f64 = 1.05;
+
+/// hierarchy-persisting: an L2 access policy window over the hot buffer.
+const PERSIST_CLAIM: Claim = Claim {
+    id: "hierarchy-persisting",
+    family: Family::Hierarchy,
+    claim: "an L2 persisting access policy window keeps a hot buffer in the L2 while a \
+            streaming buffer passes through it, so that reading both runs faster",
+    rule: "at the largest hot buffer measured, persist with a window over all of it (hit=100) \
+           reads at least 1.05 × persist without a window",
+    kind: Kind::Bandwidth,
+    experiments: &[&PERSIST],
+    decide: |cases| {
+        let all = cases.params(&PERSIST);
+        let footprint = |p: &crate::suite::Params| p.number(Key::Footprint);
+        let hot = all
+            .iter()
+            .filter_map(footprint)
+            .max()
+            .ok_or_else(|| format!("no {}", PERSIST.name()))?;
+        let at = |window: bool| {
+            all.iter()
+                .find(|p| {
+                    footprint(p) == Some(hot)
+                        && p.number(Key::Window).is_some() == window
+                        && (!window || p.number(Key::HitRatio) == Some(100))
+                })
+                .ok_or_else(|| format!("no {} at footprint={hot}", PERSIST.name()))
+        };
+        let (with, without) = (at(true)?, at(false)?);
+        let (top, bottom) = (cases.gbps(&PERSIST, with)?, cases.gbps(&PERSIST, without)?);
+        let value = super::as_shown(top / bottom);
+        Ok(super::at_least(
+            value,
+            PERSIST_GAIN,
+            format!(
+                "{with} / {without} = {} ({top:.1} / {bottom:.1} GB/s)",
+                super::ratio_text(value)
+            ),
+        ))
+    },
+};
+
 /// The hierarchy claims, in checklist order.
-pub(super) const CLAIMS: &[Claim] = &[LEVELS_CLAIM, ASYNC_CLAIM, CARVEOUT_CLAIM];
+pub(super) const CLAIMS: &[Claim] = &[LEVELS_CLAIM, ASYNC_CLAIM, CARVEOUT_CLAIM, PERSIST_CLAIM];
 
 #[cfg(test)]
 mod tests {
@@ -190,7 +234,7 @@ mod tests {
     use crate::params;
     use crate::report::claims::testing::{self, Threshold, row};
     use crate::results::Row;
-    use crate::suite::families::hierarchy::{SHARED, STAGED, WINDOW, WINDOW_CARVEOUT};
+    use crate::suite::families::hierarchy::{PERSIST, SHARED, STAGED, WINDOW, WINDOW_CARVEOUT};
 
     /// A window sweep at 20 TB/s to 192 KiB then at 20 / x, and a shared sweep at 20 / x
     /// to 32 MiB then at 20 / x²: three plateaus once each drop exceeds 25 % (x > 4/3).
@@ -248,7 +292,27 @@ mod tests {
         rows
     }
 
+    /// persist without a window at 100 GB/s, with one at 100 × x (hit=100) and 90
+    /// (hit=50), at two hot sizes.
+    fn persist(x: f64) -> Vec<Row> {
+        let mut rows = Vec::new();
+        for hot in [8u64 << 20, 32 << 20] {
+            rows.push(row(&PERSIST, params!(Footprint => hot), 100.0));
+            for (hit, gbps) in [(100u32, 100.0 * x), (50, 90.0)] {
+                let params =
+                    params!(Footprint => hot, Window => hot, HitRatio => hit, SetAside => hot);
+                rows.push(row(&PERSIST, params, gbps));
+            }
+        }
+        rows
+    }
+
     static THRESHOLDS: &[Threshold] = &[
+        Threshold {
+            id: "hierarchy-persisting",
+            rows: persist,
+            sides: &[(1.04, false), (1.06, true)],
+        },
         Threshold {
             id: "hierarchy-levels",
             rows: staircase,
