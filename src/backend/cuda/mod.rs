@@ -534,6 +534,13 @@ impl Cuda {
         let mut active = self.persisting.lock().unwrap_or_else(|e| e.into_inner());
         let wanted = matches!(prepared.launch, CudaLaunch::PersistingWindow { .. })
             .then_some(prepared.launch);
+        if active.is_none() && wanted.is_none() {
+            return Ok(());
+        }
+        // The raw context calls below act on the thread's current context.
+        self.ctx
+            .bind_to_thread()
+            .map_err(driver_error("making the context current"))?;
         if active.is_some() && *active != wanted {
             self.set_window(None)?;
             // SAFETY: plain calls on the current context, after the stream's work.
