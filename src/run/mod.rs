@@ -561,9 +561,10 @@ fn prefetch<'scope>(
         })
 }
 
-/// Half the cores, for the next case's data: made on rayon's global pool, it held back
-/// the uploads and comparisons of the case being measured, which use that pool too (a
-/// case's first upload took 3× as long as the same upload for the next build, H100).
+/// Half the cores, for the next case's data, apart from rayon's global pool, which the
+/// measured case's uploads and comparisons use. With one pool a case's first upload took
+/// 3× as long as the same upload for the next build; apart, the families that move the
+/// most data ran 4–8 % faster (H100, A/B in one command).
 fn data_pool() -> Option<&'static rayon::ThreadPool> {
     static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
     POOL.get_or_init(|| {
