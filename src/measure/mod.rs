@@ -123,12 +123,14 @@ pub struct Sampler {
 pub const WARM_GAP: Duration = Duration::from_secs(1);
 
 impl Sampler {
-    /// Kernels on the GPU clock.
+    /// Kernels on the GPU clock: samples of 0.5 ms, and fewer (never under
+    /// [`MIN_SAMPLES`]) where they would add up to more than 0.1 s. Why these: see
+    /// docs/method.md.
     pub const KERNEL: Sampler = Sampler {
         samples: DEFAULT_SAMPLES,
-        sample_target_ns: 1.0e6,
+        sample_target_ns: 0.5e6,
         max_repeats: 1024,
-        case_budget_ns: 2.0e9,
+        case_budget_ns: 0.1e9,
         warmup_ns: 200.0e6,
         short_warmup_ns: 10.0e6,
     };
@@ -145,7 +147,8 @@ impl Sampler {
         short_warmup_ns: 20.0e6,
     };
 
-    /// Pilot samples of one repetition each, after one untimed one.
+    /// Pilot samples of one repetition each, after one untimed one; work whose first
+    /// pilot sample already lasts a sample needs no more.
     const PILOT_SAMPLES: u32 = 3;
 
     /// This sampler asking for `samples` samples.
@@ -156,7 +159,10 @@ impl Sampler {
     /// Samples `clock`; `warm` when the device finished timed work within [`WARM_GAP`].
     pub fn measure(&self, clock: &mut dyn Clock, warm: bool) -> Result<Timing> {
         let note = clock.settle()?.unwrap_or_default();
-        let pilot = clock.samples_ns(Self::PILOT_SAMPLES, 1, 1)?;
+        let mut pilot = clock.samples_ns(1, 1, 1)?;
+        if pilot[0] < self.sample_target_ns {
+            pilot.extend(clock.samples_ns(Self::PILOT_SAMPLES - 1, 1, 0)?);
+        }
         let fastest = pilot.iter().copied().fold(f64::INFINITY, f64::min).max(1.0);
         // The pilot warmed up too: long work (a 1 GiB transfer) needs nothing more.
         let plan = self.plan(fastest, pilot.iter().sum(), warm);
@@ -348,10 +354,10 @@ mod tests {
 
     #[test]
     fn warm_up_is_whole_samples_and_short_when_the_device_is_warm() {
-        let cold = Sampler::KERNEL.plan(0.5e6, 0.0, false);
-        assert_eq!((cold.repeats, cold.warmup), (2, 400));
-        let warm = Sampler::KERNEL.plan(0.5e6, 0.0, true);
-        assert_eq!(warm.warmup, 20);
+        let cold = Sampler::KERNEL.plan(0.25e6, 0.0, false);
+        assert_eq!((cold.repeats, cold.warmup), (2, 800));
+        let warm = Sampler::KERNEL.plan(0.25e6, 0.0, true);
+        assert_eq!(warm.warmup, 40);
         // Work the pilot already did counts: a 60 ms transfer needs no more.
         let long = Sampler::TRANSFER.plan(60.0e6, 180.0e6, false);
         assert_eq!((long.repeats, long.warmup), (1, 0));
@@ -377,13 +383,27 @@ mod tests {
     #[test]
     fn measure_pilots_then_samples_per_repetition() {
         let mut clock = Fixed {
-            ns: 0.5e6,
+            ns: 0.25e6,
             calls: Vec::new(),
         };
         let timing = Sampler::KERNEL.measure(&mut clock, false).unwrap();
-        // 200 ms of warm-up less the pilot's 1.5 ms: 199 samples of 1 ms.
-        assert_eq!(clock.calls, [(3, 1, 1), (DEFAULT_SAMPLES, 2, 398)]);
+        // 200 ms of warm-up less the pilot's 0.75 ms: 399 samples of 0.5 ms.
+        assert_eq!(
+            clock.calls,
+            [(1, 1, 1), (2, 1, 0), (DEFAULT_SAMPLES, 2, 798)]
+        );
         assert_eq!(timing.dispatches_per_sample, 2);
-        assert!(timing.samples_ns.iter().all(|&ns| ns == 0.5e6));
+        assert!(timing.samples_ns.iter().all(|&ns| ns == 0.25e6));
+    }
+
+    #[test]
+    fn work_that_fills_a_sample_is_piloted_once() {
+        let mut clock = Fixed {
+            ns: 40.0e6,
+            calls: Vec::new(),
+        };
+        Sampler::KERNEL.measure(&mut clock, true).unwrap();
+        // 10 samples of 40 ms: the budget of 0.1 s gives no more than the minimum.
+        assert_eq!(clock.calls, [(1, 1, 1), (MIN_SAMPLES, 1, 0)]);
     }
 }

@@ -14,6 +14,10 @@ pub enum Expected {
     /// f32 values each within `tolerance` of the reference, relative to
     /// max(1, |reference|): for kernels whose summation order differs from the CPU's.
     Approx { values: Vec<f32>, tolerance: f32 },
+    /// Word `i * stride` equal to `values[i]`, the words between unchecked (a
+    /// kernel's scratch space): checked piece by piece, where a [`Rule`] would gather
+    /// the whole output first.
+    Strided { stride: usize, values: Vec<u32> },
     /// `words` words that `rule` accepts.
     Rule { words: usize, rule: Rule },
 }
@@ -23,6 +27,7 @@ impl Expected {
         match self {
             Expected::Exact(words) => words.len(),
             Expected::Approx { values, .. } => values.len(),
+            Expected::Strided { stride, values } => values.len() * stride,
             Expected::Rule { words, .. } => *words,
         }
     }
@@ -94,6 +99,22 @@ impl Checker<'_> {
                     },
                 );
             }
+            Expected::Strided { stride, values } => {
+                let stride = *stride;
+                let first = offset.next_multiple_of(stride);
+                for at in (first..self.seen.min(values.len() * stride)).step_by(stride) {
+                    let (e, a) = (values[at / stride], piece[at - offset]);
+                    if e != a {
+                        self.differing += 1;
+                        self.first.get_or_insert_with(|| {
+                            format!(
+                                "first at word {at}: expected {e:#010x}, got {a:#010x}{}",
+                                never_written(a)
+                            )
+                        });
+                    }
+                }
+            }
             Expected::Rule { .. } => self.gathered.extend_from_slice(piece),
         }
     }
@@ -150,6 +171,11 @@ impl Checker<'_> {
             (Expected::Exact(_), Some(first)) => Err(format!(
                 "{} of {expected_words} words differ; {first}",
                 self.differing
+            )),
+            (Expected::Strided { stride, values }, Some(first)) => Err(format!(
+                "{} of {} words at a stride of {stride} differ; {first}",
+                self.differing,
+                values.len()
             )),
         }
     }
@@ -211,6 +237,10 @@ mod tests {
                 tolerance: 0.0,
             },
             Expected::Rule { words: 10, rule },
+            Expected::Strided {
+                stride: 2,
+                values: reference.iter().step_by(2).copied().collect(),
+            },
         ];
         let as_f32 =
             |words: &[u32]| -> Vec<u32> { words.iter().map(|&w| (w as f32).to_bits()).collect() };
@@ -231,6 +261,12 @@ mod tests {
         let err = expectations[0].check(&actual).err().unwrap_or_default();
         assert!(
             err.starts_with("2 of 10 words differ; first at word 3"),
+            "{err}"
+        );
+        // Word 3 lies between the strided words; word 8 is one of them.
+        let err = expectations[3].check(&actual).err().unwrap_or_default();
+        assert!(
+            err.starts_with("1 of 5 words at a stride of 2 differ; first at word 8"),
             "{err}"
         );
     }

@@ -2,6 +2,8 @@
 //! lines, buffers an in-flight group of workgroups and replays it round-robin through
 //! the caches, and counts shared-memory bank wavefronts and uniform addresses.
 
+use std::collections::HashSet;
+
 use super::cache::{Caches, Covered, Level};
 use super::counts::Counts;
 use crate::sim::device::DeviceModel;
@@ -38,6 +40,8 @@ pub struct MemoryModel {
     slots: Vec<Vec<Pending>>,
     sectors: Vec<Covered>,
     scratch: Vec<u64>,
+    /// The distinct global sectors read, until [`MemoryModel::take_read_footprint`].
+    read_footprint: Option<HashSet<u64>>,
     covered: Vec<Covered>,
     per_bank: Vec<u32>,
 }
@@ -66,6 +70,7 @@ impl MemoryModel {
             slots: Vec::new(),
             sectors: Vec::new(),
             scratch: Vec::new(),
+            read_footprint: Some(HashSet::new()),
             covered: Vec::new(),
             per_bank: vec![0; device.banks.max(1) as usize],
         }
@@ -108,6 +113,13 @@ impl MemoryModel {
             }
             same
         });
+    }
+
+    /// Bytes of the distinct global sectors read since the model was made, and stop
+    /// tracking them (it costs a set insert per sector).
+    pub fn take_read_footprint(&mut self) -> u64 {
+        let sectors = self.read_footprint.take().map_or(0, |set| set.len());
+        sectors as u64 * self.sector_bytes
     }
 
     /// Give the run the share of each cache that its workgroups would have on the
@@ -177,6 +189,9 @@ impl MemoryModel {
         traffic.requests += 1;
         traffic.sectors += self.covered.len() as u64;
         traffic.lines += lines;
+        if let (Some(set), Access::Read) = (&mut self.read_footprint, req.access) {
+            set.extend(self.covered.iter().map(|&(s, _)| tag | s));
+        }
         let start = self.sectors.len() as u32;
         self.sectors
             .extend(self.covered.iter().map(|&(s, mask)| (tag | s, mask)));

@@ -71,6 +71,10 @@ pub fn predict_sampled(
     let first = run(kernel, bindings, &launch, &mut model)?;
     let affordable = (max_lane_ops / first.lane_ops.max(1)).max(1);
     let end = window.end.min(window.start.saturating_add(affordable));
+    let footprint = Footprint {
+        first: model.take_read_footprint(),
+        bound: bindings.iter().map(|b| b.data.len() as u64).sum(),
+    };
     if end < window.end {
         // The budget runs fewer workgroups than the window: they get the share of the
         // caches they would have among the window's (the L1 of an SM among the
@@ -84,8 +88,8 @@ pub fn predict_sampled(
         let simulated = end - window.start;
         let whole = window.end - window.start;
         model.share(
-            per_sm(simulated) as f64 / per_sm(whole).max(1) as f64,
-            simulated as f64 / whole as f64,
+            footprint.share(per_sm(simulated), per_sm(whole)),
+            footprint.share(simulated, whole),
         );
     }
     launch.workgroups = launch.workgroups.end..end;
@@ -93,9 +97,11 @@ pub fn predict_sampled(
     let mut work = Work::of(&[first, rest], lanes);
     // Timed dispatches follow one another: the caches hold what the last one left.
     // Where the window is the whole grid, that is what the window leaves: count a
-    // second pass (the bindings as the first left them). A window of a larger grid
-    // starts cold, as the middle of a stream does.
-    let counts = if window == (0..total) {
+    // second pass (the bindings as the first left them). So it is where the grid
+    // reads its data more than once: the workgroups before the window left what it
+    // reads. A window of a larger grid that reads its data once starts cold, as the
+    // middle of a stream does.
+    let counts = if window == (0..total) || footprint.reread(total) {
         model.restart();
         launch.workgroups = window.start..end;
         work = Work::of(&[run(kernel, bindings, &launch, &mut model)?], lanes);
@@ -115,12 +121,63 @@ pub fn predict_sampled(
     ))
 }
 
+/// How the data a grid's workgroups read grows with their number: by the first
+/// workgroup's reads each, up to every bound byte. Workgroups that re-read one buffer
+/// (every `hierarchy/window` workgroup reads the whole window) share their data, and
+/// a sample of them needs the whole cache that all of them use; workgroups that read
+/// data of their own (a copy) need their share of it.
+struct Footprint {
+    /// Bytes of the distinct sectors the first workgroup read.
+    first: u64,
+    /// Bytes of every binding.
+    bound: u64,
+}
+
+impl Footprint {
+    /// Whether `all` workgroups read each bound byte twice or more on average: data
+    /// the workgroups share, not the halo a stencil's neighbours overlap in.
+    fn reread(&self, all: u64) -> bool {
+        self.first.saturating_mul(all) >= 2 * self.bound
+    }
+
+    /// The share of a cache that `some` of `all` workgroups get: the data `some` read
+    /// over the data `all` read.
+    fn share(&self, some: u64, all: u64) -> f64 {
+        let data = |n: u64| self.first.saturating_mul(n).min(self.bound).max(1);
+        data(some) as f64 / data(all) as f64
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::sim::exec::Request;
     use crate::sim::model::Bound;
     use crate::sim::model::fixtures::{bind, copy_bindings, h100, params, suite_kernel};
+
+    #[test]
+    fn workgroups_that_share_their_data_share_the_whole_cache() {
+        // A copy: each workgroup reads 4 KiB of its own out of 8 MiB bound.
+        let own = Footprint {
+            first: 4 << 10,
+            bound: 8 << 20,
+        };
+        assert_eq!(own.share(16, 1024), 16.0 / 1024.0);
+        assert!(!own.reread(1024));
+        // hierarchy/window: every workgroup reads the whole 64 KiB window.
+        let window = Footprint {
+            first: 64 << 10,
+            bound: 64 << 10,
+        };
+        assert_eq!(window.share(1, 1024), 1.0);
+        assert!(window.reread(2));
+        // A stencil's halo: neighbours overlap, but each byte is read about once.
+        let halo = Footprint {
+            first: 4 << 10 | 64,
+            bound: 2 * (4 << 20),
+        };
+        assert!(!halo.reread(1024));
+    }
 
     #[test]
     fn peak_copy_predicts_the_calibrated_bandwidth() {
