@@ -135,14 +135,14 @@ impl Sampler {
         short_warmup_ns: 10.0e6,
     };
 
-    /// Host↔device transfers on the host clock: a 1 GiB transfer takes tens of
+    /// Host↔device transfers on the host clock: a 256 MiB transfer takes tens of
     /// milliseconds, so the budget is smaller; the warm-up covers allocations and
     /// first maps.
     pub const TRANSFER: Sampler = Sampler {
         samples: DEFAULT_SAMPLES,
         sample_target_ns: 1.0e6,
         max_repeats: 1024,
-        case_budget_ns: 0.5e9,
+        case_budget_ns: 0.25e9,
         warmup_ns: 20.0e6,
         short_warmup_ns: 20.0e6,
     };
@@ -349,7 +349,7 @@ mod tests {
         let samples = |ns| Sampler::TRANSFER.plan(ns, 0.0, false).samples;
         assert_eq!(samples(1.0e6), DEFAULT_SAMPLES);
         assert_eq!(samples(100.0e6), MIN_SAMPLES);
-        assert_eq!(samples(40.0e6), 12);
+        assert_eq!(samples(20.0e6), 12);
     }
 
     #[test]

@@ -69,12 +69,15 @@ pub fn predict_sampled(
     };
     let mut model = MemoryModel::new(device, num_workgroups, in_flight);
     let first = run(kernel, bindings, &launch, &mut model)?;
-    let affordable = (max_lane_ops / first.lane_ops.max(1)).max(1);
-    let end = window.end.min(window.start.saturating_add(affordable));
     let footprint = Footprint {
         first: model.take_read_footprint(),
         bound: bindings.iter().map(|b| b.data.len() as u64).sum(),
     };
+    // A grid that re-reads its data runs its sample twice (below): half as many
+    // workgroups keep the interpreter's work within the budget.
+    let passes = if footprint.reread(total) { 2 } else { 1 };
+    let affordable = (max_lane_ops / passes / first.lane_ops.max(1)).max(1);
+    let end = window.end.min(window.start.saturating_add(affordable));
     if end < window.end {
         // The budget runs fewer workgroups than the window: they get the share of the
         // caches they would have among the window's (the L1 of an SM among the
