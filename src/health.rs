@@ -251,10 +251,10 @@ mod tests {
     /// one per model, whichever GPU of it measured the campaign.
     const CAMPAIGNS: [(&str, &str); 2] = [
         (
-            "nvidia-h100-80gb-hbm3-76c9aad9-vulkan",
+            "nvidia-h100-80gb-hbm3-6663725b-vulkan",
             "nvidia-h100-80gb-hbm3-vulkan",
         ),
-        ("nvidia-h200-e7736caa-vulkan", "nvidia-h200-vulkan"),
+        ("nvidia-h200-ff7ae958-vulkan", "nvidia-h200-vulkan"),
     ];
 
     #[test]
