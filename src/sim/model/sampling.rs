@@ -176,7 +176,7 @@ mod tests {
         assert!(window.reread(2));
         // A stencil's halo: neighbours overlap, but each byte is read about once.
         let halo = Footprint {
-            first: 4 << 10 | 64,
+            first: (4 << 10) + 64,
             bound: 2 * (4 << 20),
         };
         assert!(!halo.reread(1024));
