@@ -189,7 +189,8 @@ pub fn report(
 ) -> Result<()> {
     // A file in the directory's place is refused before anything is read or predicted.
     report::destination(dir)?;
-    let inputs = if csv.is_empty() {
+    let every_file = csv.is_empty();
+    let inputs = if every_file {
         report::default_inputs(Path::new("results"))?
     } else {
         csv
@@ -197,6 +198,10 @@ pub fn report(
     let mut devices = results::load(&inputs)?;
     if let Some(baseline) = baseline {
         devices = report::with_baseline(devices, baseline)?;
+    } else if every_file {
+        // The first device is the ratios' baseline: a GPU's file, not the software
+        // adapter's that sorts first by name (`llvmpipe-…` before `nvidia-…`).
+        devices.sort_by_key(results::DeviceResults::is_software);
     }
     // The simulator's predictions of every file, made now: the report shows the current
     // simulator, not the predictions the files recorded.

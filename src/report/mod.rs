@@ -9,9 +9,10 @@
 //! a directory beside the destination that then takes its place, so a failed write
 //! leaves no half report.
 //!
-//! Ratios are to the first device given (`--baseline` picks another). Results of
-//! different sizings are charted apart (`sizing`); family charts show each device in
-//! its plainest setting and the one closest to the hardware, the tax chart the rest.
+//! Ratios are to the first device given (`--baseline` picks another; without files,
+//! GPUs come before a software adapter). Results of different sizings are charted
+//! apart (`sizing`); family charts show each device in its plainest setting and the one
+//! closest to the hardware, the tax chart the rest.
 //!
 //! [`fleet_page`] is the page of `membench fleet`: a strip plot per case with an
 //! outlier GPU, and every case's median and MAD.

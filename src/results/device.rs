@@ -84,6 +84,11 @@ impl DeviceResults {
     pub fn metadata(&self) -> Option<&Row> {
         self.rows.first()
     }
+
+    /// Whether a software adapter measured it (lavapipe): it has no GPU UUID.
+    pub fn is_software(&self) -> bool {
+        self.metadata().is_some_and(|row| row.gpu_uuid == "-")
+    }
 }
 
 /// Reads every file, stopping at the first bad one, and makes the labels unique.
@@ -112,4 +117,24 @@ pub fn load(paths: &[PathBuf]) -> Result<Vec<DeviceResults>> {
         }
     }
     Ok(devices)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_device_without_a_gpu_uuid_is_software() {
+        let device = |uuid: &str| DeviceResults {
+            path: PathBuf::new(),
+            label: String::new(),
+            setting: Setting::default(),
+            rows: vec![Row {
+                gpu_uuid: uuid.to_owned(),
+                ..Row::default()
+            }],
+        };
+        assert!(device("-").is_software());
+        assert!(!device("GPU-6663725b-8e8b-bfae-cf37-bd9c1cb699cf").is_software());
+    }
 }
