@@ -5,7 +5,7 @@
 // come from __constant__ memory (UNIFORM_COEF), through the read-only cache with __ldg
 // (STORAGE_COEF) or are compile-time constants C1..C4 (CONST_COEF); without TILE,
 // global_direct reads every neighbour straight from global memory, with C1..C4, and
-// with TEXTURE reads them with tex2D from a texture object over a CUDA array
+// with TEXTURE reads them as texels of a texture object over a CUDA array
 // TEXTURE_WIDTH texels wide that holds the input row by row.
 
 #define RADIUS 4
@@ -23,11 +23,19 @@ __constant__ Params params;
 
 // src[j], or 0 outside the array (an index below 0 has wrapped past n).
 #if TEXTURE
+// The texel at (x, y), fetched with integer coordinates (PTX tex.2d.v4.f32.s32): the
+// texel fetch WGSL's textureLoad becomes (SPIR-V OpImageFetch). tex2D samples at float
+// coordinates instead (TEX), which read 1.5 x slower in the 1-D stencil (probe p32).
+__device__ __forceinline__ float texel(cudaTextureObject_t src, unsigned x, unsigned y) {
+    float4 v;
+    asm("tex.2d.v4.f32.s32 {%0, %1, %2, %3}, [%4, {%5, %6}];"
+        : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+        : "l"(src), "r"(x), "r"(y));
+    return v.x;
+}
+
 __device__ __forceinline__ float input(cudaTextureObject_t src, unsigned j) {
-    // + 0.5: the texel's centre, which point filtering reads exactly.
-    return j < params.n
-        ? tex2D<float>(src, j % TEXTURE_WIDTH + 0.5f, j / TEXTURE_WIDTH + 0.5f)
-        : 0.0f;
+    return j < params.n ? texel(src, j % TEXTURE_WIDTH, j / TEXTURE_WIDTH) : 0.0f;
 }
 #else
 __device__ __forceinline__ float input(const float* __restrict__ src, unsigned j) {

@@ -5,8 +5,8 @@
 // The input is read at in[iy*nx + ix] when READ_ROWS (one row of a ny x nx matrix),
 // else at in[ix*ny + iy] (one column of it, seen as nx x ny); the output likewise with
 // WRITE_ROWS. With TEXTURE the input is a texture object over a CUDA array holding the
-// same words row by row (nx wide when READ_ROWS, else ny wide), read with tex2D at the
-// texel of that word: the texture path.
+// same words row by row (nx wide when READ_ROWS, else ny wide), read as the texel of
+// that word: the texture path.
 
 struct Params {
     unsigned nx;
@@ -14,6 +14,19 @@ struct Params {
 };
 
 __constant__ Params params;
+
+#if TEXTURE
+// The texel at (x, y), fetched with integer coordinates (PTX tex.2d.v4.f32.s32): the
+// texel fetch WGSL's textureLoad becomes (SPIR-V OpImageFetch). tex2D samples at float
+// coordinates instead (TEX), which read 1.5 x slower in the 1-D stencil (probe p32).
+__device__ __forceinline__ float texel(cudaTextureObject_t src, unsigned x, unsigned y) {
+    float4 v;
+    asm("tex.2d.v4.f32.s32 {%0, %1, %2, %3}, [%4, {%5, %6}];"
+        : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+        : "l"(src), "r"(x), "r"(y));
+    return v.x;
+}
+#endif
 
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
 #if TEXTURE
@@ -40,11 +53,10 @@ transpose_naive(const float* __restrict__ src, float* __restrict__ dst) {
             unsigned row = iy * params.nx + ix;
             unsigned col = ix * params.ny + iy;
 #if TEXTURE
-            // Word iy*nx + ix is texel (ix, iy) of rows nx wide; ix*ny + iy is (iy, ix);
-            // + 0.5: the texel's centre, which point filtering reads exactly.
+            // Word iy*nx + ix is texel (ix, iy) of rows nx wide; ix*ny + iy is (iy, ix).
             unsigned tx = READ_ROWS ? ix : iy;
             unsigned ty = READ_ROWS ? iy : ix;
-            dst[WRITE_ROWS ? row : col] = tex2D<float>(src, tx + 0.5f, ty + 0.5f);
+            dst[WRITE_ROWS ? row : col] = texel(src, tx, ty);
 #else
             dst[WRITE_ROWS ? row : col] = src[READ_ROWS ? row : col];
 #endif

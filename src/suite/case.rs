@@ -106,7 +106,7 @@ pub enum Buffer {
     Input(usize),
     /// An input read through the texture path: an `r32float` 2-D texture (WGSL
     /// `texture_2d<f32>`, read with `textureLoad`; CUDA: a texture object over a CUDA
-    /// array, read with `tex2D<float>`), its words the texels row by row.
+    /// array, read with an integer texel fetch), its words the texels row by row.
     Texture {
         width: u32,
         height: u32,

@@ -1,7 +1,8 @@
 //! A case's texture input in CUDA: a CUDA array (the GPU's own 2-D texture layout, as a
 //! Vulkan image of optimal tiling is for wgpu's `r32float` texture) and a texture
 //! object over it, point-filtered, addressed by unnormalised texel coordinates, which
-//! the twin reads with `tex2D<float>`. Destroyed on drop.
+//! the twin reads with an integer texel fetch (PTX `tex.2d.v4.f32.s32`), as WGSL's
+//! `textureLoad` does. Destroyed on drop.
 
 use std::sync::Arc;
 

@@ -15,7 +15,7 @@
 //!
 //! `texture` is `global_direct` with its neighbour reads through the texture path: the
 //! input in an `r32float` 2-D texture [`TEXTURE_WIDTH`] texels wide, row by row, read
-//! with `textureLoad` (CUDA: `tex2D` on a texture object over a CUDA array). Row by row
+//! with `textureLoad` (CUDA: a texel fetch from a texture object over a CUDA array). Row by row
 //! keeps the neighbours i ± k on one texture row (but where a row ends), so the texture
 //! cache's 2-D locality is offered the 1-D stencil's own locality and nothing else; its
 //! params name the width (docs/texture.md).

@@ -9,7 +9,7 @@
 //! `naive_col` and `smem_pad` are also swept over workgroup shapes, and `smem_pad`
 //! over rows per invocation (several loads in flight, as fast native transposes do).
 //! `naive_texture` is `naive_col` with its column reads through the texture path (an
-//! `r32float` 2-D texture read with `textureLoad`; CUDA: `tex2D` on a texture object),
+//! `r32float` 2-D texture read with `textureLoad`; CUDA: a texel fetch from a texture object),
 //! at the same sizes and blocks, so that each of its rows has a `naive_col` row beside
 //! it (docs/texture.md).
 //!
