@@ -544,6 +544,8 @@ impl Cuda {
         if *active != wanted {
             self.leave_persisting(&mut active)?;
         }
+        // The window is set again at every batch, even for the same launch: it holds the
+        // hot buffer's address, and another build of the same case has its own buffer.
         let Some(CudaLaunch::PersistingWindow {
             buffer,
             bytes,

@@ -75,7 +75,8 @@ pub fn predict_sampled(
     };
     // A grid that re-reads its data runs its sample twice (below): half as many
     // workgroups keep the interpreter's work within the budget.
-    let passes = if footprint.reread(total) { 2 } else { 1 };
+    let reread = footprint.reread(total);
+    let passes = if reread { 2 } else { 1 };
     let affordable = (max_lane_ops / passes / first.lane_ops.max(1)).max(1);
     let end = window.end.min(window.start.saturating_add(affordable));
     if end < window.end {
@@ -104,7 +105,7 @@ pub fn predict_sampled(
     // reads its data more than once: the workgroups before the window left what it
     // reads. A window of a larger grid that reads its data once starts cold, as the
     // middle of a stream does.
-    let counts = if window == (0..total) || footprint.reread(total) {
+    let counts = if window == (0..total) || reread {
         model.restart();
         launch.workgroups = window.start..end;
         work = Work::of(&[run(kernel, bindings, &launch, &mut model)?], lanes);
