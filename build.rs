@@ -410,7 +410,9 @@ fn git_commit(root: &Path) {
         "cargo:rustc-env=MEMBENCH_GIT_COMMIT={commit}{}",
         if dirty { "-dirty" } else { "" }
     );
-    for path in [".git/HEAD", ".git/index"] {
+    // `src` too: an unstaged edit there changes neither HEAD nor the index, and the
+    // binary would keep the last clean commit's name.
+    for path in [".git/HEAD", ".git/index", "src"] {
         if root.join(path).exists() {
             println!("cargo:rerun-if-changed={path}");
         }

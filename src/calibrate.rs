@@ -3,7 +3,7 @@
 //! prediction, not a fit. Each row sets one device property with a physical meaning,
 //! in the order listed (later rows are predicted with the properties set before).
 //!
-//! Two budgets share the one list: at most about ten kernel rows (wgpu, the
+//! Two budgets share the one list: at most eleven kernel rows (wgpu, the
 //! [`hardware_build`]) for the memory model, and at most two transfer rows (CUDA's
 //! pinned upload) for the transfer model ([`crate::sim::transfer`]). Where a file has
 //! no transfer row to calibrate from, the link is the row's `pcie_link`, else the
@@ -13,7 +13,7 @@ use crate::params;
 use crate::results::Row;
 use crate::sim::device::DeviceModel;
 use crate::sim::model::Prediction;
-use crate::suite::families::{bank, constant, copy, latency, transfer, transpose};
+use crate::suite::families::{bank, constant, copy, hierarchy, latency, transfer, transpose};
 use crate::suite::{Api, Build, CaseId, Experiment, Measure, Params, Rebuilder, TransferPath};
 
 /// The device property a calibration row sets.
@@ -23,6 +23,7 @@ pub enum Property {
     L1Latency,
     L2Latency,
     DramLatency,
+    L2ReadRate,
     LoadedLatency,
     LaunchInterval,
     IssueRate,
@@ -102,6 +103,12 @@ pub const CALIBRATION: &[CalibrationRow] = &[
         params: || params!(Footprint => 1073741824u64),
         property: Property::DramLatency,
         why: "a pointer chase far beyond the L2, on an idle DRAM",
+    },
+    CalibrationRow {
+        experiment: &hierarchy::SHARED,
+        params: || params!(Footprint => 16777216u64),
+        property: Property::L2ReadRate,
+        why: "every SM re-reading one 16 MiB buffer, a third of the L2, streams at the L2's read rate",
     },
     CalibrationRow {
         experiment: &transpose::NAIVE_ROW,
@@ -268,6 +275,7 @@ fn set(model: &mut DeviceModel, property: Property, p: &Prediction, measured_s: 
         Property::LaunchInterval => (&mut model.workgroup_launch_ns, t.launch, true),
         Property::IssueRate => (&mut model.issue_per_clock, t.issue, false),
         Property::UniformRate => (&mut model.uniform_addresses_per_s, t.uniform, false),
+        Property::L2ReadRate => (&mut model.l2_gbps, t.l2 - t.l2_writes, false),
         Property::L2WriteRate => (&mut model.l2_write_requests_per_s, t.l2_writes, false),
         Property::DramPartialLine => (&mut model.dram_unmoved_sector_share, t.dram_partial, true),
         // The transfer model's ([`set_transfer`]).
@@ -275,6 +283,7 @@ fn set(model: &mut DeviceModel, property: Property, p: &Prediction, measured_s: 
     };
     // The write rate governs only the rest of the time the L2 takes.
     let measured_s = match property {
+        Property::L2ReadRate => measured_s - t.l2_writes,
         Property::L2WriteRate => measured_s - (t.l2 - t.l2_writes),
         Property::DramPartialLine => measured_s - (t.dram - t.dram_partial),
         _ => measured_s,
@@ -299,7 +308,7 @@ mod tests {
     fn kernel_and_transfer_rows_keep_their_budgets() {
         let transfers = CALIBRATION.iter().filter(|r| r.is_transfer()).count();
         assert_eq!(transfers, 2);
-        assert!(CALIBRATION.len() - transfers <= 10);
+        assert!(CALIBRATION.len() - transfers <= 11);
         for row in CALIBRATION {
             assert_eq!(row.api() == Api::Cuda, row.is_transfer(), "{}", row.id());
         }

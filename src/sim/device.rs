@@ -128,7 +128,8 @@ const H100: DeviceModel = DeviceModel {
     // of a line); calibrated from copy/stride at stride 32.
     dram_unmoved_sector_share: 0.33,
     // Estimate: NVIDIA does not publish Hopper L2 bandwidth; microbenchmarks report
-    // 5.5-7 TB/s, below A100's 5120 B/clk scaled to this clock (10 TB/s).
+    // 5.5-7 TB/s, below A100's 5120 B/clk scaled to this clock (10 TB/s). Calibrated
+    // from hierarchy/shared at 16 MiB.
     l2_gbps: 7000.0,
     // Estimate: as many write requests as sector reads (7 TB/s / 32 B); calibrated
     // from transpose/naive_row (60 G/s on the H100, 73 G/s on the H200).
