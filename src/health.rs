@@ -251,10 +251,10 @@ mod tests {
     /// one per model, whichever GPU of it measured the campaign.
     const CAMPAIGNS: [(&str, &str); 2] = [
         (
-            "nvidia-h100-80gb-hbm3-6663725b-vulkan",
+            "nvidia-h100-80gb-hbm3-41f55f7e-vulkan",
             "nvidia-h100-80gb-hbm3-vulkan",
         ),
-        ("nvidia-h200-ff7ae958-vulkan", "nvidia-h200-vulkan"),
+        ("nvidia-h200-13083bf7-vulkan", "nvidia-h200-vulkan"),
     ];
 
     #[test]
