@@ -108,7 +108,7 @@ pub const CALIBRATION: &[CalibrationRow] = &[
         experiment: &hierarchy::SHARED,
         params: || params!(Footprint => 16777216u64),
         property: Property::L2ReadRate,
-        why: "every SM re-reading one 16 MiB buffer, a third of the L2, streams at the L2's read rate",
+        why: "every SM re-reading one 16 MiB buffer, past the L1s and well inside the L2, streams at the L2's read rate",
     },
     CalibrationRow {
         experiment: &transpose::NAIVE_ROW,
@@ -326,6 +326,37 @@ mod tests {
             pcie_link: "gen4x16".to_owned(),
             ..crate::run::case_row(&transfer::UPLOAD_PINNED, case)
         }
+    }
+
+    #[test]
+    fn the_l2_read_row_sets_the_l2_bandwidth_that_reproduces_it() {
+        let h100 = crate::sim::device::preset("h100").unwrap();
+        let row = CALIBRATION
+            .iter()
+            .find(|r| r.property == Property::L2ReadRate)
+            .unwrap();
+        let cases = (row.experiment.cases)(&crate::suite::Sizing::nominal(false));
+        let case = cases.iter().find(|c| c.params == (row.params)()).unwrap();
+        // Faster than the preset's estimate, as the H100 measures it.
+        let measured_gbps = 8400.0;
+        let calibration = calibrate(
+            h100,
+            &[Row {
+                status: Status::Ok,
+                build: Build::TaxFree,
+                gbps_median: Some(measured_gbps),
+                ..crate::run::case_row(row.experiment, case)
+            }],
+        );
+        assert_eq!(calibration.used, [row.id()]);
+        assert!(calibration.model.l2_gbps > h100.l2_gbps);
+        let p = crate::backend::sim::predict(row.experiment, case, &calibration.model).unwrap();
+        assert_eq!(p.bound, crate::sim::model::Bound::L2);
+        assert!(
+            (p.effective_gbps / measured_gbps - 1.0).abs() < 1e-3,
+            "{}",
+            p.effective_gbps
+        );
     }
 
     #[test]
