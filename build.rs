@@ -27,8 +27,9 @@
 //! kernel of the source sets, or a key that a kernel sets and its source never reads
 //! fails the build with the file and line.
 //!
-//! CUDA C twins: every `shaders/cuda/*.cu` is embedded as it is, by file stem, as
-//! `CUDA_SOURCES`; NVRTC compiles them at run time with the kernel's keys as defines.
+//! CUDA C twins: every `shaders/cuda/*.cu` is embedded by file stem as `CUDA_SOURCES`,
+//! each `#include "NAME.cuh"` line replaced by `shaders/cuda/NAME.cuh`; NVRTC compiles
+//! them at run time with the kernel's keys as defines.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -157,21 +158,60 @@ pub fn cuda_sources(root: &Path, out: &Path) -> Result<(), String> {
                 if !is_name(stem) {
                     return Err(format!("{}: twin names are [a-z0-9_]+", path.display()));
                 }
-                stems.push((stem.to_owned(), path.display().to_string()));
+                stems.push((stem.to_owned(), path));
             }
         }
     }
     stems.sort();
+    let flat = out.join("cuda");
+    std::fs::create_dir_all(&flat).map_err(|e| format!("{}: {e}", flat.display()))?;
     let mut table = String::from(
         "/// Every CUDA C twin's source (`shaders/cuda/<name>.cu`), by name.\n\
          pub static CUDA_SOURCES: &[(&str, &str)] = &[\n",
     );
     for (stem, path) in stems {
-        let _ = writeln!(table, "    ({stem:?}, include_str!({path:?})),");
+        let text = cuda_includes(&dir, &path)?;
+        let path = flat.join(format!("{stem}.cu"));
+        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let _ = writeln!(table, "    ({stem:?}, include_str!({:?})),", path.display());
     }
     table.push_str("];\n");
     let path = out.join("cuda.rs");
     std::fs::write(&path, table).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The text of the twin at `path` with each `#include "NAME.cuh"` line replaced by
+/// `dir/NAME.cuh`: NVRTC compiles one text and finds no file beside it.
+fn cuda_includes(dir: &Path, path: &Path) -> Result<String, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut flat = String::new();
+    for (number, line) in text.lines().enumerate() {
+        let header = line
+            .trim()
+            .strip_prefix("#include \"")
+            .and_then(|rest| rest.strip_suffix(".cuh\""));
+        match header {
+            Some(name) => {
+                let header = dir.join(format!("{name}.cuh"));
+                let included = is_name(name)
+                    .then(|| std::fs::read_to_string(&header).ok())
+                    .flatten()
+                    .ok_or_else(|| {
+                        format!(
+                            "{}:{}: no shaders/cuda/{name}.cuh to include",
+                            path.display(),
+                            number + 1
+                        )
+                    })?;
+                flat.push_str(&included);
+            }
+            None => {
+                flat.push_str(line);
+                flat.push('\n');
+            }
+        }
+    }
+    Ok(flat)
 }
 
 impl Kernel {

@@ -288,6 +288,32 @@ fn the_preprocessor_expands_imports_ifs_and_values() {
 }
 
 #[test]
+fn a_twin_s_includes_are_replaced_by_their_headers() {
+    let root = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cuda_includes");
+    let _ = std::fs::remove_dir_all(&root);
+    let dir = root.join("shaders/cuda");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("h.cuh"), "int h();\n").unwrap();
+    std::fs::write(
+        dir.join("a.cu"),
+        "// a\n#if T\n#include \"h.cuh\"\n#endif\n",
+    )
+    .unwrap();
+    let out = root.join("out");
+    build::cuda_sources(&root, &out).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(out.join("cuda/a.cu")).unwrap(),
+        "// a\n#if T\nint h();\n#endif\n"
+    );
+    std::fs::write(dir.join("b.cu"), "// b\n#include \"missing.cuh\"\n").unwrap();
+    let error = build::cuda_sources(&root, &out).unwrap_err();
+    assert!(
+        error.ends_with("b.cu:2: no shaders/cuda/missing.cuh to include"),
+        "{error}"
+    );
+}
+
+#[test]
 fn a_malformed_directive_or_permutation_fails_the_build() {
     let s = |text: &'static str| ("s.wgsl", text);
     for (name, files, expected) in [
