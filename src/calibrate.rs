@@ -20,6 +20,8 @@ use crate::suite::{Api, Build, CaseId, Experiment, Measure, Params, Rebuilder, T
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Property {
     DramBandwidth,
+    /// A read-only stream's DRAM rate over a copy's.
+    DramReadRate,
     L1Latency,
     L2Latency,
     DramLatency,
@@ -85,6 +87,12 @@ pub const CALIBRATION: &[CalibrationRow] = &[
         params: || params!(Launch => "vec4"),
         property: Property::DramBandwidth,
         why: "a vec4 copy of whole sectors streams at the DRAM's practical rate",
+    },
+    CalibrationRow {
+        experiment: &hierarchy::DRAM_READ,
+        params: || params!(Size => 1073741824u64),
+        property: Property::DramReadRate,
+        why: "reading 1 GiB, far past the L2, streams at the DRAM's read rate, with no writes to turn the bus round for",
     },
     CalibrationRow {
         experiment: &latency::CHASE,
@@ -268,6 +276,7 @@ fn set(model: &mut DeviceModel, property: Property, p: &Prediction, measured_s: 
     // A time proportional to the property (latencies, intervals) or inversely (rates).
     let (value, term, slower_is_larger): (&mut f64, f64, bool) = match property {
         Property::DramBandwidth => (&mut model.dram_gbps, t.dram, false),
+        Property::DramReadRate => (&mut model.dram_read_speedup, t.dram_reads, false),
         Property::L1Latency => (&mut model.l1_latency_ns, t.latency, true),
         Property::L2Latency => (&mut model.l2_latency_ns, t.latency, true),
         Property::DramLatency => (&mut model.dram_latency_ns, t.latency, true),
@@ -283,6 +292,7 @@ fn set(model: &mut DeviceModel, property: Property, p: &Prediction, measured_s: 
     };
     // The write rate governs only the rest of the time the L2 takes.
     let measured_s = match property {
+        Property::DramReadRate => measured_s - (t.dram - t.dram_reads),
         Property::L2ReadRate => measured_s - t.l2_writes,
         Property::L2WriteRate => measured_s - (t.l2 - t.l2_writes),
         Property::DramPartialLine => measured_s - (t.dram - t.dram_partial),
@@ -308,7 +318,7 @@ mod tests {
     fn kernel_and_transfer_rows_keep_their_budgets() {
         let transfers = CALIBRATION.iter().filter(|r| r.is_transfer()).count();
         assert_eq!(transfers, 2);
-        assert!(CALIBRATION.len() - transfers <= 11);
+        assert!(CALIBRATION.len() - transfers <= 12);
         for row in CALIBRATION {
             assert_eq!(row.api() == Api::Cuda, row.is_transfer(), "{}", row.id());
         }

@@ -179,7 +179,10 @@ pub fn predict(
         case.workgroups,
         device,
         case.bytes,
-        PREDICT_WORKGROUPS,
-        PREDICT_LANE_OPS,
+        model::Sampling {
+            max_workgroups: PREDICT_WORKGROUPS,
+            max_lane_ops: PREDICT_LANE_OPS,
+            untimed_first: case.untimed_first,
+        },
     )
 }

@@ -116,6 +116,10 @@ pub fn measure_case<B: Backend>(
             Measure::Kernel => {
                 let prepared = prepare_verified(backend, experiment, case, data)?;
                 let mut clock = backend.clock(&prepared, case.cache)?;
+                if case.untimed_first > 0 {
+                    // The warm-up of one sample, which is dropped.
+                    clock.samples_ns(1, 1, case.untimed_first)?;
+                }
                 let id = case.id(experiment);
                 sampler.sample(&id, backend.setting(), case.bytes, clock.as_mut())
             }

@@ -39,7 +39,13 @@ pub struct DeviceModel {
     /// workgroup size they give how many workgroups are in flight at once.
     pub max_lanes_per_sm: u32,
     pub max_workgroups_per_sm: u32,
+    /// DRAM bandwidth as a copy meets it (as many bytes written as read), GB/s.
     pub dram_gbps: f64,
+    /// A read-only stream's DRAM rate over a copy's: a copy turns the bus round between
+    /// reads and writes, a read-only stream does not. Reads move at `dram_gbps` times
+    /// this, writes at [`DeviceModel::dram_write_gbps`], which keeps a copy at
+    /// `dram_gbps`. 1: one rate for both directions.
+    pub dram_read_speedup: f64,
     /// The DRAM time a request of part of a line costs for each sector of the line it
     /// does not move, as a share of one sector's transfer time. The L2 sends the
     /// sectors of a line that go to or from DRAM together as one request; a stream of
@@ -122,6 +128,8 @@ const H100: DeviceModel = DeviceModel {
     max_lanes_per_sm: 2048,    // whitepaper: 64 warps per SM
     max_workgroups_per_sm: 32, // whitepaper: 32 thread blocks per SM
     dram_gbps: 3350.0,         // datasheet: HBM3 3.35 TB/s
+    // Estimate: one rate for both directions; calibrated from hierarchy/dram_read.
+    dram_read_speedup: 1.0,
     // Estimate: copy/stride at strides 9 to 32, where every lane's sector is alone in
     // its line, falls steadily from a whole-sector stream's rate to about half of it
     // at one sector per 128-byte line (a third of a sector's time per sector left out
@@ -298,6 +306,7 @@ const LAVAPIPE: DeviceModel = DeviceModel {
     max_lanes_per_sm: 1, // llvmpipe runs one workgroup per thread: 1 resident
     max_workgroups_per_sm: 1,
     dram_gbps: 10.0, // estimate: 2 cores streaming through llvmpipe's generated code
+    dram_read_speedup: 1.0,
     // Estimate: a CPU moves whole 64-byte lines; a line's unused part costs its full
     // transfer time (2 sectors of 32 bytes each), which sectors-only accounting would
     // not count.
@@ -389,6 +398,20 @@ impl DeviceModel {
             calibrated: true,
             ..*self
         }
+    }
+
+    /// DRAM read bandwidth, GB/s.
+    pub fn dram_read_gbps(&self) -> f64 {
+        self.dram_gbps * self.dram_read_speedup
+    }
+
+    /// DRAM write bandwidth, GB/s: what a copy's time leaves its writes once its reads
+    /// are paid at [`DeviceModel::dram_read_gbps`] (a byte read and a byte written take
+    /// 2 / `dram_gbps`). A read rate of at most half the copy's would leave the writes
+    /// no time: they are bounded at twice the copy's rate.
+    pub fn dram_write_gbps(&self) -> f64 {
+        let read = self.dram_read_speedup.max(f64::MIN_POSITIVE);
+        self.dram_gbps / (2.0 - 1.0 / read).max(0.5)
     }
 
     /// Workgroups resident on one SM for a workgroup of `lanes` invocations (at least

@@ -37,6 +37,9 @@ pub struct Case {
     pub data: Arc<dyn Fn() -> CaseData + Send + Sync>,
     /// The caches' state at each timed dispatch; a cold case's params say so.
     pub cache: Cache,
+    /// Dispatches run once, untimed, before the sampler's own warm-up: a pointer chase
+    /// walks its whole cycle, so that its timed loads find what the caches keep of it.
+    pub untimed_first: u32,
     /// How the CUDA backend launches the case beyond its grid (a setting WGSL cannot
     /// express, which the case's params record); wgpu skips a case that has one.
     pub cuda_launch: CudaLaunch,
@@ -63,6 +66,7 @@ impl Case {
                     expected: Vec::new(),
                 }),
                 cache: Cache::Warm,
+                untimed_first: 0,
                 cuda_launch: CudaLaunch::Plain,
             },
         }
@@ -258,6 +262,12 @@ impl CaseBuilder<'_> {
     /// The kernel's addresses are read from its inputs: see [`Case::addresses_from_data`].
     pub fn addresses_from_data(mut self) -> Self {
         self.case.addresses_from_data = true;
+        self
+    }
+
+    /// `dispatches` run once, untimed, before the sampler starts ([`Case::untimed_first`]).
+    pub fn untimed_first(mut self, dispatches: u32) -> Self {
+        self.case.untimed_first = dispatches;
         self
     }
 

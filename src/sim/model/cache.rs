@@ -6,9 +6,13 @@ use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
 use super::counts::Counts;
-use super::lru::{FULL, Lru, MulHasher};
+use super::lru::{Eviction, FULL, Lru, MulHasher};
 use crate::sim::device::DeviceModel;
 use crate::sim::exec::Access;
+
+/// The first L1's random eviction state (the others count up from it): any odd
+/// constant, fixed so that a prediction repeats.
+const L1_SEED: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// What a write-back's DRAM request does: each kind joins only requests of its own
 /// kind (reads are [`Caches::settle_reads`]'s).
@@ -50,15 +54,19 @@ impl Caches {
     pub(super) fn new(device: &DeviceModel, sms: u64) -> Caches {
         let sector_bytes = u64::from(device.sector_bytes.max(1));
         let sectors_of = |bytes: u64| (bytes / sector_bytes) as usize;
+        let per_line = (u64::from(device.line_bytes) / sector_bytes).max(1);
         Caches {
             sector_bytes,
-            per_line: (u64::from(device.line_bytes) / sector_bytes).max(1),
+            per_line,
             dram_open: [None; 2],
             line_reads: HashMap::default(),
             l1: (0..sms)
-                .map(|_| Lru::new(sectors_of(device.l1_bytes)))
+                .map(|sm| {
+                    let eviction = Eviction::Random(L1_SEED + sm);
+                    Lru::evicting(sectors_of(device.l1_bytes), per_line, eviction)
+                })
                 .collect(),
-            l2: Lru::new(sectors_of(device.l2_bytes)),
+            l2: Lru::new(sectors_of(device.l2_bytes), per_line),
             l2_ns: device.l2_latency_ns,
             dram_ns: device.dram_latency_ns,
         }
@@ -83,7 +91,7 @@ impl Caches {
     /// Empty the L1s, as a kernel launch invalidates them; the L2 keeps its sectors.
     pub(super) fn clear_l1s(&mut self) {
         for l1 in &mut self.l1 {
-            *l1 = Lru::new(l1.capacity());
+            *l1 = Lru::evicting(l1.capacity(), l1.per_line(), l1.eviction());
         }
     }
 
@@ -113,7 +121,7 @@ impl Caches {
         {
             // A read touches the sector (`touch` clears the mark): a write after it no
             // longer meets a fill.
-            if l1.touch(key, 0).0 {
+            if l1.touch(key, 0) {
                 c.l1_hit_sectors += 1;
                 let level = match l1.fill(key) {
                     Some((ready_ns, from)) if issued_ns < ready_ns => from,
@@ -213,7 +221,7 @@ impl Caches {
             Access::Write => written.max(1),
             Access::Atomic => FULL,
         };
-        let (hit, evicted) = self.l2.touch(key, written);
+        let hit = self.l2.touch(key, written);
         if hit {
             c.l2_hit_sectors += 1;
         } else if access != Access::Write {
@@ -223,8 +231,11 @@ impl Caches {
                 .or_default()
                 .moved += 1;
         }
-        if let Some((victim, true, valid)) = evicted {
-            self.write_back_sector(c, victim, valid != FULL);
+        for i in 0..self.l2.evicted().len() {
+            let (victim, dirty, valid) = self.l2.evicted()[i];
+            if dirty {
+                self.write_back_sector(c, victim, valid != FULL);
+            }
         }
         if hit { Level::L2 } else { Level::Dram }
     }

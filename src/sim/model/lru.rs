@@ -1,6 +1,7 @@
-//! A fully associative LRU cache of sectors (an arena of nodes in a doubly linked
-//! list, found by a hash map), with a dirty bit and a byte mask each: the building block
-//! of the L1s and the L2.
+//! A fully associative cache of sectors (an arena of nodes in a doubly linked list in
+//! order of use, found by a hash map), with a dirty bit and a byte mask each, that
+//! allocates and evicts whole lines: the building block of the L1s (random eviction)
+//! and the L2 (least recently used).
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -49,12 +50,27 @@ struct Node {
 /// Every byte of a 32-byte sector valid.
 pub(super) const FULL: u32 = u32::MAX;
 
-/// A sector leaving a cache: its key, whether dirty, which bytes are valid.
-pub(super) type Evicted = Option<(u64, bool, u32)>;
+/// Which held sector makes room for a new one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Eviction {
+    /// The least recently used.
+    LeastRecent,
+    /// One drawn uniformly, from this xorshift state (never 0).
+    Random(u64),
+}
 
-/// A fully associative LRU cache of sectors, with a dirty bit each.
+/// A fully associative cache of sectors, with a dirty bit each. Its capacity is in
+/// sectors, and a line with any sector held takes the room of all of its sectors (as
+/// a cache with one tag per line and a valid bit per sector).
 pub(super) struct Lru {
     capacity: usize,
+    eviction: Eviction,
+    /// Sectors per line (sector key ÷ this = line).
+    per_line: u64,
+    /// Sectors held per line.
+    lines: HashMap<u64, u32, BuildHasherDefault<MulHasher>>,
+    /// What the last [`Lru::touch`] evicted.
+    evicted: Vec<(u64, bool, u32)>,
     map: HashMap<u64, u32, BuildHasherDefault<MulHasher>>,
     nodes: Vec<Node>,
     free: Vec<u32>,
@@ -63,9 +79,19 @@ pub(super) struct Lru {
 }
 
 impl Lru {
-    pub(super) fn new(capacity: usize) -> Lru {
+    /// An empty cache of `capacity` sectors in lines of `per_line`, evicting the least
+    /// recently used.
+    pub(super) fn new(capacity: usize, per_line: u64) -> Lru {
+        Lru::evicting(capacity, per_line, Eviction::LeastRecent)
+    }
+
+    pub(super) fn evicting(capacity: usize, per_line: u64, eviction: Eviction) -> Lru {
         Lru {
             capacity,
+            eviction,
+            per_line: per_line.max(1),
+            lines: HashMap::default(),
+            evicted: Vec::new(),
             map: HashMap::default(),
             nodes: Vec::new(),
             free: Vec::new(),
@@ -77,6 +103,42 @@ impl Lru {
     /// The most sectors it holds.
     pub(super) fn capacity(&self) -> usize {
         self.capacity
+    }
+
+    /// How it evicts, with a random draw's state as it stands.
+    pub(super) fn eviction(&self) -> Eviction {
+        self.eviction
+    }
+
+    /// Sectors per line.
+    pub(super) fn per_line(&self) -> u64 {
+        self.per_line
+    }
+
+    /// The room its lines take, in sectors.
+    fn occupied(&self) -> usize {
+        self.lines.len() * self.per_line as usize
+    }
+
+    /// What the last [`Lru::touch`] evicted: key, dirty, valid bytes of each sector.
+    pub(super) fn evicted(&self) -> &[(u64, bool, u32)] {
+        &self.evicted
+    }
+
+    /// Unlink and free node `i`, and count its sector out of its line.
+    fn drop_node(&mut self, i: u32) -> Node {
+        let node = self.nodes[i as usize];
+        self.unlink(i);
+        self.map.remove(&node.key);
+        self.free.push(i);
+        let line = node.key / self.per_line;
+        if let Some(held) = self.lines.get_mut(&line) {
+            *held -= 1;
+            if *held == 0 {
+                self.lines.remove(&line);
+            }
+        }
+        node
     }
 
     fn unlink(&mut self, i: u32) {
@@ -104,8 +166,9 @@ impl Lru {
     /// Access `key`: a read (`written` = 0) or a write of the bytes `written`, which
     /// marks it dirty; allocates on a miss (a read fills every byte). A held sector is
     /// no longer one a read miss allocated and nothing touched since. Returns whether
-    /// it hit, and the sector evicted to make room.
-    pub(super) fn touch(&mut self, key: u64, written: u32) -> (bool, Evicted) {
+    /// it hit; [`Lru::evicted`] says which sectors left to make room.
+    pub(super) fn touch(&mut self, key: u64, written: u32) -> bool {
+        self.evicted.clear();
         let dirty = written != 0;
         if let Some(&i) = self.map.get(&key) {
             self.unlink(i);
@@ -114,7 +177,7 @@ impl Lru {
             node.dirty |= dirty;
             node.valid |= written;
             node.missed = false;
-            return (true, None);
+            return true;
         }
         let node = Node {
             key,
@@ -138,35 +201,64 @@ impl Lru {
         };
         self.map.insert(key, i);
         self.push_front(i);
-        if self.map.len() <= self.capacity {
-            return (false, None);
+        *self.lines.entry(key / self.per_line).or_insert(0) += 1;
+        while self.occupied() > self.capacity {
+            let before = self.evicted.len();
+            self.evict_line();
+            if self.evicted.len() == before {
+                break;
+            }
         }
-        (false, self.evict_least_recent())
+        false
     }
 
-    /// Drop the least recently used sector: its key, whether it is dirty, its valid
-    /// bytes.
-    fn evict_least_recent(&mut self) -> Evicted {
-        let t = self.tail;
-        if t == NIL {
-            return None;
+    /// Drop the line of a sector [`Eviction`] picks, never the line of the one just
+    /// used unless it is the only one, into [`Lru::evicted`].
+    fn evict_line(&mut self) {
+        let Some(victim) = self.victim() else {
+            return;
+        };
+        let line = self.nodes[victim as usize].key / self.per_line;
+        for key in line * self.per_line..(line + 1) * self.per_line {
+            if let Some(&i) = self.map.get(&key) {
+                let node = self.drop_node(i);
+                self.evicted.push((node.key, node.dirty, node.valid));
+            }
         }
-        let victim = self.nodes[t as usize];
-        self.unlink(t);
-        self.map.remove(&victim.key);
-        self.free.push(t);
-        Some((victim.key, victim.dirty, victim.valid))
     }
 
-    /// Shrink to `capacity` sectors, returning the sectors evicted (least recent first).
+    /// The sector whose line goes next.
+    fn victim(&mut self) -> Option<u32> {
+        let head_line =
+            (self.head != NIL).then(|| self.nodes[self.head as usize].key / self.per_line);
+        let victim = match &mut self.eviction {
+            _ if self.tail == NIL => return None,
+            Eviction::LeastRecent => self.tail,
+            Eviction::Random(state) => loop {
+                *state ^= *state << 13;
+                *state ^= *state >> 7;
+                *state ^= *state << 17;
+                // Draw slots of the arena until one holds a sector: the free ones are
+                // few (a cache runs full).
+                let i = (*state % self.nodes.len() as u64) as u32;
+                let key = self.nodes[i as usize].key;
+                let held = self.map.get(&key) == Some(&i);
+                if held && (Some(key / self.per_line) != head_line || self.lines.len() == 1) {
+                    break i;
+                }
+            },
+        };
+        Some(victim)
+    }
+
+    /// Shrink to `capacity` sectors, returning the sectors evicted in eviction order.
     pub(super) fn set_capacity(&mut self, capacity: usize) -> Vec<(u64, bool, u32)> {
         self.capacity = capacity;
         let mut evicted = Vec::new();
-        while self.map.len() > self.capacity {
-            match self.evict_least_recent() {
-                Some(victim) => evicted.push(victim),
-                None => break,
-            }
+        while self.occupied() > self.capacity && !self.map.is_empty() {
+            self.evicted.clear();
+            self.evict_line();
+            evicted.append(&mut self.evicted);
         }
         evicted
     }
@@ -198,9 +290,8 @@ impl Lru {
 
     /// Drop a held sector, dirty or not, without a write-back.
     pub(super) fn remove(&mut self, key: u64) {
-        if let Some(i) = self.map.remove(&key) {
-            self.unlink(i);
-            self.free.push(i);
+        if let Some(&i) = self.map.get(&key) {
+            self.drop_node(i);
         }
     }
 
@@ -226,13 +317,16 @@ mod tests {
 
     #[test]
     fn lru_write_back() {
-        let mut l = Lru::new(2);
-        assert_eq!(l.touch(1, 0xF), (false, None));
-        assert_eq!(l.touch(2, 0), (false, None));
-        assert_eq!(l.touch(1, 0), (true, None));
-        assert_eq!(l.touch(3, 0), (false, Some((2, false, FULL))));
+        // Lines of one sector: the room is the sectors'.
+        let mut l = Lru::new(2, 1);
+        assert!(!l.touch(1, 0xF));
+        assert!(!l.touch(2, 0));
+        assert!(l.touch(1, 0));
+        assert!(!l.touch(3, 0));
+        assert_eq!(l.evicted(), [(2, false, FULL)]);
         // Sector 1 holds only the four bytes written: a partial write-back.
-        assert_eq!(l.touch(4, 0), (false, Some((1, true, 0xF))));
+        assert!(!l.touch(4, 0));
+        assert_eq!(l.evicted(), [(1, true, 0xF)]);
         l.remove(3);
         assert_eq!(l.write_back(), vec![]);
         l.touch(5, FULL);
@@ -242,7 +336,48 @@ mod tests {
             vec![(4, false), (5, false)],
             "a read sector written in part is whole"
         );
-        let mut off = Lru::new(0);
-        assert_eq!(off.touch(7, 1), (false, Some((7, true, 1))));
+        let mut off = Lru::new(0, 1);
+        assert!(!off.touch(7, 1));
+        assert_eq!(off.evicted(), [(7, true, 1)]);
+    }
+
+    #[test]
+    fn a_line_takes_the_room_of_all_its_sectors() {
+        // Room for two lines of four sectors.
+        let mut l = Lru::new(8, 4);
+        // One sector of each of two lines fills it: a pointer chase's footprint.
+        l.touch(0, 0);
+        l.touch(4, 0);
+        assert!(!l.touch(1, 0));
+        assert!(
+            l.evicted().is_empty(),
+            "a sector of a held line needs no room"
+        );
+        // A third line evicts the least recent whole line (sectors 0 and 1).
+        l.touch(4, 0);
+        assert!(!l.touch(8, 0));
+        assert_eq!(l.evicted(), [(0, false, FULL), (1, false, FULL)]);
+        assert!(l.touch(4, 0) && l.touch(8, 0));
+        // Shrinking to one line evicts the other whole.
+        assert_eq!(l.set_capacity(4), vec![(4, false, FULL)]);
+    }
+
+    #[test]
+    fn random_eviction_keeps_part_of_a_cycle_larger_than_the_cache() {
+        // A cycle over 2× the room: least recent first never hits, a random victim
+        // leaves part of the cycle in place.
+        let hits = |eviction| {
+            let mut l = Lru::evicting(64, 1, eviction);
+            let mut hits = 0;
+            for round in 0..8 {
+                for key in 0..128 {
+                    hits += u32::from(l.touch(key, 0) && round > 0);
+                }
+            }
+            hits
+        };
+        assert_eq!(hits(Eviction::LeastRecent), 0);
+        let random = hits(Eviction::Random(7));
+        assert!((100..700).contains(&random), "{random} hits of 896");
     }
 }

@@ -126,5 +126,5 @@ mod timing;
 
 pub use counts::{Counts, Traffic};
 pub use memory::MemoryModel;
-pub use sampling::{predict, predict_sampled, sample_window};
+pub use sampling::{Sampling, predict, predict_sampled, sample_window};
 pub use timing::{Bound, Prediction, Terms, Work, costs};

@@ -21,6 +21,19 @@ pub fn sample_window(total: u64, max_workgroups: u64, in_flight: u64) -> Range<u
     start..start + max
 }
 
+/// How [`predict_sampled`] samples a grid, and what ran before the dispatch it
+/// predicts.
+#[derive(Clone, Copy, Debug)]
+pub struct Sampling {
+    /// Consecutive workgroups at most ([`sample_window`]).
+    pub max_workgroups: u64,
+    /// The interpreter's lane-operations at most; the first workgroup always runs.
+    pub max_lane_ops: u64,
+    /// Whole dispatches run untimed before the timed ones
+    /// ([`crate::suite::Case::untimed_first`]).
+    pub untimed_first: u32,
+}
+
 /// Predict a dispatch of `kernel` over `num_workgroups` on `device`: run (a window of
 /// at most `max_workgroups` of) the grid through the interpreter into a
 /// [`MemoryModel`] and apply the time model; `declared_bytes` is the case's bytes moved.
@@ -34,29 +47,37 @@ pub fn predict(
     declared_bytes: u64,
     max_workgroups: u64,
 ) -> Result<Prediction, SimError> {
+    let sampling = Sampling {
+        max_workgroups,
+        max_lane_ops: u64::MAX,
+        untimed_first: 0,
+    };
     predict_sampled(
         kernel,
         bindings,
         num_workgroups,
         device,
         declared_bytes,
-        max_workgroups,
-        u64::MAX,
+        sampling,
     )
 }
 
 /// [`predict`], running the window's workgroups only while the interpreter's
-/// lane-operations stay within `max_lane_ops`: the first workgroup always runs, and its
-/// cost sets how many of the window's others follow.
+/// lane-operations stay within `sampling.max_lane_ops`: the first workgroup always
+/// runs, and its cost sets how many of the window's others follow.
 pub fn predict_sampled(
     kernel: &Kernel,
     bindings: &mut [Binding],
     num_workgroups: [u32; 3],
     device: &DeviceModel,
     declared_bytes: u64,
-    max_workgroups: u64,
-    max_lane_ops: u64,
+    sampling: Sampling,
 ) -> Result<Prediction, SimError> {
+    let Sampling {
+        max_workgroups,
+        max_lane_ops,
+        untimed_first,
+    } = sampling;
     let total: u64 = num_workgroups.iter().map(|&n| u64::from(n)).product();
     let lanes = kernel.workgroup_size().iter().product::<u32>();
     let in_flight = device.workgroups_in_flight(lanes);
@@ -106,8 +127,13 @@ pub fn predict_sampled(
     // reads. A window of a larger grid that reads its data once starts cold, as the
     // middle of a stream does.
     let counts = if window == (0..total) || reread {
-        model.restart();
         launch.workgroups = window.start..end;
+        // The untimed dispatches before the timed ones (a chase's walk of its cycle).
+        for _ in 0..untimed_first {
+            model.restart();
+            run(kernel, bindings, &launch, &mut model)?;
+        }
+        model.restart();
         work = Work::of(&[run(kernel, bindings, &launch, &mut model)?], lanes);
         // In the steady state a dispatch writes back what the one before left dirty
         // (counted during the second pass), not its own leftovers.
@@ -273,16 +299,12 @@ mod tests {
         let workgroups = 64u32;
         let run_with = |max_lane_ops| {
             let mut b = vec![bind(0, vec![0; 4 * 64 * workgroups as usize])];
-            predict_sampled(
-                &k,
-                &mut b,
-                [workgroups, 1, 1],
-                &h100(),
-                1 << 20,
-                u64::MAX,
+            let sampling = Sampling {
+                max_workgroups: u64::MAX,
                 max_lane_ops,
-            )
-            .unwrap()
+                untimed_first: 0,
+            };
+            predict_sampled(&k, &mut b, [workgroups, 1, 1], &h100(), 1 << 20, sampling).unwrap()
         };
         let full = run_with(u64::MAX);
         assert_eq!(full.simulated_workgroups, 64);

@@ -140,6 +140,8 @@ pub struct Prediction {
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Terms {
     pub dram: f64,
+    /// Of `dram`, the time of the bytes read.
+    pub dram_reads: f64,
     /// Of `dram`, the time of partial-line requests' unmoved sectors.
     pub dram_partial: f64,
     pub l2: f64,
@@ -155,7 +157,7 @@ pub struct Terms {
 
 impl Terms {
     /// Each limit with the bound it names, in order of precedence: on a tie the
-    /// earlier names the bound. `dram_partial` and `l2_writes` are parts of `dram`
+    /// earlier names the bound. `dram_reads`, `dram_partial` and `l2_writes` are parts of `dram`
     /// and `l2`, not limits of their own.
     pub fn limits(&self) -> [(Bound, f64); 8] {
         [
@@ -258,10 +260,10 @@ impl Prediction {
                 * f64::from(device.sector_bytes),
             device.dram_gbps * 1e9,
         );
-        let dram_s = per_s(
-            (dram_read_bytes + dram_write_bytes) as f64,
-            device.dram_gbps * 1e9,
-        ) + dram_partial_s;
+        let dram_reads_s = per_s(dram_read_bytes as f64, device.dram_read_gbps() * 1e9);
+        let dram_s = dram_reads_s
+            + per_s(dram_write_bytes as f64, device.dram_write_gbps() * 1e9)
+            + dram_partial_s;
         let l2_s = per_s(
             (l2_sectors.saturating_sub(l2_writes) * u64::from(device.sector_bytes)) as f64,
             device.l2_gbps * 1e9,
@@ -328,6 +330,7 @@ impl Prediction {
         let latency_s = idle + busy * rise;
         let terms = Terms {
             dram: dram_s,
+            dram_reads: dram_reads_s,
             dram_partial: dram_partial_s,
             l2: l2_s,
             l2_writes: l2_writes_s,
@@ -387,6 +390,7 @@ mod tests {
         assert_eq!(tie.largest(), (Bound::L2, 2.0), "a tie goes to the earlier");
         let parts = Terms {
             dram: 1.0,
+            dram_reads: 5.0,
             dram_partial: 5.0,
             l2_writes: 5.0,
             ..Terms::default()

@@ -16,10 +16,12 @@
 //! (Sattolo's algorithm), which no prefetcher can guess. The other words are non-zero
 //! filler the chase never reads. One dispatch takes `steps` steps and resumes where the
 //! previous one stopped (see `shaders/latency_chase.wgsl`), so the timed dispatches
-//! walk the whole cycle. Footprints up to [`WARMED_MAX_BYTES`], which some L2 may hold,
-//! are walked whole by every dispatch: their lines are cached, as the staircase needs,
-//! from the verification on (on software adapters at most [`SOFTWARE_MAX_STEPS`] a
-//! dispatch, llvmpipe's loop limit). Larger ones take [`MIN_STEPS`] per dispatch.
+//! walk the whole cycle. Footprints up to [`WARMED_MAX_BYTES`] are walked whole by
+//! every dispatch: their lines are cached, as the staircase needs, from the
+//! verification on (on software adapters at most [`SOFTWARE_MAX_STEPS`] a dispatch,
+//! llvmpipe's loop limit). Larger ones take [`MIN_STEPS`] per dispatch; up to
+//! [`WALKED_MAX_BYTES`] their cycle is walked once, untimed, before the samples
+//! ([`Case::untimed_first`]), so that the timed loads find what the L2 keeps of it.
 //!
 //! Bytes are the 4 bytes of each load, elements the loads: the row's GB/s is 4 / (ns
 //! per load), and the summary shows the time per load instead
@@ -45,11 +47,6 @@ const SLOT_WORDS: usize = (LINE_BYTES / 4) as usize;
 /// (≈ 1.149), rounded to whole lines.
 const MIN_FOOTPRINT_BYTES: u64 = 4 << 10;
 const FOOTPRINT_STEP: u64 = 4;
-///
-/// The fine footprints past [`WARMED_MAX_BYTES`] are not walked whole before their
-/// samples: those that an L2 could hold (16 to 60 MiB) are timed on lines the chase
-/// touches for the first time, DRAM's latency. Showing the L2's end there needs the
-/// cycle walked once before timing (and the simulator to predict only the timed walk).
 const FINE_MIN_BYTES: u64 = 1 << 20;
 const FINE_MAX_BYTES: u64 = 256 << 20;
 const FINE_STEPS_PER_OCTAVE: u32 = 5;
@@ -62,9 +59,13 @@ const SOFTWARE_MAX_BYTES: u64 = 64 << 20;
 /// Fewest loads of a dispatch: about 2.5 ms at a DRAM latency of 0.6 µs, and every
 /// slot of the smallest footprints visited many times.
 pub const MIN_STEPS: u32 = 4096;
-/// Footprints up to this (a third of an H100's L2) are walked whole before timing;
-/// past it the next footprint (64 MiB) exceeds the L2 of an H100 and an H200.
+/// Footprints up to this (a third of an H100's L2) are walked whole by every dispatch.
 const WARMED_MAX_BYTES: u64 = 16 << 20;
+/// Larger footprints up to this (twice an H200's 60 MiB L2, so that the sweep shows
+/// where the L2 ends) are walked whole once before timing: about 1.5 s of untimed
+/// loads per build on an H100, most of it from DRAM past the L2 (estimate, at the
+/// latencies `latency/chase` measures there). Past it every footprint is DRAM's.
+const WALKED_MAX_BYTES: u64 = 128 << 20;
 /// llvmpipe ends every shader's loops after 65535 iterations in all
 /// (`LP_MAX_TGSI_LOOP_ITERATIONS`, Mesa's gallivm): a longer walk stopped there and
 /// failed verification (at 16 MiB it stopped after exactly 65535 of its 131072 steps).
@@ -159,8 +160,15 @@ fn cases(sizing: &Sizing) -> Vec<Case> {
                 steps,
                 words: u32::try_from(words).unwrap_or(u32::MAX),
             };
+            // Dispatches of `steps` that walk the cycle once.
+            let walk = if footprint > WARMED_MAX_BYTES && footprint <= WALKED_MAX_BYTES {
+                (footprint / LINE_BYTES).div_ceil(u64::from(steps)) as u32
+            } else {
+                0
+            };
             Case::builder(sizing, params!(Footprint => footprint))
                 .workgroup([WORKGROUP, 1, 1], 0)
+                .untimed_first(walk)
                 .workgroups([1, 1, 1])
                 .constant("WORKGROUP_SIZE", f64::from(WORKGROUP))
                 .moves(u64::from(steps), LOAD_BYTES * u64::from(steps))
@@ -315,9 +323,13 @@ mod tests {
             let steps = case.elements;
             let slots = footprint / LINE_BYTES;
             assert!(steps >= u64::from(MIN_STEPS));
-            // Caches the chase could fit in are walked whole by every dispatch.
-            if footprint <= WARMED_MAX_BYTES {
-                assert!(steps >= slots, "{}", case.params);
+            // Caches the chase could fit in are walked whole by every dispatch, or
+            // once before the samples.
+            let walked = steps * u64::from(case.untimed_first);
+            match footprint {
+                f if f <= WARMED_MAX_BYTES => assert!(steps >= slots, "{}", case.params),
+                f if f <= WALKED_MAX_BYTES => assert!(walked >= slots, "{}", case.params),
+                _ => assert_eq!(walked, 0, "{}", case.params),
             }
         }
         // 16 MiB: its 131072 slots; past it and at 1 GiB: the fewest.
