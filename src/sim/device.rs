@@ -63,8 +63,8 @@ pub struct DeviceModel {
     pub l2_write_requests_per_s: f64,
     /// Shared-memory wavefronts per second, whole chip.
     pub shared_wavefronts_per_s: f64,
-    /// L1 wavefronts (one per distinct line of a global request) per second, whole
-    /// chip. On Volta and later the L1 and shared memory are one array with one data
+    /// L1 wavefronts (a line's worth of a global request's sectors each) per second,
+    /// whole chip. On Volta and later the L1 and shared memory are one array with one data
     /// path, so it is `shared_wavefronts_per_s`; Maxwell and Pascal have separate
     /// L1/texture caches.
     pub l1_wavefronts_per_s: f64,

@@ -67,7 +67,7 @@
 //! instructions over SMs × `issue_per_clock` × clock, or its shuffles over SMs ×
 //! `shuffles_per_clock` × clock where that is longer), the latency time and the
 //! launch time (workgroups per SM × `workgroup_launch_ns`); the largest names the
-//! [`Bound`]. A global request takes one L1 wavefront per distinct line it touches, at
+//! [`Bound`]. The L1s move a line's worth of a request's sectors a wavefront, at
 //! `l1_wavefronts_per_s`: on Volta and later the workgroup-memory wavefront rate, the
 //! L1 and workgroup memory being one SRAM array with one 128-byte data path per SM.
 //! Latency (Little's law): the
