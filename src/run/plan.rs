@@ -65,6 +65,12 @@ pub struct Plan {
 /// `--adapter` for every adapter.
 const ALL_ADAPTERS: &str = "all";
 
+/// Held while an adapter of `--concurrent` that measured tears its devices down: four
+/// H100s' CUDA contexts and Vulkan devices torn down at once left the process waiting
+/// on the driver's locks after every adapter had measured (docs/cluster.md). An
+/// adapter whose run fails tears down as it returns, without it.
+static TEARDOWN: Mutex<()> = Mutex::new(());
+
 impl Adapters {
     /// `--adapter` and `--concurrent` as given: `all` is every adapter, in turn, or at
     /// once where `concurrent`, which needs it.
@@ -590,6 +596,13 @@ impl Plan {
             }
             _ => None,
         };
+        if concurrent.is_some() {
+            let _one_at_a_time = TEARDOWN.lock().unwrap_or_else(PoisonError::into_inner);
+            drop(session);
+            drop(measurers);
+            drop(backends);
+            drop(ctx);
+        }
         Ok(if ran.interrupted {
             Ended::Stopped(stop::stopped_by())
         } else if ran.failed > 0 || verdict.as_ref().is_some_and(health::Verdict::incomplete) {
