@@ -3,7 +3,7 @@
 //! prediction, not a fit. Each row sets one device property with a physical meaning,
 //! in the order listed (later rows are predicted with the properties set before).
 //!
-//! Two budgets share the one list: at most eleven kernel rows (wgpu, the
+//! Two budgets share the one list: at most twelve kernel rows (wgpu, the
 //! [`hardware_build`]) for the memory model, and at most two transfer rows (CUDA's
 //! pinned upload) for the transfer model ([`crate::sim::transfer`]). Where a file has
 //! no transfer row to calibrate from, the link is the row's `pcie_link`, else the

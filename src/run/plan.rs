@@ -67,7 +67,7 @@ const ALL_ADAPTERS: &str = "all";
 
 /// Held while an adapter of `--concurrent` that measured tears its devices down: four
 /// H100s' CUDA contexts and Vulkan devices torn down at once left the process waiting
-/// on the driver's locks after every adapter had measured (docs/cluster.md). An
+/// on the driver's locks after every adapter had measured (docs/method.md). An
 /// adapter whose run fails tears down as it returns, without it.
 static TEARDOWN: Mutex<()> = Mutex::new(());
 
@@ -598,7 +598,6 @@ impl Plan {
         };
         if concurrent.is_some() {
             let _one_at_a_time = TEARDOWN.lock().unwrap_or_else(PoisonError::into_inner);
-            drop(session);
             drop(measurers);
             drop(backends);
             drop(ctx);

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
 use super::counts::Counts;
-use super::lru::{Eviction, FULL, Lru, MulHasher};
+use super::line_cache::{Eviction, FULL, LineCache, MulHasher};
 use crate::sim::device::DeviceModel;
 use crate::sim::exec::Access;
 
@@ -42,8 +42,8 @@ pub(super) struct Caches {
     dram_open: [Option<(u64, u64)>; 2],
     /// The in-flight group's reads by line.
     line_reads: HashMap<u64, LineReads, BuildHasherDefault<MulHasher>>,
-    l1: Vec<Lru>,
-    l2: Lru,
+    l1: Vec<LineCache>,
+    l2: LineCache,
     /// Latency of an L1 fill from the L2 and from DRAM.
     l2_ns: f64,
     dram_ns: f64,
@@ -63,10 +63,10 @@ impl Caches {
             l1: (0..sms)
                 .map(|sm| {
                     let eviction = Eviction::Random(L1_SEED + sm);
-                    Lru::evicting(sectors_of(device.l1_bytes), per_line, eviction)
+                    LineCache::evicting(sectors_of(device.l1_bytes), per_line, eviction)
                 })
                 .collect(),
-            l2: Lru::new(sectors_of(device.l2_bytes), per_line),
+            l2: LineCache::new(sectors_of(device.l2_bytes), per_line),
             l2_ns: device.l2_latency_ns,
             dram_ns: device.dram_latency_ns,
         }
@@ -91,7 +91,7 @@ impl Caches {
     /// Empty the L1s, as a kernel launch invalidates them; the L2 keeps its sectors.
     pub(super) fn clear_l1s(&mut self) {
         for l1 in &mut self.l1 {
-            *l1 = Lru::evicting(l1.capacity(), l1.per_line(), l1.eviction());
+            *l1 = LineCache::evicting(l1.capacity(), l1.per_line(), l1.eviction());
         }
     }
 

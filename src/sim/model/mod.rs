@@ -107,10 +107,11 @@
 //! FULL grid, since the kernel indexes with the full grid's ids: that is the caller's
 //! business.
 //!
-//! The parts, one concern each: `lru` is the sector cache, `cache` the L1s and the L2
-//! built of it, `counts` what the model counts, `memory` the [`MemoryModel`] that
-//! coalesces, banks and replays requests, `timing` the time model, and `sampling` the
-//! run of a kernel (or of a sample of its grid) into a [`Prediction`].
+//! The parts, one concern each: `line_cache` is the cache of sectors in lines, `cache`
+//! the L1s and the L2 built of it, `counts` what the model counts, `memory` the
+//! [`MemoryModel`] that coalesces, banks and replays requests, `timing` the time model,
+//! and `sampling` the run of a kernel (or of a sample of its grid) into a
+//! [`Prediction`].
 //!
 //! [`DeviceModel`]: super::device::DeviceModel
 //! [`DeviceModel::workgroups_in_flight`]: super::device::DeviceModel::workgroups_in_flight
@@ -119,7 +120,7 @@ mod cache;
 mod counts;
 #[cfg(test)]
 mod fixtures;
-mod lru;
+mod line_cache;
 mod memory;
 mod sampling;
 mod timing;

@@ -62,14 +62,14 @@ pub(super) enum Eviction {
 /// A fully associative cache of sectors, with a dirty bit each. Its capacity is in
 /// sectors, and a line with any sector held takes the room of all of its sectors (as
 /// a cache with one tag per line and a valid bit per sector).
-pub(super) struct Lru {
+pub(super) struct LineCache {
     capacity: usize,
     eviction: Eviction,
     /// Sectors per line (sector key ÷ this = line).
     per_line: u64,
     /// Sectors held per line.
     lines: HashMap<u64, u32, BuildHasherDefault<MulHasher>>,
-    /// What the last [`Lru::touch`] evicted.
+    /// What the last [`LineCache::touch`] evicted.
     evicted: Vec<(u64, bool, u32)>,
     map: HashMap<u64, u32, BuildHasherDefault<MulHasher>>,
     nodes: Vec<Node>,
@@ -78,15 +78,15 @@ pub(super) struct Lru {
     tail: u32,
 }
 
-impl Lru {
+impl LineCache {
     /// An empty cache of `capacity` sectors in lines of `per_line`, evicting the least
     /// recently used.
-    pub(super) fn new(capacity: usize, per_line: u64) -> Lru {
-        Lru::evicting(capacity, per_line, Eviction::LeastRecent)
+    pub(super) fn new(capacity: usize, per_line: u64) -> LineCache {
+        LineCache::evicting(capacity, per_line, Eviction::LeastRecent)
     }
 
-    pub(super) fn evicting(capacity: usize, per_line: u64, eviction: Eviction) -> Lru {
-        Lru {
+    pub(super) fn evicting(capacity: usize, per_line: u64, eviction: Eviction) -> LineCache {
+        LineCache {
             capacity,
             eviction,
             per_line: per_line.max(1),
@@ -120,7 +120,7 @@ impl Lru {
         self.lines.len() * self.per_line as usize
     }
 
-    /// What the last [`Lru::touch`] evicted: key, dirty, valid bytes of each sector.
+    /// What the last [`LineCache::touch`] evicted: key, dirty, valid bytes of each sector.
     pub(super) fn evicted(&self) -> &[(u64, bool, u32)] {
         &self.evicted
     }
@@ -166,7 +166,7 @@ impl Lru {
     /// Access `key`: a read (`written` = 0) or a write of the bytes `written`, which
     /// marks it dirty; allocates on a miss (a read fills every byte). A held sector is
     /// no longer one a read miss allocated and nothing touched since. Returns whether
-    /// it hit; [`Lru::evicted`] says which sectors left to make room.
+    /// it hit; [`LineCache::evicted`] says which sectors left to make room.
     pub(super) fn touch(&mut self, key: u64, written: u32) -> bool {
         self.evicted.clear();
         let dirty = written != 0;
@@ -213,7 +213,7 @@ impl Lru {
     }
 
     /// Drop the line of a sector [`Eviction`] picks, never the line of the one just
-    /// used unless it is the only one, into [`Lru::evicted`].
+    /// used unless it is the only one, into [`LineCache::evicted`].
     fn evict_line(&mut self) {
         let Some(victim) = self.victim() else {
             return;
@@ -316,9 +316,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lru_write_back() {
+    fn write_back_and_eviction_by_sector() {
         // Lines of one sector: the room is the sectors'.
-        let mut l = Lru::new(2, 1);
+        let mut l = LineCache::new(2, 1);
         assert!(!l.touch(1, 0xF));
         assert!(!l.touch(2, 0));
         assert!(l.touch(1, 0));
@@ -336,7 +336,7 @@ mod tests {
             vec![(4, false), (5, false)],
             "a read sector written in part is whole"
         );
-        let mut off = Lru::new(0, 1);
+        let mut off = LineCache::new(0, 1);
         assert!(!off.touch(7, 1));
         assert_eq!(off.evicted(), [(7, true, 1)]);
     }
@@ -344,7 +344,7 @@ mod tests {
     #[test]
     fn a_line_takes_the_room_of_all_its_sectors() {
         // Room for two lines of four sectors.
-        let mut l = Lru::new(8, 4);
+        let mut l = LineCache::new(8, 4);
         // One sector of each of two lines fills it: a pointer chase's footprint.
         l.touch(0, 0);
         l.touch(4, 0);
@@ -367,7 +367,7 @@ mod tests {
         // A cycle over 2× the room: least recent first never hits, a random victim
         // leaves part of the cycle in place.
         let hits = |eviction| {
-            let mut l = Lru::evicting(64, 1, eviction);
+            let mut l = LineCache::evicting(64, 1, eviction);
             let mut hits = 0;
             for round in 0..8 {
                 for key in 0..128 {
