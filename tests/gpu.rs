@@ -7,7 +7,7 @@ use std::time::Duration;
 use membench::Error;
 use membench::backend::Backend;
 use membench::backend::wgpu::{GpuContext, Wgpu};
-use membench::measure::{SuiteSampler, Timing};
+use membench::measure::{MIN_SAMPLES, SuiteSampler, Timing};
 use membench::results::{Row, Status};
 use membench::run::{self, Outcome, RunSettings};
 use membench::suite::{Cache, Case, Expected, Experiment, Measure, REGISTRY, Sizing, WgpuBuild};
@@ -243,7 +243,14 @@ fn a_timed_case_reports_sane_statistics() {
     let Outcome::Measured(timing) = measure(&ctx, experiment, &case, &settings) else {
         panic!("copy/peak did not measure");
     };
-    assert_eq!(timing.samples_ns.len(), settings.samples as usize);
+    // Samples that would add up to more than the case's budget are fewer, never
+    // under MIN_SAMPLES: a slow software adapter on busy cores takes fewer.
+    let taken = timing.samples_ns.len() as u32;
+    assert!(
+        (MIN_SAMPLES.min(settings.samples)..=settings.samples).contains(&taken),
+        "{taken} samples of {}",
+        settings.samples
+    );
     assert!(timing.samples_ns.iter().all(|&ns| ns > 0.0));
     let row = measured_row(&ctx, &settings, experiment, &case, timing);
     assert!(row.verified && row.status == Status::Ok);
