@@ -400,6 +400,12 @@ impl DeviceModel {
         }
     }
 
+    /// Sectors in a line (at least 1): what coalescing, the caches' lines and the L1's
+    /// rate count by.
+    pub fn sectors_per_line(&self) -> u64 {
+        (u64::from(self.line_bytes) / u64::from(self.sector_bytes.max(1))).max(1)
+    }
+
     /// DRAM read bandwidth, GB/s.
     pub fn dram_read_gbps(&self) -> f64 {
         self.dram_gbps * self.dram_read_speedup

@@ -54,7 +54,7 @@ impl Caches {
     pub(super) fn new(device: &DeviceModel, sms: u64) -> Caches {
         let sector_bytes = u64::from(device.sector_bytes.max(1));
         let sectors_of = |bytes: u64| (bytes / sector_bytes) as usize;
-        let per_line = (u64::from(device.line_bytes) / sector_bytes).max(1);
+        let per_line = device.sectors_per_line();
         Caches {
             sector_bytes,
             per_line,

@@ -229,26 +229,26 @@ impl LineCache {
 
     /// The sector whose line goes next.
     fn victim(&mut self) -> Option<u32> {
-        let head_line =
-            (self.head != NIL).then(|| self.nodes[self.head as usize].key / self.per_line);
-        let victim = match &mut self.eviction {
-            _ if self.tail == NIL => return None,
-            Eviction::LeastRecent => self.tail,
-            Eviction::Random(state) => loop {
-                *state ^= *state << 13;
-                *state ^= *state >> 7;
-                *state ^= *state << 17;
-                // Draw slots of the arena until one holds a sector: the free ones are
-                // few (a cache runs full).
-                let i = (*state % self.nodes.len() as u64) as u32;
-                let key = self.nodes[i as usize].key;
-                let held = self.map.get(&key) == Some(&i);
-                if held && (Some(key / self.per_line) != head_line || self.lines.len() == 1) {
-                    break i;
-                }
-            },
+        if self.tail == NIL {
+            return None;
+        }
+        let Eviction::Random(state) = &mut self.eviction else {
+            return Some(self.tail);
         };
-        Some(victim)
+        let head_line = self.nodes[self.head as usize].key / self.per_line;
+        Some(loop {
+            *state ^= *state << 13;
+            *state ^= *state >> 7;
+            *state ^= *state << 17;
+            // Draw slots of the arena until one holds a sector: the free ones are few (a
+            // cache runs full).
+            let i = (*state % self.nodes.len() as u64) as u32;
+            let key = self.nodes[i as usize].key;
+            let held = self.map.get(&key) == Some(&i);
+            if held && (key / self.per_line != head_line || self.lines.len() == 1) {
+                break i;
+            }
+        })
     }
 
     /// Shrink to `capacity` sectors, returning the sectors evicted in eviction order.

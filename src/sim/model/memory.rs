@@ -24,7 +24,8 @@ struct Pending {
 /// The memory model as a [`TraceSink`]: feed it a run, then [`MemoryModel::finish`].
 pub struct MemoryModel {
     sector_bytes: u64,
-    line_bytes: u64,
+    /// Sectors per line.
+    per_line: u64,
     banks: u64,
     bank_bytes: u64,
     sms: u64,
@@ -57,7 +58,7 @@ impl MemoryModel {
         let sms = u64::from(device.sms.max(1));
         MemoryModel {
             sector_bytes,
-            line_bytes: u64::from(device.line_bytes.max(1)),
+            per_line: device.sectors_per_line(),
             banks: u64::from(device.banks.max(1)),
             bank_bytes: u64::from(device.bank_bytes.max(1)),
             sms,
@@ -172,7 +173,7 @@ impl MemoryModel {
             }
         } << BUFFER_SHIFT;
         self.cover(req);
-        let per_line = (self.line_bytes / self.sector_bytes).max(1);
+        let per_line = self.per_line;
         let mut lines = 0;
         let mut last_line = None;
         for &(s, _) in &self.covered {

@@ -157,8 +157,8 @@ pub struct Terms {
 
 impl Terms {
     /// Each limit with the bound it names, in order of precedence: on a tie the
-    /// earlier names the bound. `dram_reads`, `dram_partial` and `l2_writes` are parts of `dram`
-    /// and `l2`, not limits of their own.
+    /// earlier names the bound. `dram_reads`, `dram_partial` and `l2_writes` are parts
+    /// of `dram` and `l2`, not limits of their own.
     pub fn limits(&self) -> [(Bound, f64); 8] {
         [
             (Bound::Dram, self.dram),
@@ -271,9 +271,8 @@ impl Prediction {
         // The L1's data path moves a line's worth of sectors a clock, from however many
         // lines: Nsight Compute counts `hierarchy/window`'s CUDA twin moving 3.9 sectors
         // a clock at 96 % of the L1's throughput, with 4.9 lines a request (H100).
-        let sectors_per_line = f64::from(device.line_bytes) / f64::from(device.sector_bytes.max(1));
         let l1_s = per_s(
-            scaled(counts.global_sectors()) as f64 / sectors_per_line.max(1.0),
+            scaled(counts.global_sectors()) as f64 / device.sectors_per_line() as f64,
             device.l1_wavefronts_per_s,
         ) + scaled(counts.local_write_hazards) as f64 * device.l2_latency_ns / 2.0
             * 1e-9
