@@ -67,7 +67,8 @@ const ALL_ADAPTERS: &str = "all";
 
 /// Held while an adapter of `--concurrent` that measured tears its devices down: four
 /// H100s' CUDA contexts and Vulkan devices torn down at once left the process waiting
-/// on the driver's locks after every adapter had measured (docs/method.md). An
+/// (two threads on a priority-inheritance lock) after every adapter had measured, and
+/// one at a time it exited (docs/method.md). An
 /// adapter whose run fails tears down as it returns, without it.
 static TEARDOWN: Mutex<()> = Mutex::new(());
 

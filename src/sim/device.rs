@@ -41,10 +41,10 @@ pub struct DeviceModel {
     pub max_workgroups_per_sm: u32,
     /// DRAM bandwidth as a copy meets it (as many bytes written as read), GB/s.
     pub dram_gbps: f64,
-    /// A read-only stream's DRAM rate over a copy's: a copy turns the bus round between
-    /// reads and writes, a read-only stream does not. Reads move at `dram_gbps` times
-    /// this, writes at [`DeviceModel::dram_write_gbps`], which keeps a copy at
-    /// `dram_gbps`. 1: one rate for both directions.
+    /// A read-only stream's DRAM rate over a copy's (`hierarchy/dram_read` reads 3121
+    /// GB/s where `copy/peak` copies at 2980 on an H100; why was not isolated). Reads
+    /// move at `dram_gbps` times this, writes at [`DeviceModel::dram_write_gbps`],
+    /// which keeps a copy at `dram_gbps`. 1: one rate for both directions.
     pub dram_read_speedup: f64,
     /// The DRAM time a request of part of a line costs for each sector of the line it
     /// does not move, as a share of one sector's transfer time. The L2 sends the
