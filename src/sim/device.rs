@@ -33,6 +33,11 @@ pub struct DeviceModel {
     pub l1_bytes: u64,
     /// Whole-chip L2 (0 disables the L2: every sector access goes to DRAM).
     pub l2_bytes: u64,
+    /// Partitions the L2 is split into, each near its own share of the SMs (1: one
+    /// L2). A read that misses the L1 hits near while it finds its line among what its
+    /// partition's SMs read lately (an equal share of `l2_bytes`); a hit anywhere else
+    /// in the L2 takes `l2_far_latency_ns`. Only latency depends on it.
+    pub l2_partitions: u32,
     /// Streaming multiprocessors (compute units; CPU cores for lavapipe).
     pub sms: u32,
     /// Resident lanes per SM and resident workgroups per SM: together with the
@@ -75,6 +80,9 @@ pub struct DeviceModel {
     /// DRAM (a pointer chase's steps).
     pub l1_latency_ns: f64,
     pub l2_latency_ns: f64,
+    /// A dependent load that hits the L2 outside its SMs' partition
+    /// ([`DeviceModel::l2_partitions`]).
+    pub l2_far_latency_ns: f64,
     pub dram_latency_ns: f64,
     /// Latency of a DRAM load while streaming kernels keep the DRAM busy (queueing in
     /// the memory system): a load's latency rises from `dram_latency_ns` towards it
@@ -123,7 +131,11 @@ const H100: DeviceModel = DeviceModel {
     // `gpu-cache` (Ernst et al.) publishes an H100 PCIe L1 plateau up to about 200 KB
     // per SM for a kernel with little shared memory.
     l1_bytes: 200 << 10,
-    l2_bytes: 50 << 20,        // whitepaper: 50 MB L2
+    l2_bytes: 50 << 20, // whitepaper: 50 MB L2
+    // The A100 whitepaper: the L2 "is divided into two partitions", each caching data
+    // for the SMs of the GPCs directly connected to it. The H100's chase measures two
+    // L2 latencies (147 and 273 ns), the near one to about half the L2.
+    l2_partitions: 2,
     sms: 132,                  // whitepaper: 132 SMs on H100 SXM5
     max_lanes_per_sm: 2048,    // whitepaper: 64 warps per SM
     max_workgroups_per_sm: 32, // whitepaper: 32 thread blocks per SM
@@ -152,6 +164,10 @@ const H100: DeviceModel = DeviceModel {
     // and L2 hits, 500-600 ns to DRAM. The suite's latency/chase replaces them.
     l1_latency_ns: 33.0 / 1.98,
     l2_latency_ns: 260.0 / 1.98,
+    // Estimate: gpu-benches' `gpu-latency` publishes 265 and 475 clocks for the near
+    // and far L2 of an H100 PCIe; the same ratio to the near latency. Calibrating the
+    // near latency scales this one with it.
+    l2_far_latency_ns: 260.0 / 1.98 * (475.0 / 265.0),
     dram_latency_ns: 550.0,
     // Estimate: a scalar copy at full occupancy (2048 lanes × 4 B per SM in flight)
     // reaches about 2.2 TB/s of 3 TB/s: Little's law gives about 1 µs. Calibrated
@@ -232,6 +248,7 @@ const V100: DeviceModel = DeviceModel {
     // Whitepaper: 128 KB combined L1/shared per SM (up to 96 KB shared); estimate: half.
     l1_bytes: 64 << 10,
     l2_bytes: 6 << 20, // whitepaper: 6144 KB L2
+    l2_partitions: 1,  // the V100 whitepaper names no L2 partitions
     sms: 80,           // whitepaper: 80 SMs
     max_lanes_per_sm: 2048,
     max_workgroups_per_sm: 32,
@@ -262,7 +279,8 @@ const GTX1050TI: DeviceModel = DeviceModel {
     l1_bytes: 48 << 10,
     // GP104 whitepaper: 256 KB L2 per 32-bit memory controller; GP107 has 4.
     l2_bytes: 1 << 20,
-    sms: 6, // spec page: 768 CUDA cores / 128 per Pascal SM
+    l2_partitions: 1, // the GP104 whitepaper names no L2 partitions
+    sms: 6,           // spec page: 768 CUDA cores / 128 per Pascal SM
     max_lanes_per_sm: 2048,
     max_workgroups_per_sm: 32,
     dram_gbps: 112.0, // spec page: 7 Gbps × 128 bits / 8
@@ -300,8 +318,9 @@ const LAVAPIPE: DeviceModel = DeviceModel {
     line_bytes: 64, // x86 cache line
     banks: 32,      // no banks on a CPU: kept at 32 × 4 so the ways stay defined
     bank_bytes: 4,
-    l1_bytes: 32 << 10,  // lscpu on the CI machine: 32 KiB L1d per core
-    l2_bytes: 32 << 20,  // lscpu: 32 MiB L3 (shared last level plays the L2's part)
+    l1_bytes: 32 << 10, // lscpu on the CI machine: 32 KiB L1d per core
+    l2_bytes: 32 << 20, // lscpu: 32 MiB L3 (shared last level plays the L2's part)
+    l2_partitions: 1,
     sms: 2,              // 2 cores, one workgroup per core thread at a time
     max_lanes_per_sm: 1, // llvmpipe runs one workgroup per thread: 1 resident
     max_workgroups_per_sm: 1,
@@ -321,6 +340,7 @@ const LAVAPIPE: DeviceModel = DeviceModel {
     // Estimates for a CPU core: L1, L3 and DRAM latency of a recent x86 part.
     l1_latency_ns: 2.0,
     l2_latency_ns: 15.0,
+    l2_far_latency_ns: 15.0,
     dram_latency_ns: 100.0,
     loaded_latency_ns: 150.0,
     on_chip_latency_ns: 2.0,
@@ -343,6 +363,7 @@ const GENERIC: DeviceModel = DeviceModel {
     description: "generic mid-range discrete GPU (estimate; calibrate)",
     l1_bytes: 64 << 10,
     l2_bytes: 4 << 20,
+    l2_partitions: 1,
     sms: 30,
     max_lanes_per_sm: 2048,
     max_workgroups_per_sm: 32,

@@ -1,6 +1,8 @@
 //! The caches: a per-SM L1 for reads (write-through, no write-allocate, except local
 //! memory's writes) and one chip-wide write-back L2, fed one sector at a time; they
-//! count hits, DRAM bytes and DRAM requests, and say where each access was served.
+//! count hits, DRAM bytes and DRAM requests, and say where each access was served. An
+//! L2 split into partitions also keeps, per partition, the lines its SMs read lately:
+//! an L2 hit outside them is far (a longer latency, the same traffic).
 
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
@@ -44,8 +46,14 @@ pub(super) struct Caches {
     line_reads: HashMap<u64, LineReads, BuildHasherDefault<MulHasher>>,
     l1: Vec<LineCache>,
     l2: LineCache,
-    /// Latency of an L1 fill from the L2 and from DRAM.
+    /// Per L2 partition, the lines its SMs read lately, in its share of the L2's
+    /// capacity; none where the L2 is one partition.
+    l2_near: Vec<LineCache>,
+    /// SMs per L2 partition (SM `sm` is near partition `sm / this`).
+    sms_per_partition: usize,
+    /// Latency of an L1 fill from the L2 (near and far) and from DRAM.
     l2_ns: f64,
+    l2_far_ns: f64,
     dram_ns: f64,
 }
 
@@ -55,6 +63,15 @@ impl Caches {
         let sector_bytes = u64::from(device.sector_bytes.max(1));
         let sectors_of = |bytes: u64| (bytes / sector_bytes) as usize;
         let per_line = device.sectors_per_line();
+        let partitions = device.l2_partitions.max(1);
+        let l2_near = if partitions > 1 {
+            let share = sectors_of(device.l2_bytes / u64::from(partitions));
+            (0..partitions)
+                .map(|_| LineCache::new(share, per_line))
+                .collect()
+        } else {
+            Vec::new()
+        };
         Caches {
             sector_bytes,
             per_line,
@@ -67,7 +84,10 @@ impl Caches {
                 })
                 .collect(),
             l2: LineCache::new(sectors_of(device.l2_bytes), per_line),
+            l2_near,
+            sms_per_partition: (sms as usize).div_ceil(partitions as usize).max(1),
             l2_ns: device.l2_latency_ns,
+            l2_far_ns: device.l2_far_latency_ns,
             dram_ns: device.dram_latency_ns,
         }
     }
@@ -85,6 +105,10 @@ impl Caches {
             if dirty {
                 self.write_back_sector(c, key, valid != FULL);
             }
+        }
+        for near in &mut self.l2_near {
+            let capacity = of(near.capacity(), l2);
+            near.set_capacity(capacity);
         }
     }
 
@@ -130,10 +154,11 @@ impl Caches {
                 return (level, false);
             }
             let level = self.l2_access(c, access, key, written);
-            let latency_ns = if level == Level::L2 {
-                self.l2_ns
-            } else {
-                self.dram_ns
+            let level = self.near_or_far(sm, key, level);
+            let latency_ns = match level {
+                Level::L1 | Level::L2 => self.l2_ns,
+                Level::L2Far => self.l2_far_ns,
+                Level::Dram => self.dram_ns,
             };
             if let Some(l1) = self.l1.get_mut(sm) {
                 l1.set_fill(key, issued_ns + latency_ns, level);
@@ -154,7 +179,25 @@ impl Caches {
                 l1.remove(key);
             }
         }
+        // A write leaves no partition a copy of the line to read near.
+        for near in &mut self.l2_near {
+            near.remove(key);
+        }
         (self.l2_access(c, access, key, written), hazard)
+    }
+
+    /// Where a read that reached the L2 from `sm` was served (`level`, as the whole
+    /// L2 says): an L2 hit is far unless `sm`'s partition read the line lately, and
+    /// the partition keeps it from now on.
+    fn near_or_far(&mut self, sm: usize, key: u64, level: Level) -> Level {
+        let Some(near) = self.l2_near.get_mut(sm / self.sms_per_partition) else {
+            return level;
+        };
+        if near.touch(key, 0) || level != Level::L2 {
+            level
+        } else {
+            Level::L2Far
+        }
     }
 
     /// A sector that `op` moves: it joins the open request of its kind when that is of
@@ -245,7 +288,10 @@ impl Caches {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) enum Level {
     L1,
+    /// The L2, near (the partition of the reading SM, or the only one).
     L2,
+    /// The L2, in the other partition.
+    L2Far,
     Dram,
 }
 
@@ -311,6 +357,57 @@ mod tests {
         // 8 workgroups × 8 requests × 5 sectors, 7 of 8 shared sectors hit in L1.
         assert_eq!(c.l1_hit_sectors, 8 * 7);
         assert_eq!(c.dram_read_bytes, (8 * 8 * 5 - 8 * 7) * 32);
+    }
+
+    #[test]
+    fn a_split_l2_serves_near_to_half_its_size_and_far_to_all_of_it() {
+        // Two SMs, one per partition; an L2 of 64 lines, so 32 near each; no L1, so
+        // every read reaches the L2.
+        let device = DeviceModel {
+            sms: 2,
+            l1_bytes: 0,
+            l2_bytes: 64 * 128,
+            l2_partitions: 2,
+            ..h100()
+        };
+        let read = |caches: &mut Caches, sm: usize, line: u64| {
+            let mut c = Counts::default();
+            caches
+                .access(&mut c, sm, Access::Read, (line * 4, 0), 0.0, false)
+                .0
+        };
+        // SM 0 walks a cycle of `lines` lines twice; the second walk's levels.
+        let second_walk = |lines: u64| {
+            let mut caches = Caches::new(&device, 2);
+            (0..lines).for_each(|line| _ = read(&mut caches, 0, line));
+            (0..lines).map(|line| read(&mut caches, 0, line)).max()
+        };
+        assert_eq!(second_walk(24), Some(Level::L2));
+        assert_eq!(second_walk(48), Some(Level::L2Far));
+        assert_eq!(second_walk(80), Some(Level::Dram));
+
+        let mut caches = Caches::new(&device, 2);
+        assert_eq!(read(&mut caches, 0, 7), Level::Dram);
+        assert_eq!(read(&mut caches, 0, 7), Level::L2);
+        // The other partition's SM finds the line far, then near.
+        assert_eq!(read(&mut caches, 1, 7), Level::L2Far);
+        assert_eq!(read(&mut caches, 1, 7), Level::L2);
+        // A write leaves no near copy.
+        let mut c = Counts::default();
+        caches.access(&mut c, 0, Access::Write, (7 * 4, FULL), 0.0, false);
+        assert_eq!(read(&mut caches, 0, 7), Level::L2Far);
+
+        let one = DeviceModel {
+            l2_partitions: 1,
+            ..device
+        };
+        let mut caches = Caches::new(&one, 2);
+        read(&mut caches, 0, 7);
+        assert_eq!(
+            read(&mut caches, 1, 7),
+            Level::L2,
+            "one partition is all near"
+        );
     }
 
     #[test]

@@ -23,10 +23,10 @@ pub struct Counts {
     /// Of `l2_sectors`, the writes and atomics.
     pub l2_write_sectors: u64,
     /// Dependent read rounds by the farthest level one of their sectors came from (L1,
-    /// L2, DRAM): a round is the reads one workgroup issues at one round of its
+    /// near L2, far L2, DRAM): a round is the reads one workgroup issues at one round of its
     /// scoreboard ([`crate::sim::exec::Request::round`]), and it waits for its slowest
     /// sector, so a round of one DRAM read among L1 hits takes a DRAM latency.
-    pub read_rounds_from: [u64; 3],
+    pub read_rounds_from: [u64; 4],
     pub dram_read_bytes: u64,
     pub dram_write_bytes: u64,
     /// DRAM reads that merge a partly written sector before it is written back (a

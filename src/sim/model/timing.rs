@@ -297,11 +297,15 @@ impl Prediction {
         // Little's law: the workgroups resident at once each take their critical path;
         // its storage loads take the latency of where they hit, DRAM's rising with the
         // share of DRAM bandwidth in use.
-        let [l1, l2, dram] = counts.read_rounds_from.map(|n| n as f64);
-        let reads = (l1 + l2 + dram).max(1.0);
-        let [l1, l2, dram] = [l1 / reads, l2 / reads, dram / reads];
-        let round_ns =
-            |dram_ns: f64| l1 * device.l1_latency_ns + l2 * device.l2_latency_ns + dram * dram_ns;
+        let rounds = counts.read_rounds_from.map(|n| n as f64);
+        let reads = rounds.iter().sum::<f64>().max(1.0);
+        let [l1, l2, far, dram] = rounds.map(|n| n / reads);
+        let round_ns = |dram_ns: f64| {
+            l1 * device.l1_latency_ns
+                + l2 * device.l2_latency_ns
+                + far * device.l2_far_latency_ns
+                + dram * dram_ns
+        };
         let in_flight = device.workgroups_in_flight(work.lanes) as f64;
         // A workgroup's global requests pass its SM's L1 one wavefront (line) per clock,
         // so its last load leaves the L1 only after all of its own wavefronts: a
