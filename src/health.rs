@@ -251,7 +251,7 @@ mod tests {
     /// one per model, whichever GPU of it measured the campaign.
     const CAMPAIGNS: [(&str, &str); 2] = [
         (
-            "nvidia-h100-80gb-hbm3-8973ba19-vulkan",
+            "nvidia-h100-80gb-hbm3-539de1f2-vulkan",
             "nvidia-h100-80gb-hbm3-vulkan",
         ),
         ("nvidia-h200-13083bf7-vulkan", "nvidia-h200-vulkan"),
