@@ -3,9 +3,10 @@
 //! the results file before anything is measured, drives the [`Session`] and prints the
 //! summary (or the rows), and says how the run ended.
 
+use std::cell::RefCell;
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::progress::Bars;
@@ -65,12 +66,38 @@ pub struct Plan {
 /// `--adapter` for every adapter.
 const ALL_ADAPTERS: &str = "all";
 
-/// Held while an adapter of `--concurrent` that measured tears its devices down: four
-/// H100s' CUDA contexts and Vulkan devices torn down at once left the process waiting
-/// (two threads on a priority-inheritance lock) after every adapter had measured, and
-/// one at a time it exited (docs/method.md). An
-/// adapter whose run fails tears down as it returns, without it.
+/// Held while an adapter of `--concurrent` tears its devices down: four H100s' CUDA
+/// contexts and Vulkan devices torn down at once left the process waiting (two threads
+/// on a priority-inheritance lock) after every adapter had measured, and one at a time
+/// it exited (docs/method.md).
 static TEARDOWN: Mutex<()> = Mutex::new(());
+
+/// [`TEARDOWN`], taken by the first [`Taking`] of it to drop and held until it drops
+/// itself. Declared before an adapter's devices and a `Taking` after each, it holds
+/// the lock while they drop, on every way out of the run, its errors' included.
+#[derive(Default)]
+struct Teardown(RefCell<Option<MutexGuard<'static, ()>>>);
+
+impl Teardown {
+    /// A guard that takes the lock into `self` as it drops, where `serialise` and the
+    /// lock is not taken yet.
+    fn taking(&self, serialise: bool) -> Taking<'_> {
+        Taking(serialise.then_some(self))
+    }
+}
+
+struct Taking<'t>(Option<&'t Teardown>);
+
+impl Drop for Taking<'_> {
+    fn drop(&mut self) {
+        if let Some(Teardown(held)) = self.0 {
+            let mut held = held.borrow_mut();
+            if held.is_none() {
+                *held = Some(TEARDOWN.lock().unwrap_or_else(PoisonError::into_inner));
+            }
+        }
+    }
+}
 
 impl Adapters {
     /// `--adapter` and `--concurrent` as given: `all` is every adapter, in turn, or at
@@ -452,7 +479,9 @@ impl Plan {
         let settings = self.settings(concurrent.map(|c| c.adapters));
         // Where several adapters print at once, which one a line is of.
         let tag = concurrent.map_or_else(String::new, |c| format!("adapter {}: ", c.index));
+        let teardown = Teardown::default();
         let ctx = GpuContext::new(adapter, self.timeout)?;
+        let _ctx_down = teardown.taking(concurrent.is_some());
         let sizing = ctx.sizing(settings.quick, settings.buffer_bytes, settings.matrix)?;
         let mut cases = suite::select(&sizing, &self.filters)?;
         if let Some(profile) = self.profile {
@@ -482,6 +511,7 @@ impl Plan {
         };
         let backends = Backends::new(&ctx, &self.apis, &self.builds, self.timeout);
         let measurers = backends.measurers();
+        let _backends_down = teardown.taking(concurrent.is_some());
         if measurers.is_empty() {
             return Err(Error::Usage(
                 "nothing to measure with: no backend asked for is available (see above)".to_owned(),
@@ -597,12 +627,6 @@ impl Plan {
             }
             _ => None,
         };
-        if concurrent.is_some() {
-            let _one_at_a_time = TEARDOWN.lock().unwrap_or_else(PoisonError::into_inner);
-            drop(measurers);
-            drop(backends);
-            drop(ctx);
-        }
         Ok(if ran.interrupted {
             Ended::Stopped(stop::stopped_by())
         } else if ran.failed > 0 || verdict.as_ref().is_some_and(health::Verdict::incomplete) {
@@ -618,6 +642,25 @@ impl Plan {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn teardown_holds_the_lock_from_the_first_taking_until_it_drops() {
+        let teardown = Teardown::default();
+        {
+            let _ctx_down = teardown.taking(true);
+            let _backends_down = teardown.taking(true);
+            assert!(TEARDOWN.try_lock().is_ok(), "free while the devices live");
+        }
+        assert!(TEARDOWN.try_lock().is_err(), "held once a taking dropped");
+        drop(teardown);
+        assert!(TEARDOWN.try_lock().is_ok(), "released with the teardown");
+        let alone = Teardown::default();
+        drop(alone.taking(false));
+        assert!(
+            TEARDOWN.try_lock().is_ok(),
+            "an adapter run alone takes nothing"
+        );
+    }
 
     #[test]
     fn out_templates_name_the_host_gpu_and_adapter() {
