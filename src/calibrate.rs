@@ -301,16 +301,11 @@ fn set(model: &mut DeviceModel, property: Property, p: &Prediction, measured_s: 
     if !(term > 0.0 && term.is_finite() && measured_s > 0.0) {
         return false;
     }
-    let factor = if slower_is_larger {
+    *value *= if slower_is_larger {
         measured_s / term
     } else {
         term / measured_s
     };
-    *value *= factor;
-    // The far L2 keeps its ratio to the near one, which the chase's row measures.
-    if property == Property::L2Latency {
-        model.l2_far_latency_ns *= factor;
-    }
     true
 }
 

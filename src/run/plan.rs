@@ -72,29 +72,37 @@ const ALL_ADAPTERS: &str = "all";
 /// it exited (docs/method.md).
 static TEARDOWN: Mutex<()> = Mutex::new(());
 
-/// [`TEARDOWN`], taken by the first [`Taking`] of it to drop and held until it drops
-/// itself. Declared before an adapter's devices and a `Taking` after each, it holds
-/// the lock while they drop, on every way out of the run, its errors' included.
-#[derive(Default)]
-struct Teardown(RefCell<Option<MutexGuard<'static, ()>>>);
+/// [`TEARDOWN`] where `serialise`, taken by the first [`Taking`] of it to drop and held
+/// until it drops itself. Declared before an adapter's devices and a `Taking` after
+/// each, it holds the lock while they drop, on every way out of the run, its errors'
+/// included.
+struct Teardown {
+    serialise: bool,
+    held: RefCell<Option<MutexGuard<'static, ()>>>,
+}
 
 impl Teardown {
-    /// A guard that takes the lock into `self` as it drops, where `serialise` and the
-    /// lock is not taken yet.
-    fn taking(&self, serialise: bool) -> Taking<'_> {
-        Taking(serialise.then_some(self))
+    fn new(serialise: bool) -> Teardown {
+        Teardown {
+            serialise,
+            held: RefCell::new(None),
+        }
+    }
+
+    /// A guard that takes the lock into `self` as it drops, unless it is taken.
+    fn taking(&self) -> Taking<'_> {
+        Taking(self)
     }
 }
 
-struct Taking<'t>(Option<&'t Teardown>);
+struct Taking<'t>(&'t Teardown);
 
 impl Drop for Taking<'_> {
     fn drop(&mut self) {
-        if let Some(Teardown(held)) = self.0 {
-            let mut held = held.borrow_mut();
-            if held.is_none() {
-                *held = Some(TEARDOWN.lock().unwrap_or_else(PoisonError::into_inner));
-            }
+        let Teardown { serialise, held } = self.0;
+        let mut held = held.borrow_mut();
+        if *serialise && held.is_none() {
+            *held = Some(TEARDOWN.lock().unwrap_or_else(PoisonError::into_inner));
         }
     }
 }
@@ -479,9 +487,9 @@ impl Plan {
         let settings = self.settings(concurrent.map(|c| c.adapters));
         // Where several adapters print at once, which one a line is of.
         let tag = concurrent.map_or_else(String::new, |c| format!("adapter {}: ", c.index));
-        let teardown = Teardown::default();
+        let teardown = Teardown::new(concurrent.is_some());
         let ctx = GpuContext::new(adapter, self.timeout)?;
-        let _ctx_down = teardown.taking(concurrent.is_some());
+        let _ctx_down = teardown.taking();
         let sizing = ctx.sizing(settings.quick, settings.buffer_bytes, settings.matrix)?;
         let mut cases = suite::select(&sizing, &self.filters)?;
         if let Some(profile) = self.profile {
@@ -511,7 +519,7 @@ impl Plan {
         };
         let backends = Backends::new(&ctx, &self.apis, &self.builds, self.timeout);
         let measurers = backends.measurers();
-        let _backends_down = teardown.taking(concurrent.is_some());
+        let _backends_down = teardown.taking();
         if measurers.is_empty() {
             return Err(Error::Usage(
                 "nothing to measure with: no backend asked for is available (see above)".to_owned(),
@@ -645,17 +653,17 @@ mod tests {
 
     #[test]
     fn teardown_holds_the_lock_from_the_first_taking_until_it_drops() {
-        let teardown = Teardown::default();
+        let teardown = Teardown::new(true);
         {
-            let _ctx_down = teardown.taking(true);
-            let _backends_down = teardown.taking(true);
+            let _ctx_down = teardown.taking();
+            let _backends_down = teardown.taking();
             assert!(TEARDOWN.try_lock().is_ok(), "free while the devices live");
         }
         assert!(TEARDOWN.try_lock().is_err(), "held once a taking dropped");
         drop(teardown);
         assert!(TEARDOWN.try_lock().is_ok(), "released with the teardown");
-        let alone = Teardown::default();
-        drop(alone.taking(false));
+        let alone = Teardown::new(false);
+        drop(alone.taking());
         assert!(
             TEARDOWN.try_lock().is_ok(),
             "an adapter run alone takes nothing"

@@ -36,7 +36,7 @@ pub struct DeviceModel {
     /// Partitions the L2 is split into, each near its own share of the SMs (1: one
     /// L2). A read that misses the L1 hits near while it finds its line among what its
     /// partition's SMs read lately (an equal share of `l2_bytes`); a hit anywhere else
-    /// in the L2 takes `l2_far_latency_ns`. Only latency depends on it.
+    /// in the L2 takes [`DeviceModel::l2_far_latency_ns`]. Only latency depends on it.
     pub l2_partitions: u32,
     /// Streaming multiprocessors (compute units; CPU cores for lavapipe).
     pub sms: u32,
@@ -80,9 +80,10 @@ pub struct DeviceModel {
     /// DRAM (a pointer chase's steps).
     pub l1_latency_ns: f64,
     pub l2_latency_ns: f64,
-    /// A dependent load that hits the L2 outside its SMs' partition
-    /// ([`DeviceModel::l2_partitions`]).
-    pub l2_far_latency_ns: f64,
+    /// A dependent load's latency when it hits the L2 outside its SMs' partition
+    /// ([`DeviceModel::l2_partitions`]), over `l2_latency_ns`: calibrating the near
+    /// latency sets the far one with it ([`DeviceModel::l2_far_latency_ns`]).
+    pub l2_far_over_near: f64,
     pub dram_latency_ns: f64,
     /// Latency of a DRAM load while streaming kernels keep the DRAM busy (queueing in
     /// the memory system): a load's latency rises from `dram_latency_ns` towards it
@@ -165,9 +166,8 @@ const H100: DeviceModel = DeviceModel {
     l1_latency_ns: 33.0 / 1.98,
     l2_latency_ns: 260.0 / 1.98,
     // Estimate: gpu-benches' `gpu-latency` publishes 265 and 475 clocks for the near
-    // and far L2 of an H100 PCIe; the same ratio to the near latency. Calibrating the
-    // near latency scales this one with it.
-    l2_far_latency_ns: 260.0 / 1.98 * (475.0 / 265.0),
+    // and far L2 of an H100 PCIe.
+    l2_far_over_near: 475.0 / 265.0,
     dram_latency_ns: 550.0,
     // Estimate: a scalar copy at full occupancy (2048 lanes × 4 B per SM in flight)
     // reaches about 2.2 TB/s of 3 TB/s: Little's law gives about 1 µs. Calibrated
@@ -340,7 +340,7 @@ const LAVAPIPE: DeviceModel = DeviceModel {
     // Estimates for a CPU core: L1, L3 and DRAM latency of a recent x86 part.
     l1_latency_ns: 2.0,
     l2_latency_ns: 15.0,
-    l2_far_latency_ns: 15.0,
+    l2_far_over_near: 1.0,
     dram_latency_ns: 100.0,
     loaded_latency_ns: 150.0,
     on_chip_latency_ns: 2.0,
@@ -425,6 +425,11 @@ impl DeviceModel {
     /// rate count by.
     pub fn sectors_per_line(&self) -> u64 {
         (u64::from(self.line_bytes) / u64::from(self.sector_bytes.max(1))).max(1)
+    }
+
+    /// Latency of a dependent load that hits the L2 outside its SMs' partition, ns.
+    pub fn l2_far_latency_ns(&self) -> f64 {
+        self.l2_latency_ns * self.l2_far_over_near
     }
 
     /// DRAM read bandwidth, GB/s.

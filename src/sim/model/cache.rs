@@ -87,7 +87,7 @@ impl Caches {
             l2_near,
             sms_per_partition: (sms as usize).div_ceil(partitions as usize).max(1),
             l2_ns: device.l2_latency_ns,
-            l2_far_ns: device.l2_far_latency_ns,
+            l2_far_ns: device.l2_far_latency_ns(),
             dram_ns: device.dram_latency_ns,
         }
     }

@@ -303,7 +303,7 @@ impl Prediction {
         let round_ns = |dram_ns: f64| {
             l1 * device.l1_latency_ns
                 + l2 * device.l2_latency_ns
-                + far * device.l2_far_latency_ns
+                + far * device.l2_far_latency_ns()
                 + dram * dram_ns
         };
         let in_flight = device.workgroups_in_flight(work.lanes) as f64;
