@@ -2,11 +2,11 @@
 //! the data set's size, where each ends, and which level of the hierarchy each is.
 //!
 //! A sweep's points are taken in order of size. A point joins the current plateau
-//! unless it is more than [`STEP`] worse than the plateau's median (bandwidth lower,
-//! latency higher), or as much better: then it starts a new one. A plateau of fewer
-//! than the sweep's `min_points` is a transition between levels (or an outlier), not a
-//! level; neighbours it separated that are within [`STEP`] of each other are one
-//! plateau again. The levels are named in
+//! unless it is more than the sense's step ([`Sense::step`]) worse than the plateau's
+//! median (bandwidth lower, latency higher), or as much better: then it starts a new
+//! one. A plateau of fewer than the sweep's `min_points` is a transition between levels
+//! (or an outlier), not a level; neighbours it separated that are within the step of
+//! each other are one plateau again. The levels are named in
 //! order: the first L1, the last DRAM, those between L2 (two of them: the near and far
 //! partitions of a split L2). The names are by order alone: a sweep that stops inside
 //! the L2 (`--quick`) names its last plateau L2, and a device whose L1 does not cache
@@ -15,9 +15,6 @@
 use super::Row;
 use crate::suite::families::{hierarchy, latency};
 use crate::suite::{Experiment, Key, Setting};
-
-/// How much worse than its plateau's median a point must be to start a new plateau.
-pub const STEP: f64 = 0.25;
 
 /// Points a bandwidth plateau needs: the sweeps step by 1.19 and 1.15, and a
 /// transition between levels spans two or three of them.
@@ -32,6 +29,18 @@ pub enum Sense {
     Bandwidth,
     /// ns per load: lower is better, a level ends where it rises.
     Latency,
+}
+
+impl Sense {
+    /// How much worse than its plateau's median a point must be to start a new plateau.
+    /// Bandwidth wobbles within a level; the chase's time per load is steadier, and a
+    /// split L2's far level is only 1.23 × faster than DRAM in wgpu (H100, 2147016).
+    pub fn step(self) -> f64 {
+        match self {
+            Sense::Bandwidth => 0.25,
+            Sense::Latency => 0.15,
+        }
+    }
 }
 
 /// One level found in a sweep.
@@ -84,17 +93,18 @@ pub fn levels(points: &[(u64, f64)], sense: Sense, min_points: usize) -> Vec<Lev
         .collect()
 }
 
-/// Whether `value` is more than [`STEP`] worse than a plateau's `typical` value, or as
-/// much better: a new plateau.
+/// Whether `value` is more than the sense's step worse than a plateau's `typical`
+/// value, or as much better: a new plateau.
 fn steps(typical: f64, value: f64, sense: Sense) -> bool {
+    let step = sense.step();
     let (worse, better) = match sense {
         Sense::Bandwidth => (
-            value < typical * (1.0 - STEP),
-            value > typical / (1.0 - STEP),
+            value < typical * (1.0 - step),
+            value > typical / (1.0 - step),
         ),
         Sense::Latency => (
-            value > typical * (1.0 + STEP),
-            value < typical / (1.0 + STEP),
+            value > typical * (1.0 + step),
+            value < typical / (1.0 + step),
         ),
     };
     worse || better
@@ -145,20 +155,24 @@ pub fn sweep_points(
                 .iter()
                 .any(|e| row.family == e.family && row.variant == e.variant)
         })
-        .filter_map(|row| {
-            let bytes = row.param.number(Key::Footprint)?;
-            let gbps = if predicted {
-                row.sim_gbps
-            } else {
-                row.gbps_median
-            };
-            let value = match sense {
-                Sense::Bandwidth => gbps?,
-                Sense::Latency => super::ns_per_element(row, gbps)?,
-            };
-            Some((bytes, value))
-        })
+        .filter_map(|row| sweep_point(row, sense, predicted))
         .collect()
+}
+
+/// One row's point of a sweep: its footprint and its GB/s (or ns per load), measured
+/// or predicted.
+pub fn sweep_point(row: &Row, sense: Sense, predicted: bool) -> Option<(u64, f64)> {
+    let bytes = row.param.number(Key::Footprint)?;
+    let gbps = if predicted {
+        row.sim_gbps
+    } else {
+        row.gbps_median
+    };
+    let value = match sense {
+        Sense::Bandwidth => gbps?,
+        Sense::Latency => super::ns_per_element(row, gbps)?,
+    };
+    Some((bytes, value))
 }
 
 /// `12.3 TB/s` or `812 GB/s`; `245.1 ns`.
@@ -388,6 +402,65 @@ mod tests {
             levels_text(&found, Sense::Latency),
             "L1 40.0 ns to 64 KiB, L2 252.5 ns to 32 MiB, DRAM 600.0 ns to 256 MiB"
         );
+    }
+
+    #[test]
+    fn a_far_l2_a_fifth_faster_than_dram_is_a_level_of_its_own() {
+        // wgpu's chase on an H100: the far L2 reads 1.23 × faster than DRAM, and the
+        // rise from the near level spans three footprints.
+        let mut points = staircase(&[(29.0, 16 << 10), (153.0, 18 << 20)], 4.0, 0.01);
+        let mib = |m: f64| (m * f64::from(1u32 << 20)) as u64;
+        points.extend([
+            (mib(21.1), 178.0),
+            (mib(24.3), 211.0),
+            (mib(27.9), 246.0),
+            (mib(32.0), 283.0),
+            (mib(36.8), 285.0),
+            (mib(42.2), 291.0),
+            (mib(48.5), 312.0),
+            (mib(55.7), 354.0),
+            (mib(64.0), 361.0),
+            (mib(97.0), 337.0),
+            (mib(256.0), 353.0),
+        ]);
+        let found = levels(&points, Sense::Latency, LATENCY_MIN_POINTS);
+        assert_eq!(
+            summary(&found),
+            [
+                ("L1", 16 << 10),
+                ("L2 near", 16 << 20),
+                ("L2 far", mib(48.5)),
+                ("DRAM", 256 << 20)
+            ]
+        );
+        assert_eq!(found[2].value, 288.0);
+    }
+
+    /// The committed H100 file: every api and build names both L2 partitions, the far one
+    /// ending at the last step below the 50 MiB L2.
+    #[test]
+    fn the_h100_chase_names_a_near_and_a_far_l2_in_every_setting() {
+        let path = std::path::Path::new("results/nvidia-h100-80gb-hbm3-539de1f2-vulkan.csv");
+        let rows = crate::results::read::read(path).expect("the committed H100 file");
+        let mut settings: Vec<Setting> = rows.iter().map(Row::setting).collect();
+        settings.sort();
+        settings.dedup();
+        assert!(settings.len() >= 5, "{settings:?}");
+        let mib = |m: f64| (m * f64::from(1u32 << 20)) as u64;
+        for setting in settings {
+            let points = sweep_points(&rows, LATENCY_SWEEPS, setting, Sense::Latency, false);
+            let found = levels(&points, Sense::Latency, LATENCY_MIN_POINTS);
+            let names: Vec<&str> = found.iter().map(|l| l.name.as_str()).collect();
+            assert_eq!(names, ["L1", "L2 near", "L2 far", "DRAM"], "{setting}");
+            assert!(
+                (mib(18.0)..=mib(24.3)).contains(&found[1].last_bytes),
+                "{setting}: {found:?}"
+            );
+            assert!(
+                (mib(45.0)..=50 << 20).contains(&found[2].last_bytes),
+                "{setting}: {found:?}"
+            );
+        }
     }
 
     #[test]

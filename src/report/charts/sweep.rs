@@ -48,7 +48,14 @@ pub(super) struct Sweep {
     /// A logarithmic x axis (sizes in bytes).
     log_x: bool,
     reference: Option<Reference>,
+    /// A second plot under the first, on its x axis: this pointer chase's time per load
+    /// over the same key, so that a level's bandwidth and its latency are read together.
+    beneath: Option<&'static Experiment>,
 }
+
+/// The words of the plot [`Sweep::beneath`] draws.
+const BENEATH_X_LABEL: &str = "chase footprint (bytes)";
+const BENEATH_Y_LABEL: &str = "ns per load (pointer chase)";
 
 /// A curve the texts predict, drawn dotted in black beside the measurements.
 struct Reference {
@@ -66,6 +73,7 @@ pub(super) static SWEEPS: &[Sweep] = &[
         y: YAxis::Gbps,
         log_x: false,
         reference: None,
+        beneath: None,
     },
     Sweep {
         swept: Swept::One(&copy::STRIDE),
@@ -75,6 +83,7 @@ pub(super) static SWEEPS: &[Sweep] = &[
         y: YAxis::Gbps,
         log_x: false,
         reference: None,
+        beneath: None,
     },
     Sweep {
         swept: Swept::One(&bank::STRIDE),
@@ -87,6 +96,7 @@ pub(super) static SWEEPS: &[Sweep] = &[
             label: "gcd(s, 32), 1 for the broadcast s = 0: the ways the texts predict",
             curve: predicted_ways,
         }),
+        beneath: None,
     },
     Sweep {
         swept: Swept::One(&latency::CHASE),
@@ -96,15 +106,17 @@ pub(super) static SWEEPS: &[Sweep] = &[
         y: YAxis::Slowdown,
         log_x: true,
         reference: None,
+        beneath: None,
     },
     Sweep {
         swept: Swept::Each(Family::Hierarchy),
         key: Key::Footprint,
-        title: "hierarchy: read bandwidth vs data set size (L1, L2, DRAM)",
+        title: "hierarchy: bandwidth and latency vs size (L1, L2, DRAM)",
         x_label: "data set: window or shared buffer (bytes)",
         y: YAxis::Gbps,
         log_x: true,
         reference: None,
+        beneath: Some(&latency::CHASE),
     },
     Sweep {
         swept: Swept::Each(Family::Transfer),
@@ -114,6 +126,7 @@ pub(super) static SWEEPS: &[Sweep] = &[
         y: YAxis::Gbps,
         log_x: true,
         reference: None,
+        beneath: None,
     },
 ];
 
@@ -263,22 +276,36 @@ impl Sweep {
         let mut charts = Vec::new();
         for (chart_index, chart_devices) in self.chart_devices(&panel.devices).iter().enumerate() {
             let mut series =
-                self.chart_series(&panel.devices, &groups, rests_differ, chart_devices);
-            if !series.iter().any(|s| s.style == Stroke::Solid) {
+                self.chart_series(&panel.devices, &groups, rests_differ, chart_devices, 0);
+            let measured = series.iter().filter(|s| s.style == Stroke::Solid).count();
+            if measured == 0 {
                 continue;
             }
             if let Some(reference) = &self.reference {
                 series.push(reference_series(reference, &series));
             }
+            let mut plots = vec![Plot {
+                x_label: self.x_label,
+                y_label: self.y_label(),
+                series,
+            }];
+            let beneath =
+                self.beneath_series(&panel.devices, &panel.lines, chart_devices, measured);
+            if !beneath.is_empty() {
+                plots.push(Plot {
+                    x_label: BENEATH_X_LABEL,
+                    y_label: BENEATH_Y_LABEL,
+                    series: beneath,
+                });
+            }
             let (title, file) = self.names(panel, chart_index);
             let layout = LineChart {
                 title: &title,
-                x_label: self.x_label,
-                y_label: self.y_label(),
                 x_bytes: matches!(self.key, Key::Size | Key::Footprint),
                 log_x: self.log_x,
+                plots,
             };
-            let svg = line_svg(&layout, &series).map_err(|message| chart_error(&file, message))?;
+            let svg = line_svg(&layout).map_err(|message| chart_error(&file, message))?;
             charts.push(Chart {
                 family: Some(self.family()),
                 file,
@@ -323,18 +350,20 @@ impl Sweep {
 
     /// The series of a chart of `chart_devices`: each group's measured line and
     /// prediction, per device. Where lines are variants, each line drawn gets a style of
-    /// its own and names its setting where lines of several settings are drawn.
+    /// its own, from style `first` on (a plot beneath goes on from the chart's), and
+    /// names its setting where lines of several settings are drawn.
     fn chart_series(
         &self,
         devices: &[&DeviceResults],
         groups: &Groups<'_, '_>,
         rests_differ: bool,
         chart_devices: &[usize],
+        first: usize,
     ) -> Vec<Series> {
         let mut series = Vec::new();
         // Where lines are variants: the style of the next line drawn, and whether lines of
         // more than one of the chart's devices are drawn (then each names its setting).
-        let mut drawn = 0;
+        let mut drawn = first;
         let with_lines = chart_devices
             .iter()
             .filter(|&&device| {
@@ -375,6 +404,38 @@ impl Sweep {
                 };
                 series.extend(self.with_prediction(measured, group, device));
             }
+        }
+        series
+    }
+
+    /// The plot [`Sweep::beneath`] of a chart of `chart_devices`, over every case of
+    /// the panel: the chase's series in ns per load, styled on from the chart's `first`
+    /// measured lines. Empty where the chart has no chase to draw.
+    fn beneath_series(
+        &self,
+        devices: &[&DeviceResults],
+        lines: &[Line<'_>],
+        chart_devices: &[usize],
+        first: usize,
+    ) -> Vec<Series> {
+        let Some(chase) = self.beneath else {
+            return Vec::new();
+        };
+        let chased: Vec<&Line<'_>> = lines
+            .iter()
+            .filter(|l| l.family == chase.family && l.variant == chase.variant)
+            .collect();
+        let groups = self.group(&chased);
+        let mut series = self.chart_series(
+            devices,
+            &groups,
+            rests_differ(&groups),
+            chart_devices,
+            first,
+        );
+        // Every step of the chase loads LOAD_BYTES: bytes / (GB/s) is ns per load.
+        for point in series.iter_mut().flat_map(|s| &mut s.points) {
+            point.1 = latency::LOAD_BYTES as f64 / point.1;
         }
         series
     }
@@ -534,13 +595,24 @@ fn reference_series(reference: &Reference, series: &[Series]) -> Series {
 /// The words and axes of one line chart.
 struct LineChart<'s> {
     title: &'s str,
-    x_label: &'s str,
-    y_label: &'s str,
     /// x is a size in bytes: ticks read `4 KiB`.
     x_bytes: bool,
     /// A logarithmic x axis, to the base 2: ticks fall on 4 KiB, 16 KiB, ….
     log_x: bool,
+    /// Its plots, top to bottom, on the one x axis.
+    plots: Vec<Plot<'s>>,
 }
+
+/// One plot of a line chart: its words and series, on a y axis of its own.
+struct Plot<'s> {
+    x_label: &'s str,
+    y_label: &'s str,
+    series: Vec<Series>,
+}
+
+/// Pixels of a chart's first plot, its title included, and of each plot beneath it.
+const PLOT_HEIGHT: u32 = 440;
+const BENEATH_HEIGHT: u32 = 300;
 
 impl LineChart<'_> {
     fn x_tick(&self, value: f64) -> String {
@@ -551,9 +623,13 @@ impl LineChart<'_> {
         }
     }
 
-    /// The x axis over the series' points, padded on both sides.
-    fn x_axis(&self, series: &[Series]) -> Axis {
-        let xs = || series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
+    fn series(&self) -> impl Iterator<Item = &Series> {
+        self.plots.iter().flat_map(|p| &p.series)
+    }
+
+    /// The x axis over every plot's points, padded on both sides.
+    fn x_axis(&self) -> Axis {
+        let xs = || self.series().flat_map(|s| s.points.iter().map(|p| p.0));
         let low = xs().fold(f64::INFINITY, f64::min);
         let high = xs().fold(f64::NEG_INFINITY, f64::max);
         if self.log_x {
@@ -581,9 +657,9 @@ fn bytes_label(bytes: f64) -> String {
     }
 }
 
-fn line_svg(chart: &LineChart<'_>, series: &[Series]) -> Result<String, String> {
-    let entries: Vec<Entry> = series
-        .iter()
+fn line_svg(chart: &LineChart<'_>) -> Result<String, String> {
+    let entries: Vec<Entry> = chart
+        .series()
         .map(|s| Entry {
             label: s.label.clone(),
             colour: s.colour,
@@ -592,32 +668,46 @@ fn line_svg(chart: &LineChart<'_>, series: &[Series]) -> Result<String, String> 
         })
         .collect();
     let legend_height = legend_height(&entries);
-    let height = 440 + legend_height;
+    let beneath = chart.plots.len().saturating_sub(1) as u32;
+    let height = PLOT_HEIGHT + beneath * BENEATH_HEIGHT + legend_height;
+    let x = chart.x_axis();
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let (plot, legend) = root.split_vertically(height - legend_height);
-        draw_lines(&plot, chart, series)?;
-        draw_legend(&legend, &entries)?;
+        let mut rest = root.clone();
+        for (index, plot) in chart.plots.iter().enumerate() {
+            let first = index == 0;
+            let (area, below) =
+                rest.split_vertically(if first { PLOT_HEIGHT } else { BENEATH_HEIGHT });
+            draw_plot(&area, chart, first.then_some(chart.title), &x, plot)?;
+            rest = below;
+        }
+        draw_legend(&rest, &entries)?;
         root.present().map_err(|e| e.to_string())?;
     }
     Ok(svg)
 }
 
-/// The caption, mesh and axes of a line chart, then its series, in axis coordinates.
-fn draw_lines(
+/// The caption (if any), mesh and axes of one plot, then its series, in axis
+/// coordinates. Every plot of a chart has the same margins and y label area, so that
+/// their x axes line up.
+fn draw_plot(
     area: &DrawingArea<SVGBackend<'_>, Shift>,
     chart: &LineChart<'_>,
-    series: &[Series],
+    caption: Option<&str>,
+    x: &Axis,
+    plot: &Plot<'_>,
 ) -> Result<(), String> {
-    let x = chart.x_axis(series);
     // The measured lines fill the height (a 3 % effect is seen); a prediction far off
     // is cut at the edge.
-    let measured = series.iter().filter(|s| s.style == Stroke::Solid);
+    let measured = plot.series.iter().filter(|s| s.style == Stroke::Solid);
     let y = Axis::lines(measured.flat_map(|s| s.points.iter().map(|p| p.1)));
-    let mut context = ChartBuilder::on(area)
-        .caption(chart.title, (FONT, 22))
+    let mut builder = ChartBuilder::on(area);
+    if let Some(caption) = caption {
+        builder.caption(caption, (FONT, 22));
+    }
+    let mut context = builder
         .margin(12)
         .margin_right(28)
         .x_label_area_size(48)
@@ -628,8 +718,8 @@ fn draw_lines(
     let y_format = |v: &f64| number_label(y.value(*v));
     context
         .configure_mesh()
-        .x_desc(chart.x_label)
-        .y_desc(chart.y_label)
+        .x_desc(plot.x_label)
+        .y_desc(plot.y_label)
         .x_label_formatter(&x_format)
         .y_label_formatter(&y_format)
         .label_style((FONT, 15))
@@ -637,7 +727,7 @@ fn draw_lines(
         .bold_line_style(RGBColor(0xe4, 0xe4, 0xe4))
         .draw()
         .map_err(|e| e.to_string())?;
-    for line in series {
+    for line in &plot.series {
         let points = line
             .points
             .iter()
@@ -689,10 +779,12 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::claims::testing::registry_rows;
+    use crate::report::claims::testing::{registry_rows, without};
+    use crate::results::Row;
+    use crate::suite::Setting;
 
-    /// No two measured lines of a chart look alike: each has its own colour or shape
-    /// (the transfer chart draws nine paths).
+    /// No two measured lines of a chart look alike, those of the plot beneath included:
+    /// each has its own colour or shape (the transfer chart draws nine paths).
     #[test]
     fn no_two_lines_of_a_chart_share_colour_and_shape() {
         let owned: Vec<DeviceResults> = (0..3)
@@ -712,7 +804,10 @@ mod tests {
                 .collect();
             let groups = sweep.group(&family);
             for chart in sweep.chart_devices(&devices) {
-                let series = sweep.chart_series(&devices, &groups, rests_differ(&groups), &chart);
+                let mut series =
+                    sweep.chart_series(&devices, &groups, rests_differ(&groups), &chart, 0);
+                let measured = series.iter().filter(|s| s.style == Stroke::Solid).count();
+                series.extend(sweep.beneath_series(&devices, &joined, &chart, measured));
                 let looks: Vec<(RGBColor, usize)> = series
                     .iter()
                     .filter(|s| s.style == Stroke::Solid)
@@ -759,7 +854,7 @@ mod tests {
             .collect();
         let groups = transfer.group(&lines);
         let labels: Vec<String> = transfer
-            .chart_series(&devices, &groups, rests_differ(&groups), &[0, 1])
+            .chart_series(&devices, &groups, rests_differ(&groups), &[0, 1], 0)
             .into_iter()
             .map(|s| s.label)
             .collect();
@@ -771,8 +866,50 @@ mod tests {
             labels.iter().any(|l| l.ends_with("(cuda/default)")),
             "{labels:?}"
         );
-        let alone = transfer.chart_series(&devices, &groups, rests_differ(&groups), &[2]);
+        let alone = transfer.chart_series(&devices, &groups, rests_differ(&groups), &[2], 0);
         assert!(alone.iter().all(|s| !s.label.contains("/default")));
+    }
+
+    /// The hierarchy chart of a file draws its settings' chase beneath, in ns per load;
+    /// a file without the chase gets no plot beneath.
+    #[test]
+    fn the_hierarchy_chart_draws_the_chase_beneath() {
+        let hierarchy = SWEEPS
+            .iter()
+            .find(|s| s.family() == Family::Hierarchy)
+            .unwrap();
+        let svg = |rows: Vec<Row>| {
+            let owned = [Setting::WGPU, Setting::CUDA].map(|setting| DeviceResults {
+                path: "gpu.csv".into(),
+                label: format!("GPU ({setting})"),
+                setting,
+                rows: rows.clone(),
+            });
+            let panel = Panel {
+                devices: owned.iter().collect(),
+                lines: crate::report::compare::join(&owned),
+                sizing: None,
+            };
+            let family: Vec<&Line<'_>> = panel
+                .lines
+                .iter()
+                .filter(|l| l.family == Family::Hierarchy)
+                .collect();
+            let charts = hierarchy.charts(&panel, &family).unwrap();
+            assert_eq!(charts.len(), 1);
+            charts[0].svg.clone()
+        };
+        let with_chase = svg(registry_rows());
+        for text in [
+            BENEATH_Y_LABEL,
+            "chase (wgpu/default)",
+            "chase (cuda/default)",
+        ] {
+            assert!(with_chase.contains(text), "no {text:?}");
+        }
+        let no_chase = svg(without(&registry_rows(), &latency::CHASE));
+        assert!(!no_chase.contains(BENEATH_Y_LABEL) && !no_chase.contains("chase ("));
+        assert!(no_chase.contains("persist (wgpu/default)"));
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The hierarchy claim: each level serves the same reads at its own bandwidth, a
 //! plateau that ends near its capacity.
 
-use super::{Cases, Claim, Evidence, Finding, Kind, Outcome, Source, Verdict};
+use super::{Cases, Claim, Finding, Kind, Outcome, Verdict};
 use crate::results::levels::{self, BANDWIDTH_MIN_POINTS, Sense};
 use crate::suite::families::hierarchy::{
     CARVEOUTS, PERSIST, SHARED, STAGED, STAGED_4, STAGED_8, STAGED_16, STAGED_ASYNC_8,
@@ -32,40 +32,13 @@ const LEVELS_CLAIM: Claim = Claim {
     kind: Kind::Bandwidth,
     experiments: &[&WINDOW, &SHARED],
     decide: |cases| {
-        let points: Vec<(u64, f64)> = cases
-            .family(Family::Hierarchy)
-            .filter(|(id, _)| id.variant == WINDOW.variant || id.variant == SHARED.variant)
-            .filter_map(|(id, row)| {
-                let bytes = id.params.number(crate::suite::Key::Footprint)?;
-                let gbps = match cases.source {
-                    Source::Measured => row.gbps_median,
-                    Source::Predicted => row.sim_gbps,
-                }?;
-                Some((bytes, gbps))
-            })
-            .collect();
-        if points.is_empty() {
-            return Err(format!(
-                "no {} or {} with a bandwidth",
-                WINDOW.name(),
-                SHARED.name()
-            ));
-        }
-        let found = levels::levels(&points, Sense::Bandwidth, BANDWIDTH_MIN_POINTS);
-        let (Some(first), Some(last)) = (found.first(), found.last()) else {
-            return Err("no plateau in the window and shared sweeps".to_owned());
-        };
-        let ratio = super::as_shown(first.value / last.value);
-        let evidence = Evidence {
-            detail: format!(
-                "{} plateau{}: {}",
-                found.len(),
-                crate::plural(found.len()),
-                levels::levels_text(&found, Sense::Bandwidth)
-            ),
-            ratio: Some(ratio),
-        };
-        Ok(Verdict::decided(found.len() >= LEVELS, evidence))
+        super::staircase(
+            cases,
+            &[&WINDOW, &SHARED],
+            Sense::Bandwidth,
+            BANDWIDTH_MIN_POINTS,
+            LEVELS,
+        )
     },
 };
 

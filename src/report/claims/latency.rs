@@ -2,6 +2,7 @@
 
 use super::{Claim, Finding, Kind, at_least, ratio_text};
 use crate::params;
+use crate::results::levels::{LATENCY_MIN_POINTS, Sense};
 use crate::suite::Family;
 use crate::suite::families::latency::{CHASE, LOAD_BYTES};
 
@@ -48,27 +49,70 @@ const DRAM: Claim = Claim {
     },
 };
 
+/// Plateaus a chase from 4 KiB to far past the L2 must show: L1, L2, DRAM.
+const LEVELS: usize = 3;
+
+/// latency-levels: the chase's staircase, level by level, as the summary names it.
+const LEVELS_CLAIM: Claim = Claim {
+    id: "latency-levels",
+    family: Family::Latency,
+    claim: "each level answers a dependent load in its own time: the chase's time per load is \
+            a staircase of plateaus, L1, L2 (near and far where the L2 is split) and DRAM, each \
+            above the one before",
+    rule: "the chase shows 3 plateaus or more (a plateau ends where the time per load rises \
+           more than 15 % above its median; one of fewer than 2 sizes is a transition), named \
+           in order; the ratio is the last plateau's time over the first's",
+    kind: Kind::Bandwidth,
+    experiments: &[&CHASE],
+    decide: |cases| super::staircase(cases, &[&CHASE], Sense::Latency, LATENCY_MIN_POINTS, LEVELS),
+};
+
 /// The latency claims, in checklist order.
-pub(super) const CLAIMS: &[Claim] = &[DRAM];
+pub(super) const CLAIMS: &[Claim] = &[DRAM, LEVELS_CLAIM];
 
 #[cfg(test)]
 mod tests {
-    use super::{CLAIMS, IN_L2_BYTES, PAST_L2_BYTES};
+    use super::{CLAIMS, IN_L2_BYTES, LOAD_BYTES, PAST_L2_BYTES};
     use crate::params;
     use crate::report::claims::testing::{self, Threshold, row};
+    use crate::results::Row;
     use crate::suite::families::latency::CHASE;
 
-    static THRESHOLDS: &[Threshold] = &[Threshold {
-        id: "latency-dram",
-        rows: |x| {
-            vec![
-                row(&CHASE, params!(Footprint => 4096u64), 0.1),
-                row(&CHASE, params!(Footprint => IN_L2_BYTES), 0.02 * x),
-                row(&CHASE, params!(Footprint => PAST_L2_BYTES), 0.02),
-            ]
+    /// The chase at ×2 steps from 4 KiB to 1 GiB: one time per load to 64 KiB, x times
+    /// it to 32 MiB, x² times it past: three plateaus once each rise exceeds 15 %.
+    fn staircase(x: f64) -> Vec<Row> {
+        (12..=30)
+            .map(|log2| {
+                let footprint = 1u64 << log2;
+                let rises = [16, 25].iter().filter(|&&end| log2 > end).count();
+                let gbps = 0.1 / x.powi(rises as i32);
+                Row {
+                    bytes: LOAD_BYTES,
+                    elements: 1,
+                    ..row(&CHASE, params!(Footprint => footprint), gbps)
+                }
+            })
+            .collect()
+    }
+
+    static THRESHOLDS: &[Threshold] = &[
+        Threshold {
+            id: "latency-dram",
+            rows: |x| {
+                vec![
+                    row(&CHASE, params!(Footprint => 4096u64), 0.1),
+                    row(&CHASE, params!(Footprint => IN_L2_BYTES), 0.02 * x),
+                    row(&CHASE, params!(Footprint => PAST_L2_BYTES), 0.02),
+                ]
+            },
+            sides: &[(1.49, false), (1.51, true)],
         },
-        sides: &[(1.49, false), (1.51, true)],
-    }];
+        Threshold {
+            id: "latency-levels",
+            rows: staircase,
+            sides: &[(1.14, false), (1.16, true)],
+        },
+    ];
 
     crate::threshold_tests!(CLAIMS, THRESHOLDS);
 }

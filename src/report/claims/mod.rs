@@ -36,6 +36,7 @@ mod transfer;
 mod transpose;
 
 use crate::results::Row;
+use crate::results::levels::{self, Sense};
 use crate::suite::{CaseId, Experiment, Family, Params};
 use crate::suite::{concatenate, total_len};
 
@@ -261,6 +262,16 @@ impl<'a> Cases<'a> {
         params
     }
 
+    /// The `(footprint, value)` points of `experiments`' rows: GB/s, or ns per load.
+    fn sweep(&self, experiments: &[&Experiment], sense: Sense) -> Vec<(u64, f64)> {
+        let predicted = self.source == Source::Predicted;
+        self.rows
+            .iter()
+            .filter(|(id, _)| experiments.iter().any(|e| is_of(id, e)))
+            .filter_map(|(_, row)| levels::sweep_point(row, sense, predicted))
+            .collect()
+    }
+
     /// The rows of `family`, with their identities.
     fn family(&self, family: Family) -> impl Iterator<Item = (&CaseId, &'a Row)> {
         self.rows
@@ -268,6 +279,43 @@ impl<'a> Cases<'a> {
             .filter(move |(id, _)| id.family == family)
             .map(|(id, row)| (id, *row))
     }
+}
+
+/// The levels `experiments`' sweeps show together, as the summary names them; `least`
+/// of them or more reproduce the staircase. The ratio is the first level over the last
+/// (bandwidth) or the last over the first (time per load).
+fn staircase(
+    cases: &Cases<'_>,
+    experiments: &[&Experiment],
+    sense: Sense,
+    min_points: usize,
+    least: usize,
+) -> Outcome {
+    let points = cases.sweep(experiments, sense);
+    if points.is_empty() {
+        let names: Vec<String> = experiments.iter().map(|e| e.name()).collect();
+        return Err(format!("no {} measured", names.join(" and ")));
+    }
+    let found = levels::levels(&points, sense, min_points);
+    // Measured points without a plateau are decided (no staircase), not unmeasured.
+    let ratio = found.first().zip(found.last()).map(|(first, last)| {
+        as_shown(match sense {
+            Sense::Bandwidth => first.value / last.value,
+            Sense::Latency => last.value / first.value,
+        })
+    });
+    let detail = if found.is_empty() {
+        "no plateau".to_owned()
+    } else {
+        format!(
+            "{} plateau{}: {}",
+            found.len(),
+            crate::plural(found.len()),
+            levels::levels_text(&found, sense)
+        )
+    };
+    let evidence = Evidence { detail, ratio };
+    Ok(Verdict::decided(found.len() >= least, evidence))
 }
 
 /// Whether `id` is a case of `experiment`.
