@@ -8,7 +8,15 @@ L2). It prints, per buffer size in MiB, the hit share of a second dispatch after
 one warmed the cache ("grid"), and that of the simulator's sample ("sample": 26
 consecutive workgroups, their share of the cache, run twice), beside the cache's size
 over the buffer's. No GPU, no membench: python3 replay.py 32 48 56 64 80 128 256
+
+p43: with MRU_SHARE=e (0 < e < 1) a missed chunk goes in at the least recently used
+end, and only a share e of them (drawn with a fixed seed) at the most recently used end:
+bimodal insertion. Unset, every chunk goes in at the most recently used end (p41).
+With ORDER=stream the grid reads the buffer's chunks in order, again and again (as
+p43's cyclic.cu does), in place of `shared`'s order.
 """
+import os
+import random
 import sys
 from collections import OrderedDict
 
@@ -19,12 +27,20 @@ SAMPLE_START, SAMPLE = 3168, 26
 
 
 def order(chunks, groups):
+    if os.environ.get("ORDER") == "stream":
+        for _ in range(len(groups) * PASSES // chunks or 1):
+            yield from range(chunks)
+        return
     step = int(chunks * 0.618034)
     for start in range(groups.start, groups.stop, IN_FLIGHT):
         batch = range(start, min(start + IN_FLIGHT, groups.stop))
         for p in range(PASSES):
             for g in batch:
                 yield (g + p * step) % chunks
+
+
+MRU_SHARE = float(os.environ.get("MRU_SHARE", "1"))
+DRAW = random.Random(1)
 
 
 def hits(reads, capacity, cache):
@@ -34,9 +50,11 @@ def hits(reads, capacity, cache):
             cache.move_to_end(chunk)
             n += 1
         else:
-            cache[chunk] = True
-            if len(cache) > capacity:
+            if len(cache) >= capacity:
                 cache.popitem(last=False)
+            cache[chunk] = True
+            if MRU_SHARE < 1 and DRAW.random() >= MRU_SHARE:
+                cache.move_to_end(chunk, last=False)
     return n
 
 
