@@ -47,7 +47,8 @@ pub(super) struct Caches {
     l1: Vec<LineCache>,
     l2: LineCache,
     /// Per L2 partition, the lines its SMs read lately, in its share of the L2's
-    /// capacity; none where the L2 is one partition.
+    /// capacity, keyed by line (a quarter of the nodes sector keys would take); none
+    /// where the L2 is one partition.
     l2_near: Vec<LineCache>,
     /// SMs per L2 partition (SM `sm` is near partition `sm / this`).
     sms_per_partition: usize,
@@ -65,10 +66,8 @@ impl Caches {
         let per_line = device.sectors_per_line();
         let partitions = device.l2_partitions.max(1);
         let l2_near = if partitions > 1 {
-            let share = sectors_of(device.l2_bytes / u64::from(partitions));
-            (0..partitions)
-                .map(|_| LineCache::new(share, per_line))
-                .collect()
+            let lines = sectors_of(device.l2_bytes / u64::from(partitions)) / per_line as usize;
+            (0..partitions).map(|_| LineCache::new(lines, 1)).collect()
         } else {
             Vec::new()
         };
@@ -181,7 +180,7 @@ impl Caches {
         }
         // A write leaves no partition a copy of the line to read near.
         for near in &mut self.l2_near {
-            near.remove(key);
+            near.remove(key / self.per_line);
         }
         (self.l2_access(c, access, key, written), hazard)
     }
@@ -193,7 +192,7 @@ impl Caches {
         let Some(near) = self.l2_near.get_mut(sm / self.sms_per_partition) else {
             return level;
         };
-        if near.touch(key, 0) || level != Level::L2 {
+        if near.touch(key / self.per_line, 0) || level != Level::L2 {
             level
         } else {
             Level::L2Far
