@@ -254,7 +254,7 @@ mod tests {
             "nvidia-h100-80gb-hbm3-539de1f2-vulkan",
             "nvidia-h100-80gb-hbm3-vulkan",
         ),
-        ("nvidia-h200-13083bf7-vulkan", "nvidia-h200-vulkan"),
+        ("nvidia-h200-ee128efb-vulkan", "nvidia-h200-vulkan"),
     ];
 
     #[test]
