@@ -433,9 +433,8 @@ impl Sweep {
             chart_devices,
             first,
         );
-        // Every step of the chase loads LOAD_BYTES: bytes / (GB/s) is ns per load.
         for point in series.iter_mut().flat_map(|s| &mut s.points) {
-            point.1 = latency::LOAD_BYTES as f64 / point.1;
+            point.1 = latency::ns_per_load(point.1);
         }
         series
     }

@@ -4,7 +4,7 @@ use super::{Claim, Finding, Kind, at_least, ratio_text};
 use crate::params;
 use crate::results::levels::{LATENCY_MIN_POINTS, Sense};
 use crate::suite::Family;
-use crate::suite::families::latency::{CHASE, LOAD_BYTES};
+use crate::suite::families::latency::{CHASE, ns_per_load};
 
 /// A footprint every recent GPU's L2 holds and no L1 does (an H100's L1 is 256 KiB at
 /// most), and one four times the largest L2 (60 MiB, H200).
@@ -35,15 +35,13 @@ const DRAM: Claim = Claim {
                 CHASE.name()
             ));
         }
-        // Every step loads LOAD_BYTES: the time per load is LOAD_BYTES / (GB/s) in ns,
-        // and the ratio of times is the inverse ratio of bandwidths.
-        let ns = |gbps: f64| LOAD_BYTES as f64 / gbps;
+        // The ratio of times per load is the inverse ratio of bandwidths.
         let value = in_l2 / past_l2;
         let detail = format!(
             "256 MiB / 1 MiB = {} ({:.1} / {:.1} ns per load)",
             ratio_text(value),
-            ns(past_l2),
-            ns(in_l2)
+            ns_per_load(past_l2),
+            ns_per_load(in_l2)
         );
         Ok(at_least(value, 1.5, detail))
     },
@@ -72,11 +70,11 @@ pub(super) const CLAIMS: &[Claim] = &[DRAM, LEVELS_CLAIM];
 
 #[cfg(test)]
 mod tests {
-    use super::{CLAIMS, IN_L2_BYTES, LOAD_BYTES, PAST_L2_BYTES};
+    use super::{CLAIMS, IN_L2_BYTES, PAST_L2_BYTES};
     use crate::params;
     use crate::report::claims::testing::{self, Threshold, row};
     use crate::results::Row;
-    use crate::suite::families::latency::CHASE;
+    use crate::suite::families::latency::{CHASE, LOAD_BYTES};
 
     /// The chase at ×2 steps from 4 KiB to 1 GiB: one time per load to 64 KiB, x times
     /// it to 32 MiB, x² times it past: three plateaus once each rise exceeds 15 %.

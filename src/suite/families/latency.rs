@@ -37,6 +37,12 @@ use crate::suite::{
 
 /// Bytes of one load of the chase (a u32 index): the bytes of a case per element.
 pub const LOAD_BYTES: u64 = 4;
+
+/// A chase's time per load, ns, from its bandwidth in GB/s: every step loads
+/// [`LOAD_BYTES`].
+pub fn ns_per_load(gbps: f64) -> f64 {
+    LOAD_BYTES as f64 / gbps
+}
 /// One slot per line of this many bytes.
 const LINE_BYTES: u64 = 128;
 const SLOT_WORDS: usize = (LINE_BYTES / 4) as usize;
