@@ -1,14 +1,16 @@
 //! The CUDA clock: events around back-to-back launches on the backend's stream. One
 //! sample is `repeats` launches between two events; samples are queued in batches of
 //! at most about [`BATCH_TARGET_NS`] of work, each waited for with the hang timeout.
+//! A cold launch follows an untimed clear of [`FLUSH_BYTES`], which evicts what the last
+//! one left in the L2.
 
-use cudarc::driver::CudaEvent;
-use cudarc::driver::sys::CUevent_flags;
+use cudarc::driver::sys::{self, CUevent_flags};
+use cudarc::driver::{CudaEvent, DevicePtr};
 
 use super::{Cuda, Prepared, driver_error};
 use crate::error::{Error, Result};
 use crate::measure::{Clock, Timer};
-use crate::suite::Cache;
+use crate::suite::{Cache, FLUSH_BYTES};
 
 /// GPU work queued before the host waits for it: far inside the hang timeout.
 const BATCH_TARGET_NS: f64 = 0.5e9;
@@ -117,5 +119,27 @@ impl Clock for EventClock<'_> {
         let fastest = times.iter().copied().fold(f64::INFINITY, f64::min) / f64::from(repeats);
         self.fastest_launch_ns = Some(self.fastest_launch_ns.map_or(fastest, |f| f.min(fastest)));
         Ok(times)
+    }
+}
+
+impl Cuda {
+    /// Queues the clear of [`FLUSH_BYTES`] on the stream, which streams them through the
+    /// L2 and evicts what a kernel left there.
+    fn flush(&self) -> Result<()> {
+        let mut flush = self.flush.lock().unwrap_or_else(|e| e.into_inner());
+        if flush.is_none() {
+            // SAFETY: the buffer is only ever written.
+            let buffer = unsafe { self.stream.alloc::<u32>((FLUSH_BYTES / 4) as usize) }
+                .map_err(driver_error("allocating the flush buffer"))?;
+            *flush = Some(buffer);
+        }
+        let Some(buffer) = flush.as_ref() else {
+            unreachable!("made above");
+        };
+        let (pointer, _) = buffer.device_ptr(&self.stream);
+        // SAFETY: the buffer holds `len` words and lives as long as the backend.
+        unsafe { sys::cuMemsetD32Async(pointer, 0, buffer.len(), self.stream.cu_stream()) }
+            .result()
+            .map_err(driver_error("flushing the L2"))
     }
 }

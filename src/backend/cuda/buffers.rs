@@ -1,0 +1,85 @@
+//! Buffers between host and device: the pinned staging buffer every upload and
+//! readback goes through, inputs uploaded through it, and outputs poisoned before a
+//! kernel writes them.
+
+use cudarc::driver::sys;
+use cudarc::driver::{CudaSlice, DevicePtr};
+use rayon::prelude::*;
+
+use super::{Cuda, driver_error};
+use crate::error::{Error, Result};
+use crate::suite::POISON;
+
+/// Words of the pinned staging buffer, the piece an input is uploaded and an output read
+/// back and checked in: the host never holds a second copy of a large buffer.
+pub(super) const STAGING_WORDS: usize = 16 << 20;
+
+impl Cuda {
+    /// A device buffer holding `words`, copied in through the staging buffer piece by
+    /// piece.
+    pub(super) fn upload(&self, words: &[u32]) -> Result<CudaSlice<u32>> {
+        if words.is_empty() {
+            return self.poisoned(0);
+        }
+        // SAFETY: every word is written by the copies below before anything reads it.
+        let mut buffer = unsafe { self.stream.alloc::<u32>(words.len()) }
+            .map_err(driver_error("allocating an input"))?;
+        self.with_staging(|staging| {
+            let piece_words = staging.len();
+            for (index, piece) in words.chunks(piece_words).enumerate() {
+                let host = &mut staging[..piece.len()];
+                host.par_chunks_mut(1 << 18)
+                    .zip(piece.par_chunks(1 << 18))
+                    .for_each(|(to, from)| to.copy_from_slice(from));
+                let start = index * piece_words;
+                self.stream
+                    .memcpy_htod(&*host, &mut buffer.slice_mut(start..start + piece.len()))
+                    .map_err(driver_error("uploading an input"))?;
+                // From pinned memory the copy is asynchronous: done before the next piece.
+                self.stream
+                    .synchronize()
+                    .map_err(driver_error("uploading an input"))?;
+            }
+            Ok(())
+        })?;
+        Ok(buffer)
+    }
+
+    /// Runs `work` on the staging buffer, made on first use.
+    pub(super) fn with_staging<T>(&self, work: impl FnOnce(&mut [u32]) -> Result<T>) -> Result<T> {
+        let mut slot = self
+            .staging
+            .lock()
+            .map_err(|_| Error::Internal("the staging buffer was poisoned".to_owned()))?;
+        let pinned = match &mut *slot {
+            Some(pinned) => pinned,
+            // SAFETY: any bits are a u32; each piece is written before it is read.
+            None => slot.insert(
+                unsafe { self.ctx.alloc_pinned::<u32>(STAGING_WORDS) }
+                    .map_err(driver_error("allocating pinned staging memory"))?,
+            ),
+        };
+        let staging = pinned
+            .as_mut_slice()
+            .map_err(driver_error("waiting for the staging buffer"))?;
+        work(staging)
+    }
+
+    /// A device buffer of `words` words, every one [`POISON`].
+    pub(super) fn poisoned(&self, words: usize) -> Result<CudaSlice<u32>> {
+        // SAFETY: every word is set by the fill below before anything reads it.
+        let buffer = unsafe { self.stream.alloc::<u32>(words.max(1)) }
+            .map_err(driver_error("allocating an output"))?;
+        {
+            let (pointer, _recorded) = buffer.device_ptr(&self.stream);
+            // SAFETY: `pointer` is the start of `buffer`, which holds `buffer.len()` words
+            // and outlives the fill (freeing is ordered after it on the same stream).
+            unsafe {
+                sys::cuMemsetD32Async(pointer, POISON, buffer.len(), self.stream.cu_stream())
+            }
+            .result()
+            .map_err(driver_error("poisoning an output"))?;
+        }
+        Ok(buffer)
+    }
+}
