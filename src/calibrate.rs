@@ -199,7 +199,7 @@ pub fn calibrate(preset: &DeviceModel, rows: &[Row]) -> Calibration {
     // The link the GPU's identity names, until a row measures it.
     if let Some(gbps) = rows
         .iter()
-        .find_map(|r| crate::sim::transfer::pcie_link_gbps(&r.pcie_link))
+        .find_map(|r| crate::sim::link::pcie_link_gbps(&r.pcie_link))
     {
         model.link_gbps = gbps;
     }
@@ -394,7 +394,7 @@ mod tests {
                 ..pinned(4096, 8e-6)
             }],
         );
-        assert!((named.model.link_gbps - crate::sim::transfer::PCIE4_X16_GBPS).abs() < 1e-9);
+        assert!((named.model.link_gbps - crate::sim::link::PCIE4_X16_GBPS).abs() < 1e-9);
         assert!(named.used.is_empty());
     }
 }

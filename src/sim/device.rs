@@ -192,7 +192,7 @@ const H100: DeviceModel = DeviceModel {
     // PCIe 5.0 x16 (the H100 SXM5's host interface, whitepaper): 32 GT/s × 16 lanes
     // × 128/130 / 8 = 63.0 GB/s raw, × 256/280 for a 256-byte payload's header and
     // framing (estimate). Calibrated from transfer/upload_pinned at 256 MiB.
-    link_gbps: crate::sim::transfer::PCIE5_X16_GBPS,
+    link_gbps: crate::sim::link::PCIE5_X16_GBPS,
     // Estimate: a `cudaMemcpy` of a few bytes takes about 10 µs. Calibrated from
     // transfer/upload_pinned at 4 KiB.
     transfer_overhead_us: 10.0,
@@ -236,7 +236,7 @@ const A100: DeviceModel = DeviceModel {
     // CUDA C++ Programming Guide, throughput table, compute capability 8.0: warp
     // shuffle 32 results per clock per SM.
     shuffles_per_clock: 1.0,
-    link_gbps: crate::sim::transfer::PCIE4_X16_GBPS, // whitepaper: PCIe 4.0
+    link_gbps: crate::sim::link::PCIE4_X16_GBPS, // whitepaper: PCIe 4.0
     ..H100
 };
 
@@ -265,7 +265,7 @@ const V100: DeviceModel = DeviceModel {
     // CUDA C++ Programming Guide, throughput table, compute capability 7.0: warp
     // shuffle 32 results per clock per SM.
     shuffles_per_clock: 1.0,
-    link_gbps: crate::sim::transfer::PCIE3_X16_GBPS, // whitepaper: PCIe 3.0
+    link_gbps: crate::sim::link::PCIE3_X16_GBPS, // whitepaper: PCIe 3.0
     ..H100
 };
 
@@ -302,7 +302,7 @@ const GTX1050TI: DeviceModel = DeviceModel {
     // shuffle 32 results per clock per SM.
     shuffles_per_clock: 1.0,
     // Spec page: PCIe 3.0 x16.
-    link_gbps: crate::sim::transfer::PCIE3_X16_GBPS,
+    link_gbps: crate::sim::link::PCIE3_X16_GBPS,
     // Estimates for GDDR5 Pascal (pointer chases report 400-600 ns): the H100's.
     ..H100
 };
@@ -350,8 +350,8 @@ const LAVAPIPE: DeviceModel = DeviceModel {
     shuffles_per_clock: 1.0, // estimate: a vector permute per core per clock
     workgroup_launch_ns: 200.0,
     // No bus: a software adapter's "device" memory is host memory, so a transfer is
-    // a host copy (one thread, [`crate::sim::transfer::HOST_COPY_GBPS_PER_THREAD`]).
-    link_gbps: crate::sim::transfer::HOST_COPY_GBPS_PER_THREAD,
+    // a host copy (one thread, [`crate::sim::link::HOST_COPY_GBPS_PER_THREAD`]).
+    link_gbps: crate::sim::link::HOST_COPY_GBPS_PER_THREAD,
     transfer_overhead_us: 10.0, // estimate, as the H100's
     calibrated: false,
 };

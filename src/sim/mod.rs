@@ -9,6 +9,7 @@
 
 pub mod device;
 pub mod exec;
+pub mod link;
 pub mod model;
 pub mod transfer;
 

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
 use super::counts::Counts;
-use super::line_cache::{Eviction, FULL, LineCache, MulHasher};
+use super::line_cache::{Eviction, FULL, Level, LineCache, MulHasher};
 use crate::sim::device::DeviceModel;
 use crate::sim::exec::Access;
 
@@ -281,17 +281,6 @@ impl Caches {
         }
         if hit { Level::L2 } else { Level::Dram }
     }
-}
-
-/// Where a sector access was served, nearest first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(super) enum Level {
-    L1,
-    /// The L2, near (the partition of the reading SM, or the only one).
-    L2,
-    /// The L2, in the other partition.
-    L2Far,
-    Dram,
 }
 
 /// A sector key and the bytes of it a request covers.

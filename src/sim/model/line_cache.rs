@@ -6,7 +6,16 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::cache::Level;
+/// Where a sector access was served, nearest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Level {
+    L1,
+    /// The L2, near (the partition of the reading SM, or the only one).
+    L2,
+    /// The L2, in the other partition.
+    L2Far,
+    Dram,
+}
 
 /// Multiplicative hash for the caches' sector keys (std's SipHash costs more than the
 /// model around it).

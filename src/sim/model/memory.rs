@@ -4,8 +4,9 @@
 
 use std::collections::HashSet;
 
-use super::cache::{Caches, Covered, Level};
+use super::cache::{Caches, Covered};
 use super::counts::Counts;
+use super::line_cache::Level;
 use crate::sim::device::DeviceModel;
 use crate::sim::exec::{Access, Request, Space, Target, TraceSink};
 

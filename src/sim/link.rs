@@ -1,0 +1,55 @@
+//! How fast bytes cross between host and device, outside the device's memory: a PCIe
+//! link, at the rate the PCI-SIG specifications give it or as a `pcie_link` column
+//! names it; or, on a software adapter, whose device memory is host memory, a host
+//! thread's copy. The device presets and the transfer model both read them.
+
+/// One host thread's copy rate, GB/s. A core keeps about 10 cache-line misses in
+/// flight (its L1's fill buffers), so one thread copies about 10 × 64 bytes per memory
+/// latency, about 80 ns on a two-socket server: 8 GB/s. Source: John McCalpin's reply
+/// in "Single-threaded memory performance for dual socket Xeon E5-* systems" (Intel
+/// Software Tuning forum, 2014): single-thread bandwidth is concurrency-limited, 10 L1
+/// misses per latency of 69-79 ns.
+pub const HOST_COPY_GBPS_PER_THREAD: f64 = 8.0;
+
+/// A 256-byte payload's share of a PCIe packet (estimate: about 24 bytes of header,
+/// sequence number, CRC and framing per packet).
+const PCIE_PAYLOAD_SHARE: f64 = 256.0 / 280.0;
+
+/// PCIe x16 links, GB/s: lanes × transfer rate × line-code efficiency / 8 bits, × the
+/// payload's share. PCI-SIG base specifications: 8, 16 and 32 GT/s a lane for
+/// generations 3 to 5, 128b/130b coding.
+pub const PCIE3_X16_GBPS: f64 = 16.0 * 8.0 * (128.0 / 130.0) / 8.0 * PCIE_PAYLOAD_SHARE;
+pub const PCIE4_X16_GBPS: f64 = 2.0 * PCIE3_X16_GBPS;
+pub const PCIE5_X16_GBPS: f64 = 4.0 * PCIE3_X16_GBPS;
+
+/// The link rate (GB/s) of a `pcie_link` column (`gen5x16`: generation and width), or
+/// `None` for an empty or unknown one.
+pub fn pcie_link_gbps(pcie_link: &str) -> Option<f64> {
+    let (generation, width) = pcie_link.strip_prefix("gen")?.split_once('x')?;
+    let width: f64 = width.parse().ok()?;
+    // GT/s a lane and the line code's efficiency (8b/10b to generation 2).
+    let (rate, code) = match generation {
+        "1" => (2.5, 0.8),
+        "2" => (5.0, 0.8),
+        "3" => (8.0, 128.0 / 130.0),
+        "4" => (16.0, 128.0 / 130.0),
+        "5" => (32.0, 128.0 / 130.0),
+        _ => return None,
+    };
+    (width > 0.0).then(|| width * rate * code / 8.0 * PCIE_PAYLOAD_SHARE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pcie_links_are_read_from_the_identity_column() {
+        let gen5 = pcie_link_gbps("gen5x16").unwrap();
+        assert!((gen5 - PCIE5_X16_GBPS).abs() < 1e-9 && (57.0..58.0).contains(&gen5));
+        assert!((pcie_link_gbps("gen4x8").unwrap() - PCIE3_X16_GBPS).abs() < 1e-9);
+        for bad in ["", "gen9x16", "x16", "gen5x0", "gen5"] {
+            assert_eq!(pcie_link_gbps(bad), None, "{bad}");
+        }
+    }
+}
