@@ -1,12 +1,15 @@
 //! The simulator against the suite: every case of the registry, on small inputs, runs
-//! in the interpreter and matches its CPU reference; and lock-step execution agrees
-//! with the GPU (lavapipe in CI) on a kernel that exchanges values across a barrier.
+//! in the interpreter and matches its CPU reference, as do the kernels at the shapes a
+//! run does not make (every subgroup size, every workgroup size, partial grids); and
+//! lock-step execution agrees with the GPU (lavapipe in CI) on a kernel that exchanges
+//! values across a barrier.
 
 use std::time::Duration;
 
 use membench::backend::wgpu::GpuContext;
 use membench::sim::model::Prediction;
 use membench::sim::{self, Binding, Kernel, Launch, NoTrace};
+use membench::suite::families::{reduce, stencil, subgroup};
 use membench::suite::{Family, Key, REGISTRY, Sizing};
 
 /// A tiny size, so the interpreter runs every workgroup of every case quickly.
@@ -46,6 +49,75 @@ fn every_shader_is_run_by_some_case() {
             runnable,
             "shaders/{kernel}.wgsl is never run by the simulator test"
         );
+    }
+}
+
+/// Every reduce variant, in the interpreter, at every workgroup size of the sweep and
+/// every subgroup size WebGPU allows from 8 up, against its reference.
+#[test]
+fn every_reduce_variant_is_correct_for_any_subgroup_and_workgroup_size() {
+    let n = 1 << 13; // one block of unroll8 at the largest workgroup
+    let sizing = Sizing::nominal(true);
+    let mut ran = 0;
+    for workgroup in reduce::SWEEP_WORKGROUPS {
+        for (experiment, case) in reduce::every_variant_at(&sizing, n, workgroup) {
+            assert!(
+                case.skip.is_none(),
+                "{}: {:?}",
+                experiment.name(),
+                case.skip
+            );
+            for subgroup_size in [8, 16, 32, 64, 128] {
+                membench::backend::sim::execute(experiment, &case, subgroup_size).unwrap_or_else(
+                    |e| {
+                        panic!(
+                            "{} wg={workgroup} subgroup {subgroup_size}: {e}",
+                            experiment.name()
+                        )
+                    },
+                );
+                ran += 1;
+            }
+        }
+    }
+    assert_eq!(ran, 12 * 5 * 5);
+}
+
+/// Every subgroup kernel, in the interpreter, at every subgroup size WebGPU allows from
+/// 8 up, against the replay for the size it recorded.
+#[test]
+fn every_subgroup_kernel_matches_its_definition_at_any_subgroup_size() {
+    for size in [8, 16, 32, 64, 128] {
+        let sizing = Sizing {
+            buffer_bytes: Some(64 << 10),
+            subgroup_sizes: Some((size, size)),
+            ..Sizing::nominal(true)
+        };
+        for experiment in subgroup::EXPERIMENTS {
+            let case = (experiment.cases)(&sizing).remove(0);
+            assert_eq!(case.workgroups, [1, 1, 1]);
+            membench::backend::sim::execute(experiment, &case, size)
+                .unwrap_or_else(|e| panic!("{} at {size}: {e}", experiment.name()));
+        }
+    }
+}
+
+#[test]
+fn stencil_partial_workgroups_and_the_two_d_overhang_verify_in_the_interpreter() {
+    // 5000 elements: the tenth workgroup of 512 is partial; at most 4 workgroups per
+    // dimension makes a 4 x 3 grid with two workgroups past the end.
+    let sizing = Sizing {
+        buffer_bytes: Some(4 * 5000),
+        max_workgroups_per_dimension: 4,
+        ..Sizing::nominal(true)
+    };
+    for experiment in stencil::EXPERIMENTS {
+        let [case] = &(experiment.cases)(&sizing)[..] else {
+            panic!("one case");
+        };
+        assert_eq!(case.workgroups, [4, 3, 1]);
+        let result = membench::backend::sim::execute(experiment, case, 32);
+        assert_eq!(result, Ok(()), "{}", experiment.name());
     }
 }
 

@@ -44,7 +44,7 @@ const FULL_ELEMENTS: [u64; 2] = [1 << 24, 1 << 28];
 const CLASSIC_WORKGROUP: u32 = 256;
 const STREAM_WORKGROUP: u32 = 256;
 /// Workgroup sizes of the sweep of `smem_unroll4` and `subgroup_add`.
-const SWEEP_WORKGROUPS: [u32; 5] = [64, 128, 256, 512, 1024];
+pub const SWEEP_WORKGROUPS: [u32; 5] = [64, 128, 256, 512, 1024];
 
 /// Invocations of a fast variant's grid: about eight times what an H200 keeps resident
 /// (132 SMs × 2048), so that the last wave is a small part of the run (as copy/peak's
@@ -146,6 +146,42 @@ pub const EXPERIMENTS: &[Experiment] = &[
     SUBGROUP_SHUFFLE,
     SUBGROUP_ADD,
 ];
+
+/// Each experiment's variant, in the order of [`EXPERIMENTS`].
+const VARIANTS: [&Variant; 12] = [
+    &NEIGHBORED_VARIANT,
+    &NEIGHBORED_VARIANT,
+    &NEIGHBORED_VARIANT,
+    &UNROLL2_VARIANT,
+    &UNROLL4_VARIANT,
+    &UNROLL8_VARIANT,
+    &LASTWARP_VARIANT,
+    &SMEM_VARIANT,
+    &SMEM_OVERRIDE_VARIANT,
+    &SMEM_UNROLL4_VARIANT,
+    &SHUFFLE_VARIANT,
+    &SUBGROUP_ADD_VARIANT,
+];
+
+/// Every experiment of the family at `n` elements in workgroups of `workgroup`
+/// invocations, whether or not a run sweeps its workgroup: the shapes each kernel must
+/// be correct at.
+pub fn every_variant_at(
+    sizing: &Sizing,
+    n: u64,
+    workgroup: u32,
+) -> Vec<(&'static Experiment, Case)> {
+    EXPERIMENTS
+        .iter()
+        .zip(VARIANTS)
+        .map(|(experiment, variant)| {
+            (
+                experiment,
+                case(sizing, variant, n, workgroup, Params::new()),
+            )
+        })
+        .collect()
+}
 
 /// The baseline: a global-memory tree of neighbouring pairs (`lid % (2*stride) == 0`),
 /// which keeps most lanes of every subgroup idle but scheduled.
@@ -634,55 +670,6 @@ mod tests {
             .err()
             .unwrap_or_default();
         assert!(error.contains("first at word 4"), "{error}");
-    }
-
-    /// Every variant, in the simulator, at every workgroup size of the sweep and every
-    /// subgroup size WebGPU allows from 8 up, against its reference.
-    #[test]
-    fn every_variant_is_correct_for_any_subgroup_and_workgroup_size() {
-        let n = 1 << 13; // one block of unroll8 at the largest workgroup
-        let sizing = Sizing::nominal(true);
-        let variants = crate::suite::REGISTRY
-            .iter()
-            .filter(|e| e.family == Family::Reduce)
-            .zip([
-                &NEIGHBORED_VARIANT,
-                &NEIGHBORED_VARIANT,
-                &NEIGHBORED_VARIANT,
-                &UNROLL2_VARIANT,
-                &UNROLL4_VARIANT,
-                &UNROLL8_VARIANT,
-                &LASTWARP_VARIANT,
-                &SMEM_VARIANT,
-                &SMEM_OVERRIDE_VARIANT,
-                &SMEM_UNROLL4_VARIANT,
-                &SHUFFLE_VARIANT,
-                &SUBGROUP_ADD_VARIANT,
-            ]);
-        let mut ran = 0;
-        for (experiment, variant) in variants {
-            for workgroup in SWEEP_WORKGROUPS {
-                let case = case(&sizing, variant, n, workgroup, Params::new());
-                assert!(
-                    case.skip.is_none(),
-                    "{}: {:?}",
-                    experiment.name(),
-                    case.skip
-                );
-                for subgroup_size in [8, 16, 32, 64, 128] {
-                    crate::backend::sim::execute(experiment, &case, subgroup_size).unwrap_or_else(
-                        |e| {
-                            panic!(
-                                "{} wg={workgroup} subgroup {subgroup_size}: {e}",
-                                experiment.name()
-                            )
-                        },
-                    );
-                    ran += 1;
-                }
-            }
-        }
-        assert_eq!(ran, 12 * 5 * 5);
     }
 
     #[test]

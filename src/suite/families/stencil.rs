@@ -293,23 +293,4 @@ mod tests {
         );
         assert!((GLOBAL_DIRECT.cases)(&sizing)[0].skip.is_none());
     }
-
-    #[test]
-    fn partial_workgroups_and_the_two_d_overhang_verify_in_the_interpreter() {
-        // 5000 elements: the tenth workgroup of 512 is partial; at most 4 workgroups per
-        // dimension makes a 4 x 3 grid with two workgroups past the end.
-        let sizing = Sizing {
-            buffer_bytes: Some(4 * 5000),
-            max_workgroups_per_dimension: 4,
-            ..Sizing::nominal(true)
-        };
-        for experiment in EXPERIMENTS {
-            let [case] = &(experiment.cases)(&sizing)[..] else {
-                panic!("one case");
-            };
-            assert_eq!(case.workgroups, [4, 3, 1]);
-            let result = crate::backend::sim::execute(experiment, case, 32);
-            assert_eq!(result, Ok(()), "{}", experiment.name());
-        }
-    }
 }

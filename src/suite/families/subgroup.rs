@@ -404,26 +404,6 @@ mod tests {
         assert!(error.contains("8..=32"), "{error}");
     }
 
-    /// Every kernel, in the simulator, at every subgroup size WebGPU allows from 8 up,
-    /// against the replay for the size it recorded.
-    #[test]
-    fn every_kernel_matches_its_definition_at_any_subgroup_size() {
-        let experiments = [BROADCAST, SHUFFLE_UP, SHUFFLE_DOWN, SHUFFLE_XOR, SWAP];
-        for size in [8, 16, 32, 64, 128] {
-            let sizing = Sizing {
-                buffer_bytes: Some(64 << 10),
-                subgroup_sizes: Some((size, size)),
-                ..Sizing::nominal(true)
-            };
-            for experiment in &experiments {
-                let case = (experiment.cases)(&sizing).remove(0);
-                assert_eq!(case.workgroups, [1, 1, 1]);
-                crate::backend::sim::execute(experiment, &case, size)
-                    .unwrap_or_else(|e| panic!("{} at {size}: {e}", experiment.name()));
-            }
-        }
-    }
-
     #[test]
     fn cases_skip_without_subgroups_and_count_exchanged_bytes() {
         let sizing = Sizing::nominal(false);
