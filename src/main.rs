@@ -1,4 +1,4 @@
-//! The membench command line: `devices`, `list`, `run`, `simulate`, `compare`, `report`.
+//! The membench command line: `devices`, `list`, `run`, `simulate`, `compare`, `report`, `fleet`.
 //! Clap and dispatch: the commands' bodies are the library's ([`membench::commands`],
 //! [`membench::run::Plan`]); stdout's errors end here.
 
