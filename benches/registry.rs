@@ -107,8 +107,8 @@ fn main() -> anyhow::Result<()> {
     cases.retain(|(experiment, case)| {
         let id = case.id(experiment);
         let mut kept = false;
-        for m in measurers.iter().filter(|m| m.backend.takes(experiment)) {
-            let setting = m.backend.setting();
+        for m in measurers.iter().filter(|m| m.takes(experiment)) {
+            let setting = m.setting();
             if listing {
                 bench.drive(&id, setting, case.bytes, &mut |_| Duration::ZERO);
             }

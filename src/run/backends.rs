@@ -9,7 +9,7 @@ use crate::backend::cuda::Cuda;
 use crate::backend::wgpu::{self as gpu, GpuContext, Wgpu};
 use crate::suite::{Api, Build, CudaBuild, Setting, WgpuBuild};
 
-use super::Measurer;
+use super::{Measurer, measurer};
 
 /// The backends of one run on one device, owned for the run.
 pub struct Backends<'a> {
@@ -71,28 +71,18 @@ impl<'a> Backends<'a> {
     }
 
     /// Each backend with the columns its rows record, in the order a case visits them.
-    pub fn measurers(&self) -> Vec<Measurer<'_>> {
-        #[cfg_attr(
-            not(feature = "cuda"),
-            expect(
-                unused_mut,
-                reason = "only the CUDA backend comes after the wgpu builds"
-            )
-        )]
-        let mut measurers: Vec<Measurer> = self
+    pub fn measurers(&self) -> Vec<Box<dyn Measurer + '_>> {
+        let wgpu = self
             .wgpu
             .iter()
-            .map(|backend| Measurer {
-                backend,
-                info: self.ctx.run_info(backend.build),
-            })
-            .collect();
+            .map(|backend| measurer(backend, self.ctx.run_info(backend.build)));
         #[cfg(feature = "cuda")]
-        measurers.extend(self.cuda.iter().map(|backend| Measurer {
-            backend,
-            info: backend.run_info(),
-        }));
-        measurers
+        let wgpu = wgpu.chain(
+            self.cuda
+                .iter()
+                .map(|backend| measurer(backend, backend.run_info())),
+        );
+        wgpu.collect()
     }
 }
 

@@ -525,10 +525,8 @@ impl Plan {
                 "nothing to measure with: no backend asked for is available (see above)".to_owned(),
             ));
         }
-        let settings_text: Vec<String> = measurers
-            .iter()
-            .map(|m| m.backend.setting().to_string())
-            .collect();
+        let settings_text: Vec<String> =
+            measurers.iter().map(|m| m.setting().to_string()).collect();
         let target = match &file {
             Some(path) => path.display().to_string(),
             None => {
@@ -544,12 +542,7 @@ impl Plan {
         };
         let measurements: usize = cases
             .iter()
-            .map(|(experiment, _)| {
-                measurers
-                    .iter()
-                    .filter(|m| m.backend.takes(experiment))
-                    .count()
-            })
+            .map(|(experiment, _)| measurers.iter().filter(|m| m.takes(experiment)).count())
             .sum();
         eprintln!(
             "membench: {tag}{} case{}, {measurements} measurement{} on {} in {} at sizing {}, \
@@ -567,7 +560,7 @@ impl Plan {
         }
         let session = Session {
             telemetry: gpu.as_ref(),
-            beside: !sizing.software,
+            work_beside: !sizing.software,
             known_rows: &old_rows,
             output: file.as_deref().map(|path| Output {
                 path,
@@ -585,7 +578,7 @@ impl Plan {
             eprintln!(
                 "membench: {tag}simulated in {:.1} s{} with the {}",
                 predicted.seconds,
-                if session.beside {
+                if session.work_beside {
                     ", beside the measurements,"
                 } else {
                     ""

@@ -4,11 +4,14 @@
 
 use rayon::prelude::*;
 
+use super::Outcome;
+use super::rows::{fill_prediction, row};
 use crate::error::{Error, Result};
 use crate::results::Row;
+use crate::results::{RunInfo, Status};
 use crate::sim::device::{self as sim_device, DeviceModel};
 use crate::sim::model::Prediction;
-use crate::suite::{Api, Case, Experiment, Measure, Params};
+use crate::suite::{Api, Case, Experiment, Measure, Params, RunSizing};
 
 /// The model predictions are made with: the preset closest to the adapter, calibrated
 /// from `rows` where they hold [`crate::calibrate::CALIBRATION`]'s rows.
@@ -79,6 +82,49 @@ pub fn predict_transfer(
     Some(crate::sim::transfer::time(model, path, api, params).map(|t| t.prediction(bytes)))
 }
 
+/// The rows of `membench simulate`: every case predicted on `model`, none measured.
+pub fn predicted_rows(
+    cases: &[(&'static Experiment, Case)],
+    sizing: RunSizing,
+    predictions: &[Option<Result<Prediction, String>>],
+    model: &DeviceModel,
+) -> Vec<Row> {
+    let info = RunInfo {
+        device: model.name.to_owned(),
+        ..RunInfo::default()
+    };
+    cases
+        .iter()
+        .zip(predictions)
+        .map(|((experiment, case), prediction)| {
+            let outcome = match &case.skip {
+                Some(reason) => Outcome::Skipped(reason.clone()),
+                None => Outcome::Predicted,
+            };
+            let mut row = row(&info, sizing, experiment, case, &outcome);
+            // A transfer as the api that has its path runs it (wgpu where both do).
+            let api = match experiment.measure {
+                Measure::Transfer(path) if !path.in_wgpu() => Api::Cuda,
+                _ => Api::Wgpu,
+            };
+            let transfer = case
+                .skip
+                .is_none()
+                .then(|| predict_transfer(model, experiment, (&case.params, case.bytes), api))
+                .flatten();
+            match prediction.as_ref().or(transfer.as_ref()) {
+                Some(prediction) => fill_prediction(&mut row, prediction),
+                None if case.skip.is_none() => {
+                    row.status = Status::NotSimulated;
+                    row.note = "not simulated".to_owned();
+                }
+                None => {}
+            }
+            row
+        })
+        .collect()
+}
+
 /// A run's predictions, the model they were made with, and how long they took.
 pub struct Predicted {
     pub model: DeviceModel,
@@ -87,6 +133,24 @@ pub struct Predicted {
 }
 
 impl Predicted {
+    /// Predicts the cases of `cases` at `indices` on `model` here and now: one
+    /// prediction per case of `cases`, `None` for those not at `indices`.
+    pub fn of_some(
+        cases: &[(&'static Experiment, Case)],
+        indices: &[usize],
+        model: DeviceModel,
+        done: &(dyn Fn() + Sync),
+    ) -> Self {
+        let some: Vec<_> = indices.iter().map(|&i| cases[i].clone()).collect();
+        let mut predicted = Predicted::make(&some, model, done);
+        let mut predictions = vec![None; cases.len()];
+        for (&index, prediction) in indices.iter().zip(predicted.predictions) {
+            predictions[index] = prediction;
+        }
+        predicted.predictions = predictions;
+        predicted
+    }
+
     /// Predicts `cases` on `model` here and now.
     pub fn make(
         cases: &[(&'static Experiment, Case)],
@@ -122,6 +186,11 @@ impl<'scope> Background<'scope> {
         done: impl Fn() + Send + Sync + 'scope,
     ) -> Self {
         Background::Running(scope.spawn(move || Predicted::make(cases, model(), &done)))
+    }
+
+    /// Whether they have not started.
+    pub fn waiting(&self) -> bool {
+        matches!(self, Background::Waiting)
     }
 
     /// Waits for predictions under way to be made; `Waiting` stays as it is.

@@ -2,7 +2,8 @@
 //! log or where several adapters print at once, a line per measurement; and for
 //! `cargo bench`, only what was skipped or failed.
 
-use std::time::Instant;
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -45,7 +46,13 @@ pub struct Bars {
     lines: Option<Instant>,
     /// What each line starts with: the adapter, where several print at once.
     tag: String,
+    /// When a line last told of the predictions (lines only).
+    told: Mutex<Instant>,
 }
+
+/// How often a line tells of the predictions while they are made: no silence of more
+/// than this after the last case.
+const PREDICTION_LINE_INTERVAL: Duration = Duration::from_secs(5);
 
 impl Bars {
     /// Bars for `measurements` (a case in each setting that takes it) and the
@@ -65,7 +72,31 @@ impl Bars {
             _bars: bars,
             lines,
             tag: tag.to_owned(),
+            told: Mutex::new(Instant::now()),
         })
+    }
+
+    /// In lines, a line on the predictions, where `due` (and the last is long enough
+    /// ago): how many are made, of how many, and about how long the rest take.
+    fn tell_predictions(&self, due: bool) {
+        let Some(start) = self.lines else {
+            return;
+        };
+        let mut told = self.told.lock().unwrap_or_else(PoisonError::into_inner);
+        let (made, of) = (self.simulation.position(), self.simulation.length().unwrap_or(0));
+        if !due && told.elapsed() < PREDICTION_LINE_INTERVAL && made < of {
+            return;
+        }
+        *told = Instant::now();
+        let left = match made {
+            0 => String::new(),
+            _ => format!(", about {} s left", self.simulation.eta().as_secs()),
+        };
+        eprintln!(
+            "{}[{:7.1} s] simulating: {made} of {of} cases predicted{left}",
+            self.tag,
+            start.elapsed().as_secs_f64()
+        );
     }
 
     pub fn finish(&self) {
@@ -105,10 +136,12 @@ impl Progress for Bars {
 
     fn predicting(&self) {
         self.simulation.set_message("simulating");
+        self.tell_predictions(true);
     }
 
     fn predicted(&self) {
         self.simulation.inc(1);
+        self.tell_predictions(false);
     }
 }
 
