@@ -1,12 +1,10 @@
-//! `cargo bench`: every case of the registry in every api and build the device offers
-//! (CUDA twins too, with feature `cuda`) as a criterion benchmark
-//! `family/variant/api/build/param` on the GPU clock, throughput in decimal bytes. The
-//! cases go through `membench run`'s [`Session`], criterion its sampler ([`Driven`]):
-//! a case skipped or failed in preparation never reaches criterion. Criterion keeps its
-//! filter to itself, so a `--list` with the same arguments says which it selects: only
-//! their cases are made. A benchmark run writes its rows, predictions included, as
-//! `membench run` does (`MEMBENCH_OUT` to redirect them, `MEMBENCH_QUICK` for `--quick`
-//! sizes); `--list` and test mode (`cargo test --benches`: each case once) write nothing.
+//! `cargo bench`: every case of the registry in every api and build the device offers (CUDA
+//! twins too, with feature `cuda`) as a criterion benchmark `family/variant/api/build/param`
+//! on the GPU clock, in decimal bytes, through `membench run`'s [`Session`] with criterion as
+//! its sampler ([`Driven`]): a case skipped or failed in preparation never reaches criterion.
+//! Only the cases criterion selects are made (a `--list` with the same arguments says which).
+//! A benchmark run writes its rows and predictions as `membench run` does (`MEMBENCH_OUT` to
+//! redirect, `MEMBENCH_QUICK` for `--quick` sizes); `--list` and test mode write nothing.
 
 use std::{env, path::PathBuf, time::Duration};
 
@@ -18,8 +16,8 @@ use membench::measure::{Batch, Driven, Driver};
 use membench::run::{self, Backends, Notices, Output, RunSettings, Session};
 use membench::suite::{Api, Build, CaseId, Setting};
 
-/// Criterion, and its `--list` of the benchmarks its filter selects.
-struct Bench(Criterion, String);
+/// Criterion, its `--list` of the benchmarks it selects, and the next benchmark's own warm-up.
+struct Bench(Criterion, String, Option<Duration>);
 
 impl Driver for Bench {
     fn takes(&self, id: &CaseId, setting: Setting) -> bool {
@@ -29,29 +27,9 @@ impl Driver for Bench {
     }
 
     fn drive(&mut self, id: &CaseId, setting: Setting, bytes: u64, batch: Batch) {
-        self.benchmark(id, setting, bytes, batch, None);
-    }
-
-    /// A transfer's samples, taken on the host clock before: criterion times the call
-    /// on the wall clock too and, warming up for a time, found each call instantaneous
-    /// and reported 2 ns. Its shortest warm-up is one call.
-    fn replay(&mut self, id: &CaseId, setting: Setting, bytes: u64, batch: Batch) {
-        self.benchmark(id, setting, bytes, batch, Some(Duration::from_nanos(1)));
-    }
-}
-
-impl Bench {
-    fn benchmark(
-        &mut self,
-        id: &CaseId,
-        setting: Setting,
-        bytes: u64,
-        batch: Batch,
-        warm_up: Option<Duration>,
-    ) {
         let name = format!("{}/{}/{setting}", id.family, id.variant);
         let mut group = self.0.benchmark_group(name);
-        if let Some(warm_up) = warm_up {
+        if let Some(warm_up) = self.2.take() {
             group.warm_up_time(warm_up);
         }
         // Flat: every sample one pass of the same number of dispatches.
@@ -59,6 +37,13 @@ impl Bench {
         let param = BenchmarkId::from_parameter(&id.params);
         group.bench_function(param, |b| b.iter_custom(&mut *batch));
         group.finish();
+    }
+
+    /// A transfer's samples, taken before on the host clock: criterion, warming up for a
+    /// time on the wall clock, found each replay instantaneous (2 ns). One call warms up.
+    fn replay(&mut self, id: &CaseId, setting: Setting, bytes: u64, batch: Batch) {
+        self.2 = Some(Duration::from_nanos(1));
+        self.drive(id, setting, bytes, batch);
     }
 }
 
@@ -75,20 +60,17 @@ fn selected() -> anyhow::Result<String> {
 
 fn main() -> anyhow::Result<()> {
     let criterion = Criterion::default()
-        // Short: the GPU clock's samples vary by well under 1 %, and the whole
-        // registry (about 1500 benchmarks on a GPU with CUDA) must fit in ten minutes;
-        // 250 ms a benchmark and criterion's 100 000 resamples did not (H100).
+        // Short: GPU-clock samples vary by well under 1 %, and the registry (about 1500
+        // benchmarks with CUDA) must fit ten minutes: 250 ms and 100 000 resamples did not.
         .warm_up_time(Duration::from_millis(30))
         .measurement_time(Duration::from_millis(150))
         .sample_size(10)
         .nresamples(10_000)
         .configure_from_args();
-    // Criterion keeps its mode to itself: as it does, take a run without `--bench`
-    // (`cargo test --benches`), or with `--test`, for test mode.
-    let arguments: Vec<String> = env::args().collect();
-    let flag = |name: &str| arguments.iter().any(|a| a.split('=').next() == Some(name));
+    // Criterion keeps its mode to itself: as it does, test mode is a run without `--bench`
+    // (`cargo test --benches`) or with `--test`; listing or loading a baseline, it runs none.
+    let flag = |name: &str| env::args().any(|a| a.split('=').next() == Some(name));
     let benchmarking = flag("--bench") && !flag("--test");
-    // Listing, or comparing a loaded baseline, criterion calls no benchmark.
     let listing = flag("--list") || flag("--load-baseline");
     let settings = RunSettings {
         quick: !benchmarking || env::var_os("MEMBENCH_QUICK").is_some(),
@@ -101,20 +83,17 @@ fn main() -> anyhow::Result<()> {
     let backends = Backends::new(&ctx, &apis, &builds, Duration::from_secs(20));
     let measurers = backends.measurers();
     let every_case = run::case_rows(&cases);
-    let mut bench = Bench(criterion, if listing { String::new() } else { selected()? });
-    // Each benchmark declared (where listing, that is all criterion does with it); the
-    // cases of those criterion selects kept.
+    let listed = if listing { String::new() } else { selected()? };
+    let mut bench = Bench(criterion, listed, None);
+    // Listing, each benchmark declared (all criterion does with it); the selected kept.
     cases.retain(|(experiment, case)| {
         let id = case.id(experiment);
-        let mut kept = false;
-        for m in measurers.iter().filter(|m| m.takes(experiment)) {
-            let setting = m.setting();
-            if listing {
-                bench.drive(&id, setting, case.bytes, &mut |_| Duration::ZERO);
-            }
-            kept |= bench.takes(&id, setting);
+        let backends = measurers.iter().filter(|m| m.takes(experiment));
+        let taken: Vec<Setting> = backends.map(|m| m.setting()).collect();
+        for &setting in taken.iter().filter(|_| listing) {
+            bench.drive(&id, setting, case.bytes, &mut |_| Duration::ZERO);
         }
-        kept
+        taken.iter().any(|&setting| bench.takes(&id, setting))
     });
     let identity = run::identity(&ctx.info, &ctx.identity, settings.sizing());
     let path = env::var_os("MEMBENCH_OUT").map_or_else(|| identity.default_path(), PathBuf::from);
@@ -129,16 +108,12 @@ fn main() -> anyhow::Result<()> {
         ..Session::new(&measurers, &settings, &ctx.info.name)
     };
     let mut sampler = Driven(bench);
-    let ran = session
-        .run(&cases, &mut sampler, &Notices)
-        .context("writing the bench results")?;
+    let ran = session.run(&cases, &mut sampler, &Notices);
+    let ran = ran.context("writing the bench results")?;
     sampler.0.0.final_summary();
     if let Some(predicted) = ran.predicted.filter(|_| !ran.rows.is_empty()) {
-        eprintln!(
-            "simulated with the {}",
-            run::describe_model(&predicted.model)
-        );
-        eprintln!("results in {}", path.display());
+        let model = run::describe_model(&predicted.model);
+        eprintln!("simulated with the {model}\nresults in {}", path.display());
     }
     anyhow::ensure!(ran.failed == 0, "{} cases failed", ran.failed);
     Ok(())

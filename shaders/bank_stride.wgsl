@@ -1,4 +1,7 @@
-// bank/stride: a flat u32 tile in workgroup memory, written once, then read `r` times with lane l at word (l * stride) mod WORDS: gcd(stride, 32)-way bank conflicts.
+// bank/stride: a u32 tile in workgroup memory read with lane l at word (l * stride) mod WORDS.
+//
+// The tile is flat, written once, then read `r` times: gcd(stride, 32)-way bank
+// conflicts.
 
 struct Params {
     // Reads per invocation.
@@ -10,7 +13,12 @@ struct Params {
     stride: u32,
 }
 
-#import bind_u32
+@group(0) @binding(0)
+var<uniform> params: Params;
+@group(0) @binding(1)
+var<storage, read> src: array<u32>;
+@group(0) @binding(2)
+var<storage, read_write> dst: array<u32>;
 
 // Words of the tile, one invocation each; a multiple of the 32 banks.
 override WORDS: u32 = 1024;

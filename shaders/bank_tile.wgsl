@@ -1,4 +1,7 @@
-// bank/row_col and its tile variants: a u32 tile of ROWS rows of 32 words in workgroup memory, each row followed by PAD unused words, written once by rows or columns, then read `r` times by rows or columns.
+// bank/row_col and its tile variants: a u32 tile in workgroup memory, read `r` times.
+//
+// The tile has ROWS rows of 32 words, each row followed by PAD unused words; it is
+// written once by rows or columns, then read by rows or columns.
 //
 // The kernels made from this file (see `permutations`):
 // - bank_row_col (row_col, row_row, col_col, rect_row_row, rect_row_col): a static
@@ -19,7 +22,12 @@ struct Params {
     shift_mask: u32,
 }
 
-#import bind_u32
+@group(0) @binding(0)
+var<uniform> params: Params;
+@group(0) @binding(1)
+var<storage, read> src: array<u32>;
+@group(0) @binding(2)
+var<storage, read_write> dst: array<u32>;
 
 // A tile of ROWS x COLUMNS words, each row followed by PAD unused words; one
 // invocation per element, so a 32-lane subgroup walks 32 consecutive elements.

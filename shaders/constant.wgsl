@@ -1,4 +1,6 @@
-// constant/uniform, constant/storage: every invocation folds `r` reads of a 256-word table, all lanes at the same element (broadcast) or each at its own (divergent).
+// constant/uniform, constant/storage: every invocation folds `r` reads of a 256-word table.
+//
+// All lanes read the same element (broadcast) or each its own (divergent).
 //
 // The kernels made from this file (see `permutations`): constant_uniform (UNIFORM), the
 // table in a uniform buffer (the constant path); constant_storage (STORAGE), in a

@@ -1,7 +1,12 @@
-// copy/offset, copy/stride: dst[j] = src[j], one f32 per invocation i, at j = i + offset (shifted off the 32-byte sector grid by `offset` words) or j = i * stride (only every stride-th word useful).
+// copy/offset, stride, peak: dst[j] = src[j], each invocation moving an f32 or a vec4<f32>.
 //
-// The kernels made from this file (see `permutations`): copy_offset (OFFSET) and
-// copy_stride (STRIDE).
+// The kernels made from this file (see `permutations`):
+// - copy_offset (OFFSET): one f32 per invocation i, at j = i + offset, shifted off the
+//   32-byte sector grid by `offset` words;
+// - copy_stride (STRIDE): one f32 per invocation i, at j = i * stride, only every
+//   stride-th word useful;
+// - copy_peak (PEAK): vec4<f32>s, one per invocation or a grid-stride loop; the practical
+//   bandwidth ceiling.
 
 struct Params {
     n: u32,
@@ -13,7 +18,19 @@ struct Params {
 #endif
 }
 
-#import bind_f32
+@group(0) @binding(0)
+var<uniform> params: Params;
+#if PEAK
+@group(0) @binding(1)
+var<storage, read> src: array<vec4<f32>>;
+@group(0) @binding(2)
+var<storage, read_write> dst: array<vec4<f32>>;
+#else
+@group(0) @binding(1)
+var<storage, read> src: array<f32>;
+@group(0) @binding(2)
+var<storage, read_write> dst: array<f32>;
+#endif
 
 override WORKGROUP_SIZE: u32 = 256;
 
@@ -25,6 +42,14 @@ fn main(
     @builtin(num_workgroups) nwg: vec3<u32>,
     @builtin(local_invocation_index) lid: u32,
 ) {
+#if PEAK
+    // With one vec4 per invocation the grid covers n and the loop runs once; with a
+    // grid-stride launch a fixed grid walks the buffer in steps of its own size.
+    let grid = nwg.x * nwg.y * WORKGROUP_SIZE;
+    for (var i = workgroup_index(wid, nwg) * WORKGROUP_SIZE + lid; i < params.n; i += grid) {
+        dst[i] = src[i];
+    }
+#else
     let i = workgroup_index(wid, nwg) * WORKGROUP_SIZE + lid;
     if i < params.n {
 #if OFFSET
@@ -34,4 +59,5 @@ fn main(
         dst[i * params.stride] = src[i * params.stride];
 #endif
     }
+#endif
 }

@@ -1,4 +1,7 @@
-// hierarchy/staged_*: every workgroup stages tiles of WORKGROUP_SIZE elements from global into workgroup memory, STAGES tiles in flight, and sums each tile read back in reverse order; it writes the wrapping sum of what it read.
+// hierarchy/staged_*: each workgroup stages tiles of the buffer in workgroup memory and sums them.
+//
+// Tiles are of WORKGROUP_SIZE elements, STAGES of them in flight; each tile is read back
+// in reverse order, and the workgroup writes the wrapping sum of what it read.
 //
 // Workgroup g takes tiles g, g + groups, … of the buffer (a grid-stride loop over
 // tiles). With STAGES = 2 it loads the next tile into the other slot before it sums the

@@ -1,4 +1,7 @@
-// latency/chase: one invocation follows `steps` dependent loads i = next[i] around a random cycle of line-sized slots, then writes where it stopped and the wrapping sum of the indices it visited.
+// latency/chase: one invocation follows `steps` dependent loads i = next[i] around a random cycle.
+//
+// The cycle is of line-sized slots; the invocation then writes where it stopped and the
+// wrapping sum of the indices it visited.
 //
 // Every load's address is the value of the one before, so only one is ever in flight:
 // the time per step is the latency of the level that holds the footprint (L1, L2,

@@ -1,4 +1,7 @@
-// localmem/register_array, dynamic_index: running mean over a window of W = 32 along each of `series` interleaved series (element j of series t at j * series + t), the window a private array.
+// localmem/register_array, dynamic_index: a running mean over a window of W = 32, a private array.
+//
+// The mean runs along each of `series` interleaved series (element j of series t at j *
+// series + t).
 //
 // The kernels made from this file (see `permutations`): localmem_register_array
 // (REGISTER_ARRAY), the window indexed only by loop constants, which a compiler can keep
@@ -11,7 +14,12 @@ struct Params {
     series: u32,
 }
 
-#import bind_f32
+@group(0) @binding(0)
+var<uniform> params: Params;
+@group(0) @binding(1)
+var<storage, read> src: array<f32>;
+@group(0) @binding(2)
+var<storage, read_write> dst: array<f32>;
 
 override WORKGROUP_SIZE: u32 = 256;
 const W: u32 = 32;

@@ -1,4 +1,7 @@
-// reduce/neighbored, neighbored_less, interleaved, unroll2, unroll4, unroll8, unroll8_lastwarp: one partial sum per workgroup, the tree in global memory.
+// reduce/neighbored, neighbored_less, interleaved, unroll*: a workgroup sum by a tree in global.
+//
+// The unroll kernels are unroll2, unroll4, unroll8 and unroll8_lastwarp; each workgroup
+// writes one partial sum, and its tree runs in global memory.
 //
 // The kernels made from this file (see `permutations`):
 // - reduce_neighbored (NEIGHBORED): neighbouring pairs, `lid % (2 * stride) == 0`
@@ -29,8 +32,17 @@
 // write without a barrier between them is a data race, whose result is indeterminate.
 // The intent, no barrier for the last subgroup, is what subgroupAdd does, correctly.
 
-#import reduce_partials
+struct Params {
+    // Workgroups, each summing its block of the input into partials[block].
+    blocks: u32,
+}
 
+@group(0) @binding(0)
+var<uniform> params: Params;
+@group(0) @binding(1)
+var<storage, read> src: array<i32>;
+@group(0) @binding(2)
+var<storage, read_write> partials: array<i32>;
 @group(0) @binding(3)
 var<storage, read_write> scratch: array<i32>;
 

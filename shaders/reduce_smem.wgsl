@@ -1,4 +1,6 @@
-// reduce/smem, smem_override: one element per invocation into a workgroup array, then the interleaved tree there, barrier-separated down to the last pair.
+// reduce/smem, smem_override: one element per invocation into a workgroup array, then a tree there.
+//
+// The tree is interleaved and barrier-separated down to the last pair.
 //
 // The kernels made from this file (see `permutations`): reduce_smem (STATIC_TILE), the
 // array sized at compile time for the largest workgroup the suite runs (CUDA's
@@ -12,7 +14,17 @@
 // here ends in workgroupBarrier(); reduce/unroll8_lastwarp and reduce/subgroup_add do
 // without the last barriers correctly, with subgroup operations.
 
-#import reduce_partials
+struct Params {
+    // Workgroups, each summing its block of the input into partials[block].
+    blocks: u32,
+}
+
+@group(0) @binding(0)
+var<uniform> params: Params;
+@group(0) @binding(1)
+var<storage, read> src: array<i32>;
+@group(0) @binding(2)
+var<storage, read_write> partials: array<i32>;
 
 override WORKGROUP_SIZE: u32 = 512;
 

@@ -1,4 +1,7 @@
-// reduce/smem_unroll4, subgroup_add, subgroup_shuffle: one partial sum per workgroup: a grid-stride loop of vec4 loads, four in flight per invocation, then a sum over the workgroup.
+// reduce/smem_unroll4, subgroup_add, subgroup_shuffle: one partial sum per workgroup of vec4 loads.
+//
+// A grid-stride loop of vec4 loads, four in flight per invocation, then a sum over the
+// workgroup.
 //
 // The kernels made from this file (see `permutations`):
 // - reduce_smem_unroll4 (SMEM): a barrier-separated tree in workgroup memory. The CUDA

@@ -1,4 +1,6 @@
-// stencil: out[i] = sum over k = 1..4 of c[k] * (in[i + k] - in[i - k]), neighbours outside the array read as 0.
+// stencil: out[i] = sum over k = 1..4 of c[k] * (in[i + k] - in[i - k]).
+//
+// Neighbours outside the array read as 0.
 //
 // The kernels made from this file (see `permutations`): with TILE, the workgroup stages
 // its inputs and a 4-element halo on each side in workgroup memory, and the

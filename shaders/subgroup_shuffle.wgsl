@@ -1,4 +1,7 @@
-// subgroup/broadcast, shuffle_up, shuffle_down, shuffle_xor: `rounds` rounds of v = op(v) + rotl1(v), op a subgroupBroadcast from SOURCE_LANE or a subgroupShuffle{Up,Down,Xor} by d = 2^(round mod log2(subgroup size)).
+// subgroup/broadcast, shuffle_up, shuffle_down, shuffle_xor: `rounds` rounds of op(v) + rotl1(v).
+//
+// op is a subgroupBroadcast from SOURCE_LANE or a subgroupShuffle{Up,Down,Xor} by d =
+// 2^(round mod log2(subgroup size)).
 //
 // The kernels made from this file (see `permutations`): subgroup_broadcast (BROADCAST),
 // where every lane takes the source lane's value; subgroup_shuffle_up (UP), where lanes
@@ -10,8 +13,13 @@ struct Params {
     rounds: u32,
 }
 
-// dst: one value per invocation, then the subgroup size of each workgroup.
-#import bind_u32
+@group(0) @binding(0)
+var<uniform> params: Params;
+@group(0) @binding(1)
+var<storage, read> src: array<u32>;
+// One value per invocation, then the subgroup size of each workgroup.
+@group(0) @binding(2)
+var<storage, read_write> dst: array<u32>;
 
 override WORKGROUP_SIZE: u32 = 256;
 #if BROADCAST

@@ -1,4 +1,7 @@
-// subgroup/swap: each lane holds an array of 4 values; in round r, lane l with bit m = 2^(r mod log2(subgroup size)) clear exchanges its element `first` with element `second` of lane l ^ m.
+// subgroup/swap: each lane holds 4 values and swaps one with a partner lane's in every round.
+//
+// In round r, lane l with bit m = 2^(r mod log2(subgroup size)) clear exchanges its
+// element `first` with element `second` of lane l ^ m.
 //
 // The CUDA text's swap (shfl_xor of one element between two local swaps) selects the
 // lower lane of each pair with `laneIdx / mask + 1 == 1`, true only for lanes below

@@ -1,4 +1,6 @@
-// transfer/overlap: dst[i] = ROUNDS rounds of an integer mix of src[i], the work done on each uploaded chunk.
+// transfer/overlap: dst[i] = ROUNDS rounds of an integer mix of src[i].
+//
+// It is the work done on each uploaded chunk.
 
 @group(0) @binding(0)
 var<storage, read> src: array<u32>;

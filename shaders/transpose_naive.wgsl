@@ -13,16 +13,16 @@ struct Params {
     ny: u32,
 }
 
-#if TEXTURE
 @group(0) @binding(0)
 var<uniform> params: Params;
 @group(0) @binding(1)
+#if TEXTURE
 var src: texture_2d<f32>;
+#else
+var<storage, read> src: array<f32>;
+#endif
 @group(0) @binding(2)
 var<storage, read_write> dst: array<f32>;
-#else
-#import bind_f32
-#endif
 
 override WG_X: u32 = 32;
 override WG_Y: u32 = 16;

@@ -12,7 +12,12 @@ struct Params {
     ny: u32,
 }
 
-#import bind_f32
+@group(0) @binding(0)
+var<uniform> params: Params;
+@group(0) @binding(1)
+var<storage, read> src: array<f32>;
+@group(0) @binding(2)
+var<storage, read_write> dst: array<f32>;
 
 override WG_X: u32 = 32;
 override WG_Y: u32 = 16;

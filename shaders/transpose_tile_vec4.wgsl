@@ -13,7 +13,12 @@ struct Params {
     ny: u32,
 }
 
-#import bind_vec4_f32
+@group(0) @binding(0)
+var<uniform> params: Params;
+@group(0) @binding(1)
+var<storage, read> src: array<vec4<f32>>;
+@group(0) @binding(2)
+var<storage, read_write> dst: array<vec4<f32>>;
 
 const TILE: u32 = 32;
 const STRIDE: u32 = TILE + 1;

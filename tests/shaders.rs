@@ -1,6 +1,8 @@
 //! Every shader parses and validates with naga, and agrees with its Rust declaration:
 //! bindings in order, uniform struct size, override constants; no shader is orphaned.
 //! (Cases are checked against the reflection, the one source of a kernel's signature.)
+//! Every file under `shaders/` opens with a one-line summary, and every kernel declares
+//! its own bindings. The preprocessor (`build.rs`) is tested on throwaway directories.
 
 use membench::suite::shaders::{self, SHADERS};
 use membench::suite::{REGISTRY, Sizing};
@@ -101,26 +103,64 @@ fn every_kernel_is_flat_wgsl_with_its_origin() {
     assert_eq!(shaders::ORIGINS.len(), SHADERS.len());
 }
 
-#[test]
-fn every_shader_file_has_a_comment_on_top() {
+/// Every file under `shaders/`: the WGSL sources, their shared pieces, the CUDA twins and
+/// their headers, as (path, text).
+fn shader_files() -> std::io::Result<Vec<(std::path::PathBuf, String)>> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
-    let mut files = 0;
-    for dir in [dir.clone(), dir.join("shared")] {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_some_and(|ext| ext == "wgsl") {
-                let text = std::fs::read_to_string(&path).unwrap();
-                let first = text.lines().next().unwrap_or_default();
-                assert!(
-                    first.starts_with("// ") && first.len() > 20,
-                    "{}: no one-line comment on top",
-                    path.display()
-                );
-                files += 1;
+    let mut files = Vec::new();
+    for dir in [dir.clone(), dir.join("shared"), dir.join("cuda")] {
+        for entry in std::fs::read_dir(&dir)? {
+            let path = entry?.path();
+            if path
+                .extension()
+                .is_some_and(|ext| ext == "wgsl" || ext == "cu" || ext == "cuh")
+            {
+                let text = std::fs::read_to_string(&path)?;
+                files.push((path, text));
             }
         }
     }
-    assert!(files > 0);
+    files.sort();
+    Ok(files)
+}
+
+#[test]
+fn every_shader_file_opens_with_a_one_line_summary() {
+    let files = shader_files().unwrap();
+    assert!(files.len() > 40, "{} shader files", files.len());
+    for (path, text) in files {
+        let first = text.lines().next().unwrap_or_default();
+        assert!(
+            first.starts_with("// ") && first.len() > 20,
+            "{}: no one-line comment on top",
+            path.display()
+        );
+        // What the kernel computes; the rest of its description goes below.
+        assert!(
+            first.chars().count() <= 100,
+            "{}: the first line runs to {} characters (at most 100)",
+            path.display(),
+            first.chars().count()
+        );
+    }
+}
+
+#[test]
+fn each_kernel_declares_its_own_bindings() {
+    for (path, text) in shader_files().unwrap() {
+        let piece = path.parent().is_some_and(|dir| dir.ends_with("shared"));
+        for (number, line) in text.lines().enumerate() {
+            let at = format!("{}:{}", path.display(), number + 1);
+            assert!(
+                !line.trim_start().starts_with("#import bind_"),
+                "{at}: bindings imported: the kernel declares them"
+            );
+            assert!(
+                !(piece && line.contains("@binding(")),
+                "{at}: a shared piece declares a binding: the kernel declares it"
+            );
+        }
+    }
 }
 
 /// The value of a module-scope `const` or the default of an `override`.

@@ -1,4 +1,7 @@
-// bank/stride: a flat unsigned tile in shared memory, written once, then read `r` times with lane l at word (l * stride) mod WORDS: gcd(stride, 32)-way bank conflicts.
+// bank/stride: an unsigned tile in shared memory read with lane l at word (l * stride) mod WORDS.
+//
+// The tile is flat, written once, then read `r` times: gcd(stride, 32)-way bank
+// conflicts.
 
 struct Params {
     // Reads per thread.

@@ -1,4 +1,8 @@
-// bank/row_col and its tile variants: an unsigned tile of ROWS rows of 32 words in shared memory, each row followed by PAD unused words, written once by rows or columns, then read `r` times by rows or columns (the texts' setRowReadRow, setColReadCol, setRowReadCol, their Dyn, Pad and rectangular forms).
+// bank/row_col and its tile variants: an unsigned tile in shared memory, read `r` times.
+//
+// The tile has ROWS rows of 32 words, each row followed by PAD unused words; it is
+// written once by rows or columns, then read by rows or columns (the texts'
+// setRowReadRow, setColReadCol, setRowReadCol, their Dyn, Pad and rectangular forms).
 //
 // A static tile `tile[ROWS][COLUMNS + PAD]` (PAD from the kernel's key), or with
 // OVERRIDE an `extern __shared__` one sized at launch (the texts' dynamic shared

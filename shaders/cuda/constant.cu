@@ -1,4 +1,6 @@
-// constant/uniform, constant/storage: every thread folds `r` reads of a 256-word table, all lanes at the same element (broadcast) or each at its own (divergent).
+// constant/uniform, constant/storage: every thread folds `r` reads of a 256-word table.
+//
+// All lanes read the same element (broadcast) or each its own (divergent).
 //
 // With UNIFORM the table is in __constant__ memory (the constant cache, which serves
 // one address per request and serialises distinct ones); with STORAGE it is a global

@@ -1,4 +1,6 @@
-// copy/offset, copy/launch: dst[i + offset] = src[i + offset], one float per thread, shifted off the 32-byte sector grid by `offset` words.
+// copy/offset, copy/launch: dst[i + offset] = src[i + offset], one float per thread.
+//
+// The copy is shifted off the 32-byte sector grid by `offset` words.
 
 struct Params {
     unsigned n;

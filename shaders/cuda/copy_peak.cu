@@ -1,4 +1,6 @@
-// copy/peak: dst[i] = src[i] over float4, one float4 per thread or a grid-stride loop; the practical bandwidth ceiling.
+// copy/peak: dst[i] = src[i] over float4, one float4 per thread or a grid-stride loop.
+//
+// It is the practical bandwidth ceiling.
 
 struct Params {
     unsigned n;

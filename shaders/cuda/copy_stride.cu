@@ -1,4 +1,6 @@
-// copy/stride: dst[i * stride] = src[i * stride], one float per thread; only every stride-th word is useful.
+// copy/stride: dst[i * stride] = src[i * stride], one float per thread.
+//
+// Only every stride-th word is useful.
 
 struct Params {
     unsigned n;

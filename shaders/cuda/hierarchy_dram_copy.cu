@@ -1,4 +1,6 @@
-// hierarchy/dram_copy: a grid-stride loop copies every uint4 of a buffer far larger than the L2 (BabelStream's copy, beside its read-only and write-only splits).
+// hierarchy/dram_copy: a grid-stride loop copies every uint4 of a buffer far larger than the L2.
+//
+// BabelStream's copy, beside its read-only and write-only splits.
 
 struct Params {
     unsigned vec4s;

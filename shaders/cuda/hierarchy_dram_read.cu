@@ -1,4 +1,7 @@
-// hierarchy/dram_read: a grid-stride loop reads every uint4 of a buffer far larger than the L2 once; each block writes the wrapping sum of what it read (BabelStream's read-only split).
+// hierarchy/dram_read: a grid-stride loop reads every uint4 of a buffer far larger than the L2.
+//
+// Each uint4 is read once; each block writes the wrapping sum of what it read
+// (BabelStream's read-only split).
 
 struct Params {
     unsigned vec4s;
@@ -6,9 +9,10 @@ struct Params {
 
 __constant__ Params params;
 
+#include "block_sum.cuh"
+
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
 hierarchy_dram_read(const uint4* __restrict__ src, unsigned* __restrict__ sums) {
-    __shared__ unsigned partial[BLOCK_SIZE];
     unsigned group = blockIdx.y * gridDim.x + blockIdx.x;
     unsigned tid = threadIdx.x;
     unsigned grid = gridDim.x * gridDim.y * WORKGROUP_SIZE;
@@ -21,15 +25,5 @@ hierarchy_dram_read(const uint4* __restrict__ src, unsigned* __restrict__ sums) 
         acc.z += v.z;
         acc.w += v.w;
     }
-    partial[tid] = acc.x + acc.y + acc.z + acc.w;
-    __syncthreads();
-    for (unsigned stride = WORKGROUP_SIZE / 2; stride > 0; stride /= 2) {
-        if (tid < stride) {
-            partial[tid] += partial[tid + stride];
-        }
-        __syncthreads();
-    }
-    if (tid == 0) {
-        sums[group] = partial[0];
-    }
+    write_block_sum(sums, group, tid, acc.x + acc.y + acc.z + acc.w);
 }

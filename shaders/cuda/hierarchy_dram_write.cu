@@ -1,4 +1,7 @@
-// hierarchy/dram_write: a grid-stride loop writes a known pattern, a hash of each index, to every uint4 of a buffer far larger than the L2, reading nothing (BabelStream's write-only split).
+// hierarchy/dram_write: a grid-stride loop writes every uint4 of a buffer far larger than the L2.
+//
+// It writes a known pattern, a hash of each index, and reads nothing (BabelStream's
+// write-only split).
 
 struct Params {
     unsigned vec4s;

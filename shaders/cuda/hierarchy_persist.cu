@@ -1,4 +1,9 @@
-// hierarchy/persist: a grid-stride loop reads a streaming buffer far larger than the L2 once and, beside each of its uint4, one of a hot buffer that fits the L2, read round and round; each block writes the wrapping sum of what it read. The backend may set a persisting access policy window over the hot buffer on the stream (the case's params say so).
+// hierarchy/persist: a streaming buffer read once, each uint4 beside one of a hot buffer in the L2.
+//
+// A grid-stride loop reads the streaming buffer, far larger than the L2, and beside each
+// of its uint4 one of a hot buffer that fits the L2, read round and round; each block
+// writes the wrapping sum of what it read. The backend may set a persisting access
+// policy window over the hot buffer on the stream (the case's params say so).
 
 struct Params {
     unsigned vec4s;
@@ -7,9 +12,10 @@ struct Params {
 
 __constant__ Params params;
 
+#include "block_sum.cuh"
+
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
 hierarchy_persist(const uint4* __restrict__ stream, const uint4* __restrict__ hot, unsigned* __restrict__ sums) {
-    __shared__ unsigned partial[BLOCK_SIZE];
     unsigned group = blockIdx.y * gridDim.x + blockIdx.x;
     unsigned tid = threadIdx.x;
     unsigned grid = gridDim.x * gridDim.y * WORKGROUP_SIZE;
@@ -23,15 +29,5 @@ hierarchy_persist(const uint4* __restrict__ stream, const uint4* __restrict__ ho
         acc.z += s.z + h.z;
         acc.w += s.w + h.w;
     }
-    partial[tid] = acc.x + acc.y + acc.z + acc.w;
-    __syncthreads();
-    for (unsigned stride = WORKGROUP_SIZE / 2; stride > 0; stride /= 2) {
-        if (tid < stride) {
-            partial[tid] += partial[tid + stride];
-        }
-        __syncthreads();
-    }
-    if (tid == 0) {
-        sums[group] = partial[0];
-    }
+    write_block_sum(sums, group, tid, acc.x + acc.y + acc.z + acc.w);
 }

@@ -1,4 +1,7 @@
-// hierarchy/shared, shared_l1_bypass: every block reads one chunk of WORKGROUP_SIZE uint4s of one shared buffer per pass, a different chunk each pass, and writes the wrapping sum of what it read.
+// hierarchy/shared, shared_l1_bypass: every block reads one chunk of a shared buffer per pass.
+//
+// Chunks are of WORKGROUP_SIZE uint4s, a different one each pass; each block writes the
+// wrapping sum of what it read.
 //
 // As the WGSL: block g reads chunk (g + pass * step) mod chunks. With L1_BYPASS the
 // loads are `__ldcg` (cache global: L2 only), so no L1 can serve, whatever the
@@ -12,9 +15,10 @@ struct Params {
 
 __constant__ Params params;
 
+#include "block_sum.cuh"
+
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
 hierarchy_shared(const uint4* src, unsigned* sums) {
-    __shared__ unsigned partial[BLOCK_SIZE];
     unsigned group = blockIdx.y * gridDim.x + blockIdx.x;
     unsigned tid = threadIdx.x;
     unsigned chunk = group % params.chunks;
@@ -36,15 +40,5 @@ hierarchy_shared(const uint4* src, unsigned* sums) {
             chunk -= params.chunks;
         }
     }
-    partial[tid] = acc.x + acc.y + acc.z + acc.w;
-    __syncthreads();
-    for (unsigned stride = WORKGROUP_SIZE / 2; stride > 0; stride /= 2) {
-        if (tid < stride) {
-            partial[tid] += partial[tid + stride];
-        }
-        __syncthreads();
-    }
-    if (tid == 0) {
-        sums[group] = partial[0];
-    }
+    write_block_sum(sums, group, tid, acc.x + acc.y + acc.z + acc.w);
 }

@@ -1,4 +1,7 @@
-// hierarchy/staged_*, staged_async_*: every block stages tiles of WORKGROUP_SIZE elements from global into shared memory, STAGES tiles in flight, and sums each tile read back in reverse order; it writes the wrapping sum of what it read.
+// hierarchy/staged_*, staged_async_*: each block stages tiles in shared memory and sums them.
+//
+// Tiles are of WORKGROUP_SIZE elements, STAGES of them in flight; each tile is read back
+// in reverse order, and the block writes the wrapping sum of what it read.
 //
 // As the WGSL. With ASYNC the staging is `cp.async.ca.shared.global` (global to shared
 // without registers, cached in L1 and L2, as the plain loads are), each tile's copies
@@ -22,6 +25,8 @@ struct Params {
 };
 
 __constant__ Params params;
+
+#include "block_sum.cuh"
 
 // Copies one element from global into shared memory.
 __device__ void stage(elem_t* to, const elem_t* from) {
@@ -52,7 +57,6 @@ __device__ void wait_oldest() {
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
 hierarchy_staged(const elem_t* src, unsigned* sums) {
     __shared__ elem_t tile[TILE_ELEMS];
-    __shared__ unsigned partial[BLOCK_SIZE];
     unsigned group = blockIdx.y * gridDim.x + blockIdx.x;
     unsigned groups = gridDim.x * gridDim.y;
     unsigned tid = threadIdx.x;
@@ -81,15 +85,5 @@ hierarchy_staged(const elem_t* src, unsigned* sums) {
         __syncthreads();
         slot = (slot + 1) % STAGES;
     }
-    partial[tid] = acc;
-    __syncthreads();
-    for (unsigned stride = WORKGROUP_SIZE / 2; stride > 0; stride /= 2) {
-        if (tid < stride) {
-            partial[tid] += partial[tid + stride];
-        }
-        __syncthreads();
-    }
-    if (tid == 0) {
-        sums[group] = partial[0];
-    }
+    write_block_sum(sums, group, tid, acc);
 }

@@ -1,4 +1,6 @@
-// hierarchy/window: every block re-reads one window of `vec4s` uint4s, `loads` loads per thread from its own rotation, and writes the wrapping sum of what it read.
+// hierarchy/window: every block re-reads one window of `vec4s` uint4s and writes the sum it read.
+//
+// Each thread makes `loads` loads from its block's own rotation; the sum is wrapping.
 //
 // As the WGSL: the block reads WORKGROUP_SIZE consecutive uint4s a step and moves on
 // round the window, a contiguous band that wraps. Plain loads: the L1 serves the
@@ -13,9 +15,10 @@ struct Params {
 
 __constant__ Params params;
 
+#include "block_sum.cuh"
+
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
 hierarchy_window(const uint4* src, unsigned* sums) {
-    __shared__ unsigned partial[BLOCK_SIZE];
     unsigned group = blockIdx.y * gridDim.x + blockIdx.x;
     unsigned tid = threadIdx.x;
     unsigned at = (group * params.rotation + tid) % params.vec4s;
@@ -33,15 +36,5 @@ hierarchy_window(const uint4* src, unsigned* sums) {
             at -= params.vec4s;
         }
     }
-    partial[tid] = acc.x + acc.y + acc.z + acc.w;
-    __syncthreads();
-    for (unsigned stride = WORKGROUP_SIZE / 2; stride > 0; stride /= 2) {
-        if (tid < stride) {
-            partial[tid] += partial[tid + stride];
-        }
-        __syncthreads();
-    }
-    if (tid == 0) {
-        sums[group] = partial[0];
-    }
+    write_block_sum(sums, group, tid, acc.x + acc.y + acc.z + acc.w);
 }

@@ -1,4 +1,7 @@
-// latency/chase: one thread follows `steps` dependent loads i = next[i] around a random cycle of line-sized slots, then writes where it stopped and the wrapping sum of the indices it visited.
+// latency/chase: one thread follows `steps` dependent loads i = next[i] around a random cycle.
+//
+// The cycle is of line-sized slots; the thread then writes where it stopped and the
+// wrapping sum of the indices it visited.
 //
 // The pointer chase of the latency microbenchmarks: every load's address is the value
 // of the one before, so only one is in flight and the time per step is the latency of

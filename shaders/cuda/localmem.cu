@@ -1,4 +1,7 @@
-// localmem/register_array, dynamic_index: running mean over a window of W = 32 along each of `series` interleaved series (element j of series t at j * series + t), the window a per-thread array.
+// localmem/register_array, dynamic_index: a running mean over a per-thread window of W = 32.
+//
+// The mean runs along each of `series` interleaved series (element j of series t at j *
+// series + t).
 //
 // With REGISTER_ARRAY the window is indexed only by the unrolled loop's constants,
 // which the compiler keeps in registers; with DYNAMIC_INDEX its slot is computed at

@@ -1,4 +1,7 @@
-// reduce/neighbored, neighbored_less, interleaved, unroll2, unroll4, unroll8: one partial sum per block, the tree in global memory (the texts' reduceNeighbored, reduceNeighboredLess, reduceInterleaved, reduceUnrolling2/4/8).
+// reduce/neighbored, neighbored_less, interleaved, unroll*: one sum per block, its tree in global.
+//
+// Each block writes one partial sum, and its tree runs in global memory (the texts'
+// reduceNeighbored, reduceNeighboredLess, reduceInterleaved, reduceUnrolling2/4/8).
 //
 // One define picks the kernel, as the WGSL's keys do: NEIGHBORED (`tid % (2 * stride)
 // == 0`, divergent lanes in every warp), NEIGHBORED_LESS (step `stride` done by the

@@ -1,4 +1,7 @@
-// reduce/smem, smem_override: one element per thread into shared memory, then the interleaved tree there, __syncthreads()-separated down to the last pair (the texts' reduceSmem and reduceSmemDyn).
+// reduce/smem, smem_override: one element per thread into shared memory, then a tree there.
+//
+// The tree is interleaved and __syncthreads()-separated down to the last pair (the
+// texts' reduceSmem and reduceSmemDyn).
 //
 // With STATIC_TILE the array is sized at compile time for the largest block the suite
 // runs (`__shared__ int smem[DIM]`); without, it is `extern __shared__`, sized at

@@ -1,4 +1,7 @@
-// reduce/unroll8_lastwarp: reduce/unroll8 whose global-memory tree stops at 64 values, which the first warp sums through `volatile` accesses without block barriers (the texts' reduceUnrollWarps8).
+// reduce/unroll8_lastwarp: reduce/unroll8 whose last warp sums 64 values without block barriers.
+//
+// The global-memory tree stops at 64 values, which the first warp sums through
+// `volatile` accesses (the texts' reduceUnrollWarps8).
 //
 // The texts' warp-synchronous tail (`vmem[tid] += vmem[tid + 32]; ...` with no
 // synchronisation) relies on a warp's 32 lanes running in lock-step, which Volta's

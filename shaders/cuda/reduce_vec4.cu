@@ -1,4 +1,7 @@
-// reduce/smem_unroll4, subgroup_add, subgroup_shuffle: one partial sum per block: a grid-stride loop of int4 loads, four in flight per thread, then a sum over the block.
+// reduce/smem_unroll4, subgroup_add, subgroup_shuffle: one partial sum per block of int4 loads.
+//
+// A grid-stride loop of int4 loads, four in flight per thread, then a sum over the
+// block.
 //
 // One define picks how the block combines its threads' sums, as the WGSL's keys do:
 // SMEM, a __syncthreads()-separated tree in shared memory; ADD, __reduce_add_sync

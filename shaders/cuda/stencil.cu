@@ -1,4 +1,7 @@
-// stencil: out[i] = sum over k = 1..4 of c[k] * (in[i + k] - in[i - k]), neighbours outside the array read as 0 (the texts' stencil_1d and stencil_1d_read_only).
+// stencil: out[i] = sum over k = 1..4 of c[k] * (in[i + k] - in[i - k]).
+//
+// Neighbours outside the array read as 0 (the texts' stencil_1d and
+// stencil_1d_read_only).
 //
 // One define set picks the kernel, as the WGSL's keys do: with TILE, the block stages
 // its inputs and a 4-element halo on each side in shared memory, and the coefficients

@@ -1,4 +1,6 @@
-// subgroup/broadcast: `rounds` rounds of v = __shfl_sync(v, SOURCE_LANE) + rotl1(v): every lane takes the source lane's value (the texts' test_shfl_broadcast).
+// subgroup/broadcast: `rounds` rounds of v = __shfl_sync(v, SOURCE_LANE) + rotl1(v).
+//
+// Every lane takes the source lane's value (the texts' test_shfl_broadcast).
 
 struct Params {
     unsigned rounds;

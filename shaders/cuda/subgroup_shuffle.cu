@@ -1,4 +1,7 @@
-// subgroup/shuffle_up, shuffle_down, shuffle_xor: `rounds` rounds of v = __shfl_{up,down,xor}_sync(v, d) + rotl1(v), d = 2^(round mod log2(warpSize)) (the texts' test_shfl_up, test_shfl_down, test_shfl_xor).
+// subgroup/shuffle_up, shuffle_down, shuffle_xor: `rounds` rounds of a shuffle by d plus rotl1(v).
+//
+// Each round is v = __shfl_{up,down,xor}_sync(v, d) + rotl1(v), d = 2^(round mod
+// log2(warpSize)) (the texts' test_shfl_up, test_shfl_down, test_shfl_xor).
 //
 // One define picks the shuffle, as the WGSL's keys do: UP, where lanes below d keep
 // their own value; DOWN, where lanes whose lane + d is not a lane keep their own; XOR,
@@ -17,10 +20,7 @@ __device__ __forceinline__ unsigned rotl1(unsigned v) {
     return (v << 1) | (v >> 31);
 }
 
-// Offsets 1, 2, 4, .., size / 2, then 1 again.
-__device__ __forceinline__ unsigned next_offset(unsigned offset, unsigned size) {
-    return offset << 1 == size ? 1 : offset << 1;
-}
+#include "next_offset.cuh"
 
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
 subgroup_shuffle(const unsigned* __restrict__ src, unsigned* __restrict__ dst) {

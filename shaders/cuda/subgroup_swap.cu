@@ -1,4 +1,8 @@
-// subgroup/swap: each lane holds an array of 4 values; in round r, lane l with bit m = 2^(r mod log2(warpSize)) clear exchanges its element `first` with element `second` of lane l ^ m (the texts' test_shfl_swap: one __shfl_xor_sync between two local swaps).
+// subgroup/swap: each lane holds 4 values and swaps one with a partner lane's in every round.
+//
+// In round r, lane l with bit m = 2^(r mod log2(warpSize)) clear exchanges its element
+// `first` with element `second` of lane l ^ m (the texts' test_shfl_swap: one
+// __shfl_xor_sync between two local swaps).
 //
 // The text selects the lower lane of each pair with `laneIdx / mask + 1 == 1`, true
 // only for lanes below the mask; the lower lane of a pair is the one whose mask bit is
@@ -14,10 +18,7 @@ __constant__ Params params;
 
 #define FULL_MASK 0xffffffffu
 
-// Offsets 1, 2, 4, .., size / 2, then 1 again.
-__device__ __forceinline__ unsigned next_offset(unsigned offset, unsigned size) {
-    return offset << 1 == size ? 1 : offset << 1;
-}
+#include "next_offset.cuh"
 
 __device__ __forceinline__ void swap(unsigned* value, unsigned first, unsigned second) {
     unsigned kept = value[first];

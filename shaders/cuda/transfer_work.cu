@@ -1,4 +1,6 @@
-// transfer/overlap, transfer/mapped_read: dst[i] = ROUNDS rounds of an integer mix of src[i]; with no rounds, a copy.
+// transfer/overlap, transfer/mapped_read: dst[i] = ROUNDS rounds of an integer mix of src[i].
+//
+// With no rounds, a copy.
 
 // The transfer paths launch it per chunk with a grid of exactly the chunk's words
 // (chunks are whole blocks), so no bound is needed; src may be mapped host memory.

@@ -1,4 +1,6 @@
-// The wrapping sum of one u32 from every invocation of the workgroup, by a barrier-separated tree in workgroup memory; WORKGROUP_SIZE must be a power of two.
+// The wrapping sum of one u32 from every invocation of the workgroup.
+//
+// A barrier-separated tree in workgroup memory; WORKGROUP_SIZE must be a power of two.
 var<workgroup> partial: array<u32, WORKGROUP_SIZE>;
 
 // Call from uniform control flow: every step ends in a barrier. Only invocation 0's

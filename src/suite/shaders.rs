@@ -1,7 +1,8 @@
 //! The suite's WGSL, flattened and embedded at build time from `shaders/` (see
 //! `build.rs`): `shaders/<kernel>.wgsl`, or a source that `shaders/permutations` makes
 //! the kernel from, with its `#import`s, `#if`s and `${KEY}`s resolved. The CUDA C
-//! twins (`shaders/cuda/*.cu`) are embedded as they are: [`cuda_source`].
+//! twins (`shaders/cuda/*.cu`) are embedded with their `#include`d headers in place:
+//! [`cuda_source`].
 
 /// A kernel's `shaders/permutations` keys: (KEY, VALUE), no VALUE for a FLAG.
 pub type KernelKeys = &'static [(&'static str, Option<&'static str>)];
