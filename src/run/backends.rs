@@ -50,7 +50,7 @@ impl<'a> Backends<'a> {
             _ => match Cuda::for_adapter(&ctx.info.name, &ctx.info.device_pci_bus_id, timeout) {
                 Ok(cuda) => cuda_builds.iter().map(|&b| cuda.with_build(b)).collect(),
                 Err(error) => {
-                    eprintln!("membench: {error}");
+                    eprintln!("membench: {}", crate::text::shown_lines(&error.to_string()));
                     Vec::new()
                 }
             },
@@ -90,7 +90,8 @@ impl<'a> Backends<'a> {
         #[cfg(feature = "cuda")]
         measurers.extend(self.cuda.iter().map(|backend| Measurer {
             backend,
-            info: backend.run_info(),
+            // The host the wgpu rows name, checked once where it was read.
+            info: backend.run_info(&self.ctx.identity.host),
         }));
         measurers
     }

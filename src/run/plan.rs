@@ -19,6 +19,7 @@ use crate::health;
 use crate::measure::SuiteSampler;
 use crate::results;
 use crate::suite::{self, Api, Build, Profile, RunSizing, Setting, Sizing};
+use crate::text;
 
 /// The adapters a run measures.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -230,7 +231,7 @@ struct Concurrent<'l> {
 /// runs no compute shaders is skipped, not failed.
 fn adapter_ended(index: usize, info: &wgpu::AdapterInfo, ran: Result<Ended>) -> Ended {
     ran.unwrap_or_else(|error| {
-        let said = with_causes(&error);
+        let said = text::shown_lines(&with_causes(&error));
         if let Error::NoCompute { .. } = error {
             eprintln!("membench: adapter {index} skipped: {said}");
             return Ended::Measured;
@@ -282,7 +283,7 @@ fn compute_adapters() -> Result<Vec<Listed>> {
     }
     let mut listed = Vec::new();
     for (index, adapter) in adapters.iter().enumerate() {
-        let info = adapter.get_info();
+        let info = gpu::info(adapter);
         if let Some(why) = gpu::no_compute(adapter) {
             eprintln!(
                 "membench: adapter {index} skipped: {} runs no compute shaders{why}",
@@ -290,7 +291,7 @@ fn compute_adapters() -> Result<Vec<Listed>> {
             );
             continue;
         }
-        let gpu = gpu::identity::of(adapter, &info);
+        let gpu = gpu::identity::of(adapter, &info)?;
         listed.push(Listed { index, info, gpu });
     }
     Ok(listed)
@@ -351,7 +352,7 @@ fn adapter_index(selector: Option<&str>, ctx: &GpuContext) -> usize {
     gpu::instance()
         .map(|instance| gpu::adapters(&instance))
         .ok()
-        .and_then(|adapters| adapters.iter().position(|a| a.get_info() == ctx.info))
+        .and_then(|adapters| adapters.iter().position(|a| gpu::info(a) == ctx.info))
         .unwrap_or(0)
 }
 
@@ -530,7 +531,7 @@ impl Plan {
             .map(|m| m.backend.setting().to_string())
             .collect();
         let target = match &file {
-            Some(path) => path.display().to_string(),
+            Some(path) => text::shown_path(path),
             None => {
                 if let Destination::Stdout(format) = destination {
                     // Before anything is measured: a stdout that takes nothing stops the

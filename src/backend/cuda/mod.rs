@@ -166,12 +166,12 @@ impl CudaDevice {
         same_name && (pci_bus_id.is_empty() || pci_bus_id.eq_ignore_ascii_case(&self.pci_bus_id))
     }
 
-    /// Which physical GPU this is (NVML's UUID and link, where NVML is there), and the
-    /// host: the same as the wgpu adapter's of the same GPU.
-    pub fn identity(&self) -> GpuIdentity {
+    /// Which physical GPU this is (NVML's UUID and link, where NVML is there), on `host`:
+    /// the same as the wgpu adapter's of the same GPU.
+    pub fn identity(&self, host: &str) -> GpuIdentity {
         let nvml = crate::backend::nvml::gpu_at(&self.pci_bus_id).map(|gpu| gpu.identity());
         GpuIdentity {
-            host: crate::backend::wgpu::identity::host(),
+            host: host.to_owned(),
             gpu_uuid: nvml
                 .as_ref()
                 .map_or_else(|| "-".to_owned(), |identity| identity.uuid.clone()),
@@ -331,9 +331,9 @@ impl Cuda {
         }
     }
 
-    /// The columns every CUDA row of a run records: the same device name as wgpu's
-    /// rows, backend `cuda`, the driver, warps of 32.
-    pub fn run_info(&self) -> RunInfo {
+    /// The columns every CUDA row of a run on `host` records: the same device name as
+    /// wgpu's rows, backend `cuda`, the driver, warps of 32.
+    pub fn run_info(&self, host: &str) -> RunInfo {
         RunInfo {
             device: self.device.name.clone(),
             // As wgpu's rows name the vendor (PCI id 0x10de).
@@ -344,7 +344,7 @@ impl Cuda {
             setting: self.setting(),
             timestamp_utc: humantime::format_rfc3339_seconds(std::time::SystemTime::now())
                 .to_string(),
-            gpu: self.device.identity(),
+            gpu: self.device.identity(host),
         }
     }
 
