@@ -62,6 +62,8 @@ pub struct Plan {
     pub profile: Option<Profile>,
     /// The expectation file the run is checked against.
     pub expect: Option<PathBuf>,
+    /// The expectation file the run, declared healthy, writes (`--bless`).
+    pub bless: Option<PathBuf>,
 }
 
 /// `--adapter` for every adapter.
@@ -496,8 +498,13 @@ impl Plan {
         if let Some(profile) = self.profile {
             cases = profile.select(cases);
         }
-        // A bad expectation file stops the run before anything is measured.
+        // A bad expectation file, or one of another model or of cases this run does not
+        // measure, stops the run before anything is measured.
+        let case_ids: Vec<suite::CaseId> = cases.iter().map(|(e, case)| case.id(e)).collect();
         let expectations = self.expect.as_deref().map(health::read).transpose()?;
+        if let Some(expectations) = &expectations {
+            expectations.admit(&ctx.info.name, &case_ids)?;
+        }
         let identity = identity(&ctx.info, &ctx.identity, settings.sizing());
         let file = match destination {
             Destination::DefaultFile => Some(identity.default_path()),
@@ -518,6 +525,9 @@ impl Plan {
             }
             None => Vec::new(),
         };
+        if let Some(path) = &self.bless {
+            health::check_blessable(path, file.as_deref())?;
+        }
         let backends = Backends::new(&ctx, &self.apis, &self.builds, self.timeout);
         let measurers = backends.measurers();
         let _backends_down = teardown.taking();
@@ -628,14 +638,22 @@ impl Plan {
             Destination::DefaultFile | Destination::File(_) => print(out, &summary)?,
         }
         // The verdict goes to stderr: stdout may be the rows.
-        let verdict = match (&self.expect, &expectations) {
-            (Some(path), Some(expectations)) => {
-                let verdict = health::check(path, expectations, &ran.rows)?;
-                eprint!("{}", verdict.text());
-                Some(verdict)
-            }
-            _ => None,
-        };
+        let verdict = expectations.map(|expectations| expectations.check(&ran.rows));
+        if let Some(verdict) = &verdict {
+            eprint!("{}", verdict.text());
+        }
+        if let Some(path) = self.bless.as_deref().filter(|_| !ran.interrupted) {
+            let source = file.as_deref().map_or_else(
+                || format!("a run on {}", ctx.identity.host),
+                text::shown_path,
+            );
+            let blessed = health::bless(path, &source, &ran.rows, &case_ids)?;
+            let path = text::shown_path(path);
+            eprintln!(
+                "membench: {} expectations blessed into {path}",
+                blessed.len()
+            );
+        }
         Ok(if ran.interrupted {
             Ended::Stopped(stop::stopped_by())
         } else if ran.failed > 0 || verdict.as_ref().is_some_and(health::Verdict::incomplete) {
