@@ -63,10 +63,10 @@ pub enum Error {
     /// Not `source`, as [`Error::Io`].
     #[error("writing to stdout: {0}")]
     Stdout(std::io::Error),
-    #[error("{}: {message}", path.display())]
+    #[error("{}: {message}", crate::text::shown_path(path))]
     Results { path: PathBuf, message: String },
     /// Not `source`: the message says it already, and a chain would say it twice.
-    #[error("{}: {error}", path.display())]
+    #[error("{}: {error}", crate::text::shown_path(path))]
     Io {
         path: PathBuf,
         error: std::io::Error,

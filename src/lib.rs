@@ -11,6 +11,7 @@
 //! [`run`] drives a run ([`run::Plan`]); [`commands`] holds the other commands' bodies.
 //! [`fleet`] reads one file per GPU of many GPUs and names those slower than their model's
 //! median; [`health`] checks a run against what a healthy GPU of its model reaches.
+//! [`text`] keeps text from outside membench fit for a terminal, a row and a path.
 
 pub mod backend;
 pub mod calibrate;
@@ -25,6 +26,7 @@ pub mod results;
 pub mod run;
 pub mod sim;
 pub mod suite;
+pub mod text;
 pub mod validate;
 
 pub use error::{Error, Result};

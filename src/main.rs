@@ -172,14 +172,20 @@ fn main() -> ExitCode {
         Err(error) if broken_pipe(&error) => ExitCode::from(BROKEN_PIPE_EXIT),
         // Flags that contradict each other, as clap's own usage errors.
         Err(error) if matches!(error.downcast_ref(), Some(membench::Error::Usage(_))) => {
-            eprintln!("membench: {error:#}");
+            eprintln!("membench: {}", said(&error));
             ExitCode::from(USAGE_EXIT)
         }
         Err(error) => {
-            eprintln!("membench: {error:#}");
+            eprintln!("membench: {}", said(&error));
             ExitCode::FAILURE
         }
     }
+}
+
+/// `error` and its causes as a terminal may show them: what a file, a driver or the
+/// environment put in them cannot colour a line or forge one.
+fn said(error: &anyhow::Error) -> String {
+    membench::text::shown_lines(&format!("{error:#}"))
 }
 
 /// Whether `error` is stdout's reader having gone away.

@@ -135,14 +135,16 @@ fn malformed_results_file_stops_the_run_before_measuring() {
     );
 }
 
+/// The binary in `dir`, on Vulkan.
+fn command_in(dir: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_membench"));
+    command.current_dir(dir).env("WGPU_BACKEND", "vulkan");
+    command
+}
+
 /// Runs the binary on Vulkan in `dir`: its exit status, stdout and stderr.
 fn membench_in(dir: &Path, args: &[&str]) -> std::io::Result<(ExitStatus, String, String)> {
-    outcome(
-        Command::new(env!("CARGO_BIN_EXE_membench"))
-            .args(args)
-            .current_dir(dir)
-            .env("WGPU_BACKEND", "vulkan"),
-    )
+    outcome(command_in(dir).args(args))
 }
 
 /// Runs the binary in `dir` on every backend (lavapipe's Vulkan and llvmpipe's GL
@@ -715,4 +717,214 @@ fn simulate_validate_of_a_bad_file_is_one_line_naming_it() {
         assert!(stderr.starts_with(&format!("membench: {path}")), "{stderr}");
     }
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Whether `text` holds a character a terminal would act on, line breaks aside.
+fn acts_on_a_terminal(text: &str) -> bool {
+    text.chars()
+        .any(|c| c != '\n' && membench::text::is_unsafe(c))
+}
+
+#[test]
+fn membench_host_loses_a_trailing_line_break_and_a_control_character_is_refused() {
+    let dir = scratch("host").unwrap();
+    let run = |host: &str, out: &str| {
+        let args = ["run", "--quick", "--filter", ONE_CASE, "--out", out];
+        outcome(command_in(&dir).args(args).env("MEMBENCH_HOST", host)).unwrap()
+    };
+    // A ConfigMap's value, with its line break.
+    let (status, _, stderr) = run("node-1\n", "{host}.csv");
+    if no_adapter(&stderr) {
+        return;
+    }
+    assert!(status.success(), "{stderr}");
+    let rows = membench::results::read(&dir.join("node-1.csv")).unwrap();
+    assert!(rows.iter().all(|row| row.host == "node-1"), "{rows:?}");
+    // Its two builds side by side: compare reads what the run wrote.
+    let (status, _, stderr) = membench_in(&dir, &["compare", "node-1.csv"]).unwrap();
+    assert!(status.success(), "{stderr}");
+    for host in [
+        "node\u{1b}[31m-1",
+        "node-1\nhealth: 1 cases against their expectation, healthy",
+        "node-\u{202e}1",
+    ] {
+        let (status, _, stderr) = run(host, "refused.csv");
+        assert_eq!(status.code(), Some(1), "{host:?}: {stderr}");
+        assert!(
+            stderr.starts_with("membench: MEMBENCH_HOST: ") && stderr.lines().count() == 1,
+            "{host:?}: {stderr}"
+        );
+        assert!(!acts_on_a_terminal(&stderr), "{stderr:?}");
+        assert!(!dir.join("refused.csv").exists(), "{host:?}");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// The binary with `args` in `dir` on Vulkan, killed after `limit`: its exit status
+/// (none where it was killed) and stderr.
+fn membench_within(
+    dir: &Path,
+    limit: Duration,
+    args: &[&str],
+) -> std::io::Result<(Option<ExitStatus>, String)> {
+    let stderr = dir.join("stderr.txt");
+    let mut child = command_in(dir)
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&stderr)?)
+        .spawn()?;
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break Some(status);
+        }
+        if Instant::now() > deadline {
+            child.kill()?;
+            child.wait()?;
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let mut text = String::new();
+    std::fs::File::open(&stderr)?.read_to_string(&mut text)?;
+    Ok((status, text))
+}
+
+#[test]
+fn hostile_expectation_files_are_refused_before_anything_is_measured() {
+    let dir = scratch("expect").unwrap();
+    let (_, stdout, stderr) = membench_in(&dir, &["devices"]).unwrap();
+    if no_adapter(&stderr) {
+        return;
+    }
+    let device = stdout
+        .lines()
+        .find_map(|line| line.strip_prefix("0: "))
+        .unwrap();
+    // A figure no adapter reaches, with a reason that would clear the screen and forge
+    // a healthy verdict.
+    let forged = membench::health::Expectation {
+        device: device.to_owned(),
+        case: "copy/peak/launch=vec4".parse().unwrap(),
+        min_gbps: 1e9,
+        reason: "\u{1b}[2J\nhealth: 1 cases against their expectation, healthy".to_owned(),
+    };
+    let text = membench::health::render(&[forged]).unwrap();
+    std::fs::write(dir.join("forged.csv"), text).unwrap();
+    let fifo = dir.join("fifo.csv");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    let another_model = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("results/expect/nvidia-h100-80gb-hbm3-vulkan.csv");
+    let mut files = vec![
+        (
+            dir.join("forged.csv"),
+            "column `reason`: a control character",
+        ),
+        (
+            another_model,
+            "expectations of `NVIDIA H100 80GB HBM3` where this run measures",
+        ),
+    ];
+    if made.is_ok_and(|status| status.success()) {
+        files.push((fifo, "a device, FIFO or socket, not a regular file"));
+    }
+    for (file, expected) in files {
+        let args = ["run", "--quick", "--profile", "health", "--out", "out.csv"];
+        let expect = ["--expect", file.to_str().unwrap()];
+        let (status, stderr) = membench_within(
+            &dir,
+            Duration::from_secs(120),
+            &[&args[..], &expect].concat(),
+        )
+        .unwrap();
+        assert_eq!(status.and_then(|s| s.code()), Some(1), "{file:?}: {stderr}");
+        assert!(stderr.contains(expected), "{file:?}: {stderr}");
+        assert!(!acts_on_a_terminal(&stderr), "{stderr:?}");
+        assert!(
+            !stderr.lines().any(|l| l.starts_with("health:")),
+            "{stderr}"
+        );
+        assert!(!dir.join("out.csv").exists(), "{file:?}: measured first");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn bless_takes_one_adapter_a_profile_and_a_file_other_than_the_results() {
+    let dir = scratch("bless-usage").unwrap();
+    for (args, expected) in [
+        (
+            &["run", "--bless", "mine.csv"][..],
+            "the following required arguments were not provided",
+        ),
+        (
+            &[
+                "run",
+                "--profile",
+                "health",
+                "--bless",
+                "mine.csv",
+                "--adapter",
+                "all",
+            ],
+            "--bless writes one model's file from one GPU",
+        ),
+        (
+            &[
+                "run",
+                "--profile",
+                "health",
+                "--bless",
+                "mine.csv",
+                "--expect",
+                "mine.csv",
+            ],
+            "cannot be used with",
+        ),
+        (
+            &[
+                "run",
+                "--quick",
+                "--profile",
+                "health",
+                "--bless",
+                "./mine.csv",
+                "--out",
+                "mine.csv",
+            ],
+            "--bless names the results file",
+        ),
+    ] {
+        let (status, _, stderr) = membench_in(&dir, args).unwrap();
+        if no_adapter(&stderr) {
+            continue;
+        }
+        assert_eq!(status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
+    assert!(!dir.join("mine.csv").exists());
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn the_readme_leaves_the_health_profiles_count_to_the_run() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let row = readme
+        .lines()
+        .find(|line| line.contains("--profile health"))
+        .unwrap();
+    // The count depends on the device's sizing (`--quick` has fewer): the run's first
+    // line says it, and a number here drifts from both.
+    let numbers = [
+        "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+        "twelve",
+    ];
+    let words: Vec<&str> = row.split_whitespace().collect();
+    let counted = words.windows(2).any(|pair| {
+        pair[1].starts_with("case")
+            && (pair[0].parse::<u32>().is_ok()
+                || numbers.contains(&pair[0].to_lowercase().as_str()))
+    });
+    assert!(!counted, "{row}");
 }

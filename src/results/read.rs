@@ -12,6 +12,7 @@ use crate::error::{Error, Result};
 use crate::files;
 use crate::sim::model::Bound;
 use crate::suite::{Build, CaseId, Setting, check_variant};
+use crate::text;
 
 /// How far a bandwidth may be from the bytes over its time: a file written by hand or
 /// by another tool may round to four digits.
@@ -28,12 +29,18 @@ pub fn read(path: &Path) -> Result<Vec<Row>> {
 /// [`read`], each row with the line it starts on, for errors about rows that are
 /// well-formed alone but not together.
 pub fn read_with_lines(path: &Path) -> Result<Vec<(u64, Row)>> {
+    parse_with_lines(path, &file_bytes(path)?)
+}
+
+/// The bytes of the file at `path`, a regular file of at most [`MAX_FILE_BYTES`]: what
+/// membench reads a CSV of its own from.
+pub fn file_bytes(path: &Path) -> Result<Vec<u8>> {
     let io = Error::io(path);
     // Checked before opening: opening a FIFO waits for a writer, and a device such as
     // /dev/zero never ends.
     files::refuse_unless_regular(path, &std::fs::metadata(path).map_err(&io)?)?;
     let file = std::fs::File::open(path).map_err(&io)?;
-    parse_with_lines(path, &files::read_bounded(path, &file, MAX_FILE_BYTES)?)
+    files::read_bounded(path, &file, MAX_FILE_BYTES)
 }
 
 /// The rows of the results file at `path`, each with its line; none where there is no
@@ -73,10 +80,7 @@ pub fn parse_with_lines(path: &Path, bytes: &[u8]) -> Result<Vec<(u64, Row)>> {
         .headers()
         .map_err(|e| error(csv_message(&e, None)))?
         .clone();
-    let column_at = |line: u64, index: usize| {
-        let name = header.get(index).unwrap_or_default();
-        format!("line {line}, column {} (`{name}`)", index + 1)
-    };
+    let column_at = |line: u64, index: usize| column_at(&header, line, index);
     // The csv reader takes an unclosed quote's field to the end of the file.
     if let Some((line, field)) = unclosed_quote(bytes) {
         return Err(error(format!(
@@ -151,19 +155,9 @@ pub fn parse_with_lines(path: &Path, bytes: &[u8]) -> Result<Vec<(u64, Row)>> {
         {
             return Err(error(format!("{}: {why}", at("sim_bound"))));
         }
-        let mut row: Row = record.deserialize(Some(&header)).map_err(|e| {
-            error(match e.kind() {
-                csv::ErrorKind::Deserialize { err, .. } => match err.field() {
-                    Some(index) => {
-                        let index = usize::try_from(index).unwrap_or(usize::MAX);
-                        let value = record.get(index).unwrap_or_default();
-                        format!("{}: {} in `{value}`", column_at(line, index), err.kind())
-                    }
-                    None => format!("line {line}: {}", err.kind()),
-                },
-                _ => format!("line {line}: {e}"),
-            })
-        })?;
+        let mut row: Row = record
+            .deserialize(Some(&header))
+            .map_err(|e| error(field_message(&e, &header, &record)))?;
         if row.schema_version != expected_version {
             return Err(error(format!(
                 "{}: schema version {} where this membench reads {expected_version} with \
@@ -237,12 +231,44 @@ fn foreign_header(header: &csv::StringRecord) -> Option<String> {
 }
 
 /// Why the field `text` of `column` is unsafe to print or to name a file by, if it is: a
-/// control character (an ANSI escape, a line break outside the note).
-fn unsafe_text(column: &str, text: &str) -> Option<String> {
+/// character a terminal acts on ([`text::is_unsafe`]: an ANSI escape, a bidirectional
+/// override, a line break outside the note).
+pub(crate) fn unsafe_text(column: &str, text: &str) -> Option<String> {
     let allowed = |c: char| column == "note" && matches!(c, '\n' | '\r' | '\t');
     text.chars()
-        .find(|&c| c.is_control() && !allowed(c))
-        .map(|c| format!("a control character ({:?})", c))
+        .find(|&c| text::is_unsafe(c) && !allowed(c))
+        .map(text::named)
+}
+
+/// `line L, column C (`name`)`: where a field is, as errors name it.
+fn column_at(header: &csv::StringRecord, line: u64, index: usize) -> String {
+    let name = header.get(index).unwrap_or_default();
+    format!("line {line}, column {} (`{name}`)", index + 1)
+}
+
+/// A record's deserialization error as the line and column of the field, what is wrong
+/// and the value; `header` names the columns.
+pub(crate) fn field_message(
+    e: &csv::Error,
+    header: &csv::StringRecord,
+    record: &csv::StringRecord,
+) -> String {
+    let line = record.position().map_or(0, csv::Position::line);
+    match e.kind() {
+        csv::ErrorKind::Deserialize { err, .. } => match err.field() {
+            Some(index) => {
+                let index = usize::try_from(index).unwrap_or(usize::MAX);
+                let value = record.get(index).unwrap_or_default();
+                format!(
+                    "{}: {} in `{value}`",
+                    column_at(header, line, index),
+                    err.kind()
+                )
+            }
+            None => format!("line {line}: {}", err.kind()),
+        },
+        _ => format!("line {line}: {e}"),
+    }
 }
 
 /// The first column of `row` that contradicts what membench relies on, and why.
@@ -456,7 +482,7 @@ fn other_schema_version(
 
 /// A csv reading error as `line L[, column C (`name`)]: what`, without csv's own
 /// position prefix.
-fn csv_message(e: &csv::Error, header: Option<&csv::StringRecord>) -> String {
+pub(crate) fn csv_message(e: &csv::Error, header: Option<&csv::StringRecord>) -> String {
     let line = |position: Option<&csv::Position>| {
         position.map_or(String::new(), |p| format!("line {}: ", p.line()))
     };

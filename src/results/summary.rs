@@ -76,7 +76,8 @@ pub(super) fn summary_cells(rows: &[Row]) -> Vec<Vec<String>> {
             let status = if row.note.is_empty() {
                 row.status.to_string()
             } else {
-                format!("{}: {}", row.status, row.note)
+                // A note is a driver's or a compiler's words: one line, shown.
+                format!("{}: {}", row.status, crate::text::shown(&row.note))
             };
             vec![
                 row.family.to_string(),

@@ -5,7 +5,7 @@ use std::str::FromStr as _;
 use std::time::Duration;
 
 use super::{Adapters, Destination, Plan, RunSettings, check_settings, parse_matrix};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::health;
 use crate::measure::{DEFAULT_SAMPLES, MIN_SAMPLES};
 use crate::results;
@@ -72,8 +72,13 @@ pub struct RunArgs {
     /// Checks the run against an expectation file of the GPU's model (shipped in
     /// results/expect/): exit 3 where a case is slower than expected, 1 where one could
     /// not be measured.
-    #[arg(long, value_name = "CSV")]
+    #[arg(long, value_name = "CSV", conflicts_with = "bless")]
     pub expect: Option<PathBuf>,
+    /// With `--profile health`, on one adapter: declares this GPU healthy and writes an
+    /// expectation file for its model from the run, at the shipped files' margins (90 %
+    /// of each median, 50 % for transfers); nothing is written where a case failed.
+    #[arg(long, value_name = "CSV", requires = "profile")]
+    pub bless: Option<PathBuf>,
     /// Seconds one submission may take before the device counts as hung.
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout_s: u64,
@@ -88,11 +93,19 @@ impl RunArgs {
             None => (self.api, self.build),
         };
         check_settings(&apis, &builds)?;
+        let adapters = Adapters::of(self.adapter, self.concurrent)?;
+        if self.bless.is_some() && !matches!(adapters, Adapters::One(_)) {
+            return Err(Error::Usage(
+                "--bless writes one model's file from one GPU: give --adapter one adapter"
+                    .to_owned(),
+            ));
+        }
         Ok(Plan {
             profile: self.profile,
             expect: self.expect,
+            bless: self.bless,
             destination: Destination::of(self.out, self.format)?,
-            adapters: Adapters::of(self.adapter, self.concurrent)?,
+            adapters,
             filters: self.filter,
             settings: RunSettings {
                 quick: self.quick,

@@ -50,7 +50,7 @@ impl<'a> Backends<'a> {
             _ => match Cuda::for_adapter(&ctx.info.name, &ctx.info.device_pci_bus_id, timeout) {
                 Ok(cuda) => cuda_builds.iter().map(|&b| cuda.with_build(b)).collect(),
                 Err(error) => {
-                    eprintln!("membench: {error}");
+                    eprintln!("membench: {}", crate::text::shown_lines(&error.to_string()));
                     Vec::new()
                 }
             },
@@ -77,11 +77,10 @@ impl<'a> Backends<'a> {
             .iter()
             .map(|backend| measurer(backend, self.ctx.run_info(backend.build)));
         #[cfg(feature = "cuda")]
-        let wgpu = wgpu.chain(
-            self.cuda
-                .iter()
-                .map(|backend| measurer(backend, backend.run_info())),
-        );
+        let wgpu = wgpu.chain(self.cuda.iter().map(|backend| {
+            // The host the wgpu rows name, checked once where it was read.
+            measurer(backend, backend.run_info(&self.ctx.identity.host))
+        }));
         wgpu.collect()
     }
 }

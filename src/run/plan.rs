@@ -19,6 +19,7 @@ use crate::health;
 use crate::measure::SuiteSampler;
 use crate::results;
 use crate::suite::{self, Api, Build, Profile, RunSizing, Setting, Sizing};
+use crate::text;
 
 /// The adapters a run measures.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -61,6 +62,8 @@ pub struct Plan {
     pub profile: Option<Profile>,
     /// The expectation file the run is checked against.
     pub expect: Option<PathBuf>,
+    /// The expectation file the run, declared healthy, writes (`--bless`).
+    pub bless: Option<PathBuf>,
 }
 
 /// `--adapter` for every adapter.
@@ -230,7 +233,7 @@ struct Concurrent<'l> {
 /// runs no compute shaders is skipped, not failed.
 fn adapter_ended(index: usize, info: &wgpu::AdapterInfo, ran: Result<Ended>) -> Ended {
     ran.unwrap_or_else(|error| {
-        let said = with_causes(&error);
+        let said = text::shown_lines(&with_causes(&error));
         if let Error::NoCompute { .. } = error {
             eprintln!("membench: adapter {index} skipped: {said}");
             return Ended::Measured;
@@ -282,7 +285,7 @@ fn compute_adapters() -> Result<Vec<Listed>> {
     }
     let mut listed = Vec::new();
     for (index, adapter) in adapters.iter().enumerate() {
-        let info = adapter.get_info();
+        let info = gpu::info(adapter);
         if let Some(why) = gpu::no_compute(adapter) {
             eprintln!(
                 "membench: adapter {index} skipped: {} runs no compute shaders{why}",
@@ -290,7 +293,7 @@ fn compute_adapters() -> Result<Vec<Listed>> {
             );
             continue;
         }
-        let gpu = gpu::identity::of(adapter, &info);
+        let gpu = gpu::identity::of(adapter, &info)?;
         listed.push(Listed { index, info, gpu });
     }
     Ok(listed)
@@ -351,7 +354,7 @@ fn adapter_index(selector: Option<&str>, ctx: &GpuContext) -> usize {
     gpu::instance()
         .map(|instance| gpu::adapters(&instance))
         .ok()
-        .and_then(|adapters| adapters.iter().position(|a| a.get_info() == ctx.info))
+        .and_then(|adapters| adapters.iter().position(|a| gpu::info(a) == ctx.info))
         .unwrap_or(0)
 }
 
@@ -495,8 +498,13 @@ impl Plan {
         if let Some(profile) = self.profile {
             cases = profile.select(cases);
         }
-        // A bad expectation file stops the run before anything is measured.
+        // A bad expectation file, or one of another model or of cases this run does not
+        // measure, stops the run before anything is measured.
+        let case_ids: Vec<suite::CaseId> = cases.iter().map(|(e, case)| case.id(e)).collect();
         let expectations = self.expect.as_deref().map(health::read).transpose()?;
+        if let Some(expectations) = &expectations {
+            expectations.admit(&ctx.info.name, &case_ids)?;
+        }
         let identity = identity(&ctx.info, &ctx.identity, settings.sizing());
         let file = match destination {
             Destination::DefaultFile => Some(identity.default_path()),
@@ -517,6 +525,9 @@ impl Plan {
             }
             None => Vec::new(),
         };
+        if let Some(path) = &self.bless {
+            health::check_blessable(path, file.as_deref())?;
+        }
         let backends = Backends::new(&ctx, &self.apis, &self.builds, self.timeout);
         let measurers = backends.measurers();
         let _backends_down = teardown.taking();
@@ -528,7 +539,7 @@ impl Plan {
         let settings_text: Vec<String> =
             measurers.iter().map(|m| m.setting().to_string()).collect();
         let target = match &file {
-            Some(path) => path.display().to_string(),
+            Some(path) => text::shown_path(path),
             None => {
                 if let Destination::Stdout(format) = destination {
                     // Before anything is measured: a stdout that takes nothing stops the
@@ -620,14 +631,22 @@ impl Plan {
             Destination::DefaultFile | Destination::File(_) => print(out, &summary)?,
         }
         // The verdict goes to stderr: stdout may be the rows.
-        let verdict = match (&self.expect, &expectations) {
-            (Some(path), Some(expectations)) => {
-                let verdict = health::check(path, expectations, &ran.rows)?;
-                eprint!("{}", verdict.text());
-                Some(verdict)
-            }
-            _ => None,
-        };
+        let verdict = expectations.map(|expectations| expectations.check(&ran.rows));
+        if let Some(verdict) = &verdict {
+            eprint!("{}", verdict.text());
+        }
+        if let Some(path) = self.bless.as_deref().filter(|_| !ran.interrupted) {
+            let source = file.as_deref().map_or_else(
+                || format!("a run on {}", ctx.identity.host),
+                text::shown_path,
+            );
+            let blessed = health::bless(path, &source, &ran.rows, &case_ids)?;
+            let path = text::shown_path(path);
+            eprintln!(
+                "membench: {} expectations blessed into {path}",
+                blessed.len()
+            );
+        }
         Ok(if ran.interrupted {
             Ended::Stopped(stop::stopped_by())
         } else if ran.failed > 0 || verdict.as_ref().is_some_and(health::Verdict::incomplete) {

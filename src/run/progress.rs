@@ -11,6 +11,7 @@ use super::{Outcome, Progress};
 use crate::error::{Error, Result};
 use crate::measure::Stats;
 use crate::suite::{CaseId, Setting};
+use crate::text::{shown, shown_lines};
 
 /// A progress bar of `len` steps, the time taken and a message.
 pub fn bar(len: usize) -> Result<ProgressBar> {
@@ -29,8 +30,12 @@ pub fn style(template: &str) -> Result<ProgressStyle> {
 /// The line that says case `id` was skipped or failed in `setting`, if it was.
 fn notice(id: &CaseId, setting: Setting, outcome: &Outcome) -> Option<String> {
     match outcome {
-        Outcome::Failed(reason) => Some(format!("FAILED {id} ({setting}): {reason}")),
-        Outcome::Skipped(reason) => Some(format!("skipped {id} ({setting}): {reason}")),
+        Outcome::Failed(reason) => {
+            Some(format!("FAILED {id} ({setting}): {}", shown_lines(reason)))
+        }
+        Outcome::Skipped(reason) => {
+            Some(format!("skipped {id} ({setting}): {}", shown_lines(reason)))
+        }
         Outcome::Measured(_) | Outcome::Predicted => None,
     }
 }
@@ -123,8 +128,11 @@ impl Progress for Bars {
                 "[{:7.1} s] {id} ({setting}): {what}",
                 start.elapsed().as_secs_f64()
             );
-            // Every line of a multi-line failure tagged, all written at once.
-            let tagged: String = line.lines().map(|l| format!("{}{l}\n", self.tag)).collect();
+            // Every line of a multi-line failure tagged and shown, all written at once.
+            let tagged: String = line
+                .lines()
+                .map(|l| format!("{}{}\n", self.tag, shown(l)))
+                .collect();
             eprint!("{tagged}");
             return;
         }

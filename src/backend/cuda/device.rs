@@ -120,12 +120,12 @@ impl CudaDevice {
         same_name && (pci_bus_id.is_empty() || pci_bus_id.eq_ignore_ascii_case(&self.pci_bus_id))
     }
 
-    /// Which physical GPU this is (NVML's UUID and link, where NVML is there), and the
-    /// host: the same as the wgpu adapter's of the same GPU.
-    pub fn identity(&self) -> GpuIdentity {
+    /// Which physical GPU this is (NVML's UUID and link, where NVML is there), on `host`:
+    /// the same as the wgpu adapter's of the same GPU.
+    pub fn identity(&self, host: &str) -> GpuIdentity {
         let nvml = crate::backend::nvml::gpu_at(&self.pci_bus_id).map(|gpu| gpu.identity());
         GpuIdentity {
-            host: crate::backend::wgpu::identity::host(),
+            host: host.to_owned(),
             gpu_uuid: nvml
                 .as_ref()
                 .map_or_else(|| "-".to_owned(), |identity| identity.uuid.clone()),

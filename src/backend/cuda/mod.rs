@@ -160,9 +160,9 @@ impl Cuda {
         }
     }
 
-    /// The columns every CUDA row of a run records: the same device name as wgpu's
-    /// rows, backend `cuda`, the driver, warps of 32.
-    pub fn run_info(&self) -> RunInfo {
+    /// The columns every CUDA row of a run on `host` records: the same device name as
+    /// wgpu's rows, backend `cuda`, the driver, warps of 32.
+    pub fn run_info(&self, host: &str) -> RunInfo {
         RunInfo {
             device: self.device.name.clone(),
             // As wgpu's rows name the vendor (PCI id 0x10de).
@@ -173,7 +173,7 @@ impl Cuda {
             setting: self.setting(),
             timestamp_utc: humantime::format_rfc3339_seconds(std::time::SystemTime::now())
                 .to_string(),
-            gpu: self.device.identity(),
+            gpu: self.device.identity(host),
         }
     }
 

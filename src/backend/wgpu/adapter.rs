@@ -2,6 +2,7 @@
 //! the one `--adapter` picks, and what the CLI and the CSV say about them.
 
 use crate::error::{Error, Result};
+use crate::text;
 
 /// The instance from the environment: `WGPU_BACKEND` picks backends.
 pub fn instance() -> Result<wgpu::Instance> {
@@ -9,6 +10,17 @@ pub fn instance() -> Result<wgpu::Instance> {
     Ok(wgpu::Instance::new(
         wgpu::InstanceDescriptor::new_without_display_handle_from_env(),
     ))
+}
+
+/// The variable that picks wgpu's backends.
+const BACKEND_VARIABLE: &str = "WGPU_BACKEND";
+
+/// The variable that picks an adapter where `--adapter` does not.
+const ADAPTER_VARIABLE: &str = "WGPU_ADAPTER_NAME";
+
+/// The environment variable `name`, checked ([`text::environment`]).
+pub(super) fn environment(name: &str) -> Result<Option<String>> {
+    text::environment(name).map_err(Error::Environment)
 }
 
 /// The names `WGPU_BACKEND` takes, as wgpu reads them.
@@ -19,7 +31,7 @@ const BACKEND_NAMES: &[&str] = &[
 /// An error where `WGPU_BACKEND` holds a name wgpu does not know: wgpu would skip it
 /// and find no adapter, and the error would suggest installing a driver.
 fn check_backend_names() -> Result<()> {
-    let Ok(value) = std::env::var("WGPU_BACKEND") else {
+    let Some(value) = environment(BACKEND_VARIABLE)? else {
         return Ok(());
     };
     let lower = value.to_lowercase();
@@ -63,21 +75,22 @@ pub fn adapters(instance: &wgpu::Instance) -> Vec<wgpu::Adapter> {
 pub fn select_adapter(instance: &wgpu::Instance, selector: Option<&str>) -> Result<wgpu::Adapter> {
     let mut adapters = adapters(instance);
     if adapters.is_empty() {
-        let backends = std::env::var("WGPU_BACKEND")
-            .map(|b| format!(" for WGPU_BACKEND={b}"))
+        let backends = environment(BACKEND_VARIABLE)?
+            .map(|b| format!(" for {BACKEND_VARIABLE}={b}"))
             .unwrap_or_default();
         return Err(Error::NoAdapter(backends));
     }
-    let Some(wanted) = selector
-        .map(str::to_owned)
-        .or_else(|| std::env::var("WGPU_ADAPTER_NAME").ok())
-    else {
+    let wanted = match selector {
+        Some(selector) => Some(selector.to_owned()),
+        None => environment(ADAPTER_VARIABLE)?,
+    };
+    let Some(wanted) = wanted else {
         return Ok(adapters.swap_remove(0));
     };
-    let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
+    let names: Vec<String> = adapters.iter().map(|a| info(a).name).collect();
     let listing = |indexes: &mut dyn Iterator<Item = usize>| {
         indexes
-            .map(|i| format!("  {i}: {}", describe(&adapters[i].get_info())))
+            .map(|i| format!("  {i}: {}", describe(&info(&adapters[i]))))
             .collect::<Vec<_>>()
             .join("\n")
     };
@@ -86,7 +99,7 @@ pub fn select_adapter(instance: &wgpu::Instance, selector: Option<&str>) -> Resu
     if wanted.parse::<usize>().is_err() {
         let by_gpu: Vec<usize> = (0..adapters.len())
             .filter(|&i| {
-                let gpu = super::identity::of(&adapters[i], &adapters[i].get_info());
+                let gpu = super::identity::without_host(&adapters[i], &info(&adapters[i]));
                 names_gpu(&gpu, &wanted)
             })
             .collect();
@@ -145,6 +158,20 @@ pub(super) fn vendor_name(id: u32) -> String {
         _ => "",
     };
     format!("{name} {id:#06x}").trim().to_owned()
+}
+
+/// What `adapter` says of itself, its name and its driver's with every character a
+/// terminal or a row could not take escaped ([`text::shown`]): how an adapter's
+/// description enters membench.
+pub fn info(adapter: &wgpu::Adapter) -> wgpu::AdapterInfo {
+    let info = adapter.get_info();
+    let fit = |text: String| text::shown(&text).into_owned();
+    wgpu::AdapterInfo {
+        name: fit(info.name),
+        driver: fit(info.driver),
+        driver_info: fit(info.driver_info),
+        ..info
+    }
 }
 
 /// `name (backend, type)`.
@@ -210,7 +237,7 @@ fn gl_version(text: &str) -> Option<(u32, u32)> {
 
 /// What `membench devices` prints about one adapter.
 pub fn adapter_report(index: usize, adapter: &wgpu::Adapter) -> String {
-    let info = adapter.get_info();
+    let info = info(adapter);
     let limits = adapter.limits();
     let features = adapter.features();
     let yes_no = |feature| {
@@ -221,7 +248,7 @@ pub fn adapter_report(index: usize, adapter: &wgpu::Adapter) -> String {
         }
     };
     let subgroup = subgroup_label(adapter);
-    let identity = super::identity::of(adapter, &info);
+    let identity = super::identity::without_host(adapter, &info);
     // Clocks, power limit, ECC and MIG, where NVML knows the GPU.
     let nvml = crate::backend::nvml::gpu_at(&identity.pci_bus_id)
         .map_or_else(String::new, |gpu| format!("\n   {}", gpu.report()));

@@ -15,6 +15,7 @@ use super::timing::Timestamps;
 use crate::error::{Error, Result};
 use crate::results::{GpuIdentity, RunInfo};
 use crate::suite::{FLUSH_BYTES, SOFTWARE_FLUSH_BYTES, Setting, Sizing, WgpuBuild};
+use crate::text::shown_lines;
 
 /// Device, queue and what the CSV records about them; built once, passed by reference.
 pub struct GpuContext {
@@ -71,7 +72,7 @@ impl GpuContext {
     pub fn new(selector: Option<&str>, timeout: Duration) -> Result<Self> {
         let instance = instance()?;
         let adapter = select_adapter(&instance, selector)?;
-        let info = adapter.get_info();
+        let info = super::adapter::info(&adapter);
         if let Some(why) = no_compute(&adapter) {
             return Err(Error::NoCompute {
                 adapter: describe(&info),
@@ -97,13 +98,18 @@ impl GpuContext {
         };
         // Errors inside a case are caught by error scopes; anything else is reported,
         // not a panic that would sink the run.
-        device.on_uncaptured_error(Arc::new(|error| eprintln!("membench: wgpu: {error}")));
+        device.on_uncaptured_error(Arc::new(|error| {
+            eprintln!("membench: wgpu: {}", shown_lines(&error.to_string()));
+        }));
         device.set_device_lost_callback(|reason, message| {
             if reason != wgpu::DeviceLostReason::Destroyed {
-                eprintln!("membench: device lost ({reason:?}): {message}");
+                eprintln!(
+                    "membench: device lost ({reason:?}): {}",
+                    shown_lines(&message)
+                );
             }
         });
-        let identity = super::identity::of(&adapter, &info);
+        let identity = super::identity::of(&adapter, &info)?;
         Ok(GpuContext {
             identity,
             info,

@@ -3,13 +3,25 @@
 //! of one model differ here and nowhere else.
 
 use crate::backend::nvml;
+use crate::error::{Error, Result};
 use crate::results::GpuIdentity;
+use crate::text;
 
 /// What an adapter without one records: a software adapter is no physical GPU.
 pub const NONE: &str = "-";
 
-/// The identity of `adapter` (described by `info`) on this host.
-pub fn of(adapter: &wgpu::Adapter, info: &wgpu::AdapterInfo) -> GpuIdentity {
+/// The identity of `adapter` (described by `info`) on this host; an error where the
+/// host's name is unfit for a row ([`host`]).
+pub fn of(adapter: &wgpu::Adapter, info: &wgpu::AdapterInfo) -> Result<GpuIdentity> {
+    Ok(GpuIdentity {
+        host: host()?,
+        ..without_host(adapter, info)
+    })
+}
+
+/// The GPU's part of [`of`], the host left empty: what names a GPU on this machine
+/// (`--adapter`, `membench devices`).
+pub fn without_host(adapter: &wgpu::Adapter, info: &wgpu::AdapterInfo) -> GpuIdentity {
     let software = info.device_type == wgpu::DeviceType::Cpu;
     let pci_bus_id = if info.device_pci_bus_id.is_empty() || software {
         NONE.to_owned()
@@ -23,7 +35,7 @@ pub fn of(adapter: &wgpu::Adapter, info: &wgpu::AdapterInfo) -> GpuIdentity {
         _ => vulkan_uuid(adapter).unwrap_or_else(|| NONE.to_owned()),
     };
     GpuIdentity {
-        host: host(),
+        host: String::new(),
         gpu_uuid,
         pci_bus_id,
         pcie_link: from_nvml
@@ -32,13 +44,24 @@ pub fn of(adapter: &wgpu::Adapter, info: &wgpu::AdapterInfo) -> GpuIdentity {
     }
 }
 
-/// This machine's name: `MEMBENCH_HOST` where set (a pod's host name is the pod's, not
-/// the node's), else the system's.
-pub fn host() -> String {
-    std::env::var("MEMBENCH_HOST")
-        .ok()
-        .filter(|host| !host.is_empty())
-        .unwrap_or_else(|| gethostname::gethostname().to_string_lossy().into_owned())
+/// The variable that names the host where the system's name is the wrong one.
+pub const HOST_VARIABLE: &str = "MEMBENCH_HOST";
+
+/// This machine's name: [`HOST_VARIABLE`] where set (a pod's host name is the pod's, not
+/// the node's), trimmed, else the system's. A name a row, a path or a terminal could not
+/// take is refused here, before it reaches any, with one line naming its source.
+pub fn host() -> Result<String> {
+    if let Some(host) = super::adapter::environment(HOST_VARIABLE)? {
+        return Ok(host);
+    }
+    let system = gethostname::gethostname().to_string_lossy().into_owned();
+    match text::unfit(&system) {
+        None => Ok(system),
+        Some(why) => Err(Error::Environment(format!(
+            "the system's host name \"{}\": {why}; set {HOST_VARIABLE} to a plain one",
+            text::shown(&system)
+        ))),
+    }
 }
 
 /// The adapter's `VkPhysicalDeviceIDProperties::deviceUUID` as `8-4-4-4-12` hex, where it

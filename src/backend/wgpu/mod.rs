@@ -21,7 +21,7 @@ pub mod transfer;
 mod verify;
 
 pub use adapter::{
-    adapter_report, adapters, describe, instance, no_compute, select_adapter, subgroup_label,
+    adapter_report, adapters, describe, info, instance, no_compute, select_adapter, subgroup_label,
 };
 pub use context::GpuContext;
 pub use kernel::Kernel;
