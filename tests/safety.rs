@@ -595,3 +595,70 @@ fn listing_adapters_prints_no_display_server_noise() {
     assert!(!stderr.contains("XDG_RUNTIME_DIR"), "{stderr}");
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// `command`'s exit status with stderr at `/dev/full`, and with stderr a pipe whose
+/// reader has gone away.
+#[cfg(unix)]
+fn with_stderr_failing(command: &mut Command) -> Outcome<[ExitStatus; 2]> {
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full")?;
+    let on_full = command.stdout(Stdio::null()).stderr(full).status()?;
+    // Closed before the command starts, so that none of its writes finds a reader.
+    let (reader, writer) = std::io::pipe()?;
+    drop(reader);
+    let closed = command.stderr(writer).status()?;
+    Ok([on_full, closed])
+}
+
+#[cfg(unix)]
+#[test]
+fn a_full_or_closed_stderr_ends_every_command_without_a_panic() {
+    if !Path::new("/dev/full").exists() {
+        return;
+    }
+    let dir = scratch("stderr").unwrap();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let fleet = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/fleet");
+    let path = |path: PathBuf| path.display().to_string();
+    let commands: [Vec<String>; 7] = [
+        vec!["devices".into()],
+        vec!["list".into(), "--filter".into(), "copy/peak".into()],
+        ["run", "--quick", "--build", "default", "--filter", CASES[0]]
+            .iter()
+            .map(|a| a.to_string())
+            .chain(["--out".into(), "run.csv".into()])
+            .collect(),
+        ["simulate", "--quick", "--filter", CASES[0]]
+            .map(String::from)
+            .to_vec(),
+        vec![
+            "compare".into(),
+            path(fixtures.join("gpu-a.csv")),
+            path(fixtures.join("gpu-b.csv")),
+        ],
+        vec![
+            "report".into(),
+            "--no-simulator".into(),
+            "--out".into(),
+            "report".into(),
+            path(fixtures.join("gpu-a.csv")),
+        ],
+        vec!["fleet".into(), path(fleet)],
+    ];
+    for args in commands {
+        let (status, _, stderr) = outcome(membench(&dir).args(&args)).unwrap();
+        if args[0] == "run" && no_adapter(&stderr) {
+            continue;
+        }
+        let failing = with_stderr_failing(membench(&dir).args(&args)).unwrap();
+        for (failed, how) in failing.iter().zip(["full", "closed"]) {
+            assert_ne!(failed.code(), Some(101), "{args:?}, {how}: a panic");
+            if stderr.is_empty() || !status.success() {
+                // Nothing lost, or a failure already said by its status.
+                assert_eq!(failed.code(), status.code(), "{args:?}, {how}");
+            } else {
+                assert!(!failed.success(), "{args:?}, {how}: {stderr}");
+            }
+        }
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}

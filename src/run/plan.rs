@@ -232,10 +232,10 @@ fn adapter_ended(index: usize, info: &wgpu::AdapterInfo, ran: Result<Ended>) -> 
     ran.unwrap_or_else(|error| {
         let said = with_causes(&error);
         if let Error::NoCompute { .. } = error {
-            eprintln!("membench: adapter {index} skipped: {said}");
+            stderrln!("membench: adapter {index} skipped: {said}");
             return Ended::Measured;
         }
-        eprintln!("membench: adapter {index} ({}): {said}", info.name);
+        stderrln!("membench: adapter {index} ({}): {said}", info.name);
         Ended::Failed
     })
 }
@@ -284,7 +284,7 @@ fn compute_adapters() -> Result<Vec<Listed>> {
     for (index, adapter) in adapters.iter().enumerate() {
         let info = adapter.get_info();
         if let Some(why) = gpu::no_compute(adapter) {
-            eprintln!(
+            stderrln!(
                 "membench: adapter {index} skipped: {} runs no compute shaders{why}",
                 gpu::describe(&info)
             );
@@ -403,7 +403,7 @@ impl Plan {
             if stop::interrupted() {
                 break;
             }
-            eprintln!(
+            stderrln!(
                 "membench: adapter {} ({} of {}): {}",
                 adapter.index,
                 adapter.index + 1,
@@ -551,7 +551,7 @@ impl Plan {
                     .count()
             })
             .sum();
-        eprintln!(
+        stderrln!(
             "membench: {tag}{} case{}, {measurements} measurement{} on {} in {} at sizing {}, \
              results to {target}",
             cases.len(),
@@ -563,7 +563,7 @@ impl Plan {
         );
         let gpu = nvml::gpu_at(&ctx.identity.pci_bus_id);
         if let (None, Some(why)) = (&gpu, nvml::unavailable()) {
-            eprintln!("membench: {tag}{why}");
+            stderrln!("membench: {tag}{why}");
         }
         let session = Session {
             telemetry: gpu.as_ref(),
@@ -582,7 +582,7 @@ impl Plan {
         let ran = session.run(&cases, &mut SuiteSampler::new(settings.samples), &progress)?;
         progress.finish();
         if let Some(predicted) = &ran.predicted {
-            eprintln!(
+            stderrln!(
                 "membench: {tag}simulated in {:.1} s{} with the {}",
                 predicted.seconds,
                 if session.beside {
@@ -610,13 +610,13 @@ impl Plan {
         );
         match destination {
             Destination::Stdout(format) => {
-                eprint!("{summary}");
+                stderr!("{summary}");
                 if let Err(error) = print(out, &results::body(&ran.rows, *format)?) {
                     // The rows are not lost with stdout.
                     let kept = std::env::temp_dir()
                         .join(format!("membench-rows-{}.csv", std::process::id()));
                     results::write(&kept, &ran.rows)?;
-                    eprintln!(
+                    stderrln!(
                         "membench: stdout took not all rows; all {} are in {}",
                         ran.rows.len(),
                         kept.display()
@@ -630,7 +630,7 @@ impl Plan {
         let verdict = match (&self.expect, &expectations) {
             (Some(path), Some(expectations)) => {
                 let verdict = health::check(path, expectations, &ran.rows)?;
-                eprint!("{}", verdict.text());
+                stderr!("{}", verdict.text());
                 Some(verdict)
             }
             _ => None,

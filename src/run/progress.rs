@@ -94,7 +94,7 @@ impl Progress for Bars {
             );
             // Every line of a multi-line failure tagged, all written at once.
             let tagged: String = line.lines().map(|l| format!("{}{l}\n", self.tag)).collect();
-            eprint!("{tagged}");
+            stderr!("{tagged}");
             return;
         }
         if let Some(notice) = notice(id, setting, outcome) {
@@ -119,7 +119,7 @@ pub struct Notices;
 impl Progress for Notices {
     fn finished(&self, id: &CaseId, setting: Setting, outcome: &Outcome) {
         if let Some(notice) = notice(id, setting, outcome) {
-            eprintln!("{notice}");
+            stderrln!("{notice}");
         }
     }
 }

@@ -51,7 +51,7 @@ pub fn stopped_by() -> i32 {
 fn quit_after_grace(name: &'static str, signal: i32) {
     std::thread::spawn(move || {
         std::thread::sleep(GRACE);
-        eprintln!(
+        stderrln!(
             "membench: {name}: not stopped {} s after the signal: quitting (the rows measured \
              are saved)",
             GRACE.as_secs()
@@ -82,7 +82,7 @@ pub fn watch() -> Result<()> {
             if STOPS_GRACEFULLY.load(Ordering::SeqCst) && !INTERRUPTED.swap(true, Ordering::SeqCst)
             {
                 STOPPED_BY.store(signal, Ordering::SeqCst);
-                eprintln!(
+                stderrln!(
                     "membench: {name}: stopping after this case, with its predictions and \
                      summary (a second signal quits at once)"
                 );
@@ -103,7 +103,7 @@ pub fn watch() -> Result<()> {
     ctrlc::set_handler(|| {
         if STOPS_GRACEFULLY.load(Ordering::SeqCst) && !INTERRUPTED.swap(true, Ordering::SeqCst) {
             STOPPED_BY.store(SIGINT, Ordering::SeqCst);
-            eprintln!(
+            stderrln!(
                 "membench: interrupted: stopping after this case (Ctrl-C again to quit at once)"
             );
             quit_after_grace("interrupted", SIGINT);

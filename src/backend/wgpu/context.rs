@@ -97,10 +97,10 @@ impl GpuContext {
         };
         // Errors inside a case are caught by error scopes; anything else is reported,
         // not a panic that would sink the run.
-        device.on_uncaptured_error(Arc::new(|error| eprintln!("membench: wgpu: {error}")));
+        device.on_uncaptured_error(Arc::new(|error| stderrln!("membench: wgpu: {error}")));
         device.set_device_lost_callback(|reason, message| {
             if reason != wgpu::DeviceLostReason::Destroyed {
-                eprintln!("membench: device lost ({reason:?}): {message}");
+                stderrln!("membench: device lost ({reason:?}): {message}");
             }
         });
         let identity = super::identity::of(&adapter, &info);
