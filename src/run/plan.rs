@@ -611,18 +611,9 @@ impl Plan {
         match destination {
             Destination::Stdout(format) => {
                 stderr!("{summary}");
-                if let Err(error) = print(out, &results::body(&ran.rows, *format)?) {
-                    // The rows are not lost with stdout.
-                    let kept = std::env::temp_dir()
-                        .join(format!("membench-rows-{}.csv", std::process::id()));
-                    results::write(&kept, &ran.rows)?;
-                    stderrln!(
-                        "membench: stdout took not all rows; all {} are in {}",
-                        ran.rows.len(),
-                        kept.display()
-                    );
-                    return Err(error);
-                }
+                // The rows are not lost with stdout.
+                print(out, &results::body(&ran.rows, *format)?)
+                    .map_err(|error| results::rescue(&ran.rows, error))?;
             }
             Destination::DefaultFile | Destination::File(_) => print(out, &summary)?,
         }
