@@ -908,3 +908,34 @@ fn a_results_file_keeps_its_owner_and_a_hard_linked_one_is_refused_before_measur
     assert_eq!(tree(&dir).unwrap(), ["link.csv", "run.csv"]);
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[cfg(unix)]
+#[test]
+fn an_out_template_keeps_a_directory_that_is_not_utf8_and_names_a_gpu_without_a_uuid() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let dir = scratch("template").unwrap();
+    let odd = dir.join(std::ffi::OsStr::from_bytes(b"out-\xff"));
+    let (status, _, stderr) = outcome(
+        one_case(&dir)
+            .arg("--out")
+            .arg(odd.join("{host}-{uuid}.csv")),
+    )
+    .unwrap();
+    if no_adapter(&stderr) {
+        return;
+    }
+    assert!(status.success(), "{stderr}");
+    let names: Vec<String> = std::fs::read_dir(&odd)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+    let rows = membench::results::read(&odd.join(&names[0])).unwrap();
+    // A software adapter has no UUID: its name stands in for one.
+    if rows[0].gpu_uuid == "-" {
+        let device = membench::results::slug(&rows[0].device);
+        assert!(names[0].ends_with(&format!("-{device}.csv")), "{names:?}");
+    }
+    assert_eq!(tree(&dir).unwrap().len(), 2, "{:?}", tree(&dir).unwrap());
+    std::fs::remove_dir_all(dir).unwrap();
+}

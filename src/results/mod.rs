@@ -14,7 +14,7 @@ mod summary;
 mod write;
 
 pub use device::{DeviceResults, load, read_device};
-pub use identity::{Identity, distinct_paths};
+pub use identity::{Identity, distinct_paths, replace_in_path};
 pub use read::{parse, parse_with_lines, read, read_existing, read_with_lines};
 pub use rescue::rescue;
 pub use summary::{LATENCY_FAMILIES, ON_CHIP_FAMILIES, copy_peak_gbps, ns_per_element, summary};

@@ -319,27 +319,34 @@ fn adapter_paths(listed: &[Listed], sizing: RunSizing, destination: &Destination
 /// one process per GPU) into one directory, each into its own file.
 pub const TEMPLATE_FIELDS: [&str; 3] = ["{host}", "{uuid}", "{adapter}"];
 
-/// `template` with `{host}`, `{uuid}` (the short UUID, `-` where the GPU has none) and
-/// `{adapter}` (its index) replaced; a path without them is itself.
+/// `template` with `{host}`, `{uuid}` ([`results::Identity::uuid_word`]) and
+/// `{adapter}` (its index) replaced, on the path's bytes: the rest of it, in any
+/// encoding, is kept. A path without them is itself.
 pub fn expand(
     template: &std::path::Path,
     identity: &results::Identity,
     gpu: &results::GpuIdentity,
     adapter: usize,
 ) -> PathBuf {
-    let uuid = identity.short_uuid();
-    let text = template
-        .to_string_lossy()
-        .replace("{host}", &results::slug(&gpu.host))
-        .replace("{uuid}", if uuid.is_empty() { "-" } else { &uuid })
-        .replace("{adapter}", &adapter.to_string());
-    PathBuf::from(text)
+    let values = [
+        results::slug(&gpu.host),
+        identity.uuid_word(),
+        adapter.to_string(),
+    ];
+    let fields: Vec<(&str, &str)> = TEMPLATE_FIELDS
+        .iter()
+        .copied()
+        .zip(values.iter().map(String::as_str))
+        .collect();
+    results::replace_in_path(template, &fields)
 }
 
 /// Whether `path` names one of [`TEMPLATE_FIELDS`].
 fn is_template(path: &std::path::Path) -> bool {
-    let text = path.to_string_lossy();
-    TEMPLATE_FIELDS.iter().any(|field| text.contains(field))
+    let bytes = path.as_os_str().as_encoded_bytes();
+    TEMPLATE_FIELDS
+        .iter()
+        .any(|field| bytes.windows(field.len()).any(|w| w == field.as_bytes()))
 }
 
 /// The index of the adapter `ctx` opened (by `selector`) in `membench devices`' list:
@@ -685,14 +692,27 @@ mod tests {
             identity.default_path(),
             PathBuf::from("results/nvidia-h100-80gb-hbm3-8f2e1c3a-vulkan.csv")
         );
+        // Without a UUID, the device's name: a word that every run of it repeats.
         let software = results::Identity {
             gpu_uuid: "-".to_owned(),
             ..identity
         };
         assert_eq!(
             expand(template, &software, &gpu, 0),
-            PathBuf::from("out/node-07-cluster---0.csv")
+            PathBuf::from("out/node-07-cluster-nvidia-h100-80gb-hbm3-0.csv")
         );
+        // A directory that is not UTF-8 is kept byte for byte.
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt as _;
+            let dir = std::ffi::OsStr::from_bytes(b"out-\xff\xfe");
+            let template = std::path::Path::new(dir).join("{uuid}.csv");
+            assert!(is_template(&template));
+            assert_eq!(
+                expand(&template, &software, &gpu, 0),
+                std::path::Path::new(dir).join("nvidia-h100-80gb-hbm3.csv")
+            );
+        }
     }
 
     #[test]
