@@ -65,6 +65,11 @@ pub enum Error {
     Stdout(std::io::Error),
     #[error("{}: {message}", crate::text::shown_path(path))]
     Results { path: PathBuf, message: String },
+    /// Rows that could not be written where they were going: why, what was saved, and
+    /// where they are instead. Not `source`: a stdout that broke must not read as a
+    /// reader that had all it wanted.
+    #[error("{error}; {kept}")]
+    Unsaved { error: Box<Error>, kept: String },
     /// Not `source`: the message says it already, and a chain would say it twice.
     #[error("{}: {error}", crate::text::shown_path(path))]
     Io {

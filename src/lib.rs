@@ -12,6 +12,13 @@
 //! [`fleet`] reads one file per GPU of many GPUs and names those slower than their model's
 //! median; [`health`] checks a run against what a healthy GPU of its model reaches.
 //! [`text`] keeps text from outside membench fit for a terminal, a row and a path.
+//! Notes and progress go to standard error through [`stderrln!`], which never panics.
+
+#![warn(clippy::disallowed_macros)]
+
+// First: the macros it defines are used by the modules after it.
+#[macro_use]
+pub mod stderr;
 
 pub mod backend;
 pub mod calibrate;

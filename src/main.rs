@@ -1,6 +1,8 @@
 //! The membench command line: `devices`, `list`, `run`, `simulate`, `compare`, `report`, `fleet`.
 //! Clap and dispatch: the commands' bodies are the library's ([`membench::commands`],
-//! [`membench::run::Plan`]); stdout's errors end here.
+//! [`membench::run::Plan`]); stdout's and stderr's errors end here.
+
+#![warn(clippy::disallowed_macros)]
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -10,6 +12,7 @@ use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 
 use membench::sim::device as sim_device;
+use membench::stderrln;
 use membench::{commands, fleet, results, run};
 
 /// GPU memory benchmarks: the classic CUDA memory experiments in WGSL, verified
@@ -150,8 +153,8 @@ struct SimulateArgs {
 /// The exit status of a usage error, as clap's.
 const USAGE_EXIT: u8 = 2;
 
-/// The exit status of a command whose reader closed stdout (`membench list | head -1`):
-/// 128 + SIGPIPE, as a shell reports a program the signal ended.
+/// The exit status of a command whose reader closed stdout (`membench list | head -1`)
+/// or stderr: 128 + SIGPIPE, as a shell reports a program the signal ended.
 const BROKEN_PIPE_EXIT: u8 = 141;
 
 fn main() -> ExitCode {
@@ -166,19 +169,28 @@ fn main() -> ExitCode {
         std::io::stdout().flush().context("writing to stdout")?;
         Ok(code)
     });
-    match outcome {
+    let code = match outcome {
         Ok(code) => code,
         // The reader has all it wanted: nothing to say.
         Err(error) if broken_pipe(&error) => ExitCode::from(BROKEN_PIPE_EXIT),
         // Flags that contradict each other, as clap's own usage errors.
         Err(error) if matches!(error.downcast_ref(), Some(membench::Error::Usage(_))) => {
-            eprintln!("membench: {}", said(&error));
+            stderrln!("membench: {}", said(&error));
             ExitCode::from(USAGE_EXIT)
         }
         Err(error) => {
-            eprintln!("membench: {}", said(&error));
+            stderrln!("membench: {}", said(&error));
             ExitCode::FAILURE
         }
+    };
+    // A note that standard error did not take fails a command that did its work, as
+    // stdout's failures do, quietly: there is nowhere left to say it.
+    match membench::stderr::failure() {
+        Some(std::io::ErrorKind::BrokenPipe) if code == ExitCode::SUCCESS => {
+            ExitCode::from(BROKEN_PIPE_EXIT)
+        }
+        Some(_) if code == ExitCode::SUCCESS => ExitCode::FAILURE,
+        _ => code,
     }
 }
 

@@ -51,10 +51,15 @@ fn a_fleet_of_one_file_per_gpu_names_the_slow_one() {
         return;
     }
     assert!(status.success(), "{stderr}");
-    // lavapipe has no UUID: `{uuid}` is `-`.
-    let written = dir.join("runs/node-1---0.csv");
-    let rows = results::read(&written).unwrap();
+    let written = std::fs::read_dir(dir.join("runs"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect::<Vec<_>>();
+    let rows = results::read(&written[0]).unwrap();
     assert!(rows.iter().all(|r| r.host == "node-1" && r.gpu_uuid == "-"));
+    // lavapipe has no UUID: `{uuid}` is its device's name.
+    let device = results::slug(&rows[0].device);
+    assert_eq!(written, [dir.join(format!("runs/node-1-{device}-0.csv"))]);
     // Eight GPUs of one model, as eight files of one run's rows, none slow.
     let fleet = dir.join("fleet");
     std::fs::create_dir_all(&fleet).unwrap();

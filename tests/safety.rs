@@ -342,6 +342,15 @@ fn a_run_that_measures_nothing_writes_nothing() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// An ended command's exit status and stderr.
+#[cfg(unix)]
+fn status_and_stderr(output: std::process::Output) -> (ExitStatus, String) {
+    (
+        output.status,
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
 /// `command` with its stdout read by `head -1`: its exit status and stderr.
 #[cfg(unix)]
 fn into_head(command: &mut Command) -> Outcome<(ExitStatus, String)> {
@@ -358,11 +367,7 @@ fn into_head(command: &mut Command) -> Outcome<(ExitStatus, String)> {
     if !head.success() {
         return Err("head failed".into());
     }
-    let output = child.wait_with_output()?;
-    Ok((
-        output.status,
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    ))
+    Ok(status_and_stderr(child.wait_with_output()?))
 }
 
 #[cfg(unix)]
@@ -593,5 +598,344 @@ fn listing_adapters_prints_no_display_server_noise() {
     )
     .unwrap();
     assert!(!stderr.contains("XDG_RUNTIME_DIR"), "{stderr}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// `command`'s exit status with stderr at `/dev/full`, and with stderr a pipe whose
+/// reader has gone away.
+#[cfg(unix)]
+fn with_stderr_failing(command: &mut Command) -> Outcome<[ExitStatus; 2]> {
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full")?;
+    let on_full = command.stdout(Stdio::null()).stderr(full).status()?;
+    // Closed before the command starts, so that none of its writes finds a reader.
+    let (reader, writer) = std::io::pipe()?;
+    drop(reader);
+    let closed = command.stderr(writer).status()?;
+    Ok([on_full, closed])
+}
+
+#[cfg(unix)]
+#[test]
+fn a_full_or_closed_stderr_ends_every_command_without_a_panic() {
+    if !Path::new("/dev/full").exists() {
+        return;
+    }
+    let dir = scratch("stderr").unwrap();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let fleet = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/fleet");
+    let path = |path: PathBuf| path.display().to_string();
+    let commands: [Vec<String>; 7] = [
+        vec!["devices".into()],
+        vec!["list".into(), "--filter".into(), "copy/peak".into()],
+        ["run", "--quick", "--build", "default", "--filter", CASES[0]]
+            .iter()
+            .map(|a| a.to_string())
+            .chain(["--out".into(), "run.csv".into()])
+            .collect(),
+        ["simulate", "--quick", "--filter", CASES[0]]
+            .map(String::from)
+            .to_vec(),
+        vec![
+            "compare".into(),
+            path(fixtures.join("gpu-a.csv")),
+            path(fixtures.join("gpu-b.csv")),
+        ],
+        vec![
+            "report".into(),
+            "--no-simulator".into(),
+            "--out".into(),
+            "report".into(),
+            path(fixtures.join("gpu-a.csv")),
+        ],
+        vec!["fleet".into(), path(fleet)],
+    ];
+    for args in commands {
+        let (status, _, stderr) = outcome(membench(&dir).args(&args)).unwrap();
+        if args[0] == "run" && no_adapter(&stderr) {
+            continue;
+        }
+        let failing = with_stderr_failing(membench(&dir).args(&args)).unwrap();
+        for (failed, how) in failing.iter().zip(["full", "closed"]) {
+            assert_ne!(failed.code(), Some(101), "{args:?}, {how}: a panic");
+            if stderr.is_empty() || !status.success() {
+                // Nothing lost, or a failure already said by its status.
+                assert_eq!(failed.code(), status.code(), "{args:?}, {how}");
+            } else {
+                assert!(!failed.success(), "{args:?}, {how}: {stderr}");
+            }
+        }
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// `membench run` of one quick case, in `dir`, with `--out` still to give.
+fn one_case(dir: &Path) -> Command {
+    let mut command = membench(dir);
+    command.args(["run", "--quick", "--build", "default", "--filter", CASES[0]]);
+    command
+}
+
+/// The file a message says rows were kept in (`… is in PATH`, the line's end).
+fn kept_in(stderr: &str) -> Option<PathBuf> {
+    let (_, rest) = stderr.split_once(" measured is in ")?;
+    Some(PathBuf::from(rest.lines().next()?))
+}
+
+/// A run of one case into `--out -`, with `TMPDIR` set to `tmpdir`, whose reader takes
+/// the CSV's header and goes away; `meanwhile` is given the run's pid first. Its exit
+/// status and stderr.
+#[cfg(unix)]
+fn run_into_a_reader_that_leaves(
+    dir: &Path,
+    tmpdir: &Path,
+    meanwhile: impl FnOnce(u32) -> Outcome<()>,
+) -> Outcome<(ExitStatus, String)> {
+    use std::io::BufRead as _;
+    let mut child = one_case(dir)
+        .args(["--out", "-"])
+        .env("TMPDIR", tmpdir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    meanwhile(child.id())?;
+    let mut header = String::new();
+    std::io::BufReader::new(child.stdout.take().ok_or("no stdout")?).read_line(&mut header)?;
+    Ok(status_and_stderr(child.wait_with_output()?))
+}
+
+#[cfg(unix)]
+#[test]
+fn rows_a_broken_stdout_did_not_take_are_kept_where_no_planted_link_leads() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = scratch("rescue").unwrap();
+    let tmpdir = dir.join("tmp");
+    std::fs::create_dir(&tmpdir).unwrap();
+    let victim = dir.join("victim.csv");
+    std::fs::write(&victim, "mine").unwrap();
+    // A link where a predictable name (the pid's) would put the rows.
+    let (status, stderr) = run_into_a_reader_that_leaves(&dir, &tmpdir, |pid| {
+        let planted = tmpdir.join(format!("membench-rows-{pid}.csv"));
+        Ok(std::os::unix::fs::symlink(&victim, planted)?)
+    })
+    .unwrap();
+    if no_adapter(&stderr) {
+        return;
+    }
+    assert!(!status.success(), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "mine");
+    let kept = kept_in(&stderr).unwrap_or_else(|| panic!("{stderr}"));
+    assert_eq!(kept.parent(), Some(tmpdir.as_path()), "{stderr}");
+    let metadata = std::fs::symlink_metadata(&kept).unwrap();
+    assert!(metadata.is_file(), "{stderr}");
+    assert_eq!(metadata.permissions().mode() & 0o777, 0o600);
+    assert_eq!(membench::results::read(&kept).unwrap().len(), 1);
+    assert!(stderr.contains("no rows were saved"), "{stderr}");
+    // A temporary directory that is not there is named, not made.
+    let missing = dir.join("missing");
+    let (status, stderr) = run_into_a_reader_that_leaves(&dir, &missing, |_| Ok(())).unwrap();
+    assert!(!status.success(), "{stderr}");
+    let named = format!("TMPDIR={}: No such file or directory", missing.display());
+    assert!(stderr.contains(&named), "{stderr}");
+    assert!(stderr.contains("the 1 row measured is lost"), "{stderr}");
+    assert!(!missing.exists());
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn a_new_results_file_on_a_full_disk_leaves_no_file_and_keeps_its_rows_apart() {
+    let dir = scratch("full-new").unwrap();
+    let tmpdir = dir.join("tmp");
+    std::fs::create_dir(&tmpdir).unwrap();
+    let membench_run = format!(
+        "{} run --quick --build default --filter '{}'",
+        env!("CARGO_BIN_EXE_membench"),
+        CASES[0]
+    );
+    // A file size limit: no file of the rows can be written, the kept one neither.
+    let script = format!("ulimit -f 1; exec {membench_run} --out run.csv");
+    let (status, _, stderr) = outcome(
+        Command::new("sh")
+            .args(["-c", &script])
+            .current_dir(&dir)
+            .env("WGPU_BACKEND", "vulkan")
+            .env("TMPDIR", &tmpdir),
+    )
+    .unwrap();
+    if no_adapter(&stderr) {
+        return;
+    }
+    assert!(!status.success(), "{stderr}");
+    assert!(stderr.contains("File too large"), "{stderr}");
+    assert!(stderr.contains("the 1 row measured is lost"), "{stderr}");
+    assert_eq!(tree(&dir).unwrap(), ["tmp"], "{stderr}");
+    // A disk that is full (a tmpfs of 8 KiB, filled), where a mount namespace may be
+    // made: the rows go to the temporary directory.
+    let can_mount = Command::new("unshare")
+        .args(["-m", "sh", "-c", "mount -t tmpfs tmpfs /mnt"])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !can_mount {
+        eprintln!("no mount namespace here: the full disk is not tried");
+        std::fs::remove_dir_all(dir).unwrap();
+        return;
+    }
+    std::fs::create_dir(dir.join("full")).unwrap();
+    let script = format!(
+        "mount -t tmpfs -o size=8k tmpfs full && head -c 8192 /dev/zero > full/filler; \
+         {membench_run} --out full/run.csv; echo \"exit $?\"; ls -A full"
+    );
+    let (_, stdout, stderr) = outcome(
+        Command::new("unshare")
+            .args(["-m", "sh", "-c", &script])
+            .current_dir(&dir)
+            .env("WGPU_BACKEND", "vulkan")
+            .env("TMPDIR", &tmpdir),
+    )
+    .unwrap();
+    assert!(stdout.starts_with("exit 1\n"), "{stdout}{stderr}");
+    assert_eq!(stdout.lines().skip(1).collect::<Vec<_>>(), ["filler"]);
+    assert!(stderr.contains("No space left on device"), "{stderr}");
+    let kept = kept_in(&stderr).unwrap_or_else(|| panic!("{stderr}"));
+    assert_eq!(kept.parent(), Some(tmpdir.as_path()), "{stderr}");
+    assert_eq!(membench::results::read(&kept).unwrap().len(), 1);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn a_run_waiting_for_a_lock_says_who_holds_it_and_after_sigterm_what_was_saved() {
+    use std::io::BufRead as _;
+    use std::sync::{Arc, Mutex};
+    let dir = scratch("lock-wait").unwrap();
+    let tmpdir = dir.join("tmp");
+    std::fs::create_dir(&tmpdir).unwrap();
+    let out = dir.join("run.csv");
+    // This test holds the lock the run waits for.
+    let held = std::fs::File::create(&out).unwrap();
+    held.lock().unwrap();
+    let mut child = one_case(&dir)
+        .arg("--out")
+        .arg(&out)
+        .env("TMPDIR", &tmpdir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let said = Arc::new(Mutex::new(String::new()));
+    let reader = {
+        let said = Arc::clone(&said);
+        let stderr = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stderr).lines() {
+                let line = line.unwrap();
+                said.lock().unwrap().push_str(&(line + "\n"));
+            }
+        })
+    };
+    let said_so_far = || said.lock().unwrap().clone();
+    let deadline = Instant::now() + Duration::from_secs(300);
+    while !said_so_far().contains("waiting for its lock") {
+        if child.try_wait().unwrap().is_some() {
+            reader.join().unwrap();
+            assert!(no_adapter(&said_so_far()), "{}", said_so_far());
+            return;
+        }
+        assert!(Instant::now() < deadline, "no wait said: {}", said_so_far());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let holder = format!("held by pid {}", std::process::id());
+    assert!(said_so_far().contains(&holder), "{}", said_so_far());
+    let signalled = Instant::now();
+    let sent = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = child.wait().unwrap();
+    reader.join().unwrap();
+    let stderr = said_so_far();
+    assert!(!status.success(), "{stderr}");
+    assert!(signalled.elapsed() < Duration::from_secs(20), "{stderr}");
+    assert!(stderr.contains("gave up waiting for its lock"), "{stderr}");
+    assert!(stderr.contains("no rows were saved"), "{stderr}");
+    let kept = kept_in(&stderr).unwrap_or_else(|| panic!("{stderr}"));
+    assert_eq!(membench::results::read(&kept).unwrap().len(), 1);
+    assert_eq!(std::fs::read(&out).unwrap(), b"", "the held file as it was");
+    drop(held);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn a_results_file_keeps_its_owner_and_a_hard_linked_one_is_refused_before_measuring() {
+    use std::os::unix::fs::MetadataExt as _;
+    let dir = scratch("owner").unwrap();
+    let out = dir.join("run.csv");
+    std::fs::write(&out, "").unwrap();
+    // Root may give the file to another user; anyone else keeps it their own.
+    let nobody = 65534;
+    let other_owner = std::os::unix::fs::chown(&out, Some(nobody), Some(nobody)).is_ok();
+    let owner = |path: &Path| {
+        let metadata = std::fs::metadata(path).unwrap();
+        (metadata.uid(), metadata.gid())
+    };
+    let before = owner(&out);
+    let (status, _, stderr) = outcome(one_case(&dir).arg("--out").arg(&out)).unwrap();
+    if no_adapter(&stderr) {
+        return;
+    }
+    assert!(status.success(), "{stderr}");
+    assert_eq!(membench::results::read(&out).unwrap().len(), 1);
+    assert_eq!(
+        owner(&out),
+        before,
+        "owner kept (given away: {other_owner})"
+    );
+    let link = dir.join("link.csv");
+    std::fs::hard_link(&out, &link).unwrap();
+    let rows = std::fs::read(&out).unwrap();
+    let (status, _, stderr) = outcome(one_case(&dir).arg("--out").arg(&out)).unwrap();
+    assert!(!status.success(), "{stderr}");
+    assert!(stderr.contains("2 hard links"), "{stderr}");
+    assert!(
+        !stderr.contains("copy/peak"),
+        "refused before measuring: {stderr}"
+    );
+    assert_eq!(std::fs::read(&out).unwrap(), rows);
+    assert_eq!(std::fs::metadata(&link).unwrap().nlink(), 2);
+    assert_eq!(tree(&dir).unwrap(), ["link.csv", "run.csv"]);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn an_out_template_keeps_a_directory_that_is_not_utf8_and_names_a_gpu_without_a_uuid() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let dir = scratch("template").unwrap();
+    let odd = dir.join(std::ffi::OsStr::from_bytes(b"out-\xff"));
+    let (status, _, stderr) = outcome(
+        one_case(&dir)
+            .arg("--out")
+            .arg(odd.join("{host}-{uuid}.csv")),
+    )
+    .unwrap();
+    if no_adapter(&stderr) {
+        return;
+    }
+    assert!(status.success(), "{stderr}");
+    let names: Vec<String> = std::fs::read_dir(&odd)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+    let rows = membench::results::read(&odd.join(&names[0])).unwrap();
+    // A software adapter has no UUID: its name stands in for one.
+    if rows[0].gpu_uuid == "-" {
+        let device = membench::results::slug(&rows[0].device);
+        assert!(names[0].ends_with(&format!("-{device}.csv")), "{names:?}");
+    }
+    assert_eq!(tree(&dir).unwrap().len(), 2, "{:?}", tree(&dir).unwrap());
     std::fs::remove_dir_all(dir).unwrap();
 }

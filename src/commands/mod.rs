@@ -209,7 +209,7 @@ pub fn report(
     let validations = if no_simulator {
         Vec::new()
     } else {
-        eprintln!("membench: predicting the measured cases again (--no-simulator leaves this out)");
+        stderrln!("membench: predicting the measured cases again (--no-simulator leaves this out)");
         let progress = indicatif::ProgressBar::no_length()
             .with_style(style("{pos} cases predicted {elapsed}")?);
         let validations = judge::of_results(&devices, &|| progress.inc(1));
@@ -217,7 +217,7 @@ pub fn report(
         validations
     };
     if !validations.is_empty() {
-        eprintln!(
+        stderrln!(
             "membench: simulator validated on {} file(s) in {:.1} s",
             validations.len(),
             started.elapsed().as_secs_f64()
@@ -226,7 +226,7 @@ pub fn report(
     // Built in full before anything is written: bad input leaves the directory as it was.
     let built = report::build(&devices, &validations)?;
     report::write(&built, dir)?;
-    eprintln!(
+    stderrln!(
         "membench: report of {} device(s) with {} charts in {}",
         devices.len(),
         built.charts.len(),
@@ -252,7 +252,7 @@ pub fn fleet(
     fleet::write(&judged, format, out)?;
     if let Some(dir) = report_dir {
         report::write(&report::fleet_page(&judged)?, &dir)?;
-        eprintln!(
+        stderrln!(
             "membench: fleet report in {}",
             dir.join("index.html").display()
         );

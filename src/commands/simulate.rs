@@ -34,7 +34,7 @@ pub fn simulate(
     };
     // Sized as for a large GPU (or --quick), without touching a device.
     let cases = suite::select(&Sizing::nominal(quick), filters)?;
-    eprintln!(
+    stderrln!(
         "membench: simulating {} cases on the {} preset ({})",
         cases.len(),
         model.name,

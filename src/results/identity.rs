@@ -2,6 +2,7 @@
 //! `--concurrent`, beside how many adapters). The default file name says all of it, and
 //! rows of another identity are never merged in.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use super::Row;
@@ -49,6 +50,19 @@ impl Identity {
             .filter(char::is_ascii_hexdigit)
             .take(8)
             .collect()
+    }
+
+    /// What `--out`'s `{uuid}` says: the short UUID, or for a GPU without one the
+    /// device's name as a slug, a word every run of the adapter repeats.
+    pub fn uuid_word(&self) -> String {
+        let uuid = self.short_uuid();
+        if !uuid.is_empty() {
+            return uuid;
+        }
+        match super::slug(&self.device) {
+            device if device.is_empty() => "gpu".to_owned(),
+            device => device,
+        }
     }
 
     /// What differs between this identity and `row`'s, if anything. A row that records
@@ -150,13 +164,41 @@ pub fn distinct_paths(paths: Vec<PathBuf>) -> Vec<PathBuf> {
             if paths.iter().filter(|p| *p == path).count() == 1 {
                 return path.clone();
             }
-            let stem = path
-                .file_stem()
-                .map(|s| s.to_string_lossy())
-                .unwrap_or_default();
-            path.with_file_name(format!("{stem}-{index}.csv"))
+            let mut name = path.file_stem().unwrap_or_default().to_owned();
+            name.push(format!("-{index}.csv"));
+            path.with_file_name(name)
         })
         .collect()
+}
+
+/// `path` with each field of `fields` replaced by its value, on the path's bytes: the
+/// rest of the path, UTF-8 or not, stays as it is.
+pub fn replace_in_path(path: &Path, fields: &[(&str, &str)]) -> PathBuf {
+    let mut bytes = path.as_os_str().as_encoded_bytes().to_vec();
+    for (field, value) in fields {
+        bytes = replace_bytes(&bytes, field.as_bytes(), value.as_bytes());
+    }
+    // SAFETY: the path's own bytes, split only around the fields (UTF-8 text, not
+    // empty) and joined with UTF-8 values: what `from_encoded_bytes_unchecked` takes.
+    PathBuf::from(unsafe { OsString::from_encoded_bytes_unchecked(bytes) })
+}
+
+/// `bytes` with every `from` (not empty) replaced by `to`.
+fn replace_bytes(mut bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    let mut replaced = Vec::with_capacity(bytes.len());
+    while let Some((&first, rest)) = bytes.split_first() {
+        match bytes.strip_prefix(from).filter(|_| !from.is_empty()) {
+            Some(after) => {
+                replaced.extend_from_slice(to);
+                bytes = after;
+            }
+            None => {
+                replaced.push(first);
+                bytes = rest;
+            }
+        }
+    }
+    replaced
 }
 
 #[cfg(test)]

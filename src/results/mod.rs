@@ -9,15 +9,17 @@ mod device;
 mod identity;
 pub mod levels;
 mod read;
+mod rescue;
 mod summary;
 mod write;
 
 pub use device::{DeviceResults, load, read_device};
-pub use identity::{Identity, distinct_paths};
+pub use identity::{Identity, distinct_paths, replace_in_path};
 pub(crate) use read::{csv_message, field_message, unsafe_text};
 pub use read::{file_bytes, parse, parse_with_lines, read, read_existing, read_with_lines};
+pub use rescue::rescue;
 pub use summary::{LATENCY_FAMILIES, ON_CHIP_FAMILIES, copy_peak_gbps, ns_per_element, summary};
-pub use write::{Format, body, head, markdown_table, merge, render, update, write};
+pub use write::{Format, body, head, markdown_table, merge, render, saved, update, write};
 
 use std::path::PathBuf;
 

@@ -1,10 +1,12 @@
-//! Writing results: a file updated under its lock ([`update`]), or rows printed in a
-//! format.
+//! Writing results: a file updated under its lock ([`update`]), what this process has
+//! saved ([`saved`]), or rows printed in a format.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 use super::read::parse_with_lines;
+use super::rescue::rescue;
 use super::summary::{SUMMARY_HEADER, SUMMARY_TEXT_COLUMNS, summary_cells};
 use super::{MAX_FILE_BYTES, Row};
 use crate::error::{Error, Result};
@@ -31,7 +33,8 @@ pub fn write(path: &Path, rows: &[Row]) -> Result<()> {
 /// Adds `rows` to the results file `path` names, under its lock from read to rename:
 /// the rows it holds now, checked by `admit` (their identity), stay where `rows` has
 /// none of the same case and setting. Writers of one file take turns, so none loses
-/// another's rows. No rows write nothing.
+/// another's rows. No rows write nothing. Rows that cannot be added are kept in a file
+/// of their own, which the error names ([`rescue`]).
 pub fn update(
     path: &Path,
     rows: &[Row],
@@ -40,6 +43,21 @@ pub fn update(
     if rows.is_empty() {
         return Ok(());
     }
+    add(path, rows, admit).map_err(|failed| rescue(rows, failed))?;
+    let mut saved = SAVED.lock().unwrap_or_else(PoisonError::into_inner);
+    match saved.iter_mut().find(|(file, _)| file == path) {
+        Some((_, count)) => *count = rows.len(),
+        None => saved.push((path.to_owned(), rows.len())),
+    }
+    Ok(())
+}
+
+/// [`update`]'s work, under the lock.
+fn add(
+    path: &Path,
+    rows: &[Row],
+    admit: impl FnOnce(Vec<(u64, Row)>) -> Result<Vec<Row>>,
+) -> Result<()> {
     let locked = files::lock(path)?;
     let bytes = locked.read(MAX_FILE_BYTES)?;
     // Empty where the lock made the file (this writer, or one stopped before its rename).
@@ -51,8 +69,33 @@ pub fn update(
     locked.replace(|file| write_csv(file, &merge(old, rows)))
 }
 
+/// Each file [`update`] has saved rows to in this process, with how many rows of the
+/// last update: the rows of a run so far, as a run saves them all each time.
+static SAVED: Mutex<Vec<(PathBuf, usize)>> = Mutex::new(Vec::new());
+
+/// What this process has saved, as a message says it: `no rows were saved`, or `12 rows
+/// were saved to a.csv` (and to each other file).
+pub fn saved() -> String {
+    let saved = SAVED.lock().unwrap_or_else(PoisonError::into_inner);
+    if saved.is_empty() {
+        return "no rows were saved".to_owned();
+    }
+    let each: Vec<String> = saved
+        .iter()
+        .map(|(path, rows)| {
+            format!(
+                "{rows} row{} {} saved to {}",
+                crate::plural(*rows),
+                if *rows == 1 { "was" } else { "were" },
+                path.display()
+            )
+        })
+        .collect();
+    each.join(", ")
+}
+
 /// `rows` as CSV, header first, into `out`.
-fn write_csv(out: impl std::io::Write, rows: &[Row]) -> std::io::Result<()> {
+pub(super) fn write_csv(out: impl std::io::Write, rows: &[Row]) -> std::io::Result<()> {
     let mut writer = csv::Writer::from_writer(out);
     for row in rows {
         writer.serialize(row)?;
@@ -261,6 +304,39 @@ mod tests {
         assert!(matches!(error, Error::Io { .. }), "{error}");
         assert_eq!(std::fs::read(&path).unwrap(), before);
         assert_eq!(names(&dir), ["device.csv"]);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_failed_write_of_a_new_file_leaves_no_file() {
+        let dir = scratch("full-new");
+        let error = files::replace(&dir.join("device.csv"), |file| {
+            file.write_all(b"family,")?;
+            Err(std::io::Error::from(std::io::ErrorKind::StorageFull))
+        })
+        .unwrap_err();
+        assert!(matches!(error, Error::Io { .. }), "{error}");
+        assert!(names(&dir).is_empty(), "{:?}", names(&dir));
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn rows_that_cannot_be_added_are_kept_apart_and_the_error_says_where() {
+        let dir = scratch("kept");
+        let rows = [row("offset", "offset=1", 1.0)];
+        // A directory where the file should be: refused, the rows kept elsewhere.
+        let message = update(&dir, &rows, any).unwrap_err().to_string();
+        assert!(
+            message.contains("a directory, not a regular file"),
+            "{message}"
+        );
+        let (_, kept) = message
+            .split_once("the 1 row measured is in ")
+            .unwrap_or_else(|| panic!("{message}"));
+        let kept = Path::new(kept);
+        assert_eq!(kept.parent(), Some(std::env::temp_dir().as_path()));
+        assert_eq!(read(kept).unwrap(), rows);
+        std::fs::remove_file(kept).unwrap();
         std::fs::remove_dir_all(dir).unwrap();
     }
 

@@ -50,7 +50,7 @@ impl<'a> Backends<'a> {
             _ => match Cuda::for_adapter(&ctx.info.name, &ctx.info.device_pci_bus_id, timeout) {
                 Ok(cuda) => cuda_builds.iter().map(|&b| cuda.with_build(b)).collect(),
                 Err(error) => {
-                    eprintln!("membench: {}", crate::text::shown_lines(&error.to_string()));
+                    stderrln!("membench: {}", crate::text::shown_lines(&error.to_string()));
                     Vec::new()
                 }
             },
@@ -59,7 +59,7 @@ impl<'a> Backends<'a> {
         {
             let _ = timeout;
             if !cuda_builds.is_empty() {
-                eprintln!("membench: CUDA backend unavailable: built without the `cuda` feature");
+                stderrln!("membench: CUDA backend unavailable: built without the `cuda` feature");
             }
         }
         Backends {
@@ -92,7 +92,7 @@ fn wgpu_builds(ctx: &GpuContext, wanted: &[WgpuBuild]) -> Vec<WgpuBuild> {
     for &build in wanted {
         let build = match build {
             WgpuBuild::TaxFree if !ctx.has_passthrough() => {
-                eprintln!(
+                stderrln!(
                     "membench: SPIR-V passthrough is not offered on {}: the unchecked build \
                      stands in for tax-free",
                     gpu::describe(&ctx.info)

@@ -235,10 +235,10 @@ fn adapter_ended(index: usize, info: &wgpu::AdapterInfo, ran: Result<Ended>) -> 
     ran.unwrap_or_else(|error| {
         let said = text::shown_lines(&with_causes(&error));
         if let Error::NoCompute { .. } = error {
-            eprintln!("membench: adapter {index} skipped: {said}");
+            stderrln!("membench: adapter {index} skipped: {said}");
             return Ended::Measured;
         }
-        eprintln!("membench: adapter {index} ({}): {said}", info.name);
+        stderrln!("membench: adapter {index} ({}): {said}", info.name);
         Ended::Failed
     })
 }
@@ -287,7 +287,7 @@ fn compute_adapters() -> Result<Vec<Listed>> {
     for (index, adapter) in adapters.iter().enumerate() {
         let info = gpu::info(adapter);
         if let Some(why) = gpu::no_compute(adapter) {
-            eprintln!(
+            stderrln!(
                 "membench: adapter {index} skipped: {} runs no compute shaders{why}",
                 gpu::describe(&info)
             );
@@ -322,27 +322,34 @@ fn adapter_paths(listed: &[Listed], sizing: RunSizing, destination: &Destination
 /// one process per GPU) into one directory, each into its own file.
 pub const TEMPLATE_FIELDS: [&str; 3] = ["{host}", "{uuid}", "{adapter}"];
 
-/// `template` with `{host}`, `{uuid}` (the short UUID, `-` where the GPU has none) and
-/// `{adapter}` (its index) replaced; a path without them is itself.
+/// `template` with `{host}`, `{uuid}` ([`results::Identity::uuid_word`]) and
+/// `{adapter}` (its index) replaced, on the path's bytes: the rest of it, in any
+/// encoding, is kept. A path without them is itself.
 pub fn expand(
     template: &std::path::Path,
     identity: &results::Identity,
     gpu: &results::GpuIdentity,
     adapter: usize,
 ) -> PathBuf {
-    let uuid = identity.short_uuid();
-    let text = template
-        .to_string_lossy()
-        .replace("{host}", &results::slug(&gpu.host))
-        .replace("{uuid}", if uuid.is_empty() { "-" } else { &uuid })
-        .replace("{adapter}", &adapter.to_string());
-    PathBuf::from(text)
+    let values = [
+        results::slug(&gpu.host),
+        identity.uuid_word(),
+        adapter.to_string(),
+    ];
+    let fields: Vec<(&str, &str)> = TEMPLATE_FIELDS
+        .iter()
+        .copied()
+        .zip(values.iter().map(String::as_str))
+        .collect();
+    results::replace_in_path(template, &fields)
 }
 
 /// Whether `path` names one of [`TEMPLATE_FIELDS`].
 fn is_template(path: &std::path::Path) -> bool {
-    let text = path.to_string_lossy();
-    TEMPLATE_FIELDS.iter().any(|field| text.contains(field))
+    let bytes = path.as_os_str().as_encoded_bytes();
+    TEMPLATE_FIELDS
+        .iter()
+        .any(|field| bytes.windows(field.len()).any(|w| w == field.as_bytes()))
 }
 
 /// The index of the adapter `ctx` opened (by `selector`) in `membench devices`' list:
@@ -406,7 +413,7 @@ impl Plan {
             if stop::interrupted() {
                 break;
             }
-            eprintln!(
+            stderrln!(
                 "membench: adapter {} ({} of {}): {}",
                 adapter.index,
                 adapter.index + 1,
@@ -555,7 +562,7 @@ impl Plan {
             .iter()
             .map(|(experiment, _)| measurers.iter().filter(|m| m.takes(experiment)).count())
             .sum();
-        eprintln!(
+        stderrln!(
             "membench: {tag}{} case{}, {measurements} measurement{} on {} in {} at sizing {}, \
              results to {target}",
             cases.len(),
@@ -567,7 +574,7 @@ impl Plan {
         );
         let gpu = nvml::gpu_at(&ctx.identity.pci_bus_id);
         if let (None, Some(why)) = (&gpu, nvml::unavailable()) {
-            eprintln!("membench: {tag}{why}");
+            stderrln!("membench: {tag}{why}");
         }
         let session = Session {
             telemetry: gpu.as_ref(),
@@ -586,7 +593,7 @@ impl Plan {
         let ran = session.run(&cases, &mut SuiteSampler::new(settings.samples), &progress)?;
         progress.finish();
         if let Some(predicted) = &ran.predicted {
-            eprintln!(
+            stderrln!(
                 "membench: {tag}simulated in {:.1} s{} with the {}",
                 predicted.seconds,
                 if session.work_beside {
@@ -614,26 +621,17 @@ impl Plan {
         );
         match destination {
             Destination::Stdout(format) => {
-                eprint!("{summary}");
-                if let Err(error) = print(out, &results::body(&ran.rows, *format)?) {
-                    // The rows are not lost with stdout.
-                    let kept = std::env::temp_dir()
-                        .join(format!("membench-rows-{}.csv", std::process::id()));
-                    results::write(&kept, &ran.rows)?;
-                    eprintln!(
-                        "membench: stdout took not all rows; all {} are in {}",
-                        ran.rows.len(),
-                        kept.display()
-                    );
-                    return Err(error);
-                }
+                stderr!("{summary}");
+                // The rows are not lost with stdout.
+                print(out, &results::body(&ran.rows, *format)?)
+                    .map_err(|error| results::rescue(&ran.rows, error))?;
             }
             Destination::DefaultFile | Destination::File(_) => print(out, &summary)?,
         }
         // The verdict goes to stderr: stdout may be the rows.
         let verdict = expectations.map(|expectations| expectations.check(&ran.rows));
         if let Some(verdict) = &verdict {
-            eprint!("{}", verdict.text());
+            stderr!("{}", verdict.text());
         }
         if let Some(path) = self.bless.as_deref().filter(|_| !ran.interrupted) {
             let source = file.as_deref().map_or_else(
@@ -642,7 +640,7 @@ impl Plan {
             );
             let blessed = health::bless(path, &source, &ran.rows, &case_ids)?;
             let path = text::shown_path(path);
-            eprintln!(
+            stderrln!(
                 "membench: {} expectations blessed into {path}",
                 blessed.len()
             );
@@ -706,14 +704,27 @@ mod tests {
             identity.default_path(),
             PathBuf::from("results/nvidia-h100-80gb-hbm3-8f2e1c3a-vulkan.csv")
         );
+        // Without a UUID, the device's name: a word that every run of it repeats.
         let software = results::Identity {
             gpu_uuid: "-".to_owned(),
             ..identity
         };
         assert_eq!(
             expand(template, &software, &gpu, 0),
-            PathBuf::from("out/node-07-cluster---0.csv")
+            PathBuf::from("out/node-07-cluster-nvidia-h100-80gb-hbm3-0.csv")
         );
+        // A directory that is not UTF-8 is kept byte for byte.
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt as _;
+            let dir = std::ffi::OsStr::from_bytes(b"out-\xff\xfe");
+            let template = std::path::Path::new(dir).join("{uuid}.csv");
+            assert!(is_template(&template));
+            assert_eq!(
+                expand(&template, &software, &gpu, 0),
+                std::path::Path::new(dir).join("nvidia-h100-80gb-hbm3.csv")
+            );
+        }
     }
 
     #[test]

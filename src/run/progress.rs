@@ -97,7 +97,7 @@ impl Bars {
             0 => String::new(),
             _ => format!(", about {} s left", self.simulation.eta().as_secs()),
         };
-        eprintln!(
+        stderrln!(
             "{}[{:7.1} s] simulating: {made} of {of} cases predicted{left}",
             self.tag,
             start.elapsed().as_secs_f64()
@@ -133,7 +133,7 @@ impl Progress for Bars {
                 .lines()
                 .map(|l| format!("{}{}\n", self.tag, shown(l)))
                 .collect();
-            eprint!("{tagged}");
+            stderr!("{tagged}");
             return;
         }
         if let Some(notice) = notice(id, setting, outcome) {
@@ -160,7 +160,7 @@ pub struct Notices;
 impl Progress for Notices {
     fn finished(&self, id: &CaseId, setting: Setting, outcome: &Outcome) {
         if let Some(notice) = notice(id, setting, outcome) {
-            eprintln!("{notice}");
+            stderrln!("{notice}");
         }
     }
 }

@@ -1,13 +1,14 @@
 //! Signals: SIGINT, SIGTERM and SIGHUP stop a run after the case under way, with its
 //! predictions and summary, and exit 128 + the signal; a second signal, one outside a
 //! run, or [`GRACE`] passing without the run ending exits at once, once no file is half
-//! written.
+//! written, saying what was saved. A run waiting for another's lock on its file gives
+//! the wait up and keeps its rows apart ([`files::stop_waiting`]).
 
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::time::Duration;
 
 use crate::error::{Error, Result};
-use crate::files;
+use crate::{files, results};
 
 /// Set by the first SIGINT, SIGTERM or SIGHUP during a run: it stops after the case
 /// under way, predicts what it measured, saves and prints the summary. A second
@@ -47,18 +48,27 @@ pub fn stopped_by() -> i32 {
     STOPPED_BY.load(Ordering::SeqCst)
 }
 
-/// Exits with 128 + `signal` once [`GRACE`] has passed, where the run has not ended.
-fn quit_after_grace(name: &'static str, signal: i32) {
+/// Stops the run after the case under way on the first `signal` (called `name`), and
+/// exits with 128 + it once [`GRACE`] has passed where the run has not ended.
+fn stop_after_this_case(name: &'static str, signal: i32) {
+    STOPPED_BY.store(signal, Ordering::SeqCst);
+    files::stop_waiting();
     std::thread::spawn(move || {
         std::thread::sleep(GRACE);
-        eprintln!(
-            "membench: {name}: not stopped {} s after the signal: quitting (the rows measured \
-             are saved)",
+        let _no_half_file = quit(&format!(
+            "{name}: not stopped {} s after the signal: quitting",
             GRACE.as_secs()
-        );
-        let _no_half_file = files::quiesce();
+        ));
         std::process::exit(128 + signal);
     });
+}
+
+/// Says `why` the run quits, and what it saved, once no file is half written; the
+/// caller exits.
+fn quit(why: &str) -> std::sync::MutexGuard<'static, ()> {
+    let no_half_file = files::quiesce();
+    stderrln!("membench: {why}; {}", results::saved());
+    no_half_file
 }
 
 /// Handles SIGINT, SIGTERM (a scheduler's time limit) and SIGHUP (a closed terminal)
@@ -79,17 +89,19 @@ pub fn watch() -> Result<()> {
                 SIGTERM => "terminated (SIGTERM)",
                 _ => "hung up (SIGHUP)",
             };
-            if STOPS_GRACEFULLY.load(Ordering::SeqCst) && !INTERRUPTED.swap(true, Ordering::SeqCst)
-            {
-                STOPPED_BY.store(signal, Ordering::SeqCst);
-                eprintln!(
+            let in_run = STOPS_GRACEFULLY.load(Ordering::SeqCst);
+            if in_run && !INTERRUPTED.swap(true, Ordering::SeqCst) {
+                stderrln!(
                     "membench: {name}: stopping after this case, with its predictions and \
                      summary (a second signal quits at once)"
                 );
-                quit_after_grace(name, signal);
+                stop_after_this_case(name, signal);
                 continue;
             }
-            let _no_half_file = files::quiesce();
+            let _no_half_file = match in_run {
+                true => quit(&format!("{name} again: quitting at once")),
+                false => files::quiesce(),
+            };
             std::process::exit(128 + signal);
         }
     });
@@ -101,15 +113,18 @@ pub fn watch() -> Result<()> {
 pub fn watch() -> Result<()> {
     const SIGINT: i32 = 2;
     ctrlc::set_handler(|| {
-        if STOPS_GRACEFULLY.load(Ordering::SeqCst) && !INTERRUPTED.swap(true, Ordering::SeqCst) {
-            STOPPED_BY.store(SIGINT, Ordering::SeqCst);
-            eprintln!(
+        let in_run = STOPS_GRACEFULLY.load(Ordering::SeqCst);
+        if in_run && !INTERRUPTED.swap(true, Ordering::SeqCst) {
+            stderrln!(
                 "membench: interrupted: stopping after this case (Ctrl-C again to quit at once)"
             );
-            quit_after_grace("interrupted", SIGINT);
+            stop_after_this_case("interrupted", SIGINT);
             return;
         }
-        let _no_half_file = files::quiesce();
+        let _no_half_file = match in_run {
+            true => quit("interrupted again: quitting at once"),
+            false => files::quiesce(),
+        };
         std::process::exit(128 + SIGINT);
     })
     .map_err(|e| Error::Signals(format!("installing the Ctrl-C handler: {e}")))

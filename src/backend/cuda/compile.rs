@@ -359,7 +359,7 @@ mod tests {
                 !required,
                 "NVRTC is required here (CI, MEMBENCH_NVRTC_REQUIRED): {why}"
             );
-            eprintln!("skipping the NVRTC compilation of the twins: {why}");
+            stderrln!("skipping the NVRTC compilation of the twins: {why}");
             return;
         }
         let sizing = Sizing::nominal(true);

@@ -268,7 +268,7 @@ mod tests {
     fn without_libcuda_the_backend_is_unavailable_not_a_panic() {
         // SAFETY: only tries to open the library.
         if unsafe { sys::is_culib_present() } {
-            eprintln!("libcuda is present: the unavailable path is not reachable here");
+            stderrln!("libcuda is present: the unavailable path is not reachable here");
             return;
         }
         let opened = Cuda::open(0, Duration::from_secs(1));

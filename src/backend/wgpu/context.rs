@@ -99,11 +99,11 @@ impl GpuContext {
         // Errors inside a case are caught by error scopes; anything else is reported,
         // not a panic that would sink the run.
         device.on_uncaptured_error(Arc::new(|error| {
-            eprintln!("membench: wgpu: {}", shown_lines(&error.to_string()));
+            stderrln!("membench: wgpu: {}", shown_lines(&error.to_string()));
         }));
         device.set_device_lost_callback(|reason, message| {
             if reason != wgpu::DeviceLostReason::Destroyed {
-                eprintln!(
+                stderrln!(
                     "membench: device lost ({reason:?}): {}",
                     shown_lines(&message)
                 );
