@@ -10,7 +10,9 @@ use membench::backend::wgpu::{GpuContext, Wgpu};
 use membench::measure::{MIN_SAMPLES, SuiteSampler, Timing};
 use membench::results::{Row, Status};
 use membench::run::{self, Outcome, RunSettings};
-use membench::suite::{Cache, Case, Expected, Experiment, Measure, REGISTRY, Sizing, WgpuBuild};
+use membench::suite::{
+    Cache, Case, Expected, Experiment, Measure, REGISTRY, Sizing, WgpuBuild, Words,
+};
 
 /// The default adapter; `None` (said on stderr) where there is none outside CI.
 fn context() -> Result<Option<GpuContext>, String> {
@@ -193,7 +195,7 @@ fn a_transfer_that_delivers_other_bytes_fails() {
             let Expected::Exact(words) = &mut data.expected[0] else {
                 panic!("transfers are checked exactly");
             };
-            words[100] ^= 1;
+            *words = flip_word_100(words);
             data
         });
         match measure(&ctx, experiment, &case, &quick()) {
@@ -203,6 +205,13 @@ fn a_transfer_that_delivers_other_bytes_fails() {
             _ => panic!("{filter}: a wrong transfer was not reported as failed"),
         }
     }
+}
+
+/// `words` with a bit of word 100 flipped.
+fn flip_word_100(words: &Words) -> Words {
+    let mut flipped = words.whole().into_owned();
+    flipped[100] ^= 1;
+    flipped.into()
 }
 
 #[test]
@@ -223,7 +232,7 @@ fn a_wrong_reference_fails_verification() {
     let Expected::Exact(words) = &mut data.expected[0] else {
         panic!("copy cases are checked exactly");
     };
-    words[100] ^= 1;
+    *words = flip_word_100(words);
     let error = backend.verify(&kernel, &data.expected).unwrap_err();
     assert!(matches!(error, Error::Verification(_)), "{error}");
     assert!(error.to_string().contains("first at word 100"), "{error}");

@@ -16,7 +16,7 @@ pub mod wgpu;
 
 use crate::error::{Error, Result};
 use crate::measure::{Clock, Sampler, Timing};
-use crate::suite::{Cache, Case, CaseData, Expected, Experiment, Setting, TransferPath};
+use crate::suite::{Cache, Case, CaseData, Expected, Experiment, Setting, TransferPath, Words};
 
 /// What a backend does with one case.
 pub trait Backend {
@@ -47,7 +47,7 @@ pub trait Backend {
         &self,
         experiment: &Experiment,
         case: &Case,
-        inputs: &[Vec<u32>],
+        inputs: &[Words],
     ) -> Result<Self::Prepared>;
 
     /// Runs the case once and checks each output against `expected`, in order.

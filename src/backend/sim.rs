@@ -11,7 +11,9 @@ use crate::sim::device::DeviceModel;
 use crate::sim::model::{self, Prediction};
 use crate::sim::{Binding, Kernel, Launch, NoTrace, SimError, run};
 use crate::suite::shaders;
-use crate::suite::{Buffer, Cache, Case, Expected, Experiment, POISON, Setting};
+use rayon::prelude::*;
+
+use crate::suite::{Buffer, Cache, Case, Expected, Experiment, PIECE_WORDS, POISON, Setting, Words};
 
 /// Loads a case's kernel with its override constants.
 pub fn load(experiment: &Experiment, case: &Case) -> Result<Kernel, SimError> {
@@ -48,7 +50,7 @@ impl Backend for Simulator {
         Setting::WGPU
     }
 
-    fn prepare(&self, experiment: &Experiment, case: &Case, inputs: &[Vec<u32>]) -> Result<Loaded> {
+    fn prepare(&self, experiment: &Experiment, case: &Case, inputs: &[Words]) -> Result<Loaded> {
         let kernel = load(experiment, case).map_err(|e| Error::Case(e.to_string()))?;
         Ok(Loaded {
             kernel,
@@ -91,22 +93,34 @@ impl Backend for Simulator {
 
 /// Interpreter bindings for a case: uniforms as declared, inputs from `inputs` (in
 /// binding order), outputs poisoned.
-pub fn bindings(case: &Case, inputs: &[Vec<u32>]) -> Vec<Binding> {
+pub fn bindings(case: &Case, inputs: &[Words]) -> Vec<Binding> {
     let mut inputs = inputs.iter();
     case.buffers
         .iter()
         .enumerate()
         .map(|(index, buffer)| {
-            let words = match buffer {
+            let bytes = match buffer {
                 Buffer::Uniform(words) => bytemuck::cast_slice(words).to_vec(),
-                Buffer::Input(_) | Buffer::Texture { .. } => inputs
-                    .next()
-                    .map_or_else(Vec::new, |words| bytemuck::cast_slice(words).to_vec()),
+                Buffer::Input(_) | Buffer::Texture { .. } => inputs.next().map_or_else(Vec::new, bytes),
                 Buffer::Output(words) => bytemuck::cast_slice(&vec![POISON; *words]).to_vec(),
             };
-            bound(index, buffer, words)
+            bound(index, buffer, bytes)
         })
         .collect()
+}
+
+/// The bytes of `words`, made a piece at a time: a made input is never held twice.
+fn bytes(words: &Words) -> Vec<u8> {
+    let mut bytes = vec![0u8; 4 * words.len()];
+    bytes
+        .par_chunks_mut(4 * PIECE_WORDS)
+        .enumerate()
+        .for_each(|(piece, to)| {
+            let start = piece * PIECE_WORDS;
+            let from = words.piece(start..start + to.len() / 4);
+            to.copy_from_slice(bytemuck::cast_slice(&from));
+        });
+    bytes
 }
 
 /// The interpreter's binding `index` of `buffer`, holding `data`: a texture's texels
@@ -140,6 +154,14 @@ pub const PREDICT_WORKGROUPS: u64 = 1024;
 /// build): only kernels whose workgroups loop at length (the on-chip experiments, whose
 /// workgroups all do the same) reach it and are sampled on fewer workgroups.
 pub const PREDICT_LANE_OPS: u64 = 1 << 27;
+
+/// Host memory a prediction of `case` may take at most: its uniforms and outputs, and
+/// its inputs where they are its addresses; else half its buffers (zero pages that a
+/// sampled window of a strided or grid-stride case touches up to half of).
+pub fn prediction_bytes(case: &Case) -> u64 {
+    let bytes: u64 = case.buffers.iter().map(Buffer::len_bytes).sum();
+    if case.addresses_from_data { bytes } else { bytes / 2 }
+}
 
 /// Predicts one dispatch of the case on `device` from a window of its workgroups
 /// (bounded by [`PREDICT_WORKGROUPS`] and [`PREDICT_LANE_OPS`]).

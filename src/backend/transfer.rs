@@ -9,7 +9,7 @@
 use crate::error::{Error, Result};
 use crate::measure::{Clock, FnClock, Sampler, Stats, Timer, Timing};
 use crate::suite::families::transfer::Shape;
-use crate::suite::{Case, CaseData, Expected, Experiment, Schedule};
+use crate::suite::{Case, CaseData, Expected, Experiment, Schedule, Words};
 
 /// One transfer case: what to send, what must arrive, and the sampler.
 pub struct Payload<'a> {
@@ -28,13 +28,15 @@ impl<'a> Payload<'a> {
         data: &'a CaseData,
     ) -> Result<Payload<'a>> {
         let shape = Shape::of(&case.params).map_err(Error::Case)?;
-        let (Some(sent), Some(expected)) = (data.inputs.first(), data.expected.first()) else {
-            return Err(Error::Case(format!(
-                "{}/{} declares no data",
+        let declared = || {
+            Error::Case(format!(
+                "{}/{} declares no held data to send",
                 experiment.name(),
                 case.params
-            )));
+            ))
         };
+        let sent = data.inputs.first().and_then(Words::held).ok_or_else(declared)?;
+        let expected = data.expected.first().ok_or_else(declared)?;
         Ok(Payload {
             shape,
             sent,

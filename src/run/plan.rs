@@ -365,6 +365,18 @@ fn adapter_index(selector: Option<&str>, ctx: &GpuContext) -> usize {
         .unwrap_or(0)
 }
 
+/// The largest buffer of the cases that run: host memory stays within twice it and
+/// the process's own (docs/method.md).
+fn largest_buffer_bytes(cases: &[(&'static suite::Experiment, suite::Case)]) -> u64 {
+    cases
+        .iter()
+        .filter(|(_, case)| case.skip.is_none())
+        .flat_map(|(_, case)| &case.buffers)
+        .map(suite::Buffer::len_bytes)
+        .max()
+        .unwrap_or(0)
+}
+
 /// Peak resident set size of this process (Linux `VmHWM`).
 fn peak_resident() -> Option<String> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -605,8 +617,8 @@ impl Plan {
             );
         }
         let summary = format!(
-            "{}\n{} measurement{}{}, {} failed, in {:.1} s; peak host memory {}; results in \
-             {target}\n",
+            "{}\n{} measurement{}{}, {} failed, in {:.1} s; peak host memory {} (largest \
+             buffer {} MiB); results in {target}\n",
             results::summary(&ran.rows),
             ran.rows.len(),
             crate::plural(ran.rows.len()),
@@ -618,6 +630,7 @@ impl Plan {
             ran.failed,
             started.elapsed().as_secs_f64(),
             peak_resident().unwrap_or_else(|| "unknown".to_owned()),
+            largest_buffer_bytes(&cases) >> 20,
         );
         match destination {
             Destination::Stdout(format) => {

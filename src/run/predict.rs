@@ -2,7 +2,11 @@
 //! from the run's own copy/peak), every case predicted on a few threads, and the
 //! predictions made beside the measurements.
 
+use std::sync::{Condvar, Mutex, PoisonError};
+
 use rayon::prelude::*;
+
+use crate::backend::sim;
 
 use super::Outcome;
 use super::rows::{fill_prediction, row};
@@ -11,7 +15,7 @@ use crate::results::Row;
 use crate::results::{RunInfo, Status};
 use crate::sim::device::{self as sim_device, DeviceModel};
 use crate::sim::model::Prediction;
-use crate::suite::{Api, Case, Experiment, Measure, Params, RunSizing};
+use crate::suite::{Api, Buffer, Case, Experiment, Measure, Params, RunSizing};
 
 /// The model predictions are made with: the preset closest to the adapter, calibrated
 /// from `rows` where they hold [`crate::calibrate::CALIBRATION`]'s rows.
@@ -35,10 +39,53 @@ pub fn describe_model(model: &DeviceModel) -> String {
     }
 }
 
-/// Predictions run in parallel on (at most) this many threads: a sampled window of a
-/// strided or grid-stride case touches up to half of its buffers, and host memory must
-/// stay within about four times the largest buffer.
+/// Predictions run in parallel on (at most) this many threads, within [`Budget`].
 const PREDICT_THREADS: usize = 4;
+
+/// The host memory the predictions under way may take together: the largest buffer of
+/// the cases predicted, so that a run's host memory stays within twice its largest
+/// buffer and the process's own. A prediction waits until its
+/// [`crate::backend::sim::prediction_bytes`] fit beside the others' (one alone always
+/// runs).
+struct Budget {
+    capacity: u64,
+    taken: Mutex<u64>,
+    returned: Condvar,
+}
+
+impl Budget {
+    fn new(capacity: u64) -> Self {
+        Budget {
+            capacity,
+            taken: Mutex::new(0),
+            returned: Condvar::new(),
+        }
+    }
+
+    /// Waits until `bytes` fit, and takes them until the [`Taken`] drops.
+    fn take(&self, bytes: u64) -> Taken<'_> {
+        let mut taken = self.taken.lock().unwrap_or_else(PoisonError::into_inner);
+        while *taken > 0 && *taken + bytes > self.capacity {
+            taken = self
+                .returned
+                .wait(taken)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        *taken += bytes;
+        Taken(self, bytes)
+    }
+}
+
+/// Bytes of a [`Budget`], returned on drop.
+struct Taken<'b>(&'b Budget, u64);
+
+impl Drop for Taken<'_> {
+    fn drop(&mut self) {
+        let mut taken = self.0.taken.lock().unwrap_or_else(PoisonError::into_inner);
+        *taken -= self.1;
+        self.0.returned.notify_all();
+    }
+}
 
 /// Predicts every runnable case on `model`, in parallel; `None` for skipped cases
 /// and transfers (the memory model is of the device's memory; a transfer's row is
@@ -49,10 +96,13 @@ pub fn predict_cases(
     model: &DeviceModel,
     done: &(dyn Fn() + Sync),
 ) -> Vec<Option<Result<Prediction, String>>> {
+    let largest = cases.iter().flat_map(|(_, case)| &case.buffers).map(Buffer::len_bytes);
+    let budget = Budget::new(largest.max().unwrap_or(0));
     let predict = |(experiment, case): &(&'static Experiment, Case)| {
         let simulated = case.skip.is_none() && experiment.measure == Measure::Kernel;
         let prediction = simulated.then(|| {
-            crate::backend::sim::predict(experiment, case, model).map_err(|e| e.to_string())
+            let _taken = budget.take(sim::prediction_bytes(case));
+            sim::predict(experiment, case, model).map_err(|e| e.to_string())
         });
         done();
         prediction
@@ -202,5 +252,29 @@ impl<'scope> Background<'scope> {
                 .map_err(|_| Error::Internal("the simulator's thread panicked".to_owned())),
             other => Ok(other),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_prediction_waits_until_its_bytes_fit_and_one_alone_always_runs() {
+        let budget = Budget::new(100);
+        drop(budget.take(250));
+        let first = budget.take(60);
+        let (sent, received) = std::sync::mpsc::channel();
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                let _second = budget.take(60);
+                sent.send(()).ok();
+            });
+            let waited = received.recv_timeout(std::time::Duration::from_millis(100));
+            assert!(waited.is_err(), "60 + 60 bytes taken of 100");
+            drop(first);
+            assert!(received.recv().is_ok());
+        });
+        assert_eq!(*budget.taken.lock().unwrap(), 0);
     }
 }

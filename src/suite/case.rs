@@ -4,7 +4,8 @@
 use std::sync::Arc;
 
 use super::{
-    Binding, Cache, CaseId, CudaLaunch, Expected, Experiment, Grid, Key, Params, Sizing, words,
+    Binding, Cache, CaseId, CudaLaunch, Expected, Experiment, Grid, Key, Params, Sizing, Words,
+    words,
 };
 
 /// One measurable configuration of an experiment.
@@ -121,13 +122,13 @@ pub enum Buffer {
 
 /// Whether `inputs` are the input buffers `buffers` declare, in order and size; what
 /// differs, where they are not.
-pub fn check_inputs(buffers: &[Buffer], inputs: &[Vec<u32>]) -> Result<(), String> {
+pub fn check_inputs(buffers: &[Buffer], inputs: &[Words]) -> Result<(), String> {
     let declared: Vec<usize> = buffers
         .iter()
         .filter(|b| b.is_input())
         .map(Buffer::words)
         .collect();
-    let given: Vec<usize> = inputs.iter().map(Vec::len).collect();
+    let given: Vec<usize> = inputs.iter().map(Words::len).collect();
     if declared == given {
         Ok(())
     } else {
@@ -174,7 +175,7 @@ impl Buffer {
 /// A case's data: its inputs in binding order, and what each output must hold after
 /// one dispatch, in binding order.
 pub struct CaseData {
-    pub inputs: Vec<Vec<u32>>,
+    pub inputs: Vec<Words>,
     pub expected: Vec<Expected>,
 }
 

@@ -24,7 +24,7 @@ pub mod transfer_path;
 pub mod verify;
 
 pub use case::{Buffer, Case, CaseBuilder, CaseData, check_inputs};
-pub use data::{f32_data, mix, words};
+pub use data::{PIECE_WORDS, Words, f32_data, f32_word, f32_words, mix, words};
 pub use id::{
     Api, Build, Cache, CaseId, CudaBuild, FLUSH_BYTES, Family, Key, Params, SOFTWARE_FLUSH_BYTES,
     Setting, Value, WgpuBuild, check_variant,

@@ -3,6 +3,8 @@
 
 use rayon::prelude::*;
 
+use super::Words;
+
 /// A verification rule that only the output can complete (e.g. a result that depends
 /// on the subgroup size the driver chose): `Ok`, or a one-line account of the failure.
 pub type Rule = Box<dyn Fn(&[u32]) -> Result<(), String> + Send + Sync>;
@@ -10,10 +12,11 @@ pub type Rule = Box<dyn Fn(&[u32]) -> Result<(), String> + Send + Sync>;
 /// What an output buffer must hold after one dispatch.
 pub enum Expected {
     /// Bit for bit, poison included where the kernel must not write.
-    Exact(Vec<u32>),
-    /// f32 values each within `tolerance` of the reference, relative to
-    /// max(1, |reference|): for kernels whose summation order differs from the CPU's.
-    Approx { values: Vec<f32>, tolerance: f32 },
+    Exact(Words),
+    /// f32 values (`values` their bits) each within `tolerance` of the reference,
+    /// relative to max(1, |reference|): for kernels whose summation order differs from
+    /// the CPU's.
+    Approx { values: Words, tolerance: f32 },
     /// Word `i * stride` equal to `values[i]`, the words between unchecked (a
     /// kernel's scratch space): checked piece by piece, where a [`Rule`] would gather
     /// the whole output first.
@@ -23,6 +26,15 @@ pub enum Expected {
 }
 
 impl Expected {
+    /// `values` each within `tolerance` (see [`Expected::Approx`]).
+    pub fn approx(values: impl IntoIterator<Item = f32>, tolerance: f32) -> Self {
+        let bits: Vec<u32> = values.into_iter().map(f32::to_bits).collect();
+        Expected::Approx {
+            values: bits.into(),
+            tolerance,
+        }
+    }
+
     pub fn len_words(&self) -> usize {
         match self {
             Expected::Exact(words) => words.len(),
@@ -73,10 +85,10 @@ impl Checker<'_> {
         let in_reference = |len| offset.min(len)..self.seen.min(len);
         match self.expected {
             Expected::Exact(expected) => {
-                let expected = &expected[in_reference(expected.len())];
+                let expected = expected.piece(in_reference(expected.len()));
                 self.count(
                     offset,
-                    expected,
+                    &expected,
                     piece,
                     |e, a| e != a,
                     |e, a| format!("expected {e:#010x}, got {a:#010x}{}", never_written(a)),
@@ -84,15 +96,16 @@ impl Checker<'_> {
             }
             Expected::Approx { values, tolerance } => {
                 let tolerance = *tolerance;
-                let expected = &values[in_reference(values.len())];
+                let expected = values.piece(in_reference(values.len()));
                 self.count(
                     offset,
-                    expected,
+                    &expected,
                     piece,
-                    |e, a| !within(f32::from_bits(a), e, tolerance),
+                    |e, a| !within(f32::from_bits(a), f32::from_bits(e), tolerance),
                     |e, a| {
                         format!(
-                            "expected {e}, got {}{}",
+                            "expected {}, got {}{}",
+                            f32::from_bits(e),
                             f32::from_bits(a),
                             never_written(a)
                         )
@@ -206,9 +219,12 @@ mod tests {
     #[test]
     fn exact_check_names_first_mismatch_and_poison() {
         let expected = vec![1u32, 2, 3];
-        assert!(Expected::Exact(expected.clone()).check(&expected).is_ok());
+        assert!(Expected::Exact(expected.clone().into()).check(&expected).is_ok());
+        let made = Expected::Exact(Words::made(3, |i| i as u32 + 1));
+        assert!(made.check(&expected).is_ok());
         let actual = [1u32, POISON, 4];
-        let err = Expected::Exact(expected)
+        assert_eq!(made.check(&actual).map_err(|e| e.len() > 0), Err(true));
+        let err = Expected::Exact(expected.into())
             .check(&actual)
             .err()
             .unwrap_or_default();
@@ -231,11 +247,8 @@ mod tests {
                 .ok_or_else(|| "sum".to_owned())
         });
         let expectations = [
-            Expected::Exact(reference.clone()),
-            Expected::Approx {
-                values: reference.iter().map(|&w| w as f32).collect(),
-                tolerance: 0.0,
-            },
+            Expected::Exact(reference.clone().into()),
+            Expected::approx(reference.iter().map(|&w| w as f32), 0.0),
             Expected::Rule { words: 10, rule },
             Expected::Strided {
                 stride: 2,
@@ -273,10 +286,7 @@ mod tests {
 
     #[test]
     fn approx_check_is_relative_above_one_and_rejects_nan() {
-        let expected = Expected::Approx {
-            values: vec![0.5, 1000.0],
-            tolerance: 1e-3,
-        };
+        let expected = Expected::approx([0.5, 1000.0], 1e-3);
         let bits = |a: f32, b: f32| [a.to_bits(), b.to_bits()];
         assert!(expected.check(&bits(0.5009, 1000.9)).is_ok());
         assert!(expected.check(&bits(0.502, 1000.0)).is_err());

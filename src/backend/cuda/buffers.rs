@@ -2,13 +2,16 @@
 //! readback goes through, inputs uploaded through it, and outputs poisoned before a
 //! kernel writes them.
 
+use std::borrow::Cow;
+use std::ops::Range;
+
 use cudarc::driver::sys;
 use cudarc::driver::{CudaSlice, DevicePtr};
 use rayon::prelude::*;
 
 use super::{Cuda, driver_error};
 use crate::error::{Error, Result};
-use crate::suite::POISON;
+use crate::suite::{POISON, Words};
 
 /// Words of the pinned staging buffer, the piece an input is uploaded and an output read
 /// back and checked in: the host never holds a second copy of a large buffer.
@@ -18,20 +21,35 @@ impl Cuda {
     /// A device buffer holding `words`, copied in through the staging buffer piece by
     /// piece.
     pub(super) fn upload(&self, words: &[u32]) -> Result<CudaSlice<u32>> {
-        if words.is_empty() {
+        self.upload_pieces(words.len(), |range| Cow::Borrowed(&words[range]))
+    }
+
+    /// A device buffer holding `words`, made and copied in piece by piece: made words
+    /// are never held whole.
+    pub(super) fn upload_words(&self, words: &Words) -> Result<CudaSlice<u32>> {
+        self.upload_pieces(words.len(), |range| words.piece(range))
+    }
+
+    /// A device buffer of `len` words, `piece` giving each range of them in turn.
+    fn upload_pieces<'w>(
+        &self,
+        len: usize,
+        piece: impl Fn(Range<usize>) -> Cow<'w, [u32]>,
+    ) -> Result<CudaSlice<u32>> {
+        if len == 0 {
             return self.poisoned(0);
         }
         // SAFETY: every word is written by the copies below before anything reads it.
-        let mut buffer = unsafe { self.stream.alloc::<u32>(words.len()) }
+        let mut buffer = unsafe { self.stream.alloc::<u32>(len) }
             .map_err(driver_error("allocating an input"))?;
         self.with_staging(|staging| {
             let piece_words = staging.len();
-            for (index, piece) in words.chunks(piece_words).enumerate() {
+            for start in (0..len).step_by(piece_words) {
+                let piece = piece(start..(start + piece_words).min(len));
                 let host = &mut staging[..piece.len()];
                 host.par_chunks_mut(1 << 18)
                     .zip(piece.par_chunks(1 << 18))
                     .for_each(|(to, from)| to.copy_from_slice(from));
-                let start = index * piece_words;
                 self.stream
                     .memcpy_htod(&*host, &mut buffer.slice_mut(start..start + piece.len()))
                     .map_err(driver_error("uploading an input"))?;

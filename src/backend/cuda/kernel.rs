@@ -12,7 +12,10 @@ use super::compile::{Program, check_ptx};
 use super::texture::Texture;
 use super::{Cuda, driver_error};
 use crate::error::{Error, Result};
-use crate::suite::{Buffer, Case, CudaLaunch, Experiment, check_inputs};
+use crate::suite::{Buffer, Case, CudaLaunch, Experiment, Words, check_inputs};
+
+/// The words of an input not given (refused by [`check_inputs`] first).
+static NONE: Words = Words::Held(Vec::new());
 
 /// One kernel argument: a storage buffer, a texture object, or an output (by its index
 /// in [`Prepared::outputs`]).
@@ -67,7 +70,7 @@ impl Cuda {
         &self,
         experiment: &Experiment,
         case: &Case,
-        inputs: &[Vec<u32>],
+        inputs: &[Words],
     ) -> Result<Prepared> {
         experiment.kernel_for(case).map_err(Error::Cuda)?;
         let program = Program::of(experiment, case, self.build)?;
@@ -85,11 +88,11 @@ impl Cuda {
             match buffer {
                 Buffer::Uniform(words) => uniform = Some(words.clone()),
                 Buffer::Input(_) => {
-                    let words = inputs.next().map_or(&[][..], Vec::as_slice);
-                    storage.push(Argument::Buffer(self.upload(words)?));
+                    let words = inputs.next().unwrap_or(&NONE);
+                    storage.push(Argument::Buffer(self.upload_words(words)?));
                 }
                 Buffer::Texture { width, height } => {
-                    let words = inputs.next().map_or(&[][..], Vec::as_slice);
+                    let words = inputs.next().unwrap_or(&NONE);
                     storage.push(Argument::Texture(Texture::new(
                         self,
                         (*width, *height),

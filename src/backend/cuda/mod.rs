@@ -42,7 +42,7 @@ use crate::measure::{Clock, Sampler, Timing};
 use crate::results::RunInfo;
 use crate::suite::{
     Cache, Case, CaseData, CudaBuild, CudaLaunch, Expected, Experiment, Measure, Setting,
-    TransferPath, Twin,
+    TransferPath, Twin, Words,
 };
 use device::driver_label;
 use timing::EventClock;
@@ -228,7 +228,7 @@ impl Backend for Cuda {
         &self,
         experiment: &Experiment,
         case: &Case,
-        inputs: &[Vec<u32>],
+        inputs: &[Words],
     ) -> Result<Prepared> {
         self.build(experiment, case, inputs)
     }

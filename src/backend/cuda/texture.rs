@@ -9,6 +9,8 @@ use std::sync::Arc;
 use cudarc::driver::CudaContext;
 use cudarc::driver::sys::{self, CUaddress_mode, CUarray_format, CUfilter_mode, CUmemorytype};
 
+use crate::suite::Words;
+
 use super::{Cuda, driver_error};
 use crate::error::{Error, Result};
 
@@ -29,7 +31,7 @@ unsafe impl Sync for Texture {}
 impl Texture {
     /// A `width` × `height` texture holding `words` (f32 bits) row by row, copied in
     /// from the pinned staging buffer a band of rows at a time.
-    pub(super) fn new(cuda: &Cuda, (width, height): (u32, u32), words: &[u32]) -> Result<Texture> {
+    pub(super) fn new(cuda: &Cuda, (width, height): (u32, u32), words: &Words) -> Result<Texture> {
         let (w, h) = (width as usize, height as usize);
         if words.len() != w * h {
             return Err(Error::Cuda(format!(
@@ -64,8 +66,10 @@ impl Texture {
         };
         cuda.with_staging(|staging| {
             let band_rows = (staging.len() / w.max(1)).max(1);
-            for (band, rows) in words.chunks(band_rows * w.max(1)).enumerate() {
-                staging[..rows.len()].copy_from_slice(rows);
+            let band_words = band_rows * w.max(1);
+            for (band, start) in (0..words.len()).step_by(band_words).enumerate() {
+                let rows = words.piece(start..(start + band_words).min(words.len()));
+                staging[..rows.len()].copy_from_slice(&rows);
                 // Every field named: a zeroed CUDA_MEMCPY2D is invalid (its memory-type
                 // enums start at 1), and Rust aborts on one.
                 let copy = sys::CUDA_MEMCPY2D {

@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 
 use super::GpuContext;
 use crate::error::{Error, Result};
-use crate::suite::POISON;
+use crate::suite::{POISON, Words};
 use rayon::prelude::*;
 
 /// Bytes of each staging buffer: outputs and inputs go through in pieces of this size.
@@ -102,6 +102,17 @@ impl GpuContext {
         usage: wgpu::BufferUsages,
         words: &[u32],
     ) -> Result<wgpu::Buffer> {
+        self.upload_words(label, usage, &Words::Held(words.to_vec()))
+    }
+
+    /// A buffer holding `words`, made and copied in through the upload staging buffer
+    /// piece by piece: made words are never held whole.
+    pub fn upload_words(
+        &self,
+        label: &str,
+        usage: wgpu::BufferUsages,
+        words: &Words,
+    ) -> Result<wgpu::Buffer> {
         let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
             // Uniform bindings are read in 16-byte rows.
@@ -109,22 +120,29 @@ impl GpuContext {
             usage: usage | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let staging = self.staging_buffer(
-            &self.staging.upload,
-            "staging.upload",
-            wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
-        );
-        let bytes: &[u8] = bytemuck::cast_slice(words);
-        for (i, piece) in bytes.chunks(staging.size() as usize).enumerate() {
+        let staging = self.upload_staging();
+        let piece_words = staging.size() as usize / 4;
+        for start in (0..words.len()).step_by(piece_words.max(1)) {
+            let piece = words.piece(start..(start + piece_words).min(words.len()));
+            let bytes: &[u8] = bytemuck::cast_slice(&piece);
             self.map_all([staging], wgpu::MapMode::Write)?;
-            write_parallel(staging, piece)?;
+            write_parallel(staging, bytes)?;
             staging.unmap();
             let mut encoder = self.device.create_command_encoder(&Default::default());
-            let offset = i as u64 * staging.size();
-            encoder.copy_buffer_to_buffer(staging, 0, &buffer, offset, piece.len() as u64);
+            let offset = 4 * start as u64;
+            encoder.copy_buffer_to_buffer(staging, 0, &buffer, offset, bytes.len() as u64);
             self.submit_and_wait(encoder.finish())?;
         }
         Ok(buffer)
+    }
+
+    /// The upload staging buffer (host writes, the device copies from).
+    fn upload_staging(&self) -> &wgpu::Buffer {
+        self.staging_buffer(
+            &self.staging.upload,
+            "staging.upload",
+            wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
+        )
     }
 
     /// An `r32float` 2-D texture of `width` × `height` texels holding `words` row by row,
@@ -135,7 +153,7 @@ impl GpuContext {
         &self,
         label: &str,
         (width, height): (u32, u32),
-        words: &[u32],
+        words: &Words,
     ) -> Result<wgpu::Texture> {
         let max = self.limits.max_texture_dimension_2d;
         if width > max || height > max {
@@ -167,17 +185,15 @@ impl GpuContext {
             usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
             view_formats: &[],
         });
-        let staging = self.staging_buffer(
-            &self.staging.upload,
-            "staging.upload",
-            wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
-        );
+        let staging = self.upload_staging();
         let row_bytes = 4 * width as usize;
         let padded_row_bytes =
             row_bytes.next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT as usize);
         let band_rows = (staging.size() as usize / padded_row_bytes).max(1);
-        let bytes: &[u8] = bytemuck::cast_slice(words);
-        for (band, rows) in bytes.chunks(band_rows * row_bytes).enumerate() {
+        let band_words = band_rows * width as usize;
+        for (band, start) in (0..words.len()).step_by(band_words).enumerate() {
+            let piece = words.piece(start..(start + band_words).min(words.len()));
+            let rows: &[u8] = bytemuck::cast_slice(&piece);
             let band_height = rows.len() / row_bytes;
             // Mapped views are write-only: rows are padded on the host first, unless
             // they need no padding.

@@ -4,7 +4,7 @@
 use super::GpuContext;
 use super::pipelines::{Pipeline, describe_pipeline};
 use crate::error::{Error, Result};
-use crate::suite::{Buffer, Case, Experiment, WgpuBuild, check_inputs};
+use crate::suite::{Buffer, Case, Experiment, WgpuBuild, Words, check_inputs};
 
 /// A case ready to dispatch: pipeline, bound buffers and grid.
 pub struct Kernel {
@@ -57,6 +57,9 @@ enum Bound {
     Texture(wgpu::TextureView),
 }
 
+/// The words of an input not given (refused by [`check_inputs`] first).
+static NONE: Words = Words::Held(Vec::new());
+
 impl GpuContext {
     /// Builds the case's pipeline and buffers: `inputs` uploaded, outputs poisoned.
     pub fn build(
@@ -64,7 +67,7 @@ impl GpuContext {
         experiment: &Experiment,
         case: &Case,
         build: WgpuBuild,
-        inputs: &[Vec<u32>],
+        inputs: &[Words],
     ) -> Result<Kernel> {
         let pipeline = describe_pipeline(experiment, case, build)?;
         let limit = self
@@ -92,7 +95,7 @@ impl GpuContext {
     pub(super) fn assemble(
         &self,
         pipeline: &Pipeline,
-        inputs: &[Vec<u32>],
+        inputs: &[Words],
         workgroups: [u32; 3],
     ) -> Result<Kernel> {
         check_inputs(pipeline.buffers, inputs)
@@ -109,11 +112,12 @@ impl GpuContext {
                         Bound::Buffer(self.upload(&label, wgpu::BufferUsages::UNIFORM, words)?)
                     }
                     Buffer::Input(_) => {
-                        let words = inputs.next().map_or(&[][..], Vec::as_slice);
-                        Bound::Buffer(self.upload(&label, wgpu::BufferUsages::STORAGE, words)?)
+                        let words = inputs.next().unwrap_or(&NONE);
+                        let usage = wgpu::BufferUsages::STORAGE;
+                        Bound::Buffer(self.upload_words(&label, usage, words)?)
                     }
                     Buffer::Texture { width, height } => {
-                        let words = inputs.next().map_or(&[][..], Vec::as_slice);
+                        let words = inputs.next().unwrap_or(&NONE);
                         let texture = self.upload_texture(&label, (*width, *height), words)?;
                         Bound::Texture(texture.create_view(&Default::default()))
                     }

@@ -31,7 +31,7 @@ use super::Backend;
 use crate::error::Result;
 use crate::measure::{Clock, Sampler, Timing};
 use crate::suite::{
-    Cache, Case, CaseData, Expected, Experiment, Measure, Setting, TransferPath, WgpuBuild,
+    Cache, Case, CaseData, Expected, Experiment, Measure, Setting, TransferPath, WgpuBuild, Words,
 };
 use timing::KernelClock;
 
@@ -61,7 +61,7 @@ impl Backend for Wgpu<'_> {
         crate::suite::wgsl_skip(experiment, case)
     }
 
-    fn prepare(&self, experiment: &Experiment, case: &Case, inputs: &[Vec<u32>]) -> Result<Kernel> {
+    fn prepare(&self, experiment: &Experiment, case: &Case, inputs: &[Words]) -> Result<Kernel> {
         self.ctx.build(experiment, case, self.build, inputs)
     }
 

@@ -5,7 +5,7 @@ use super::GpuContext;
 use super::kernel::Kernel;
 use super::pipelines::Pipeline;
 use crate::error::{Error, Result};
-use crate::suite::{Buffer, Expected, WgpuBuild};
+use crate::suite::{Buffer, Expected, WgpuBuild, Words};
 
 impl GpuContext {
     /// Whether `buffers`, one after the other, hold what `expected` says.
@@ -50,7 +50,7 @@ impl GpuContext {
             overrides: &[],
             build: WgpuBuild::Default,
         };
-        let inputs: Vec<Vec<u32>> = inputs.iter().map(|i| i.to_vec()).collect();
+        let inputs: Vec<Words> = inputs.iter().map(|i| Words::Held(i.to_vec())).collect();
         let kernel = self.assemble(&pipeline, &inputs, workgroups)?;
         self.scoped(|| {
             self.dispatch_once(&kernel)?;

@@ -355,8 +355,8 @@ fn case(sizing: &Sizing, pattern: Pattern, params: Params) -> Case {
             let src = f32_data(words, 11);
             let expected = reference(pattern, r, &src);
             CaseData {
-                inputs: vec![src],
-                expected: vec![Expected::Exact(expected)],
+                inputs: vec![src.into()],
+                expected: vec![Expected::Exact(expected.into())],
             }
         })
 }

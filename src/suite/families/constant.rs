@@ -137,9 +137,9 @@ fn case(sizing: &Sizing, path: Path, divergent: bool) -> Case {
             CaseData {
                 inputs: match path {
                     Path::Uniform => vec![],
-                    Path::Storage => vec![table.clone()],
+                    Path::Storage => vec![table.clone().into()],
                 },
-                expected: vec![Expected::Exact(expected)],
+                expected: vec![Expected::Exact(expected.into())],
             }
         })
 }

@@ -15,12 +15,11 @@ use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
 
-use rayon::prelude::*;
 
 use crate::params;
 use crate::suite::{
     Buffer, Case, CaseData, Expected, Experiment, Family, Grid, Measure, POISON, Params, Sizing,
-    Twin, f32_data,
+    Twin, Words, f32_word, f32_words,
 };
 
 /// Workgroup size and grid of the one-element-per-invocation kernels: the fastest
@@ -119,15 +118,13 @@ fn copy_data(
     seed: u64,
     copied: impl Fn(usize) -> bool + Send + Sync + 'static,
 ) -> Data {
+    let copied = Arc::new(copied);
     Arc::new(move || {
-        let src = f32_data(words, seed);
-        let expected = (0..words)
-            .into_par_iter()
-            .map(|i| if copied(i) { src[i] } else { POISON })
-            .collect();
+        let copied = Arc::clone(&copied);
+        let expected = move |i| if copied(i) { f32_word(i, seed) } else { POISON };
         CaseData {
-            inputs: vec![src],
-            expected: vec![Expected::Exact(expected)],
+            inputs: vec![f32_words(words, seed)],
+            expected: vec![Expected::Exact(Words::made(words, expected))],
         }
     })
 }
@@ -309,6 +306,7 @@ mod tests {
         let Expected::Exact(expected) = &data.expected[0] else {
             panic!("copy cases are checked exactly");
         };
+        let expected = expected.whole();
         assert!(expected[..5].iter().all(|&w| w == POISON));
         assert!(expected[5..37].iter().all(|&w| w != POISON));
         assert!(expected[37..].iter().all(|&w| w == POISON));

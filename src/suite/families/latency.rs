@@ -28,11 +28,10 @@
 //! ([`crate::results::LATENCY_FAMILIES`]).
 
 use bytemuck::{Pod, Zeroable};
-use rayon::prelude::*;
 
 use crate::params;
 use crate::suite::{
-    Buffer, Case, CaseData, Expected, Experiment, Family, Measure, Sizing, Twin, mix,
+    Buffer, Case, CaseData, Expected, Experiment, Family, Measure, Sizing, Twin, Words, mix,
 };
 
 /// Bytes of one load of the chase (a u32 index): the bytes of a case per element.
@@ -187,7 +186,7 @@ fn cases(sizing: &Sizing) -> Vec<Case> {
                 ])
                 .data(move || {
                     let next = chain(words, SEED);
-                    let expected = Expected::Exact(reference(&next, steps).to_vec());
+                    let expected = Expected::Exact(reference(&next, steps).to_vec().into());
                     CaseData {
                         inputs: vec![next],
                         expected: vec![expected],
@@ -209,32 +208,25 @@ fn cycle(slots: usize, seed: u64) -> Vec<u32> {
 }
 
 /// A buffer of `words` words: at each slot (every [`SLOT_WORDS`]th word) the word index
-/// of the next slot of one random cycle, non-zero filler elsewhere.
-fn chain(words: usize, seed: u64) -> Vec<u32> {
+/// of the next slot of one random cycle, non-zero filler elsewhere. Only the cycle is
+/// held (a word a slot); the buffer is made piece by piece.
+fn chain(words: usize, seed: u64) -> Words {
     let successor = cycle(words / SLOT_WORDS, seed);
-    let mut next = vec![0u32; words];
-    next.par_chunks_mut(SLOT_WORDS)
-        .zip(&successor)
-        .enumerate()
-        .for_each(|(line, (line_words, &slot))| {
-            line_words[0] = slot * SLOT_WORDS as u32;
-            // Filler: f32 bit patterns in [1, 2), varied and never zero; one multiply
-            // a word, since a 1 GiB chain is mostly filler.
-            for (k, word) in line_words.iter_mut().enumerate().skip(1) {
-                let at = (line * SLOT_WORDS + k) as u32;
-                *word = FILLER | (at.wrapping_mul(0x9E37_79B9) >> 9);
-            }
-        });
-    next
+    Words::made(words, move |at| match successor.get(at / SLOT_WORDS) {
+        Some(&slot) if at.is_multiple_of(SLOT_WORDS) => slot * SLOT_WORDS as u32,
+        // Filler: f32 bit patterns in [1, 2), varied and never zero; one multiply a
+        // word, since a 1 GiB chain is mostly filler.
+        _ => FILLER | ((at as u32).wrapping_mul(0x9E37_79B9) >> 9),
+    })
 }
 
 /// The shader's chase from slot 0 (a fresh, poisoned output): where `steps` loads
 /// stop, and the wrapping sum of the indices they loaded.
-fn reference(next: &[u32], steps: u32) -> [u32; 2] {
+fn reference(next: &Words, steps: u32) -> [u32; 2] {
     let mut i = 0u32;
     let mut sum = 0u32;
     for _ in 0..steps {
-        i = next[i as usize];
+        i = next.get(i as usize);
         sum = sum.wrapping_add(i);
     }
     [i, sum]
@@ -269,7 +261,7 @@ mod tests {
     #[test]
     fn the_chain_links_slots_and_fills_the_rest() {
         let words = 64 << 10;
-        let next = chain(words, SEED);
+        let next = chain(words, SEED).whole().into_owned();
         let mut links_to_start = 0;
         for (at, &word) in next.iter().enumerate() {
             if at.is_multiple_of(SLOT_WORDS) {
@@ -291,6 +283,7 @@ mod tests {
         next[0] = 64;
         next[64] = 32;
         next[32] = 0;
+        let next = Words::from(next);
         assert_eq!(reference(&next, 1), [64, 64]);
         assert_eq!(reference(&next, 2), [32, 96]);
         assert_eq!(reference(&next, 3), [0, 96]);

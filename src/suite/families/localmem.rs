@@ -88,12 +88,9 @@ fn cases(sizing: &Sizing) -> Vec<Case> {
             ])
             .data(move || {
                 let src = f32_data(n, 41);
-                let expected = Expected::Approx {
-                    values: reference(&src, series),
-                    tolerance: TOLERANCE,
-                };
+                let expected = Expected::approx(reference(&src, series), TOLERANCE);
                 CaseData {
-                    inputs: vec![src],
+                    inputs: vec![src.into()],
                     expected: vec![expected],
                 }
             }),

@@ -31,8 +31,8 @@ use rayon::prelude::*;
 
 use crate::params;
 use crate::suite::{
-    Buffer, Case, CaseData, Expected, Experiment, Family, Grid, Measure, Params, Sizing, Twin, mix,
-    words,
+    Buffer, Case, CaseData, Expected, Experiment, Family, Grid, Measure, Params, Sizing, Twin, Words,
+    mix, words,
 };
 
 /// The element counts of a full run: the classic 2^24, and 2^28 (1 GiB, far beyond
@@ -450,11 +450,7 @@ fn reduce_data(
     partials: usize,
     scratch_stride: Option<usize>,
 ) -> CaseData {
-    let input: Vec<u32> = (0..words)
-        .into_par_iter()
-        .map(|i| element(i) as u32)
-        .collect();
-    let value = |i: usize| i64::from(input[i] as i32);
+    let value = |i: usize| i64::from(element(i));
     let sums: Vec<i64> = (0..partials)
         .into_par_iter()
         .map(|g| match layout {
@@ -476,7 +472,7 @@ fn reduce_data(
     let mut expected = vec![partials_expected(partial_words.clone(), total)];
     expected.extend(scratch_stride.map(|stride| scratch_expected(partial_words, stride)));
     CaseData {
-        inputs: vec![input],
+        inputs: vec![Words::made(words, |i| element(i) as u32)],
         expected,
     }
 }
@@ -485,7 +481,7 @@ fn reduce_data(
 /// the sum of the input.
 fn partials_expected(partials: Vec<u32>, total: i64) -> Expected {
     let words = partials.len();
-    let exact = Expected::Exact(partials);
+    let exact = Expected::Exact(partials.into());
     Expected::Rule {
         words,
         rule: Box::new(move |actual| {
@@ -626,7 +622,7 @@ mod tests {
             groups,
             None,
         );
-        let input: Vec<i32> = data.inputs[0].iter().map(|&w| w as i32).collect();
+        let input: Vec<i32> = data.inputs[0].whole().iter().map(|&w| w as i32).collect();
         let mut partials = vec![0i32; groups];
         for gid in 0..groups * workgroup {
             let mut i = gid;
@@ -639,7 +635,7 @@ mod tests {
         assert_eq!(data.expected[0].check(&as_words(&partials)), Ok(()));
 
         let data = reduce_data(words, Layout::Blocks { elements: 512 }, 8, Some(64));
-        let input: Vec<i32> = data.inputs[0].iter().map(|&w| w as i32).collect();
+        let input: Vec<i32> = data.inputs[0].whole().iter().map(|&w| w as i32).collect();
         let partials: Vec<i32> = input.chunks(512).map(|block| block.iter().sum()).collect();
         assert_eq!(data.expected[0].check(&as_words(&partials)), Ok(()));
         let mut scratch = vec![POISON; 8 * 64];

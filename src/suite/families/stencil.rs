@@ -21,12 +21,12 @@
 //! params name the width (docs/texture.md).
 
 use bytemuck::{Pod, Zeroable};
-use rayon::prelude::*;
 
 use super::copy::{DEFAULT_GRID, DEFAULT_WORKGROUP};
 use crate::params;
 use crate::suite::{
-    Buffer, Case, CaseData, Expected, Experiment, Family, Measure, Sizing, Twin, f32_data,
+    Buffer, Case, CaseData, Expected, Experiment, Family, Measure, Sizing, Twin, Words, f32_word,
+    f32_words,
 };
 
 const RADIUS: usize = 4;
@@ -205,13 +205,14 @@ fn case(sizing: &Sizing, variant: Variant) -> Case {
         .data(move || {
             // A texture's words beyond n fill its last row; the first n are the input
             // every variant gets.
-            let src = f32_data(input_words, 31);
+            let src = f32_words(input_words, SEED);
+            let point = move |i| point(i, n, |j| f32_word(j, SEED)).to_bits();
             let expected = Expected::Approx {
-                values: reference(&src[..n]),
+                values: Words::made(n, point),
                 tolerance: TOLERANCE,
             };
             let inputs = match variant {
-                Variant::StorageCoef => vec![coefficient_words.clone(), src],
+                Variant::StorageCoef => vec![coefficient_words.clone().into(), src],
                 _ => vec![src],
             };
             CaseData {
@@ -221,26 +222,30 @@ fn case(sizing: &Sizing, variant: Variant) -> Case {
         })
 }
 
-/// The stencil in f64 over f32 inputs (as bits), neighbours outside the array 0.
-fn reference(src: &[u32]) -> Vec<f32> {
+/// Point `i` of the stencil in f64 over `n` f32 inputs (`word` gives their bits),
+/// neighbours outside the array 0.
+fn point(i: usize, n: usize, word: impl Fn(usize) -> u32) -> f32 {
     let x = |j: Option<usize>| -> f64 {
-        j.and_then(|j| src.get(j))
-            .map_or(0.0, |&bits| f64::from(f32::from_bits(bits)))
+        j.filter(|&j| j < n)
+            .map_or(0.0, |j| f64::from(f32::from_bits(word(j))))
     };
-    (0..src.len())
-        .into_par_iter()
-        .map(|i| {
-            let sum: f64 = (1..=RADIUS)
-                .map(|k| f64::from(COEFFICIENTS[k - 1]) * (x(Some(i + k)) - x(i.checked_sub(k))))
-                .sum();
-            sum as f32
-        })
-        .collect()
+    let sum: f64 = (1..=RADIUS)
+        .map(|k| f64::from(COEFFICIENTS[k - 1]) * (x(Some(i + k)) - x(i.checked_sub(k))))
+        .sum();
+    sum as f32
 }
+
+/// Seed of the input's values.
+const SEED: u64 = 31;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The stencil of every point of `src`, the input beyond both ends read as 0.
+    fn reference(src: &[u32]) -> Vec<f32> {
+        (0..src.len()).map(|i| point(i, src.len(), |j| src[j])).collect()
+    }
 
     #[test]
     fn reference_reads_zero_beyond_both_ends() {

@@ -210,7 +210,7 @@ fn cases(sizing: &Sizing, op: Op) -> Vec<Case> {
                 let input = f32_data(value_words, 11 + op as u64);
                 let expected = expected(op, input.clone(), sizes);
                 CaseData {
-                    inputs: vec![input],
+                    inputs: vec![input.into()],
                     expected: vec![expected],
                 }
             }),

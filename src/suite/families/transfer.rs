@@ -19,12 +19,11 @@
 //! usable (see [`crate::backend::wgpu::transfer`] for what each time includes); the
 //! device-to-device copy and the zero-copy read on the GPU clock.
 
-use rayon::prelude::*;
 
 use crate::params;
 use crate::suite::{
     Buffer, Case, CaseData, CudaPath, Expected, Experiment, Family, Grid, HostMemory, Key, Measure,
-    Params, Schedule, Sizing, TransferPath, Twin, f32_data,
+    Params, Schedule, Sizing, TransferPath, Twin, Words, f32_data, f32_word, f32_words,
 };
 
 /// Smallest transfer of the size sweep; each next size is [`SIZE_STEP`] times larger.
@@ -288,11 +287,11 @@ fn transfer_case(sizing: &Sizing, shape: Shape, bytes_moved: u64) -> Case {
         .moves(words as u64, bytes_moved)
         .buffers(vec![Buffer::Input(words)])
         .data(move || {
-            // Made twice rather than cloned: a parallel fill outpaces a copy of a GiB.
-            let data = || f32_data(words, shape.bytes ^ u64::from(shape.chunks));
+            // Sent from host memory, so held; what must arrive is made piece by piece.
+            let seed = shape.bytes ^ u64::from(shape.chunks);
             CaseData {
-                expected: vec![Expected::Exact(data())],
-                inputs: vec![data()],
+                expected: vec![Expected::Exact(f32_words(words, seed))],
+                inputs: vec![f32_data(words, seed).into()],
             }
         })
 }
@@ -452,11 +451,11 @@ fn work_case(sizing: &Sizing, shape: Shape, rounds: u32, skip: Option<String>) -
         .moves(words as u64, shape.bytes)
         .buffers(vec![Buffer::Input(words), Buffer::Output(words)])
         .data(move || {
-            let src = f32_data(words, u64::from(shape.chunks));
-            let expected = src.par_iter().map(|&x| work(x, rounds)).collect();
+            let seed = u64::from(shape.chunks);
+            let expected = move |i| work(f32_word(i, seed), rounds);
             CaseData {
-                inputs: vec![src],
-                expected: vec![Expected::Exact(expected)],
+                inputs: vec![f32_data(words, seed).into()],
+                expected: vec![Expected::Exact(Words::made(words, expected))],
             }
         })
 }

@@ -17,11 +17,11 @@
 //! (`block=WxH`); `rows=R` appears where an invocation moves R tile rows.
 
 use bytemuck::{Pod, Zeroable};
-use rayon::prelude::*;
 
 use crate::params;
 use crate::suite::{
-    Buffer, Case, CaseData, Expected, Experiment, Family, Measure, Sizing, Twin, f32_data,
+    Buffer, Case, CaseData, Expected, Experiment, Family, Measure, Sizing, Twin, Words, f32_word,
+    f32_words,
 };
 
 /// The workgroup of every variant outside the sweeps.
@@ -427,14 +427,17 @@ fn case(sizing: &Sizing, method: Method, (nx, ny): (u32, u32), shape: Shape) -> 
             Buffer::Output(words),
         ])
         .data(move || {
-            let src = f32_data(words, 4);
-            let expected = reference(&src, nx as usize, ny as usize, output);
+            let (nx, ny) = (nx as usize, ny as usize);
+            let expected = move |k| f32_word(source(k, nx, ny, output), SEED);
             CaseData {
-                inputs: vec![src],
-                expected: vec![Expected::Exact(expected)],
+                inputs: vec![f32_words(words, SEED)],
+                expected: vec![Expected::Exact(Words::made(words, expected))],
             }
         })
 }
+
+/// Seed of the input matrix's values.
+const SEED: u64 = 4;
 
 /// Padding per tile row that makes the tile's column read conflict-free on 32 banks.
 ///
@@ -446,23 +449,25 @@ fn pad_words(tile_y: u32) -> u32 {
     (32 / tile_y).max(1)
 }
 
-/// The CPU result of a variant on `src`.
-fn reference(src: &[u32], nx: usize, ny: usize, output: Output) -> Vec<u32> {
+/// The input word a variant writes to output word `k` of an `nx` × `ny` matrix.
+fn source(k: usize, nx: usize, ny: usize, output: Output) -> usize {
     // Transposing an r x c matrix: out[j*r + i] = in[i*c + j].
     let (r, c) = match output {
-        Output::Copy => return src.to_vec(),
+        Output::Copy => return k,
         Output::TransposeOfRows => (ny, nx),
         Output::TransposeOfColumns => (nx, ny),
     };
-    (0..src.len())
-        .into_par_iter()
-        .map(|k| src[(k % r) * c + k / r])
-        .collect()
+    (k % r) * c + k / r
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The CPU result of a variant on `src`.
+    fn reference(src: &[u32], nx: usize, ny: usize, output: Output) -> Vec<u32> {
+        (0..src.len()).map(|k| src[source(k, nx, ny, output)]).collect()
+    }
 
     #[test]
     fn reference_transposes_a_small_non_square_matrix() {

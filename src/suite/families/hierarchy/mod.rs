@@ -23,7 +23,7 @@ use crate::params;
 use crate::suite::families::copy;
 use crate::suite::{
     Buffer, Case, CaseData, CudaLaunch, Expected, Experiment, Family, Grid, Measure, Params,
-    Sizing, Twin, mix,
+    Sizing, Twin, Words, mix,
 };
 
 const WORKGROUP: u32 = 256;
@@ -229,20 +229,14 @@ pub const COPY_ZERO: Experiment = Experiment {
 /// The staged and persist experiments' stream at most ([`staged_bytes`]).
 const STAGED_FULL_BYTES: u64 = 256 << 20;
 
-/// Words with all 32 bits random.
-fn random_words(words: usize, seed: u64) -> Vec<u32> {
-    (0..words)
-        .into_par_iter()
-        .map(|i| mix(i, seed) as u32)
-        .collect()
+/// Words with all 32 bits random, made piece by piece: never held whole.
+fn random_words(words: usize, seed: u64) -> Words {
+    Words::made(words, move |i| mix(i, seed) as u32)
 }
 
 /// The wrapping sum of the four words of each vec4 of `words`.
-fn vec4_sums(words: &[u32]) -> Vec<u32> {
-    words
-        .par_chunks(4)
-        .map(|v| v.iter().fold(0u32, |sum, &w| sum.wrapping_add(w)))
-        .collect()
+fn vec4_sums(words: &Words) -> Vec<u32> {
+    block_sums(words, 4)
 }
 
 /// Sizes from `min` to `max` bytes in `steps_per_octave` geometric steps, each rounded
@@ -344,7 +338,7 @@ fn window_case(sizing: &Sizing, bytes: u64, launch: CudaLaunch) -> Case {
 /// Each workgroup's sum: workgroup g reads the vec4s from (g × rotation) mod n on,
 /// WORKGROUP_SIZE × loads of them round the window, so its sum is whole turns of the
 /// window plus one stretch, from prefix sums.
-fn window_reference(src: &[u32], params: WindowParams, groups: u32) -> Vec<u32> {
+fn window_reference(src: &Words, params: WindowParams, groups: u32) -> Vec<u32> {
     let n = params.vec4s as u64;
     let mut prefix = Vec::with_capacity(n as usize + 1);
     prefix.push(0u32);
@@ -420,7 +414,7 @@ fn summing_case<P: Pod + Send + Sync>(
     repeats: u32,
     params: P,
     seed: u64,
-    reference: fn(&[u32], P, u32) -> Vec<u32>,
+    reference: fn(&Words, P, u32) -> Vec<u32>,
 ) -> Case {
     let reads = u64::from(groups) * u64::from(WORKGROUP) * u64::from(repeats);
     let words = (bytes / 4) as usize;
@@ -441,20 +435,20 @@ fn summing_case<P: Pod + Send + Sync>(
             let sums = reference(&src, params, groups);
             CaseData {
                 inputs: vec![src],
-                expected: vec![Expected::Exact(sums)],
+                expected: vec![Expected::Exact(sums.into())],
             }
         })
 }
 
 /// The wrapping sum of each block of `block_words` words.
-fn block_sums(src: &[u32], block_words: usize) -> Vec<u32> {
-    src.par_chunks(block_words)
-        .map(|block| block.iter().fold(0u32, |sum, &w| sum.wrapping_add(w)))
-        .collect()
+fn block_sums(src: &Words, block_words: usize) -> Vec<u32> {
+    src.block_folds(block_words, |block| {
+        block.iter().fold(0u32, |sum, &w| sum.wrapping_add(w))
+    })
 }
 
 /// Each workgroup's sum: the sums of the chunks it reads, (g + pass × step) mod chunks.
-fn shared_reference(src: &[u32], params: SharedParams, groups: u32) -> Vec<u32> {
+fn shared_reference(src: &Words, params: SharedParams, groups: u32) -> Vec<u32> {
     let chunk_sums = block_sums(src, (CHUNK_BYTES / 4) as usize);
     (0..groups)
         .into_par_iter()
@@ -530,7 +524,7 @@ fn dram_read_cases(sizing: &Sizing) -> Vec<Case> {
                 let sums = dram_read_reference(&src, groups);
                 CaseData {
                     inputs: vec![src],
-                    expected: vec![Expected::Exact(sums)],
+                    expected: vec![Expected::Exact(sums.into())],
                 }
             }),
     ]
@@ -538,7 +532,7 @@ fn dram_read_cases(sizing: &Sizing) -> Vec<Case> {
 
 /// Each workgroup's sum: a grid-stride loop gives workgroup g every `groups`th block
 /// of WORKGROUP_SIZE vec4s from block g on.
-fn dram_read_reference(src: &[u32], groups: u32) -> Vec<u32> {
+fn dram_read_reference(src: &Words, groups: u32) -> Vec<u32> {
     let blocks = block_sums(src, (CHUNK_BYTES / 4) as usize);
     (0..groups as usize)
         .into_par_iter()
@@ -570,13 +564,10 @@ fn dram_write_cases(sizing: &Sizing) -> Vec<Case> {
                 Buffer::Output((bytes / 4) as usize),
             ])
             .data(move || {
-                let expected = (0..vec4s as u32)
-                    .into_par_iter()
-                    .flat_map_iter(pattern)
-                    .collect();
+                let expected = |i: usize| pattern((i / 4) as u32)[i % 4];
                 CaseData {
                     inputs: Vec::new(),
-                    expected: vec![Expected::Exact(expected)],
+                    expected: vec![Expected::Exact(Words::made(4 * vec4s as usize, expected))],
                 }
             }),
     ]
@@ -629,7 +620,7 @@ fn copy_zero_cases(sizing: &Sizing) -> Vec<Case> {
                 ])
                 .data(move || {
                     let src = if data == "zero" {
-                        vec![0; words]
+                        Words::made(words, |_| 0)
                     } else {
                         random_words(words, DRAM_SEED)
                     };
@@ -824,6 +815,7 @@ mod tests {
                 assert_eq!(data.expected.len(), 1);
                 let zero = case.params.get(Key::Data) == Some(&"zero".into());
                 for input in &data.inputs {
+                    let input = input.whole();
                     let zeros = input.iter().filter(|&&w| w == 0).count();
                     if zero {
                         assert_eq!(zeros, input.len());
@@ -840,6 +832,7 @@ mod tests {
         let Expected::Exact(written) = &(dram_write_cases(&sizing)[0].data)().expected[0] else {
             panic!("checked exactly");
         };
+        let written = written.whole();
         assert!(written.iter().all(|&w| w != 0));
         assert_eq!(written[4..8], pattern(1));
     }

@@ -11,6 +11,7 @@ use super::{
 use crate::params;
 use crate::suite::{
     Buffer, Case, CaseData, CudaLaunch, Expected, Experiment, Family, Grid, Measure, Sizing, Twin,
+    Words,
 };
 
 /// Reads a 256 MiB streaming buffer once and, beside each of its vec4s, one of a hot
@@ -110,7 +111,7 @@ fn persist_case(sizing: &Sizing, bytes: u64, hot: u64, launch: CudaLaunch) -> Ca
             let sums = persist_reference(&stream, &hot, groups);
             CaseData {
                 inputs: vec![stream, hot],
-                expected: vec![Expected::Exact(sums)],
+                expected: vec![Expected::Exact(sums.into())],
             }
         })
 }
@@ -119,7 +120,7 @@ fn persist_case(sizing: &Sizing, bytes: u64, hot: u64, launch: CudaLaunch) -> Ca
 /// `dram_read`), and for each the hot block at the same index modulo the hot buffer's
 /// blocks (the hot buffer is whole blocks, so block b of the stream meets hot block
 /// b mod blocks).
-fn persist_reference(stream: &[u32], hot: &[u32], groups: u32) -> Vec<u32> {
+fn persist_reference(stream: &Words, hot: &Words, groups: u32) -> Vec<u32> {
     let block_words = (CHUNK_BYTES / 4) as usize;
     let stream_blocks = block_sums(stream, block_words);
     let hot_blocks = block_sums(hot, block_words);
@@ -149,6 +150,8 @@ mod tests {
         let stream = random_words(256 * vec4 * 10, 1);
         let hot = random_words(256 * vec4 * 4, 2);
         let (vec4s, hot_vec4s) = (stream.len() / vec4, hot.len() / vec4);
+        let expected_sums = persist_reference(&stream, &hot, groups);
+        let (stream, hot) = (stream.whole(), hot.whole());
         let mut expected = vec![0u32; groups as usize];
         for i in 0..vec4s {
             let group = (i / WORKGROUP as usize) % groups as usize;
@@ -159,7 +162,7 @@ mod tests {
                     .wrapping_add(hot[vec4 * h + w]);
             }
         }
-        assert_eq!(persist_reference(&stream, &hot, groups), expected);
+        assert_eq!(expected_sums, expected);
     }
 
     #[test]
