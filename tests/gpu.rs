@@ -376,3 +376,50 @@ fn a_buffer_beyond_the_device_limit_is_refused() {
 fn registry_is_not_empty() {
     assert!(!REGISTRY.is_empty());
 }
+
+/// The number before `unit` after `label` in `text`, e.g. 412 in "peak host memory
+/// 412 MiB".
+fn figure(text: &str, label: &str) -> Option<u64> {
+    let after = &text[text.find(label)? + label.len()..];
+    after.split_whitespace().next()?.parse().ok()
+}
+
+/// A run's host memory stays within twice its largest buffer and 512 MiB
+/// (docs/method.md), here at quick size over the families with the largest buffers and
+/// their predictions.
+#[test]
+fn a_runs_peak_host_memory_stays_within_twice_its_largest_buffer_and_512_mib() {
+    let dir = std::env::temp_dir().join(format!("membench-gpu-memory-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_membench"))
+        .args(["run", "--quick", "--out"])
+        .arg(dir.join("memory.csv"))
+        .args([
+            "--filter",
+            "copy/peak,hierarchy/dram,hierarchy/shared,latency/chase",
+        ])
+        .args([
+            "--filter",
+            "transpose/smem_pad,reduce/subgroup_add,transfer/upload_staging",
+        ])
+        .env("WGPU_BACKEND", "vulkan")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    if stderr.contains("no GPU adapter found") && std::env::var_os("CI").is_none() {
+        eprintln!("no adapter: the run is not tried");
+        return;
+    }
+    assert!(output.status.success(), "{stderr}");
+    let peak = figure(&stdout, "peak host memory").unwrap();
+    let largest = figure(&stdout, "largest buffer").unwrap();
+    assert!(largest > 0, "{stdout}");
+    assert!(
+        peak <= 2 * largest + 512,
+        "{peak} MiB, largest buffer {largest} MiB"
+    );
+}

@@ -13,7 +13,9 @@ use crate::sim::{Binding, Kernel, Launch, NoTrace, SimError, run};
 use crate::suite::shaders;
 use rayon::prelude::*;
 
-use crate::suite::{Buffer, Cache, Case, Expected, Experiment, PIECE_WORDS, POISON, Setting, Words};
+use crate::suite::{
+    Buffer, Cache, Case, Expected, Experiment, PIECE_WORDS, POISON, Setting, Words,
+};
 
 /// Loads a case's kernel with its override constants.
 pub fn load(experiment: &Experiment, case: &Case) -> Result<Kernel, SimError> {
@@ -101,7 +103,9 @@ pub fn bindings(case: &Case, inputs: &[Words]) -> Vec<Binding> {
         .map(|(index, buffer)| {
             let bytes = match buffer {
                 Buffer::Uniform(words) => bytemuck::cast_slice(words).to_vec(),
-                Buffer::Input(_) | Buffer::Texture { .. } => inputs.next().map_or_else(Vec::new, bytes),
+                Buffer::Input(_) | Buffer::Texture { .. } => {
+                    inputs.next().map_or_else(Vec::new, bytes)
+                }
                 Buffer::Output(words) => bytemuck::cast_slice(&vec![POISON; *words]).to_vec(),
             };
             bound(index, buffer, bytes)
@@ -160,7 +164,11 @@ pub const PREDICT_LANE_OPS: u64 = 1 << 27;
 /// sampled window of a strided or grid-stride case touches up to half of).
 pub fn prediction_bytes(case: &Case) -> u64 {
     let bytes: u64 = case.buffers.iter().map(Buffer::len_bytes).sum();
-    if case.addresses_from_data { bytes } else { bytes / 2 }
+    if case.addresses_from_data {
+        bytes
+    } else {
+        bytes / 2
+    }
 }
 
 /// Predicts one dispatch of the case on `device` from a window of its workgroups

@@ -35,7 +35,11 @@ impl<'a> Payload<'a> {
                 case.params
             ))
         };
-        let sent = data.inputs.first().and_then(Words::held).ok_or_else(declared)?;
+        let sent = data
+            .inputs
+            .first()
+            .and_then(Words::held)
+            .ok_or_else(declared)?;
         let expected = data.expected.first().ok_or_else(declared)?;
         Ok(Payload {
             shape,

@@ -96,7 +96,10 @@ pub fn predict_cases(
     model: &DeviceModel,
     done: &(dyn Fn() + Sync),
 ) -> Vec<Option<Result<Prediction, String>>> {
-    let largest = cases.iter().flat_map(|(_, case)| &case.buffers).map(Buffer::len_bytes);
+    let largest = cases
+        .iter()
+        .flat_map(|(_, case)| &case.buffers)
+        .map(Buffer::len_bytes);
     let budget = Budget::new(largest.max().unwrap_or(0));
     let predict = |(experiment, case): &(&'static Experiment, Case)| {
         let simulated = case.skip.is_none() && experiment.measure == Measure::Kernel;

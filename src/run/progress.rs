@@ -88,7 +88,10 @@ impl Bars {
             return;
         };
         let mut told = self.told.lock().unwrap_or_else(PoisonError::into_inner);
-        let (made, of) = (self.simulation.position(), self.simulation.length().unwrap_or(0));
+        let (made, of) = (
+            self.simulation.position(),
+            self.simulation.length().unwrap_or(0),
+        );
         if !due && told.elapsed() < PREDICTION_LINE_INTERVAL && made < of {
             return;
         }

@@ -179,6 +179,16 @@ pub struct CaseData {
     pub expected: Vec<Expected>,
 }
 
+impl CaseData {
+    /// Bytes of inputs and references held in memory: a made one holds none.
+    pub fn held_bytes(&self) -> u64 {
+        let inputs = self.inputs.iter().map(Words::held_bytes);
+        inputs
+            .chain(self.expected.iter().map(Expected::held_bytes))
+            .sum()
+    }
+}
+
 /// Builds a [`Case`]: each step that needs something of the device (a workgroup's
 /// invocations and memory, subgroups, a grid's dimensions) checks it against the
 /// [`Sizing`], and the first need the device cannot meet becomes the case's skip reason.

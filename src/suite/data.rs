@@ -55,13 +55,20 @@ impl Words {
     pub fn piece(&self, range: Range<usize>) -> Cow<'_, [u32]> {
         match self {
             Words::Held(words) => Cow::Borrowed(&words[range]),
-            Words::Made { word, .. } => Cow::Owned(range.into_par_iter().map(|i| word(i)).collect()),
+            Words::Made { word, .. } => {
+                Cow::Owned(range.into_par_iter().map(|i| word(i)).collect())
+            }
         }
     }
 
     /// Every word, borrowed where held: for what needs them all at once.
     pub fn whole(&self) -> Cow<'_, [u32]> {
         self.piece(0..self.len())
+    }
+
+    /// Bytes held in memory: none where made.
+    pub fn held_bytes(&self) -> u64 {
+        self.held().map_or(0, |words| 4 * words.len() as u64)
     }
 
     /// The words held, where they are.
@@ -124,7 +131,10 @@ pub fn f32_words(len: usize, seed: u64) -> Words {
 /// Varied, non-zero f32 data in [1, 2), as bit patterns: a cheap integer hash of the index and seed,
 /// so no two neighbours are equal and no value is zero, NaN or the poison word.
 pub fn f32_data(len: usize, seed: u64) -> Vec<u32> {
-    (0..len).into_par_iter().map(|i| f32_word(i, seed)).collect()
+    (0..len)
+        .into_par_iter()
+        .map(|i| f32_word(i, seed))
+        .collect()
 }
 
 /// A 64-bit hash of an index and a seed (splitmix64's finaliser): the one source of

@@ -287,6 +287,35 @@ pub const fn concatenate<T: Copy, const N: usize>(parts: &[&[T]]) -> [T; N] {
 mod tests {
     use super::*;
 
+    /// A case's data holds at most one of its buffers: large inputs and references are
+    /// made piece by piece, so host memory stays within twice the largest buffer.
+    #[test]
+    fn no_case_holds_more_data_than_one_of_its_buffers() {
+        let sizing = Sizing {
+            buffer_bytes: Some(32 << 20),
+            ..Sizing::nominal(false)
+        };
+        for experiment in REGISTRY {
+            for case in (experiment.cases)(&sizing) {
+                let largest = case
+                    .buffers
+                    .iter()
+                    .map(Buffer::len_bytes)
+                    .max()
+                    .unwrap_or(0);
+                if case.skip.is_some() || largest < 16 << 20 {
+                    continue;
+                }
+                let held = (case.data)().held_bytes();
+                let id = case.id(experiment);
+                assert!(
+                    held <= largest,
+                    "{id}: {held} bytes held, largest buffer {largest}"
+                );
+            }
+        }
+    }
+
     /// Every kernel has a CUDA twin whose source exists and declares its entry; an
     /// experiment without one runs no kernel (a copy between host and device) and says
     /// why.

@@ -224,12 +224,7 @@ impl Backend for Cuda {
         }
     }
 
-    fn prepare(
-        &self,
-        experiment: &Experiment,
-        case: &Case,
-        inputs: &[Words],
-    ) -> Result<Prepared> {
+    fn prepare(&self, experiment: &Experiment, case: &Case, inputs: &[Words]) -> Result<Prepared> {
         self.build(experiment, case, inputs)
     }
 

@@ -2,34 +2,49 @@
 //! unchecked or tax-free SPIR-V), its bind group layout and pipeline, and the cache
 //! that compiles each distinct pipeline once per run.
 
-use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
 use super::{GpuContext, spirv};
 use crate::error::{Error, Result};
 use crate::suite::{Binding, Buffer, Case, Experiment, WgpuBuild};
 
-/// Compiled pipelines by [`Pipeline::key`]: the cases of a sweep differ in their data
-/// only, and compiling each again cost a run seconds.
+/// The pipelines compiled last, by [`Pipeline::key`], the most recent first: the cases
+/// of a sweep differ in their data only, and compiling each again cost a run seconds.
+/// Only the last few are kept: a pipeline holds the driver's compiled code, and the
+/// whole run's (hundreds) held to its end grew a quick lavapipe run's host memory by
+/// half.
 #[derive(Default)]
 pub(super) struct PipelineCache {
-    pipelines: Mutex<HashMap<String, wgpu::ComputePipeline>>,
+    pipelines: Mutex<Vec<(String, wgpu::ComputePipeline)>>,
 }
 
+/// The pipelines [`PipelineCache`] keeps: those of a sweep's case in every build.
+const CACHED_PIPELINES: usize = 8;
+
 impl PipelineCache {
-    /// The pipeline compiled before under `key`, if any.
+    /// The pipeline compiled before under `key`, if it is still kept.
     fn get(&self, key: &str) -> Result<Option<wgpu::ComputePipeline>> {
-        Ok(self.lock()?.get(key).cloned())
+        let mut pipelines = self.lock()?;
+        let found = pipelines.iter().position(|(kept, _)| kept == key);
+        Ok(found.map(|at| {
+            let hit = pipelines.remove(at);
+            let compiled = hit.1.clone();
+            pipelines.insert(0, hit);
+            compiled
+        }))
     }
 
-    /// Keeps `compiled` under `key`.
+    /// Keeps `compiled` under `key`, dropping the least recently used beyond
+    /// [`CACHED_PIPELINES`].
     fn insert(&self, key: String, compiled: wgpu::ComputePipeline) -> Result<()> {
-        self.lock()?.insert(key, compiled);
+        let mut pipelines = self.lock()?;
+        pipelines.insert(0, (key, compiled));
+        pipelines.truncate(CACHED_PIPELINES);
         Ok(())
     }
 
     /// The compiled pipelines kept so far.
-    fn lock(&self) -> Result<MutexGuard<'_, HashMap<String, wgpu::ComputePipeline>>> {
+    fn lock(&self) -> Result<MutexGuard<'_, Vec<(String, wgpu::ComputePipeline)>>> {
         self.pipelines
             .lock()
             .map_err(|_| Error::Internal("the pipeline cache was poisoned".to_owned()))

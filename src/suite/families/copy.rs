@@ -15,7 +15,6 @@ use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
 
-
 use crate::params;
 use crate::suite::{
     Buffer, Case, CaseData, Expected, Experiment, Family, Grid, Measure, POISON, Params, Sizing,

@@ -21,7 +21,8 @@ use rayon::prelude::*;
 
 use crate::params;
 use crate::suite::{
-    Buffer, Case, CaseData, Expected, Experiment, Family, Grid, Measure, Sizing, Twin, f32_data,
+    Buffer, Case, CaseData, Expected, Experiment, Family, Grid, Measure, Sizing, Twin, f32_word,
+    f32_words,
 };
 
 /// Window of the running mean (the shaders' `W`).
@@ -36,6 +37,9 @@ const WORKGROUP: u32 = 256;
 /// bit for bit; 1e-6 (about 8 ulp of a mean near 1.5) only absorbs a driver that
 /// reassociates, and no wrong window: one wrong element moves a mean by |x − y| / 32.
 const TOLERANCE: f32 = 1e-6;
+
+/// Seed of the input's values.
+const SEED: u64 = 41;
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
@@ -87,10 +91,13 @@ fn cases(sizing: &Sizing) -> Vec<Case> {
                 Buffer::Output(n),
             ])
             .data(move || {
-                let src = f32_data(n, 41);
-                let expected = Expected::approx(reference(&src, series), TOLERANCE);
+                let means = reference(|i| f32_word(i, SEED), n, series);
+                let expected = Expected::Approx {
+                    values: means.into(),
+                    tolerance: TOLERANCE,
+                };
                 CaseData {
-                    inputs: vec![src.into()],
+                    inputs: vec![f32_words(n, SEED)],
                     expected: vec![expected],
                 }
             }),
@@ -99,28 +106,24 @@ fn cases(sizing: &Sizing) -> Vec<Case> {
 
 /// The running means of `series` interleaved series, each computed as the kernels do:
 /// a ring of the last [`WINDOW`] values (zero at first), `sum += x − oldest`, mean =
-/// `sum × (1 / W)`.
-fn reference(src: &[u32], series: usize) -> Vec<f32> {
-    let length = src.len() / series.max(1);
-    let by_series: Vec<Vec<f32>> = (0..series)
-        .into_par_iter()
-        .map(|t| {
-            let mut window = [0f32; WINDOW];
-            let mut sum = 0f32;
-            (0..length)
-                .map(|j| {
-                    let x = f32::from_bits(src[j * series + t]);
-                    sum += x - window[j % WINDOW];
-                    window[j % WINDOW] = x;
-                    sum * (1.0 / WINDOW as f32)
-                })
-                .collect()
-        })
-        .collect();
-    (0..src.len())
-        .into_par_iter()
-        .map(|at| by_series[at % series][at / series])
-        .collect()
+/// `sum × (1 / W)`, as f32 bits; `word` gives the input's words.
+fn reference(word: impl Fn(usize) -> u32 + Sync, n: usize, series: usize) -> Vec<u32> {
+    // Row j holds step j of every series: made a row at a time, all series at once, so
+    // that nothing but the output and each series' window is held.
+    let mut windows = vec![([0f32; WINDOW], 0f32); series];
+    let mut out = vec![0u32; n];
+    for (j, row) in out.chunks_mut(series.max(1)).enumerate() {
+        row.par_iter_mut()
+            .zip(&mut windows)
+            .enumerate()
+            .for_each(|(t, (mean, (window, sum)))| {
+                let x = f32::from_bits(word(j * series + t));
+                *sum += x - window[j % WINDOW];
+                window[j % WINDOW] = x;
+                *mean = (*sum * (1.0 / WINDOW as f32)).to_bits();
+            });
+    }
+    out
 }
 
 #[cfg(test)]
@@ -130,8 +133,11 @@ mod tests {
     #[test]
     fn reference_is_the_mean_of_the_last_32_of_each_series() {
         let series = 3;
-        let src = f32_data(series * SERIES_LENGTH, 5);
-        let out = reference(&src, series);
+        let src = crate::suite::f32_data(series * SERIES_LENGTH, 5);
+        let out: Vec<f32> = reference(|i| src[i], src.len(), series)
+            .into_iter()
+            .map(f32::from_bits)
+            .collect();
         let value = |j: usize, t: usize| f64::from(f32::from_bits(src[j * series + t]));
         for t in 0..series {
             for j in [0, 1, 30, 31, 32, 100, SERIES_LENGTH - 1] {

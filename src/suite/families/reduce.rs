@@ -31,8 +31,8 @@ use rayon::prelude::*;
 
 use crate::params;
 use crate::suite::{
-    Buffer, Case, CaseData, Expected, Experiment, Family, Grid, Measure, Params, Sizing, Twin, Words,
-    mix, words,
+    Buffer, Case, CaseData, Expected, Experiment, Family, Grid, Measure, Params, Sizing, Twin,
+    Words, mix, words,
 };
 
 /// The element counts of a full run: the classic 2^24, and 2^28 (1 GiB, far beyond

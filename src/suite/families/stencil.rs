@@ -244,7 +244,9 @@ mod tests {
 
     /// The stencil of every point of `src`, the input beyond both ends read as 0.
     fn reference(src: &[u32]) -> Vec<f32> {
-        (0..src.len()).map(|i| point(i, src.len(), |j| src[j])).collect()
+        (0..src.len())
+            .map(|i| point(i, src.len(), |j| src[j]))
+            .collect()
     }
 
     #[test]

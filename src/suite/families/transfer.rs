@@ -19,7 +19,6 @@
 //! usable (see [`crate::backend::wgpu::transfer`] for what each time includes); the
 //! device-to-device copy and the zero-copy read on the GPU clock.
 
-
 use crate::params;
 use crate::suite::{
     Buffer, Case, CaseData, CudaPath, Expected, Experiment, Family, Grid, HostMemory, Key, Measure,

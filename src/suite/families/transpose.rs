@@ -466,7 +466,9 @@ mod tests {
 
     /// The CPU result of a variant on `src`.
     fn reference(src: &[u32], nx: usize, ny: usize, output: Output) -> Vec<u32> {
-        (0..src.len()).map(|k| src[source(k, nx, ny, output)]).collect()
+        (0..src.len())
+            .map(|k| src[source(k, nx, ny, output)])
+            .collect()
     }
 
     #[test]
