@@ -9,16 +9,17 @@
 //! devices' CSVs side by side: tables, charts and the claims checklist. [`validate`]
 //! judges the simulator's predictions of a results file's cases against the measurements.
 //! [`run`] drives a run ([`run::Plan`]); [`commands`] holds the other commands' bodies.
-//! [`fleet`] reads one file per GPU of many GPUs and names those slower than their model's
-//! median; [`health`] checks a run against what a healthy GPU of its model reaches.
+//! [`judge`] decides runs against a baseline ([`judge::baseline`]) and reads one file per
+//! GPU of many GPUs to name those slower than their model's median ([`judge::fleet`]);
+//! [`health`] checks a run against what a healthy GPU of its model reaches.
 
 pub mod backend;
 pub mod calibrate;
 pub mod commands;
 pub mod error;
 pub mod files;
-pub mod fleet;
 pub mod health;
+pub mod judge;
 pub mod measure;
 pub mod report;
 pub mod results;

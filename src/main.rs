@@ -9,8 +9,9 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 
+use membench::judge::fleet;
 use membench::sim::device as sim_device;
-use membench::{commands, fleet, results, run};
+use membench::{commands, results, run};
 
 /// GPU memory benchmarks: the classic CUDA memory experiments in WGSL, verified
 /// against a CPU reference and timed on the GPU clock.

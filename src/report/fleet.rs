@@ -9,7 +9,7 @@ use maud::{DOCTYPE, Markup, html};
 use super::charts::{Chart, strip_chart};
 use super::{Report, figure, head};
 use crate::error::Result;
-use crate::fleet::{Fleet, Group, Member, gbps_text, shown};
+use crate::judge::fleet::{Fleet, Group, Member, gbps_text, shown};
 use crate::results::slug;
 use crate::suite::Family;
 
@@ -79,7 +79,7 @@ fn charted_cases(group: &Group) -> Vec<usize> {
 }
 
 fn page(fleet: &Fleet, charts: &[(usize, Chart)]) -> Markup {
-    let verdict = fleet.verdict();
+    let tally = fleet.tally();
     let mut gpus: Vec<&Member> = fleet.members.iter().filter(|m| m.outliers() > 0).collect();
     gpus.sort_by_key(|m| std::cmp::Reverse(m.outliers()));
     html! {
@@ -89,8 +89,8 @@ fn page(fleet: &Fleet, charts: &[(usize, Chart)]) -> Markup {
             body {
                 "\n"
                 h1 { "membench fleet" } "\n"
-                p { (crate::fleet::introduction(fleet, &verdict)) } "\n"
-                p { b { (crate::fleet::conclusion(&verdict)) } } "\n"
+                p { (crate::judge::fleet::introduction(fleet, &tally)) } "\n"
+                p { b { (crate::judge::fleet::conclusion(&tally)) } } "\n"
                 @if !fleet.skipped.is_empty() {
                     details {
                         summary { (fleet.skipped.len()) " inputs skipped" } "\n"
@@ -155,7 +155,7 @@ fn group_section(g: usize, group: &Group, charts: &[(usize, Chart)]) -> Markup {
         h2 id={ "group-" (g + 1) } { "Group " (g + 1) ": " (group.label()) } "\n"
         p { (group.members.len()) " GPUs, " (group.cases.len()) " cases." } "\n"
         @if !group.judged() {
-            p { "Too few GPUs to judge: " (crate::fleet::MIN_MEMBERS) " are needed." } "\n"
+            p { "Too few GPUs to judge: " (crate::judge::fleet::MIN_MEMBERS) " are needed." } "\n"
         } @else {
             @for (_, chart) in charts.iter().filter(|(c, _)| *c == g) {
                 (figure(chart))

@@ -11,7 +11,7 @@ use super::axis::{Axis, Scale};
 use super::legend::{Entry, draw_legend, legend_height};
 use super::{Chart, FONT, PALETTE, Stroke, WIDTH, chart_error, draw_marker, number_label};
 use crate::error::Result;
-use crate::fleet::{Fleet, Verdict, Z_LIMIT};
+use crate::judge::fleet::{Fleet, SIGMAS, Standing};
 
 /// Outliers labelled on one chart; the rest are counted.
 const MAX_LABELS: usize = 12;
@@ -44,10 +44,10 @@ struct Strip {
     threshold: f64,
     /// ±this many percent is the noise band; none where the MAD is 0.
     band: Option<f64>,
-    /// Each GPU with a distance: its place in the group, distance, verdict, label.
-    dots: Vec<(usize, f64, Verdict, String)>,
-    /// The GPUs without a bandwidth that are outliers: label and verdict.
-    unmeasured: Vec<(String, Verdict)>,
+    /// Each GPU with a distance: its place in the group, distance, standing, label.
+    dots: Vec<(usize, f64, Standing, String)>,
+    /// The GPUs without a bandwidth that are outliers: label and standing.
+    unmeasured: Vec<(String, Standing)>,
 }
 
 impl Strip {
@@ -68,8 +68,8 @@ impl Strip {
         for (position, (&member, cell)) in group.members.iter().zip(&case.cells).enumerate() {
             let label = fleet.members[member].short_label();
             match cell.distance {
-                Some(distance) => dots.push((position, 100.0 * distance, cell.verdict, label)),
-                None if cell.verdict.is_outlier() => unmeasured.push((label, cell.verdict)),
+                Some(distance) => dots.push((position, 100.0 * distance, cell.standing, label)),
+                None if cell.standing.is_outlier() => unmeasured.push((label, cell.standing)),
                 None => {}
             }
         }
@@ -85,7 +85,7 @@ impl Strip {
             band: case
                 .sigma()
                 .filter(|s| *s > 0.0)
-                .map(|s| 100.0 * Z_LIMIT * s),
+                .map(|s| 100.0 * SIGMAS * s),
             dots,
             unmeasured,
         }
@@ -120,7 +120,7 @@ impl Strip {
                 marker: None,
             },
             Entry {
-                label: format!("shaded: ±{Z_LIMIT} robust sigmas"),
+                label: format!("shaded: ±{SIGMAS} robust sigmas"),
                 colour: RGBColor(0xc8, 0xc8, 0xc8),
                 style: Stroke::Solid,
                 marker: None,
@@ -137,7 +137,7 @@ impl Strip {
             .unmeasured
             .iter()
             .take(MAX_UNMEASURED)
-            .map(|(label, verdict)| format!("{label} ({})", verdict.as_str()))
+            .map(|(label, standing)| format!("{label} ({})", standing.as_str()))
             .collect();
         let more = self.unmeasured.len().saturating_sub(MAX_UNMEASURED);
         let tail = if more > 0 {
@@ -219,15 +219,15 @@ fn strip_svg(strip: &Strip) -> Result<String, String> {
                 .map_err(|e| e.to_string())?;
         }
         let mut labelled = 0;
-        for (position, distance, verdict, label) in &strip.dots {
-            let colour = match verdict {
-                Verdict::Slower => SLOWER,
-                Verdict::Faster => FASTER,
+        for (position, distance, standing, label) in &strip.dots {
+            let colour = match standing {
+                Standing::Slower => SLOWER,
+                Standing::Faster => FASTER,
                 _ => WITHIN,
             };
             let at = (axis.at(*distance), across(*position));
             draw_marker(chart.plotting_area(), at, 0, colour)?;
-            if *verdict == Verdict::Slower && labelled < MAX_LABELS {
+            if *standing == Standing::Slower && labelled < MAX_LABELS {
                 labelled += 1;
                 let (x, y) = chart.backend_coord(&at);
                 root.draw(&Text::new(
@@ -241,7 +241,11 @@ fn strip_svg(strip: &Strip) -> Result<String, String> {
                 .map_err(|e| e.to_string())?;
             }
         }
-        let slower = strip.dots.iter().filter(|d| d.2 == Verdict::Slower).count();
+        let slower = strip
+            .dots
+            .iter()
+            .filter(|d| d.2 == Standing::Slower)
+            .count();
         if slower > labelled {
             plot.draw(&Text::new(
                 format!("{} more outliers, not labelled", slower - labelled),

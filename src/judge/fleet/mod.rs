@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use super::{Difference, Rule, Side};
 use crate::error::{Error, Result};
 use crate::results::{self, Row, Status};
 use crate::suite::{CaseId, RunSizing, Setting};
@@ -24,8 +25,8 @@ use crate::suite::{CaseId, RunSizing, Setting};
 /// The threshold when none is given: 5 % slower than the median.
 pub const DEFAULT_THRESHOLD: f64 = 0.05;
 
-/// The robust z beyond which a difference is more than the noise of the fleet.
-pub const Z_LIMIT: f64 = 3.5;
+/// How many robust sigmas of the fleet's noise a difference must exceed to count.
+pub const SIGMAS: f64 = 3.5;
 
 /// The MAD times this is the standard deviation of a normal sample: the robust sigma.
 pub const MAD_SCALE: f64 = 1.4826;
@@ -153,7 +154,10 @@ impl Case {
 
     /// The GPUs it has as outliers.
     pub fn outliers(&self) -> usize {
-        self.cells.iter().filter(|c| c.verdict.is_outlier()).count()
+        self.cells
+            .iter()
+            .filter(|c| c.standing.is_outlier())
+            .count()
     }
 
     /// The smallest and largest distance from the median among its GPUs.
@@ -179,12 +183,12 @@ pub struct Cell {
     pub distance: Option<f64>,
     /// (x − median) / (1.4826 MAD); none where the MAD is 0.
     pub z: Option<f64>,
-    pub verdict: Verdict,
+    pub standing: Standing,
 }
 
 /// Where a GPU stands in a case.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Verdict {
+pub enum Standing {
     /// Within the threshold or the noise of the median.
     Within,
     /// Slower by more than the threshold and the noise: an outlier.
@@ -201,17 +205,17 @@ pub enum Verdict {
     Unjudged,
 }
 
-impl Verdict {
+impl Standing {
     /// The text form, as in the CSV.
     pub fn as_str(self) -> &'static str {
         match self {
-            Verdict::Within => "within",
-            Verdict::Slower => "slower",
-            Verdict::Faster => "faster",
-            Verdict::Missing => "missing",
-            Verdict::Failed => "failed",
-            Verdict::Skipped => "skipped",
-            Verdict::Unjudged => "unjudged",
+            Standing::Within => "within",
+            Standing::Slower => "slower",
+            Standing::Faster => "faster",
+            Standing::Missing => "missing",
+            Standing::Failed => "failed",
+            Standing::Skipped => "skipped",
+            Standing::Unjudged => "unjudged",
         }
     }
 
@@ -219,7 +223,7 @@ impl Verdict {
     pub fn is_outlier(self) -> bool {
         matches!(
             self,
-            Verdict::Slower | Verdict::Missing | Verdict::Failed | Verdict::Skipped
+            Standing::Slower | Standing::Missing | Standing::Failed | Standing::Skipped
         )
     }
 }
@@ -239,7 +243,7 @@ pub struct Fleet {
 
 /// What a fleet comes to, for the exit status.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FleetVerdict {
+pub struct Tally {
     pub files: usize,
     pub skipped_files: usize,
     /// Distinct GPUs (by [`Member::gpu`]).
@@ -257,7 +261,7 @@ pub struct FleetVerdict {
     pub faster: usize,
 }
 
-impl FleetVerdict {
+impl Tally {
     /// Whether no GPU is an outlier in any case.
     pub fn passes(&self) -> bool {
         self.outliers == 0
@@ -324,7 +328,7 @@ impl Fleet {
     }
 
     /// The counts the exit status is decided on.
-    pub fn verdict(&self) -> FleetVerdict {
+    pub fn tally(&self) -> Tally {
         let distinct = |members: &mut dyn Iterator<Item = &Member>| {
             let mut names: Vec<&str> = members.map(|m| m.gpu.as_str()).collect();
             names.sort_unstable();
@@ -334,7 +338,7 @@ impl Fleet {
         let mut models: Vec<&str> = self.groups.iter().map(|g| g.device.as_str()).collect();
         models.sort_unstable();
         models.dedup();
-        FleetVerdict {
+        Tally {
             files: self.files,
             skipped_files: self.skipped.len(),
             gpus: distinct(&mut self.members.iter()),
@@ -595,12 +599,12 @@ fn judge_group(key: GroupKey, parts: Vec<Part>, threshold: f64) -> (Group, Vec<M
         .collect();
     for (index, case) in cases.iter().enumerate() {
         for (member, cell) in members.iter_mut().zip(&case.cells) {
-            match cell.verdict {
-                Verdict::Slower => member.slower += 1,
-                Verdict::Faster => member.faster += 1,
-                Verdict::Missing => member.missing += 1,
-                Verdict::Failed | Verdict::Skipped => member.failed += 1,
-                Verdict::Within | Verdict::Unjudged => {}
+            match cell.standing {
+                Standing::Slower => member.slower += 1,
+                Standing::Faster => member.faster += 1,
+                Standing::Missing => member.missing += 1,
+                Standing::Failed | Standing::Skipped => member.failed += 1,
+                Standing::Within | Standing::Unjudged => {}
             }
             if let Some(distance) = cell.distance
                 && member.worst.is_none_or(|(_, worst)| distance < worst)
@@ -628,7 +632,7 @@ fn judge_case(id: CaseId, rows: &[Entry], size: usize, threshold: f64) -> Case {
             gbps: None,
             distance: None,
             z: None,
-            verdict: Verdict::Unjudged,
+            standing: Standing::Unjudged,
         };
         size
     ];
@@ -647,17 +651,17 @@ fn judge_case(id: CaseId, rows: &[Entry], size: usize, threshold: f64) -> Case {
     let expected = judged && rows.len() * 2 > size;
     let mostly_measured = judged && measured * 2 > rows.len();
     for cell in &mut cells {
-        cell.verdict = match (cell.status, cell.gbps, stats) {
-            (None, _, _) if expected => Verdict::Missing,
-            (Some(Status::Failed), _, _) if mostly_measured => Verdict::Failed,
-            (Some(Status::Skipped), _, _) if mostly_measured => Verdict::Skipped,
+        cell.standing = match (cell.status, cell.gbps, stats) {
+            (None, _, _) if expected => Standing::Missing,
+            (Some(Status::Failed), _, _) if mostly_measured => Standing::Failed,
+            (Some(Status::Skipped), _, _) if mostly_measured => Standing::Skipped,
             (Some(_), Some(gbps), Some((median, mad))) => {
-                let (distance, z) = standing(gbps, median, mad);
-                cell.distance = Some(distance);
-                cell.z = z;
-                judge(distance, z, threshold)
+                let difference = difference(gbps, median, mad);
+                cell.distance = Some(difference.relative);
+                cell.z = difference.z();
+                stand(difference, threshold)
             }
-            _ => Verdict::Unjudged,
+            _ => Standing::Unjudged,
         };
     }
     Case {
@@ -691,23 +695,24 @@ fn median_of_sorted(sorted: &[f64]) -> Option<f64> {
     }
 }
 
-/// A value's distance from the median, (x − median) / median, and its robust z,
-/// (x − median) / (1.4826 MAD), none where the MAD is 0.
-pub fn standing(gbps: f64, median: f64, mad: f64) -> (f64, Option<f64>) {
-    let distance = (gbps - median) / median;
-    let z = (mad > 0.0).then(|| (gbps - median) / (MAD_SCALE * mad));
-    (distance, z)
+/// The fleet's statistic: a GPU's figure against its case's median, (x − median) /
+/// median, with the robust sigma 1.4826 MAD / median (`mad` unscaled).
+pub fn difference(gbps: f64, median: f64, mad: f64) -> Difference {
+    Difference {
+        relative: (gbps - median) / median,
+        sigma: MAD_SCALE * mad / median,
+    }
 }
 
-/// The verdict on a distance and a z: beyond the threshold, and beyond [`Z_LIMIT`]
-/// where there is a z (the threshold alone decides where the MAD is 0).
-pub fn judge(distance: f64, z: Option<f64>, threshold: f64) -> Verdict {
-    let beyond_noise = z.is_none_or(|z| z.abs() > Z_LIMIT);
-    if distance < -threshold && beyond_noise {
-        Verdict::Slower
-    } else if distance > threshold && beyond_noise {
-        Verdict::Faster
-    } else {
-        Verdict::Within
+/// Where a difference stands by the noise rule at `threshold` and [`SIGMAS`].
+pub fn stand(difference: Difference, threshold: f64) -> Standing {
+    let rule = Rule {
+        threshold,
+        sigmas: SIGMAS,
+    };
+    match rule.side(difference) {
+        Side::Within => Standing::Within,
+        Side::Below => Standing::Slower,
+        Side::Above => Standing::Faster,
     }
 }

@@ -10,7 +10,7 @@ use comfy_table::{CellAlignment, Table, TableStyle};
 use serde::Serialize;
 use serde::ser::Serializer;
 
-use super::{Case, Cell, Fleet, FleetVerdict, Group, MAD_SCALE, MIN_MEMBERS, Member, Z_LIMIT};
+use super::{Case, Cell, Fleet, Group, MAD_SCALE, MIN_MEMBERS, Member, SIGMAS, Tally};
 use crate::error::{Error, Result};
 use crate::plural;
 use crate::results::{Format, markdown_table};
@@ -172,20 +172,20 @@ struct Summary {
 
 impl Summary {
     fn of(fleet: &Fleet) -> Self {
-        let verdict = fleet.verdict();
+        let tally = fleet.tally();
         Summary {
-            passes: verdict.passes(),
-            files: verdict.files,
-            skipped_files: verdict.skipped_files,
-            gpus: verdict.gpus,
-            models: verdict.models,
-            groups: verdict.groups,
-            unjudged_gpus: verdict.unjudged_gpus,
-            outlier_gpus: verdict.outlier_gpus,
-            outliers: verdict.outliers,
-            faster: verdict.faster,
+            passes: tally.passes(),
+            files: tally.files,
+            skipped_files: tally.skipped_files,
+            gpus: tally.gpus,
+            models: tally.models,
+            groups: tally.groups,
+            unjudged_gpus: tally.unjudged_gpus,
+            outlier_gpus: tally.outlier_gpus,
+            outliers: tally.outliers,
+            faster: tally.faster,
             threshold: fleet.threshold,
-            z_limit: Z_LIMIT,
+            z_limit: SIGMAS,
             mad_scale: MAD_SCALE,
             min_gpus: MIN_MEMBERS,
         }
@@ -345,8 +345,8 @@ fn cell_records<'a>(fleet: &'a Fleet, texts: &'a Texts) -> impl Iterator<Item = 
                         measured: case.measured,
                         distance: cell.distance,
                         z: cell.z,
-                        verdict: cell.verdict.as_str(),
-                        outlier: cell.verdict.is_outlier(),
+                        verdict: cell.standing.as_str(),
+                        outlier: cell.standing.is_outlier(),
                     }
                 })
         })
@@ -356,7 +356,7 @@ fn cell_records<'a>(fleet: &'a Fleet, texts: &'a Texts) -> impl Iterator<Item = 
 /// The table or Markdown text: the verdict, the skipped inputs, the GPUs with outliers
 /// and their cases, then per group the cases' medians.
 fn text(fleet: &Fleet, markdown: bool) -> String {
-    let verdict = fleet.verdict();
+    let tally = fleet.tally();
     let mut out = String::new();
     let heading = |out: &mut String, title: &str| {
         if markdown {
@@ -368,7 +368,7 @@ fn text(fleet: &Fleet, markdown: bool) -> String {
     if markdown {
         out.push_str("# membench fleet\n\n");
     }
-    out.push_str(&format!("{}\n", introduction(fleet, &verdict)));
+    out.push_str(&format!("{}\n", introduction(fleet, &tally)));
     if !fleet.skipped.is_empty() {
         out.push_str(&format!(
             "\n{} input{} skipped:\n",
@@ -388,7 +388,7 @@ fn text(fleet: &Fleet, markdown: bool) -> String {
         }
     }
     out.push('\n');
-    out.push_str(&conclusion(&verdict));
+    out.push_str(&conclusion(&tally));
     let table = |header: &[&str], rows: Vec<Vec<String>>, left: usize| {
         if markdown {
             markdown_table(header, &rows, left)
@@ -432,56 +432,56 @@ fn text(fleet: &Fleet, markdown: bool) -> String {
 }
 
 /// What was read and the rule.
-pub(crate) fn introduction(fleet: &Fleet, verdict: &FleetVerdict) -> String {
+pub(crate) fn introduction(fleet: &Fleet, tally: &Tally) -> String {
     format!(
         "fleet: {} file{}, {} GPU{} of {} model{} in {} group{} (model, backend, api/build, \
          sizing). An outlier is slower than its case's median by more than {} % and by more \
-         than {Z_LIMIT} robust sigmas ({MAD_SCALE} MAD), or misses or fails a case most of \
+         than {SIGMAS} robust sigmas ({MAD_SCALE} MAD), or misses or fails a case most of \
          its group measured.",
-        verdict.files,
-        plural(verdict.files),
-        verdict.gpus,
-        plural(verdict.gpus),
-        verdict.models,
-        plural(verdict.models),
-        verdict.groups,
-        plural(verdict.groups),
+        tally.files,
+        plural(tally.files),
+        tally.gpus,
+        plural(tally.gpus),
+        tally.models,
+        plural(tally.models),
+        tally.groups,
+        plural(tally.groups),
         percent_text(fleet.threshold)
     )
 }
 
 /// The line that says whether the fleet passes.
-pub(crate) fn conclusion(verdict: &FleetVerdict) -> String {
-    let mut line = if verdict.passes() {
+pub(crate) fn conclusion(tally: &Tally) -> String {
+    let mut line = if tally.passes() {
         format!(
             "no outlier among {} GPU{} of {} model{}",
-            verdict.gpus,
-            plural(verdict.gpus),
-            verdict.models,
-            plural(verdict.models)
+            tally.gpus,
+            plural(tally.gpus),
+            tally.models,
+            plural(tally.models)
         )
     } else {
         format!(
             "{} outlier GPU{} of {}, in {} case{}",
-            verdict.outlier_gpus,
-            plural(verdict.outlier_gpus),
-            verdict.gpus,
-            verdict.outliers,
-            plural(verdict.outliers)
+            tally.outlier_gpus,
+            plural(tally.outlier_gpus),
+            tally.gpus,
+            tally.outliers,
+            plural(tally.outliers)
         )
     };
-    if verdict.faster > 0 {
+    if tally.faster > 0 {
         line.push_str(&format!(
             "; {} case{} faster than the median beyond the threshold (not failures)",
-            verdict.faster,
-            plural(verdict.faster)
+            tally.faster,
+            plural(tally.faster)
         ));
     }
-    if verdict.unjudged_gpus > 0 {
+    if tally.unjudged_gpus > 0 {
         line.push_str(&format!(
             "; {} GPU{} in groups of fewer than {MIN_MEMBERS}, not judged",
-            verdict.unjudged_gpus,
-            plural(verdict.unjudged_gpus)
+            tally.unjudged_gpus,
+            plural(tally.unjudged_gpus)
         ));
     }
     line + "\n"
@@ -592,7 +592,7 @@ fn notable_cells(fleet: &Fleet) -> Vec<(usize, usize, usize)> {
     for (g, group) in fleet.groups.iter().enumerate() {
         for (c, case) in group.cases.iter().enumerate() {
             for (p, cell) in case.cells.iter().enumerate() {
-                if cell.verdict.is_outlier() || cell.verdict == super::Verdict::Faster {
+                if cell.standing.is_outlier() || cell.standing == super::Standing::Faster {
                     cells.push((g, c, p, cell));
                 }
             }
@@ -601,7 +601,7 @@ fn notable_cells(fleet: &Fleet) -> Vec<(usize, usize, usize)> {
     // Missing and failed cases (no distance) first among the outliers.
     let key = |cell: &Cell| {
         (
-            !cell.verdict.is_outlier(),
+            !cell.standing.is_outlier(),
             cell.distance.map_or(f64::NEG_INFINITY, |d| -d.abs()),
         )
     };
@@ -626,7 +626,7 @@ fn case_rows(fleet: &Fleet, cells: &[(usize, usize, usize)]) -> Vec<Vec<String>>
                 case.id.variant.clone(),
                 case.id.params.to_string(),
                 cell.status.map_or("missing", |s| s.as_str()).to_owned(),
-                cell.verdict.as_str().to_owned(),
+                cell.standing.as_str().to_owned(),
                 (g + 1).to_string(),
                 gbps_text(cell.gbps),
                 gbps_text(case.median_gbps),

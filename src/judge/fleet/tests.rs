@@ -76,42 +76,39 @@ fn medians_and_mads() {
     assert_eq!(median_mad(&mut [4.0, 1.0, 3.0, 2.0]), Some((2.5, 1.0)));
     assert_eq!(median_mad(&mut [7.0, 7.0, 7.0]), Some((7.0, 0.0)));
     assert_eq!(median_mad(&mut []), None);
-    let (distance, z) = standing(92.0, 100.0, 1.0);
-    assert!((distance + 0.08).abs() < 1e-12);
-    assert!((z.unwrap() + 8.0 / MAD_SCALE).abs() < 1e-12);
-    assert_eq!(standing(92.0, 100.0, 0.0).1, None);
+    let fleet = difference(92.0, 100.0, 1.0);
+    assert!((fleet.relative + 0.08).abs() < 1e-12);
+    assert!((fleet.z().unwrap() + 8.0 / MAD_SCALE).abs() < 1e-12);
+    assert_eq!(difference(92.0, 100.0, 0.0).z(), None);
 }
 
 #[test]
 fn an_outlier_is_beyond_the_threshold_and_the_noise() {
+    let at = |relative, sigma| stand(Difference { relative, sigma }, 0.05);
     // Beyond both.
-    assert_eq!(judge(-0.08, Some(-10.0), 0.05), Verdict::Slower);
+    assert_eq!(at(-0.08, 0.008), Standing::Slower);
     // Beyond the threshold, within the noise of a noisy case.
-    assert_eq!(judge(-0.08, Some(-2.0), 0.05), Verdict::Within);
+    assert_eq!(at(-0.08, 0.04), Standing::Within);
     // Beyond the noise of a quiet case, within the threshold.
-    assert_eq!(judge(-0.03, Some(-20.0), 0.05), Verdict::Within);
+    assert_eq!(at(-0.03, 0.0015), Standing::Within);
     // No MAD: the threshold alone decides.
-    assert_eq!(judge(-0.06, None, 0.05), Verdict::Slower);
-    assert_eq!(judge(-0.04, None, 0.05), Verdict::Within);
+    assert_eq!(at(-0.06, 0.0), Standing::Slower);
+    assert_eq!(at(-0.04, 0.0), Standing::Within);
     // Faster is reported, and no failure.
-    assert_eq!(judge(0.08, Some(10.0), 0.05), Verdict::Faster);
-    assert!(!Verdict::Faster.is_outlier());
-    assert!(Verdict::Slower.is_outlier() && Verdict::Missing.is_outlier());
+    assert_eq!(at(0.08, 0.008), Standing::Faster);
+    assert!(!Standing::Faster.is_outlier());
+    assert!(Standing::Slower.is_outlier() && Standing::Missing.is_outlier());
 }
 
 #[test]
 fn no_outlier_among_eight_alike_gpus() {
     let dir = fleet_dir("fleet-healthy", &healthy(8));
     let fleet = load(&dir);
-    let verdict = fleet.verdict();
-    assert!(
-        verdict.passes(),
-        "{}",
-        render(&fleet, Format::Table).unwrap()
-    );
-    assert_eq!(verdict.exit_code(), 0);
-    assert_eq!((verdict.files, verdict.gpus, verdict.models), (8, 8, 1));
-    assert_eq!((verdict.groups, verdict.skipped_files), (1, 0));
+    let tally = fleet.tally();
+    assert!(tally.passes(), "{}", render(&fleet, Format::Table).unwrap());
+    assert_eq!(tally.exit_code(), 0);
+    assert_eq!((tally.files, tally.gpus, tally.models), (8, 8, 1));
+    assert_eq!((tally.groups, tally.skipped_files), (1, 0));
     let group = &fleet.groups[0];
     assert_eq!(group.members.len(), 8);
     assert_eq!(group.cases.len(), fixture().len());
@@ -148,15 +145,15 @@ fn a_gpu_with_copy_rows_eight_percent_slower_is_named_and_fails_the_fleet() {
         .collect();
     let dir = fleet_dir("fleet-sick", &gpus);
     let fleet = load(&dir);
-    let verdict = fleet.verdict();
-    assert!(!verdict.passes());
-    assert_eq!(verdict.exit_code(), EXIT_OUTLIER);
-    assert_eq!(verdict.outlier_gpus, 1);
+    let tally = fleet.tally();
+    assert!(!tally.passes());
+    assert_eq!(tally.exit_code(), EXIT_OUTLIER);
+    assert_eq!(tally.outlier_gpus, 1);
     let copies = fixture()
         .iter()
         .filter(|r| r.family == Family::Copy && r.status == Status::Ok)
         .count();
-    assert_eq!(verdict.outliers, copies);
+    assert_eq!(tally.outliers, copies);
     let named: Vec<&Member> = fleet.members.iter().filter(|m| m.outliers() > 0).collect();
     assert_eq!(named.len(), 1);
     let member = named[0];
@@ -193,14 +190,17 @@ fn a_missing_or_failed_case_is_an_outlier() {
     (row.gbps_median, row.gbps_best, row.cv) = (None, None, None);
     let dir = fleet_dir("fleet-missing", &gpus);
     let fleet = load(&dir);
-    assert!(!fleet.verdict().passes());
-    assert_eq!(fleet.verdict().outliers, 2);
+    assert!(!fleet.tally().passes());
+    assert_eq!(fleet.tally().outliers, 2);
     let group = &fleet.groups[0];
     let at = |id: &CaseId| group.cases.iter().position(|c| c.id == *id).unwrap();
     let missing = fleet.cell(group.members[2], at(&dropped)).unwrap();
-    assert_eq!((missing.status, missing.verdict), (None, Verdict::Missing));
+    assert_eq!(
+        (missing.status, missing.standing),
+        (None, Standing::Missing)
+    );
     let lost = fleet.cell(group.members[4], at(&failed)).unwrap();
-    assert_eq!(lost.verdict, Verdict::Failed);
+    assert_eq!(lost.standing, Standing::Failed);
     assert_eq!(fleet.members[group.members[2]].missing, 1);
     assert_eq!(fleet.members[group.members[4]].failed, 1);
     let csv = render(&fleet, Format::Csv).unwrap();
@@ -238,14 +238,10 @@ fn models_are_not_mixed() {
     ));
     let dir = fleet_dir("fleet-models", &gpus);
     let fleet = load(&dir);
-    let verdict = fleet.verdict();
-    assert!(
-        verdict.passes(),
-        "{}",
-        render(&fleet, Format::Table).unwrap()
-    );
-    assert_eq!((verdict.models, verdict.groups, verdict.gpus), (3, 3, 10));
-    assert_eq!(verdict.unjudged_gpus, 2);
+    let tally = fleet.tally();
+    assert!(tally.passes(), "{}", render(&fleet, Format::Table).unwrap());
+    assert_eq!((tally.models, tally.groups, tally.gpus), (3, 3, 10));
+    assert_eq!(tally.unjudged_gpus, 2);
     let sizes: Vec<(&str, usize, bool)> = fleet
         .groups
         .iter()
@@ -272,9 +268,9 @@ fn unreadable_files_are_skipped_and_counted() {
     std::fs::write(dir.join("notes.txt"), "not read").unwrap();
     let absent = dir.join("absent.csv");
     let fleet = Fleet::load(&[dir.clone(), absent], DEFAULT_THRESHOLD).unwrap();
-    let verdict = fleet.verdict();
-    assert_eq!((verdict.files, verdict.skipped_files), (4, 3));
-    assert!(verdict.passes());
+    let tally = fleet.tally();
+    assert_eq!((tally.files, tally.skipped_files), (4, 3));
+    assert!(tally.passes());
     let whys: Vec<(String, &str)> = fleet
         .skipped
         .iter()
