@@ -235,20 +235,20 @@ pub fn report(
     Ok(())
 }
 
-/// `membench fleet`: `inputs` (files, or directories of them) judged at `threshold` (a
-/// fraction), printed in `format`, and a report page into `report_dir` where given;
-/// the exit status: 0 where no GPU is an outlier, [`fleet::EXIT_OUTLIER`] where one is.
+/// `membench fleet`: `inputs` (files, or directories of them) judged by `options`,
+/// printed in `format`, and a report page into `report_dir` where given; the exit
+/// status is the fleet's [`fleet::Conclusion`]'s.
 pub fn fleet(
     out: &mut dyn Write,
     inputs: &[PathBuf],
-    threshold: f64,
+    options: fleet::Options,
     format: results::Format,
     report_dir: Option<PathBuf>,
 ) -> Result<u8> {
     if let Some(dir) = &report_dir {
         report::destination(dir)?;
     }
-    let judged = fleet::Fleet::load(inputs, threshold)?;
+    let judged = fleet::Fleet::load(inputs, options)?;
     fleet::write(&judged, format, out)?;
     if let Some(dir) = report_dir {
         report::write(&report::fleet_page(&judged)?, &dir)?;
@@ -257,5 +257,5 @@ pub fn fleet(
             dir.join("index.html").display()
         );
     }
-    Ok(judged.tally().exit_code())
+    Ok(judged.tally().conclusion().exit_code())
 }

@@ -1,26 +1,38 @@
-//! `membench fleet`: many GPUs, one results file each, read side by side to find the
-//! sick ones. GPUs of one model, backend, api/build and sizing form a group; per case
-//! of a group the median and MAD of `gbps_median` say what is typical, and a GPU slower
-//! than the median by more than the threshold and the noise is an outlier, named by
-//! host, UUID and bus id. A GPU missing a case or failing one the others measured is
-//! an outlier too. `docs/fleet.md` gives the rule and the formats.
+//! `membench fleet`: many GPUs' results files read side by side to find the sick ones.
+//! A GPU is one physical GPU ([`GpuId`]: its UUID, else host and bus id), however many
+//! files hold it; GPUs of one model, backend, api/build and sizing form a group. Per
+//! case of a group the median and MAD of the GPUs' `gbps_median` say what is typical,
+//! and a GPU beyond the threshold and the noise ([`super::Rule`]) is slower in it.
+//!
+//! A GPU is named sick only on evidence that spans cases: a family or a sweep in which
+//! the median of its cases is slower than its siblings' ([`Span`]), a case that stays
+//! slow when measured again (two runs of the GPU, slow in both), or a case it misses or
+//! fails that most of its group measured. A case slow once, alone, is unsteady: it is
+//! reported with the command that measures it again. `docs/fleet.md` gives the rule,
+//! the formats and the exit statuses.
 
+mod cases;
+mod read;
 mod render;
+mod spans;
 #[cfg(test)]
 mod tests;
+mod text;
 
-pub(crate) use render::{conclusion, gbps_text, introduction};
+pub use cases::{Case, Cell, Standing, difference, median_mad, stand};
+pub use read::{GpuId, inputs};
 pub use render::{render, write};
+pub use spans::{MIN_CASES as MIN_SPAN_CASES, Span};
+pub(crate) use text::{conclusion, gbps_text, introduction, merged_line, remeasure, spans_text};
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::{Difference, Rule, Side};
 use crate::error::{Error, Result};
-use crate::results::{self, Row, Status};
 use crate::suite::{CaseId, RunSizing, Setting};
+use read::{GroupKey, Measurement, Part};
 
 /// The threshold when none is given: 5 % slower than the median.
 pub const DEFAULT_THRESHOLD: f64 = 0.05;
@@ -31,11 +43,37 @@ pub const SIGMAS: f64 = 3.5;
 /// The MAD times this is the standard deviation of a normal sample: the robust sigma.
 pub const MAD_SCALE: f64 = 1.4826;
 
-/// The fewest GPUs a group's cases are judged among.
+/// The fewest distinct GPUs a group is judged among.
 pub const MIN_MEMBERS: usize = 3;
 
-/// The exit status of a fleet with an outlier beyond the threshold.
-pub const EXIT_OUTLIER: u8 = 3;
+/// The exit status of a fleet with a sick GPU.
+pub const EXIT_SICK: u8 = 3;
+
+/// The exit status of a fleet with no sick GPU but an unsteady case: measure it again.
+pub const EXIT_UNSTEADY: u8 = 4;
+
+/// The exit status of a fleet judged only in part: a GPU in a group of fewer than
+/// [`MIN_MEMBERS`], or a file not read (unless skips are allowed).
+pub const EXIT_INCOMPLETE: u8 = 5;
+
+/// How a fleet is judged.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Options {
+    /// The fraction slower than the median that counts (beyond the noise too).
+    pub threshold: f64,
+    /// Whether a file that cannot be read leaves the gate open (otherwise the fleet is
+    /// incomplete).
+    pub allow_skips: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            threshold: DEFAULT_THRESHOLD,
+            allow_skips: false,
+        }
+    }
+}
 
 /// An input that was not read, and why.
 #[derive(Clone, Debug)]
@@ -44,19 +82,70 @@ pub struct Skipped {
     pub why: String,
 }
 
-/// One GPU in one group: one file's rows of one api/build (and sizing).
+/// A file that holds a GPU already read: read once, or merged into it.
+#[derive(Clone, Debug)]
+pub struct Merged {
+    pub path: PathBuf,
+    /// The file it joins.
+    pub into: PathBuf,
+    pub how: Merge,
+}
+
+/// How a file joins another.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Merge {
+    /// The same file under another name (`d/./x.csv`, a link): read once.
+    SameFile,
+    /// Another file of the GPU with the same run's rows (a copy): counted once.
+    SameRun(GpuId),
+    /// Another run of the GPU: its cases count as measured again.
+    AnotherRun(GpuId),
+}
+
+/// What the fleet says of one GPU in its group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Condition {
+    /// Judged, and nothing against it.
+    Healthy,
+    /// Slower in a case once, alone: measure it again.
+    Unsteady,
+    /// Slower across a family or sweep, or in a case that stays slow when measured
+    /// again, or missing or failing a case most of its group measured.
+    Sick,
+    /// In a group of fewer than [`MIN_MEMBERS`] GPUs.
+    Unjudged,
+}
+
+impl Condition {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Condition::Healthy => "healthy",
+            Condition::Unsteady => "unsteady",
+            Condition::Sick => "sick",
+            Condition::Unjudged => "unjudged",
+        }
+    }
+}
+
+/// One GPU in one group: its files' rows of one api/build (and sizing).
 #[derive(Clone, Debug)]
 pub struct Member {
-    pub file: PathBuf,
-    /// The GPU as tables name it: its UUID, else host and bus id, else the file name.
-    pub gpu: String,
+    /// Its files in the order read; more than one where it was measured again.
+    pub files: Vec<PathBuf>,
+    pub gpu: GpuId,
     pub host: String,
     pub gpu_uuid: String,
     pub pci_bus_id: String,
     /// Its group, an index into [`Fleet::groups`].
     pub group: usize,
-    /// Cases it is slower in than the median by more than the threshold and the noise.
+    pub condition: Condition,
+    /// The spans it is slower in than its siblings: the span's index in its group's
+    /// spans, and its distance.
+    pub slow_spans: Vec<(usize, f64)>,
+    /// Cases it is slower in, as evidence: in a slow span, or slow in every run.
     pub slower: usize,
+    /// Cases slower once, alone: measure them again.
+    pub unsteady: usize,
     /// Cases it has no row for where most of its group has one.
     pub missing: usize,
     /// Cases it failed or skipped where most of its group measured them.
@@ -69,23 +158,28 @@ pub struct Member {
 }
 
 impl Member {
-    /// The cases it is an outlier in: slower, missing or failed.
+    /// The cases that name it sick: slower, missing or failed.
     pub fn outliers(&self) -> usize {
         self.slower + self.missing + self.failed
+    }
+
+    /// The file it is shown by: its first.
+    pub fn file(&self) -> &Path {
+        self.files.first().map_or(Path::new(""), PathBuf::as_path)
     }
 
     /// `host / short UUID` for a chart's label: the UUID's first eight digits, else the
     /// bus id, else the GPU's name.
     pub fn short_label(&self) -> String {
         let uuid = self.gpu_uuid.trim_start_matches("GPU-");
-        let short = if known(uuid) {
+        let short = if read::known(uuid) {
             uuid.chars().take(8).collect()
-        } else if known(&self.pci_bus_id) {
+        } else if read::known(&self.pci_bus_id) {
             self.pci_bus_id.clone()
         } else {
-            self.gpu.clone()
+            self.gpu.to_string()
         };
-        if known(&self.host) {
+        if read::known(&self.host) {
             format!("{} / {short}", self.host)
         } else {
             short
@@ -101,10 +195,12 @@ pub struct Group {
     pub setting: Setting,
     /// `None` for files that did not record it (schema version 2 and older).
     pub sizing: Option<RunSizing>,
-    /// Its GPUs, indices into [`Fleet::members`], in file order.
+    /// Its GPUs, indices into [`Fleet::members`], in the order first read.
     pub members: Vec<usize>,
     /// Every case any of its GPUs has a row for, in case order.
     pub cases: Vec<Case>,
+    /// Its families and sweeps of [`MIN_SPAN_CASES`] cases or more.
+    pub spans: Vec<Span>,
 }
 
 impl Group {
@@ -130,229 +226,145 @@ pub fn sizing_text(sizing: Option<RunSizing>) -> String {
     sizing.map_or_else(|| "unrecorded".to_owned(), |s| s.to_string())
 }
 
-/// One case of a group: what is typical and where each GPU stands.
-#[derive(Clone, Debug)]
-pub struct Case {
-    pub id: CaseId,
-    /// The median of the GPUs' `gbps_median`, where at least [`MIN_MEMBERS`] have one.
-    pub median_gbps: Option<f64>,
-    /// The median absolute deviation from it, unscaled.
-    pub mad_gbps: Option<f64>,
-    /// The GPUs with a bandwidth for it.
-    pub measured: usize,
-    /// One per GPU of the group, in the group's order.
-    pub cells: Vec<Cell>,
-}
-
-impl Case {
-    /// The robust sigma relative to the median (1.4826 MAD / median).
-    pub fn sigma(&self) -> Option<f64> {
-        self.median_gbps
-            .zip(self.mad_gbps)
-            .map(|(median, mad)| MAD_SCALE * mad / median)
-    }
-
-    /// The GPUs it has as outliers.
-    pub fn outliers(&self) -> usize {
-        self.cells
-            .iter()
-            .filter(|c| c.standing.is_outlier())
-            .count()
-    }
-
-    /// The smallest and largest distance from the median among its GPUs.
-    pub fn extent(&self) -> Option<(f64, f64)> {
-        self.cells
-            .iter()
-            .filter_map(|c| c.distance)
-            .fold(None, |extent, d| match extent {
-                None => Some((d, d)),
-                Some((low, high)) => Some((f64::min(low, d), f64::max(high, d))),
-            })
-    }
-}
-
-/// One GPU in one case.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Cell {
-    /// Its row's status; `None` where it has no row for the case.
-    pub status: Option<Status>,
-    /// Its `gbps_median`, on an `ok` row.
-    pub gbps: Option<f64>,
-    /// (x − median) / median: −0.08 is 8 % slower.
-    pub distance: Option<f64>,
-    /// (x − median) / (1.4826 MAD); none where the MAD is 0.
-    pub z: Option<f64>,
-    pub standing: Standing,
-}
-
-/// Where a GPU stands in a case.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Standing {
-    /// Within the threshold or the noise of the median.
-    Within,
-    /// Slower by more than the threshold and the noise: an outlier.
-    Slower,
-    /// Faster by more than the threshold and the noise: reported, not a failure.
-    Faster,
-    /// No row where most of the group has one: an outlier.
-    Missing,
-    /// Failed where most of the group measured it: an outlier.
-    Failed,
-    /// Skipped where most of the group measured it: an outlier.
-    Skipped,
-    /// Nothing to judge: too few GPUs measured it, or most did not.
-    Unjudged,
-}
-
-impl Standing {
-    /// The text form, as in the CSV.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Standing::Within => "within",
-            Standing::Slower => "slower",
-            Standing::Faster => "faster",
-            Standing::Missing => "missing",
-            Standing::Failed => "failed",
-            Standing::Skipped => "skipped",
-            Standing::Unjudged => "unjudged",
-        }
-    }
-
-    /// Whether it makes the fleet fail.
-    pub fn is_outlier(self) -> bool {
-        matches!(
-            self,
-            Standing::Slower | Standing::Missing | Standing::Failed | Standing::Skipped
-        )
-    }
-}
-
 /// Every GPU read, grouped and judged.
 #[derive(Clone, Debug)]
 pub struct Fleet {
-    /// The fraction slower than the median beyond which a GPU is an outlier.
+    /// The fraction slower than the median that counts.
     pub threshold: f64,
+    /// Whether unread files leave the gate open.
+    pub allow_skips: bool,
     /// The files read.
     pub files: usize,
     /// The inputs not read, and why.
     pub skipped: Vec<Skipped>,
+    /// The files read once for two names, or merged into another file of their GPU.
+    pub merged: Vec<Merged>,
     pub members: Vec<Member>,
     pub groups: Vec<Group>,
 }
 
-/// What a fleet comes to, for the exit status.
+/// What the gate concludes, the most serious first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Conclusion {
+    /// A GPU is sick: exit [`EXIT_SICK`].
+    Sick,
+    /// No GPU is sick, but a case was slow once: exit [`EXIT_UNSTEADY`].
+    Unsteady,
+    /// Nothing found, but not every GPU was judged: exit [`EXIT_INCOMPLETE`].
+    Incomplete,
+    /// Every GPU judged, none sick or unsteady: exit 0.
+    Healthy,
+}
+
+impl Conclusion {
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Conclusion::Sick => EXIT_SICK,
+            Conclusion::Unsteady => EXIT_UNSTEADY,
+            Conclusion::Incomplete => EXIT_INCOMPLETE,
+            Conclusion::Healthy => 0,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Conclusion::Sick => "sick",
+            Conclusion::Unsteady => "unsteady",
+            Conclusion::Incomplete => "incomplete",
+            Conclusion::Healthy => "healthy",
+        }
+    }
+}
+
+/// What a fleet comes to: the counts the conclusion is drawn from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tally {
     pub files: usize,
     pub skipped_files: usize,
+    pub merged_files: usize,
     /// Distinct GPUs (by [`Member::gpu`]).
     pub gpus: usize,
     /// Distinct models (`device`).
     pub models: usize,
     pub groups: usize,
-    /// GPUs in groups too small to judge.
+    /// Distinct GPUs in a group judged.
+    pub judged_gpus: usize,
+    /// Distinct GPUs in groups too small to judge.
     pub unjudged_gpus: usize,
-    /// Distinct GPUs with an outlier case.
-    pub outlier_gpus: usize,
-    /// Outlier cases, over every GPU.
+    /// Distinct GPUs named sick.
+    pub sick_gpus: usize,
+    /// Distinct GPUs with an unsteady case and none sick.
+    pub unsteady_gpus: usize,
+    /// Cases that name GPUs sick (slower, missing or failed), over every GPU.
     pub outliers: usize,
+    /// Unsteady cases, over every GPU.
+    pub unsteady: usize,
     /// Cases faster than the median beyond the threshold, over every GPU.
     pub faster: usize,
+    pub skips_allowed: bool,
 }
 
 impl Tally {
-    /// Whether no GPU is an outlier in any case.
-    pub fn passes(&self) -> bool {
-        self.outliers == 0
-    }
-
-    /// 0 where the fleet passes, [`EXIT_OUTLIER`] where it does not.
-    pub fn exit_code(&self) -> u8 {
-        if self.passes() { 0 } else { EXIT_OUTLIER }
+    /// The gate's conclusion.
+    pub fn conclusion(&self) -> Conclusion {
+        let skipped = self.skipped_files > 0 && !self.skips_allowed;
+        if self.sick_gpus > 0 {
+            Conclusion::Sick
+        } else if self.unsteady_gpus > 0 {
+            Conclusion::Unsteady
+        } else if self.unjudged_gpus > 0 || skipped {
+            Conclusion::Incomplete
+        } else {
+            Conclusion::Healthy
+        }
     }
 }
 
 impl Fleet {
     /// Reads `paths` (files, and directories for the `*.csv` files in them) in
-    /// parallel and judges every group at `threshold` (a fraction: 0.05 for 5 %). A
-    /// file that cannot be read is skipped and listed; none read at all is an error.
-    pub fn load(paths: &[PathBuf], threshold: f64) -> Result<Fleet> {
-        check_threshold(threshold)?;
-        let (files, mut skipped) = inputs(paths)?;
-        let read: Vec<(&PathBuf, Result<Vec<Part>>)> = files
-            .par_iter()
-            .map(|path| (path, read_parts(path)))
-            .collect();
-        let mut parts = Vec::new();
-        let mut count = 0;
-        for (path, outcome) in read {
-            match outcome {
-                Ok(file_parts) => {
-                    count += 1;
-                    parts.extend(file_parts);
-                }
-                Err(error) => skipped.push(Skipped {
-                    path: path.clone(),
-                    why: reason(error),
-                }),
-            }
-        }
-        skipped.sort_by(|a, b| a.path.cmp(&b.path));
-        if parts.is_empty() && skipped.is_empty() {
-            return Err(Error::Results {
-                path: paths.first().cloned().unwrap_or_default(),
-                message: "no results CSV here: name the files, or a directory of them".to_owned(),
-            });
-        }
-        if parts.is_empty() {
-            let first = skipped
-                .iter()
-                .take(3)
-                .map(|s| format!("{}: {}", shown(&s.path), s.why))
-                .collect::<Vec<_>>();
-            return Err(Error::Results {
-                path: paths.first().cloned().unwrap_or_default(),
-                message: format!(
-                    "no results file read ({} skipped{}{})",
-                    skipped.len(),
-                    if first.is_empty() { "" } else { ": " },
-                    first.join("; ")
-                ),
-            });
-        }
-        let mut fleet = analyse(parts, threshold);
-        fleet.files = count;
-        fleet.skipped = skipped;
+    /// parallel and judges every group by `options`. A file that cannot be read is
+    /// skipped and listed; none read at all is an error.
+    pub fn load(paths: &[PathBuf], options: Options) -> Result<Fleet> {
+        check_threshold(options.threshold)?;
+        let read = read::read(paths)?;
+        let mut fleet = analyse(read.parts, options.threshold);
+        fleet.allow_skips = options.allow_skips;
+        fleet.files = read.files;
+        fleet.skipped = read.skipped;
+        fleet.merged.splice(0..0, read.merged);
         Ok(fleet)
     }
 
-    /// The counts the exit status is decided on.
+    /// The counts the conclusion is drawn from.
     pub fn tally(&self) -> Tally {
-        let distinct = |members: &mut dyn Iterator<Item = &Member>| {
-            let mut names: Vec<&str> = members.map(|m| m.gpu.as_str()).collect();
-            names.sort_unstable();
-            names.dedup();
-            names.len()
+        let distinct = |keep: &dyn Fn(&Member) -> bool| {
+            let gpus: HashSet<&GpuId> = self
+                .members
+                .iter()
+                .filter(|m| keep(m))
+                .map(|m| &m.gpu)
+                .collect();
+            gpus.len()
         };
-        let mut models: Vec<&str> = self.groups.iter().map(|g| g.device.as_str()).collect();
-        models.sort_unstable();
-        models.dedup();
+        let models: HashSet<&str> = self.groups.iter().map(|g| g.device.as_str()).collect();
+        let sick = distinct(&|m| m.condition == Condition::Sick);
+        let not_healthy =
+            distinct(&|m| matches!(m.condition, Condition::Sick | Condition::Unsteady));
         Tally {
             files: self.files,
             skipped_files: self.skipped.len(),
-            gpus: distinct(&mut self.members.iter()),
+            merged_files: self.merged.len(),
+            gpus: distinct(&|_| true),
             models: models.len(),
             groups: self.groups.len(),
-            unjudged_gpus: distinct(
-                &mut self
-                    .members
-                    .iter()
-                    .filter(|m| !self.groups[m.group].judged()),
-            ),
-            outlier_gpus: distinct(&mut self.members.iter().filter(|m| m.outliers() > 0)),
+            judged_gpus: distinct(&|m| m.condition != Condition::Unjudged),
+            unjudged_gpus: distinct(&|m| m.condition == Condition::Unjudged),
+            sick_gpus: sick,
+            unsteady_gpus: not_healthy - sick,
             outliers: self.members.iter().map(Member::outliers).sum(),
+            unsteady: self.members.iter().map(|m| m.unsteady).sum(),
             faster: self.members.iter().map(|m| m.faster).sum(),
+            skips_allowed: self.allow_skips,
         }
     }
 
@@ -376,54 +388,6 @@ fn check_threshold(threshold: f64) -> Result<()> {
     }
 }
 
-/// The files `paths` name: each file, and each directory's `*.csv` files; empty
-/// files and paths that are not there are skipped, with why. Sorted, each once.
-pub fn inputs(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, Vec<Skipped>)> {
-    let mut files = Vec::new();
-    let mut skipped = Vec::new();
-    let mut consider = |path: PathBuf, metadata: std::io::Result<std::fs::Metadata>| {
-        let why = match metadata {
-            Ok(metadata) if metadata.is_file() && metadata.len() > 0 => {
-                files.push(path);
-                return;
-            }
-            Ok(metadata) if metadata.is_file() => {
-                "empty (a run that is still writing it?)".to_owned()
-            }
-            Ok(_) => "not a regular file".to_owned(),
-            Err(error) => error.to_string(),
-        };
-        skipped.push(Skipped { path, why });
-    };
-    for path in paths {
-        if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
-            let io = Error::io(path);
-            for entry in std::fs::read_dir(path).map_err(&io)? {
-                let entry = entry.map_err(&io)?.path();
-                if entry.extension().is_some_and(|e| e == "csv") {
-                    let metadata = std::fs::metadata(&entry);
-                    consider(entry, metadata);
-                }
-            }
-        } else {
-            consider(path.clone(), std::fs::metadata(path));
-        }
-    }
-    files.sort();
-    files.dedup();
-    skipped.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok((files, skipped))
-}
-
-/// An error's words without the path it names: the skipped list names it.
-fn reason(error: Error) -> String {
-    match error {
-        Error::Results { message, .. } => message,
-        Error::Io { error, .. } => error.to_string(),
-        other => other.to_string(),
-    }
-}
-
 /// A path as printed: any control character escaped, since file names are not checked.
 pub fn shown(path: &Path) -> String {
     path.display()
@@ -437,98 +401,6 @@ pub fn shown(path: &Path) -> String {
             }
         })
         .collect()
-}
-
-/// Whether an identity column names something: not empty and not `-`.
-fn known(text: &str) -> bool {
-    !text.is_empty() && text != "-"
-}
-
-/// What a group is keyed by.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct GroupKey {
-    device: String,
-    backend: String,
-    setting: Setting,
-    sizing: Option<RunSizing>,
-}
-
-/// A GPU's row of a case, as judged: the GPU (its file's part, or its position in
-/// its group), the status and the bandwidth of an `ok` row.
-type Entry = (usize, Status, Option<f64>);
-
-/// One file's rows of one setting and sizing, reduced to what is judged.
-struct Part {
-    key: GroupKey,
-    member: Member,
-    cases: Vec<(CaseId, Status, Option<f64>)>,
-}
-
-/// The parts of one results file, in the order their settings first appear.
-fn read_parts(path: &Path) -> Result<Vec<Part>> {
-    let mut parts: Vec<Part> = Vec::new();
-    for (_, row) in results::read_device(path)? {
-        let index = match parts
-            .iter()
-            .position(|p| p.key.setting == row.setting() && p.key.sizing == row.sizing)
-        {
-            Some(index) => index,
-            None => {
-                parts.push(new_part(path, &row));
-                parts.len() - 1
-            }
-        };
-        // The case's strings move out of the row: nothing is copied per row.
-        let Row {
-            family,
-            variant,
-            param,
-            status,
-            gbps_median,
-            ..
-        } = row;
-        let id = CaseId {
-            family,
-            variant,
-            params: param,
-        };
-        let gbps = gbps_median.filter(|_| status == Status::Ok);
-        parts[index].cases.push((id, status, gbps));
-    }
-    Ok(parts)
-}
-
-/// A part for `row`'s setting and sizing, its GPU named by `row`.
-fn new_part(path: &Path, row: &Row) -> Part {
-    let gpu = if known(&row.gpu_uuid) {
-        row.gpu_uuid.clone()
-    } else if known(&row.host) && known(&row.pci_bus_id) {
-        format!("{} {}", row.host, row.pci_bus_id)
-    } else {
-        shown(Path::new(path.file_name().unwrap_or(path.as_os_str())))
-    };
-    Part {
-        key: GroupKey {
-            device: row.device.clone(),
-            backend: row.backend.clone(),
-            setting: row.setting(),
-            sizing: row.sizing,
-        },
-        member: Member {
-            file: path.to_owned(),
-            gpu,
-            host: row.host.clone(),
-            gpu_uuid: row.gpu_uuid.clone(),
-            pci_bus_id: row.pci_bus_id.clone(),
-            group: 0,
-            slower: 0,
-            missing: 0,
-            failed: 0,
-            faster: 0,
-            worst: None,
-        },
-        cases: Vec::new(),
-    }
 }
 
 /// The parts grouped and judged; no file counted, none skipped.
@@ -550,68 +422,58 @@ fn analyse(parts: Vec<Part>, threshold: f64) -> Fleet {
             sizing_text(b.sizing),
         ))
     });
-    let judged: Vec<(Group, Vec<Member>)> = grouped
+    let judged: Vec<(Group, Vec<Member>, Vec<Merged>)> = grouped
         .into_par_iter()
         .map(|(key, parts)| judge_group(key, parts, threshold))
         .collect();
     let mut fleet = Fleet {
         threshold,
+        allow_skips: false,
         files: 0,
         skipped: Vec::new(),
+        merged: Vec::new(),
         members: Vec::new(),
         groups: Vec::new(),
     };
-    for (number, (mut group, members)) in judged.into_iter().enumerate() {
+    for (number, (mut group, members, merged)) in judged.into_iter().enumerate() {
         let first = fleet.members.len();
         group.members = (first..first + members.len()).collect();
         fleet
             .members
             .extend(members.into_iter().map(|m| Member { group: number, ..m }));
         fleet.groups.push(group);
+        fleet.merged.extend(merged);
     }
     fleet
 }
 
-/// One group's cases judged, and its GPUs with their counts.
-fn judge_group(key: GroupKey, parts: Vec<Part>, threshold: f64) -> (Group, Vec<Member>) {
-    let size = parts.len();
-    let mut members = Vec::with_capacity(size);
-    // Per case, its rows: (position of the GPU, status, bandwidth).
-    let mut rows: Vec<(CaseId, Vec<Entry>)> = Vec::new();
-    let mut column: HashMap<CaseId, usize> = HashMap::new();
-    for (position, part) in parts.into_iter().enumerate() {
-        members.push(part.member);
-        for (id, status, gbps) in part.cases {
-            match column.get(&id) {
-                Some(&at) => rows[at].1.push((position, status, gbps)),
-                None => {
-                    column.insert(id.clone(), rows.len());
-                    rows.push((id, vec![(position, status, gbps)]));
-                }
-            }
-        }
-    }
-    drop(column);
-    rows.sort_by(|(a, _), (b, _)| a.cmp(b));
-    let cases: Vec<Case> = rows
+/// A GPU's measurement of a case, as judged: its position in its group, and the
+/// measurement.
+type Entry = (usize, Measurement);
+
+/// Per case of a group, in case order, every GPU's measurements of it.
+type Rows = Vec<(CaseId, Vec<Entry>)>;
+
+/// One group's GPUs (its parts merged by GPU), its cases judged, its spans read, and
+/// each GPU's condition.
+fn judge_group(
+    key: GroupKey,
+    parts: Vec<Part>,
+    threshold: f64,
+) -> (Group, Vec<Member>, Vec<Merged>) {
+    let (mut members, rows, merged) = merge(parts);
+    let size = members.len();
+    let mut cases: Vec<Case> = rows
         .into_par_iter()
-        .map(|(id, rows)| judge_case(id, &rows, size, threshold))
+        .map(|(id, entries)| cases::judge_case(id, entries, size, threshold))
         .collect();
-    for (index, case) in cases.iter().enumerate() {
-        for (member, cell) in members.iter_mut().zip(&case.cells) {
-            match cell.standing {
-                Standing::Slower => member.slower += 1,
-                Standing::Faster => member.faster += 1,
-                Standing::Missing => member.missing += 1,
-                Standing::Failed | Standing::Skipped => member.failed += 1,
-                Standing::Within | Standing::Unjudged => {}
-            }
-            if let Some(distance) = cell.distance
-                && member.worst.is_none_or(|(_, worst)| distance < worst)
-            {
-                member.worst = Some((index, distance));
-            }
-        }
+    let spans = spans::spans_of(&cases);
+    let slow = spans::slow_spans(&cases, &spans, size, threshold);
+    let judged = size >= MIN_MEMBERS;
+    for (position, (member, slow_spans)) in members.iter_mut().zip(slow).enumerate() {
+        member.slow_spans = slow_spans;
+        cases::count(member, position, &mut cases, &spans);
+        member.condition = condition(member, judged);
     }
     let group = Group {
         device: key.device,
@@ -620,99 +482,88 @@ fn judge_group(key: GroupKey, parts: Vec<Part>, threshold: f64) -> (Group, Vec<M
         sizing: key.sizing,
         members: Vec::new(),
         cases,
+        spans,
     };
-    (group, members)
+    (group, members, merged)
 }
 
-/// One case of a group of `size` GPUs, from the rows they have for it.
-fn judge_case(id: CaseId, rows: &[Entry], size: usize, threshold: f64) -> Case {
-    let mut cells = vec![
-        Cell {
-            status: None,
-            gbps: None,
-            distance: None,
-            z: None,
-            standing: Standing::Unjudged,
-        };
-        size
-    ];
-    for &(position, status, gbps) in rows {
-        cells[position].status = Some(status);
-        cells[position].gbps = gbps;
+/// A GPU's condition from its counts.
+fn condition(member: &Member, judged: bool) -> Condition {
+    if !judged {
+        Condition::Unjudged
+    } else if !member.slow_spans.is_empty() || member.outliers() > 0 {
+        Condition::Sick
+    } else if member.unsteady > 0 {
+        Condition::Unsteady
+    } else {
+        Condition::Healthy
     }
-    let mut values: Vec<f64> = cells.iter().filter_map(|c| c.gbps).collect();
-    let measured = values.len();
-    let judged = size >= MIN_MEMBERS;
-    let stats = (judged && measured >= MIN_MEMBERS)
-        .then(|| median_mad(&mut values))
-        .flatten();
-    // A case most GPUs have a row for is expected of every one; one most measured,
-    // measured by every one that has its row.
-    let expected = judged && rows.len() * 2 > size;
-    let mostly_measured = judged && measured * 2 > rows.len();
-    for cell in &mut cells {
-        cell.standing = match (cell.status, cell.gbps, stats) {
-            (None, _, _) if expected => Standing::Missing,
-            (Some(Status::Failed), _, _) if mostly_measured => Standing::Failed,
-            (Some(Status::Skipped), _, _) if mostly_measured => Standing::Skipped,
-            (Some(_), Some(gbps), Some((median, mad))) => {
-                let difference = difference(gbps, median, mad);
-                cell.distance = Some(difference.relative);
-                cell.z = difference.z();
-                stand(difference, threshold)
+}
+
+/// A group's parts merged by GPU: its members in the order first read, per case (in
+/// case order) every GPU's measurements, and the files merged into another.
+fn merge(parts: Vec<Part>) -> (Vec<Member>, Rows, Vec<Merged>) {
+    let mut members: Vec<Member> = Vec::new();
+    let mut runs: Vec<HashSet<u64>> = Vec::new();
+    let mut position: HashMap<GpuId, usize> = HashMap::new();
+    let mut merged = Vec::new();
+    let mut rows: Rows = Vec::new();
+    let mut column: HashMap<CaseId, usize> = HashMap::new();
+    for part in parts {
+        let part_runs: HashSet<u64> = part.cases.iter().map(|(_, m)| m.run).collect();
+        let at = match position.get(&part.gpu) {
+            Some(&at) => {
+                let how = if part_runs.is_subset(&runs[at]) {
+                    Merge::SameRun(part.gpu.clone())
+                } else {
+                    Merge::AnotherRun(part.gpu.clone())
+                };
+                merged.push(Merged {
+                    path: part.file.clone(),
+                    into: members[at].file().to_owned(),
+                    how,
+                });
+                members[at].files.push(part.file.clone());
+                runs[at].extend(part_runs);
+                at
             }
-            _ => Standing::Unjudged,
+            None => {
+                position.insert(part.gpu.clone(), members.len());
+                runs.push(part_runs);
+                members.push(new_member(&part));
+                members.len() - 1
+            }
         };
+        for (id, measurement) in part.cases {
+            match column.get(&id) {
+                Some(&c) => rows[c].1.push((at, measurement)),
+                None => {
+                    column.insert(id.clone(), rows.len());
+                    rows.push((id, vec![(at, measurement)]));
+                }
+            }
+        }
     }
-    Case {
-        id,
-        median_gbps: stats.map(|(median, _)| median),
-        mad_gbps: stats.map(|(_, mad)| mad),
-        measured,
-        cells,
-    }
+    rows.sort_by(|(a, _), (b, _)| a.cmp(b));
+    (members, rows, merged)
 }
 
-/// The median of `values` and their median absolute deviation from it (unscaled);
-/// `None` for no values. Sorts `values`.
-pub fn median_mad(values: &mut [f64]) -> Option<(f64, f64)> {
-    let median = median_of_sorted({
-        values.sort_by(f64::total_cmp);
-        values
-    })?;
-    let mut deviations: Vec<f64> = values.iter().map(|v| (v - median).abs()).collect();
-    deviations.sort_by(f64::total_cmp);
-    Some((median, median_of_sorted(&deviations)?))
-}
-
-/// The median of sorted values.
-fn median_of_sorted(sorted: &[f64]) -> Option<f64> {
-    let n = sorted.len();
-    match n {
-        0 => None,
-        _ if n % 2 == 1 => Some(sorted[n / 2]),
-        _ => Some((sorted[n / 2 - 1] + sorted[n / 2]) / 2.0),
-    }
-}
-
-/// The fleet's statistic: a GPU's figure against its case's median, (x − median) /
-/// median, with the robust sigma 1.4826 MAD / median (`mad` unscaled).
-pub fn difference(gbps: f64, median: f64, mad: f64) -> Difference {
-    Difference {
-        relative: (gbps - median) / median,
-        sigma: MAD_SCALE * mad / median,
-    }
-}
-
-/// Where a difference stands by the noise rule at `threshold` and [`SIGMAS`].
-pub fn stand(difference: Difference, threshold: f64) -> Standing {
-    let rule = Rule {
-        threshold,
-        sigmas: SIGMAS,
-    };
-    match rule.side(difference) {
-        Side::Within => Standing::Within,
-        Side::Below => Standing::Slower,
-        Side::Above => Standing::Faster,
+/// The member a GPU's first part makes.
+fn new_member(part: &Part) -> Member {
+    Member {
+        files: vec![part.file.clone()],
+        gpu: part.gpu.clone(),
+        host: part.host.clone(),
+        gpu_uuid: part.gpu_uuid.clone(),
+        pci_bus_id: part.pci_bus_id.clone(),
+        group: 0,
+        condition: Condition::Unjudged,
+        slow_spans: Vec::new(),
+        slower: 0,
+        unsteady: 0,
+        missing: 0,
+        failed: 0,
+        faster: 0,
+        worst: None,
     }
 }

@@ -1,9 +1,12 @@
 //! Fleets written from the fixture: healthy ones, one with a slow GPU, one with a
-//! missing or failed case, two models side by side.
+//! missing or failed case, two models side by side; and the committed five-H100 fleet:
+//! as it is (two unsteady cases, no GPU sick), with a GPU planted 8 % slow, with one
+//! GPU's file twice, with a case measured again, and with a file named twice.
 
 use std::path::{Path, PathBuf};
 
 use super::*;
+use crate::judge::Difference;
 use crate::results::tests::scratch;
 use crate::results::{Format, Row, Status};
 use crate::suite::Family;
@@ -64,7 +67,7 @@ fn healthy(count: usize) -> Vec<Vec<Row>> {
 }
 
 fn load(dir: &Path) -> Fleet {
-    Fleet::load(&[dir.to_owned()], DEFAULT_THRESHOLD).unwrap()
+    Fleet::load(&[dir.to_owned()], Options::default()).unwrap()
 }
 
 #[test]
@@ -105,8 +108,14 @@ fn no_outlier_among_eight_alike_gpus() {
     let dir = fleet_dir("fleet-healthy", &healthy(8));
     let fleet = load(&dir);
     let tally = fleet.tally();
-    assert!(tally.passes(), "{}", render(&fleet, Format::Table).unwrap());
-    assert_eq!(tally.exit_code(), 0);
+    let conclusion = tally.conclusion();
+    assert_eq!(
+        conclusion,
+        Conclusion::Healthy,
+        "{}",
+        render(&fleet, Format::Table).unwrap()
+    );
+    assert_eq!(conclusion.exit_code(), 0);
     assert_eq!((tally.files, tally.gpus, tally.models), (8, 8, 1));
     assert_eq!((tally.groups, tally.skipped_files), (1, 0));
     let group = &fleet.groups[0];
@@ -123,7 +132,7 @@ fn no_outlier_among_eight_alike_gpus() {
     );
     let table = render(&fleet, Format::Table).unwrap();
     assert!(
-        table.contains("no outlier among 8 GPUs of 1 model"),
+        table.contains("healthy: no GPU named sick or unsteady among 8 GPUs of 1 model (exit 0)"),
         "{table}"
     );
     std::fs::remove_dir_all(dir).unwrap();
@@ -146,9 +155,9 @@ fn a_gpu_with_copy_rows_eight_percent_slower_is_named_and_fails_the_fleet() {
     let dir = fleet_dir("fleet-sick", &gpus);
     let fleet = load(&dir);
     let tally = fleet.tally();
-    assert!(!tally.passes());
-    assert_eq!(tally.exit_code(), EXIT_OUTLIER);
-    assert_eq!(tally.outlier_gpus, 1);
+    assert_eq!(tally.conclusion(), Conclusion::Sick);
+    assert_eq!(tally.conclusion().exit_code(), EXIT_SICK);
+    assert_eq!(tally.sick_gpus, 1);
     let copies = fixture()
         .iter()
         .filter(|r| r.family == Family::Copy && r.status == Status::Ok)
@@ -161,7 +170,14 @@ fn a_gpu_with_copy_rows_eight_percent_slower_is_named_and_fails_the_fleet() {
         (&member.host, &member.gpu_uuid, &member.pci_bus_id),
         (&host(sick), &uuid(sick), &bus(sick))
     );
-    assert_eq!(member.gpu, uuid(sick));
+    assert_eq!(member.gpu, GpuId::Uuid(uuid(sick)));
+    // The copy family and its sweeps of three cases or more are its evidence.
+    let spans: Vec<String> = member
+        .slow_spans
+        .iter()
+        .map(|&(span, _)| fleet.groups[0].spans[span].to_string())
+        .collect();
+    assert_eq!(spans, ["copy/launch", "copy/offset", "copy/stride", "copy"]);
     assert_eq!(
         (member.slower, member.missing, member.failed),
         (copies, 0, 0)
@@ -174,7 +190,7 @@ fn a_gpu_with_copy_rows_eight_percent_slower_is_named_and_fails_the_fleet() {
         for name in [host(sick), uuid(sick), bus(sick)] {
             assert!(text.contains(&name), "{name} not in {text}");
         }
-        assert!(text.contains("1 outlier GPU of 8"), "{text}");
+        assert!(text.contains("sick: 1 GPU of 8 named"), "{text}");
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -190,7 +206,7 @@ fn a_missing_or_failed_case_is_an_outlier() {
     (row.gbps_median, row.gbps_best, row.cv) = (None, None, None);
     let dir = fleet_dir("fleet-missing", &gpus);
     let fleet = load(&dir);
-    assert!(!fleet.tally().passes());
+    assert_eq!(fleet.tally().conclusion(), Conclusion::Sick);
     assert_eq!(fleet.tally().outliers, 2);
     let group = &fleet.groups[0];
     let at = |id: &CaseId| group.cases.iter().position(|c| c.id == *id).unwrap();
@@ -199,6 +215,7 @@ fn a_missing_or_failed_case_is_an_outlier() {
         (missing.status, missing.standing),
         (None, Standing::Missing)
     );
+    assert_eq!(fleet.members[group.members[2]].condition, Condition::Sick);
     let lost = fleet.cell(group.members[4], at(&failed)).unwrap();
     assert_eq!(lost.standing, Standing::Failed);
     assert_eq!(fleet.members[group.members[2]].missing, 1);
@@ -239,9 +256,16 @@ fn models_are_not_mixed() {
     let dir = fleet_dir("fleet-models", &gpus);
     let fleet = load(&dir);
     let tally = fleet.tally();
-    assert!(tally.passes(), "{}", render(&fleet, Format::Table).unwrap());
+    // Nothing against the judged GPUs, but two were not judged: not a healthy fleet.
+    assert_eq!(
+        tally.conclusion(),
+        Conclusion::Incomplete,
+        "{}",
+        render(&fleet, Format::Table).unwrap()
+    );
+    assert_eq!(tally.conclusion().exit_code(), EXIT_INCOMPLETE);
     assert_eq!((tally.models, tally.groups, tally.gpus), (3, 3, 10));
-    assert_eq!(tally.unjudged_gpus, 2);
+    assert_eq!((tally.unjudged_gpus, tally.judged_gpus), (2, 8));
     let sizes: Vec<(&str, usize, bool)> = fleet
         .groups
         .iter()
@@ -256,7 +280,14 @@ fn models_are_not_mixed() {
         ]
     );
     let markdown = render(&fleet, Format::Markdown).unwrap();
-    assert!(markdown.contains("too few GPUs to judge"), "{markdown}");
+    assert!(
+        markdown.contains("not judged: 3 GPUs are needed"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("not judged: 2 GPUs in groups of fewer than 3 (exit 5)"),
+        "{markdown}"
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -267,10 +298,18 @@ fn unreadable_files_are_skipped_and_counted() {
     std::fs::write(dir.join("garbage.csv"), "not,a,results\nfile,at,all\n").unwrap();
     std::fs::write(dir.join("notes.txt"), "not read").unwrap();
     let absent = dir.join("absent.csv");
-    let fleet = Fleet::load(&[dir.clone(), absent], DEFAULT_THRESHOLD).unwrap();
+    let inputs = [dir.clone(), absent];
+    let fleet = Fleet::load(&inputs, Options::default()).unwrap();
     let tally = fleet.tally();
     assert_eq!((tally.files, tally.skipped_files), (4, 3));
-    assert!(tally.passes());
+    // A file not read fails the gate, unless skips are allowed.
+    assert_eq!(tally.conclusion(), Conclusion::Incomplete);
+    let allowing = Options {
+        allow_skips: true,
+        ..Options::default()
+    };
+    let allowed = Fleet::load(&inputs, allowing).unwrap();
+    assert_eq!(allowed.tally().conclusion(), Conclusion::Healthy);
     let whys: Vec<(String, &str)> = fleet
         .skipped
         .iter()
@@ -287,21 +326,25 @@ fn unreadable_files_are_skipped_and_counted() {
     let table = render(&fleet, Format::Table).unwrap();
     assert!(table.contains("3 inputs skipped"), "{table}");
     // Nothing read at all is an error.
-    let error = Fleet::load(&[dir.join("garbage.csv")], DEFAULT_THRESHOLD).unwrap_err();
+    let error = Fleet::load(&[dir.join("garbage.csv")], Options::default()).unwrap_err();
     assert!(
         error
             .to_string()
             .contains("no results file read (1 skipped"),
         "{error}"
     );
-    assert!(Fleet::load(std::slice::from_ref(&dir), 0.0).is_err());
+    let zero = Options {
+        threshold: 0.0,
+        ..Options::default()
+    };
+    assert!(Fleet::load(std::slice::from_ref(&dir), zero).is_err());
     std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
-fn a_gpu_without_a_uuid_is_named_by_host_and_bus_else_by_file() {
+fn a_gpu_without_a_uuid_is_named_by_host_and_bus_else_by_host_and_model() {
     let rows = fixture();
-    let mut gpus = healthy(3);
+    let mut gpus = healthy(4);
     gpus[1] = gpu(&rows, 1)
         .into_iter()
         .map(|row| Row {
@@ -309,18 +352,33 @@ fn a_gpu_without_a_uuid_is_named_by_host_and_bus_else_by_file() {
             ..row
         })
         .collect();
-    gpus[2] = rows.clone();
+    // Two files of one software adapter on one host: one GPU, never one per file.
+    let software = |n| {
+        gpu(&rows, n)
+            .into_iter()
+            .map(|row| Row {
+                gpu_uuid: "-".into(),
+                pci_bus_id: String::new(),
+                host: "box".into(),
+                ..row
+            })
+            .collect()
+    };
+    gpus[2] = software(2);
+    gpus[3] = software(3);
     let dir = fleet_dir("fleet-names", &gpus);
     let fleet = load(&dir);
-    let names: Vec<&str> = fleet.members.iter().map(|m| m.gpu.as_str()).collect();
+    let names: Vec<String> = fleet.members.iter().map(|m| m.gpu.to_string()).collect();
     assert_eq!(
         names,
         [
             uuid(0),
             format!("{} {}", host(1), bus(1)),
-            "gpu-2.csv".into()
+            "box Fixture GPU A".into()
         ]
     );
+    assert_eq!(fleet.members[2].files.len(), 2);
+    assert_eq!(fleet.merged.len(), 1);
     assert_eq!(fleet.members[0].short_label(), "node00 / 00000000");
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -356,13 +414,14 @@ fn every_format_holds_every_gpu_and_case() {
             "variant",
             "param",
             "status",
+            "runs",
             "gbps",
             "median_gbps",
             "mad_gbps",
             "measured",
             "distance",
             "z",
-            "verdict",
+            "standing",
             "outlier"
         ]
     );
@@ -370,7 +429,11 @@ fn every_format_holds_every_gpu_and_case() {
     let json: serde_json::Value =
         serde_json::from_str(&render(&fleet, Format::Json).unwrap()).unwrap();
     assert_eq!(json["summary"]["passes"], false);
-    assert_eq!(json["summary"]["outlier_gpus"], 1);
+    assert_eq!(json["summary"]["conclusion"], "sick");
+    assert_eq!(json["summary"]["exit_status"], 3);
+    assert_eq!(json["summary"]["sick_gpus"], 1);
+    assert_eq!(json["gpus"][0]["condition"], "sick");
+    assert_eq!(json["gpus"][0]["slow_spans"][0]["span"], "copy/launch");
     assert_eq!(json["summary"]["threshold"], 0.05);
     assert_eq!(json["gpus"].as_array().unwrap().len(), 4);
     assert_eq!(json["gpus"][0]["host"], host(0));
@@ -413,7 +476,7 @@ fn the_fleet_page_plots_the_outlier_cases_and_labels_the_gpu() {
         );
         assert!(chart.svg.contains("node03 / 00000003"), "{}", chart.file);
     }
-    assert!(report.html.contains("GPUs with outliers"));
+    assert!(report.html.contains("Sick GPUs"));
     assert!(report.html.contains(&uuid(sick)));
     let out = dir.join("report");
     crate::report::write(&report, &out).unwrap();
@@ -425,4 +488,221 @@ fn the_fleet_page_plots_the_outlier_cases_and_labels_the_gpu() {
     assert!(report.charts[0].file.starts_with("fleet-1-copy-peak"));
     std::fs::remove_dir_all(dir).unwrap();
     std::fs::remove_dir_all(dir2).unwrap();
+}
+
+/// The committed example: five H100s' files.
+fn committed() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("results/fleet")
+}
+
+/// The committed files' rows, by file name.
+fn committed_rows() -> Vec<(String, Vec<Row>)> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(committed())
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|path| {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, crate::results::read(&path).unwrap())
+        })
+        .collect()
+}
+
+/// Writes `files` (name, rows) into a fresh directory.
+fn written(name: &str, files: &[(String, Vec<Row>)]) -> PathBuf {
+    let dir = scratch(name);
+    for (file, rows) in files {
+        crate::results::write(&dir.join(file), rows).unwrap();
+    }
+    dir
+}
+
+/// Each GPU (short UUID) with its cases of `standing`.
+fn standing(fleet: &Fleet, standing: Standing) -> Vec<(String, String)> {
+    let group = &fleet.groups[0];
+    let mut found = Vec::new();
+    for case in &group.cases {
+        for (&member, cell) in group.members.iter().zip(&case.cells) {
+            if cell.standing == standing {
+                let uuid = &fleet.members[member].gpu_uuid;
+                found.push((uuid[4..12].to_owned(), case.id.to_string()));
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// The two cases of the committed example that ran slow once on one GPU each.
+fn transients() -> Vec<(String, String)> {
+    vec![
+        (
+            "6b8ff325".into(),
+            "reduce/subgroup_add/n=268435456;wg=1024".into(),
+        ),
+        ("ea1619d6".into(), "copy/offset/offset=15".into()),
+    ]
+}
+
+#[test]
+fn the_committed_fleet_names_no_gpu_sick_and_its_two_transients_unsteady() {
+    let fleet = load(&committed());
+    let tally = fleet.tally();
+    assert_eq!(
+        (tally.conclusion(), tally.sick_gpus, tally.unsteady_gpus),
+        (Conclusion::Unsteady, 0, 2),
+        "{}",
+        render(&fleet, Format::Table).unwrap()
+    );
+    assert_eq!(tally.conclusion().exit_code(), EXIT_UNSTEADY);
+    assert_eq!(standing(&fleet, Standing::Unsteady), transients());
+    assert!(standing(&fleet, Standing::Slower).is_empty());
+    // Each unsteady GPU gets the command that measures its case again.
+    let table = render(&fleet, Format::Table).unwrap();
+    for command in [
+        "membench run --adapter GPU-ea1619d6-5922-441f-2366-f3abcc337bc2 --api wgpu \
+         --build tax-free --filter 'copy/offset/offset=15$' --out ",
+        "--filter 'reduce/subgroup_add/n=268435456;wg=1024$' --out ",
+    ] {
+        assert!(table.contains(command), "{command}\n{table}");
+    }
+    assert!(table.contains("vm-ea1619d6-again.csv"), "{table}");
+    assert!(table.contains("(exit 4)"), "{table}");
+}
+
+#[test]
+fn a_gpu_planted_eight_percent_slow_is_named_and_the_transients_stay_unsteady() {
+    let mut files = committed_rows();
+    let planted = files
+        .iter()
+        .position(|(name, _)| name == "vm-771c78b8.csv")
+        .unwrap();
+    files[planted].1 = files[planted].1.iter().map(|r| r.scaled(0.92)).collect();
+    let dir = written("fleet-planted", &files);
+    let fleet = load(&dir);
+    let tally = fleet.tally();
+    assert_eq!(tally.conclusion(), Conclusion::Sick);
+    assert_eq!(tally.conclusion().exit_code(), EXIT_SICK);
+    let sick: Vec<&str> = fleet
+        .members
+        .iter()
+        .filter(|m| m.condition == Condition::Sick)
+        .map(|m| m.gpu_uuid.as_str())
+        .collect();
+    assert_eq!(sick, ["GPU-771c78b8-f20d-3d29-44f7-1492450d394c"]);
+    // Every case of the planted GPU is slower; the transients stay unsteady.
+    let slower = standing(&fleet, Standing::Slower);
+    assert_eq!(slower.len(), fleet.groups[0].cases.len());
+    assert!(slower.iter().all(|(gpu, _)| gpu == "771c78b8"));
+    assert_eq!(standing(&fleet, Standing::Unsteady), transients());
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn two_files_of_one_gpu_are_one_gpu_and_a_group_of_two_is_not_judged() {
+    let files = committed_rows();
+    let of = |name: &str| files.iter().find(|(n, _)| n == name).unwrap().1.clone();
+    let copies = [
+        ("c1.csv".to_owned(), of("vm-ea1619d6.csv")),
+        ("c2.csv".to_owned(), of("vm-ea1619d6.csv")),
+        ("vm-539de1f2.csv".to_owned(), of("vm-539de1f2.csv")),
+    ];
+    let dir = written("fleet-copies", &copies);
+    let fleet = load(&dir);
+    let tally = fleet.tally();
+    assert_eq!((tally.files, tally.gpus, tally.unjudged_gpus), (3, 2, 2));
+    assert_eq!(tally.conclusion(), Conclusion::Incomplete);
+    assert_eq!(tally.conclusion().exit_code(), EXIT_INCOMPLETE);
+    assert_eq!(fleet.groups[0].members.len(), 2);
+    assert!(matches!(
+        &fleet.merged[..],
+        [Merged {
+            how: Merge::SameRun(_),
+            ..
+        }]
+    ));
+    let table = render(&fleet, Format::Table).unwrap();
+    assert!(!table.contains("no outlier"), "{table}");
+    assert!(
+        table.contains("c2.csv: GPU-ea1619d6-5922-441f-2366-f3abcc337bc2 again, the same run"),
+        "{table}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_case_slow_in_two_runs_names_the_gpu_and_one_fast_again_clears_it() {
+    let files = committed_rows();
+    let again = |offset_15: f64| {
+        let (_, rows) = files.iter().find(|(n, _)| n == "vm-ea1619d6.csv").unwrap();
+        let rows: Vec<Row> = rows
+            .iter()
+            .filter(|r| r.id().to_string() == "copy/offset/offset=15")
+            .map(|r| Row {
+                timestamp_utc: "2026-11-28T09:00:00Z".into(),
+                ..r.scaled(offset_15)
+            })
+            .collect();
+        ("vm-ea1619d6-again.csv".to_owned(), rows)
+    };
+    // Slow again: the case stays slow, so the GPU is named.
+    let dir = written(
+        "fleet-slow-again",
+        &[files.clone(), vec![again(1.0)]].concat(),
+    );
+    let fleet = load(&dir);
+    assert_eq!(fleet.tally().conclusion(), Conclusion::Sick);
+    assert_eq!(
+        standing(&fleet, Standing::Slower),
+        [("ea1619d6".to_owned(), "copy/offset/offset=15".to_owned())]
+    );
+    assert!(matches!(
+        &fleet.merged[..],
+        [Merged {
+            how: Merge::AnotherRun(_),
+            ..
+        }]
+    ));
+    let case = fleet.groups[0]
+        .cases
+        .iter()
+        .position(|c| c.id.to_string() == "copy/offset/offset=15")
+        .unwrap();
+    let member = fleet
+        .members
+        .iter()
+        .position(|m| m.files.len() == 2)
+        .unwrap();
+    assert_eq!(fleet.cell(member, case).unwrap().runs, 2);
+    std::fs::remove_dir_all(dir).unwrap();
+    // At full speed again (the median's 2131.6 GB/s over its 1427.4): the transient
+    // is gone, and the other GPU's stays unsteady.
+    let dir = written(
+        "fleet-fast-again",
+        &[files.clone(), vec![again(1.5)]].concat(),
+    );
+    let fleet = load(&dir);
+    assert_eq!(fleet.tally().conclusion(), Conclusion::Unsteady);
+    assert_eq!(standing(&fleet, Standing::Unsteady), transients()[..1]);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_file_named_twice_is_read_once() {
+    let dir = written("fleet-spellings", &committed_rows());
+    let file = dir.join("vm-539de1f2.csv");
+    let link = dir.join("link.csv");
+    std::os::unix::fs::symlink(&file, &link).unwrap();
+    let parent = dir.file_name().unwrap();
+    let roundabout = dir.join("..").join(parent).join("vm-539de1f2.csv");
+    let fleet = Fleet::load(&[dir.clone(), roundabout, file], Options::default()).unwrap();
+    let tally = fleet.tally();
+    assert_eq!((tally.files, tally.gpus, tally.merged_files), (5, 5, 2));
+    assert!(fleet.merged.iter().all(|m| m.how == Merge::SameFile));
+    assert_eq!(fleet.groups[0].members.len(), 5);
+    assert_eq!(tally.conclusion(), Conclusion::Unsteady);
+    std::fs::remove_dir_all(dir).unwrap();
 }

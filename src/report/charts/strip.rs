@@ -1,7 +1,8 @@
 //! One case of a fleet's group as a strip plot: a dot per GPU at its distance from the
 //! case's median (in %), spread across the strip so that dots stand apart. The
-//! threshold is dashed, the noise band (±3.5 robust sigmas) shaded; outliers are red
-//! and labelled with host and short UUID, GPUs faster beyond the threshold green.
+//! threshold is dashed, the noise band (±3.5 robust sigmas) shaded; sick GPUs' slower
+//! cases are red and unsteady ones orange, both labelled with host and short UUID; GPUs
+//! faster beyond the threshold are green.
 
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
@@ -24,6 +25,7 @@ const PLOT_HEIGHT: u32 = 300;
 const WITHIN: RGBColor = PALETTE[0];
 const SLOWER: RGBColor = PALETTE[1];
 const FASTER: RGBColor = PALETTE[2];
+const UNSTEADY: RGBColor = PALETTE[3];
 const BAND: RGBColor = RGBColor(0xec, 0xec, 0xec);
 
 /// The strip plot of case `case` of group `group`, written as `file`.
@@ -73,10 +75,10 @@ impl Strip {
                 None => {}
             }
         }
-        // Outliers drawn last, over the rest; the farthest first among them.
+        // Outliers and unsteady GPUs drawn last, over the rest; the farthest first.
         dots.sort_by(|a, b| {
-            (a.2.is_outlier(), -a.1.abs())
-                .partial_cmp(&(b.2.is_outlier(), -b.1.abs()))
+            (named(a.2), -a.1.abs())
+                .partial_cmp(&(named(b.2), -b.1.abs()))
                 .unwrap_or(std::cmp::Ordering::Equal)
         });
         Strip {
@@ -111,7 +113,8 @@ impl Strip {
         };
         vec![
             dot("a GPU within the threshold or the noise", WITHIN),
-            dot("slower: an outlier", SLOWER),
+            dot("slower, as evidence: the GPU is sick", SLOWER),
+            dot("slower once, alone: unsteady, measure again", UNSTEADY),
             dot("faster beyond the threshold (no failure)", FASTER),
             Entry {
                 label: format!("threshold ±{} %", number_label(self.threshold)),
@@ -150,6 +153,11 @@ impl Strip {
             named.join(", ")
         ))
     }
+}
+
+/// Whether a GPU's dot is labelled: slower, as evidence or once.
+fn named(standing: Standing) -> bool {
+    matches!(standing, Standing::Slower | Standing::Unsteady)
 }
 
 /// Where across the strip a GPU's dot lies: a low-discrepancy sequence, the same for
@@ -222,12 +230,13 @@ fn strip_svg(strip: &Strip) -> Result<String, String> {
         for (position, distance, standing, label) in &strip.dots {
             let colour = match standing {
                 Standing::Slower => SLOWER,
+                Standing::Unsteady => UNSTEADY,
                 Standing::Faster => FASTER,
                 _ => WITHIN,
             };
             let at = (axis.at(*distance), across(*position));
             draw_marker(chart.plotting_area(), at, 0, colour)?;
-            if *standing == Standing::Slower && labelled < MAX_LABELS {
+            if named(*standing) && labelled < MAX_LABELS {
                 labelled += 1;
                 let (x, y) = chart.backend_coord(&at);
                 root.draw(&Text::new(
@@ -235,20 +244,16 @@ fn strip_svg(strip: &Strip) -> Result<String, String> {
                     (x + 7, y),
                     (FONT, 13)
                         .into_font()
-                        .color(&SLOWER)
+                        .color(&colour)
                         .pos(Pos::new(HPos::Left, VPos::Center)),
                 ))
                 .map_err(|e| e.to_string())?;
             }
         }
-        let slower = strip
-            .dots
-            .iter()
-            .filter(|d| d.2 == Standing::Slower)
-            .count();
+        let slower = strip.dots.iter().filter(|d| named(d.2)).count();
         if slower > labelled {
             plot.draw(&Text::new(
-                format!("{} more outliers, not labelled", slower - labelled),
+                format!("{} more slower GPUs, not labelled", slower - labelled),
                 (80, 40),
                 (FONT, 13).into_font().color(&SLOWER),
             ))
