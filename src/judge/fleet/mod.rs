@@ -442,7 +442,12 @@ fn analyse(parts: Vec<Part>, threshold: f64) -> Fleet {
             .members
             .extend(members.into_iter().map(|m| Member { group: number, ..m }));
         fleet.groups.push(group);
-        fleet.merged.extend(merged);
+        // A file of several settings merges in each of their groups: said once.
+        for file in merged {
+            if !fleet.merged.iter().any(|m| m.path == file.path) {
+                fleet.merged.push(file);
+            }
+        }
     }
     fleet
 }

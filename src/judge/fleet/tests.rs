@@ -352,9 +352,10 @@ fn a_gpu_without_a_uuid_is_named_by_host_and_bus_else_by_host_and_model() {
             ..row
         })
         .collect();
-    // Two files of one software adapter on one host: one GPU, never one per file.
+    // Two files of one software adapter on one host, each of two builds: one GPU,
+    // never one per file, and each file merged once.
     let software = |n| {
-        gpu(&rows, n)
+        let default: Vec<Row> = gpu(&rows, n)
             .into_iter()
             .map(|row| Row {
                 gpu_uuid: "-".into(),
@@ -362,13 +363,22 @@ fn a_gpu_without_a_uuid_is_named_by_host_and_bus_else_by_host_and_model() {
                 host: "box".into(),
                 ..row
             })
-            .collect()
+            .collect();
+        let tax_free = default.iter().map(|row| Row {
+            build: crate::suite::Build::TaxFree,
+            ..row.clone()
+        });
+        default.iter().cloned().chain(tax_free).collect()
     };
     gpus[2] = software(2);
     gpus[3] = software(3);
     let dir = fleet_dir("fleet-names", &gpus);
     let fleet = load(&dir);
-    let names: Vec<String> = fleet.members.iter().map(|m| m.gpu.to_string()).collect();
+    let names: Vec<String> = fleet.groups[0]
+        .members
+        .iter()
+        .map(|&m| fleet.members[m].gpu.to_string())
+        .collect();
     assert_eq!(
         names,
         [
