@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput};
 
-use membench::fleet::{DEFAULT_THRESHOLD, Fleet};
+use membench::judge::fleet::{Fleet, Options};
 use membench::results::{self, Format, Row, Status};
 use membench::suite::{Family, RunSizing};
 
@@ -84,14 +84,14 @@ fn write_fleet(dir: &Path, count: usize) -> membench::Result<()> {
 
 /// The fleet of `dir` read, judged and printed as a table: the table's length.
 fn fleet(dir: &Path) -> membench::Result<usize> {
-    let fleet = Fleet::load(&[dir.to_owned()], DEFAULT_THRESHOLD)?;
-    if fleet.verdict().outlier_gpus != 1 {
+    let fleet = Fleet::load(&[dir.to_owned()], Options::default())?;
+    if fleet.tally().sick_gpus != 1 {
         return Err(membench::Error::Internal(format!(
-            "{} outlier GPUs where the bench wrote one",
-            fleet.verdict().outlier_gpus
+            "{} sick GPUs where the bench wrote one",
+            fleet.tally().sick_gpus
         )));
     }
-    Ok(membench::fleet::render(&fleet, Format::Table)?.len())
+    Ok(membench::judge::fleet::render(&fleet, Format::Table)?.len())
 }
 
 /// The process's peak resident memory, where Linux says it.

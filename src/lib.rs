@@ -9,8 +9,9 @@
 //! devices' CSVs side by side: tables, charts and the claims checklist. [`validate`]
 //! judges the simulator's predictions of a results file's cases against the measurements.
 //! [`run`] drives a run ([`run::Plan`]); [`commands`] holds the other commands' bodies.
-//! [`fleet`] reads one file per GPU of many GPUs and names those slower than their model's
-//! median; [`health`] checks a run against what a healthy GPU of its model reaches.
+//! [`judge`] decides runs against a baseline ([`judge::baseline`]) and reads one file per
+//! GPU of many GPUs to name those slower than their model's median ([`judge::fleet`]);
+//! [`health`] checks a run against what a healthy GPU of its model reaches.
 //! [`text`] keeps text from outside membench fit for a terminal, a row and a path.
 //! Notes and progress go to standard error through [`stderrln!`], which never panics.
 
@@ -25,8 +26,8 @@ pub mod calibrate;
 pub mod commands;
 pub mod error;
 pub mod files;
-pub mod fleet;
 pub mod health;
+pub mod judge;
 pub mod measure;
 pub mod report;
 pub mod results;

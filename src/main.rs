@@ -11,9 +11,10 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 
+use membench::judge::fleet;
 use membench::sim::device as sim_device;
 use membench::stderrln;
-use membench::{commands, fleet, results, run};
+use membench::{commands, results, run};
 
 /// GPU memory benchmarks: the classic CUDA memory experiments in WGSL, verified
 /// against a CPU reference and timed on the GPU clock.
@@ -53,8 +54,18 @@ enum Command {
     Compare(CompareArgs),
     /// A static HTML report (charts as SVG, the claims checklist) of results CSVs.
     Report(ReportArgs),
-    /// Many GPUs compared, one results file each: per model and case the median, and
-    /// the GPUs slower than it beyond --threshold (exit 3 where there is one).
+    /// Many GPUs compared, one results file each (or more: a GPU is its UUID): per
+    /// model and case the median, and the GPUs slower than it beyond --threshold.
+    ///
+    /// A GPU is named sick when it is slower across a family or a sweep, in a case slow
+    /// in every run of it, or when it misses or fails a case most of its group measured;
+    /// a case slow once, alone, is unsteady, printed with the command that measures it
+    /// again.
+    ///
+    /// Exit status: 0 every GPU judged and healthy; 3 a GPU sick; 4 none sick but one
+    /// unsteady (measure again); 5 none sick or unsteady, but a GPU in a group of fewer
+    /// than three GPUs, or a file not read (without --allow-skips); 1 nothing read;
+    /// 2 a usage error.
     Fleet(FleetArgs),
 }
 
@@ -63,8 +74,8 @@ struct FleetArgs {
     /// Results CSVs, one per GPU, or directories of them.
     #[arg(required = true, num_args = 1..)]
     inputs: Vec<PathBuf>,
-    /// The slowdown from the model's median, in percent, that makes a GPU an outlier
-    /// (where it is beyond the fleet's noise too).
+    /// The slowdown from the model's median, in percent, that counts as slower (where it
+    /// is beyond the fleet's noise too).
     #[arg(long, default_value_t = 100.0 * fleet::DEFAULT_THRESHOLD, value_parser = commands::parse_percent)]
     threshold: f64,
     #[arg(long, value_enum, default_value = "table")]
@@ -72,6 +83,10 @@ struct FleetArgs {
     /// Also a report page of strip plots (a dot per GPU) into this directory.
     #[arg(long)]
     report: Option<PathBuf>,
+    /// A file that cannot be read is listed and leaves the exit status as the rest
+    /// decide it (without: exit 5 where nothing worse is found).
+    #[arg(long)]
+    allow_skips: bool,
 }
 
 #[derive(clap::Args)]
@@ -257,8 +272,11 @@ fn run_cli(cli: Cli) -> anyhow::Result<ExitCode> {
             args.no_simulator,
         )?,
         Command::Fleet(args) => {
-            let threshold = args.threshold / 100.0;
-            let code = commands::fleet(out, &args.inputs, threshold, args.format, args.report)?;
+            let options = fleet::Options {
+                threshold: args.threshold / 100.0,
+                allow_skips: args.allow_skips,
+            };
+            let code = commands::fleet(out, &args.inputs, options, args.format, args.report)?;
             return Ok(ExitCode::from(code));
         }
     }

@@ -1,6 +1,8 @@
 //! Many GPUs, as a cluster runs membench: one process per GPU writing through an `--out`
-//! template, `fleet` over the files naming a slow GPU, and the health profile against an
-//! expectation file, each with the exit status a scheduler reads.
+//! template, `fleet` over the files (a case slow once is unsteady, slow again the GPU is
+//! sick; the committed fleet, one GPU's file twice and an unreadable file), and the
+//! health profile against an expectation file, each with the exit status a scheduler
+//! reads.
 
 use std::error::Error;
 use std::path::Path;
@@ -77,14 +79,30 @@ fn a_fleet_of_one_file_per_gpu_names_the_slow_one() {
     }
     let (status, stdout, stderr) = membench(&dir, &["fleet", "fleet"]).unwrap();
     assert!(status.success(), "{stdout}{stderr}");
-    assert!(stdout.contains("no outlier"), "{stdout}");
-    // GPU 5's copy 8 % slower: named by host, UUID and bus, exit 3.
+    assert!(stdout.contains("healthy: no GPU named sick"), "{stdout}");
+    // GPU 5's one case 8 % slower, once: unsteady, exit 4, with the command that
+    // measures it again.
     let slow = fleet.join("gpu-5.csv");
     let rows = scaled(&results::read(&slow).unwrap(), 0.92);
     results::write(&slow, &rows).unwrap();
+    let (status, stdout, stderr) = membench(&dir, &["fleet", "fleet"]).unwrap();
+    assert_eq!(status.code(), Some(4), "{stdout}{stderr}");
+    let again = "membench run --adapter GPU-00000005-0000-0000-0000-000000000000 --api wgpu \
+                 --build default --quick --filter 'copy/peak/launch=vec4$' \
+                 --out fleet/gpu-5-again.csv";
+    assert!(stdout.contains(again), "{stdout}");
+    // Measured again, and slow again: sick, named by host, UUID and bus, exit 3.
+    let rows: Vec<Row> = rows
+        .into_iter()
+        .map(|row| Row {
+            timestamp_utc: "2026-12-01T00:00:00Z".into(),
+            ..row
+        })
+        .collect();
+    results::write(&fleet.join("gpu-5-again.csv"), &rows).unwrap();
     let (status, stdout, stderr) = membench(&dir, &["fleet", "fleet", "--report", "page"]).unwrap();
     assert_eq!(status.code(), Some(3), "{stdout}{stderr}");
-    for name in ["node-5", "GPU-00000005", "0000:05:00.0"] {
+    for name in ["node-5", "GPU-00000005", "0000:05:00.0", "another run of"] {
         assert!(stdout.contains(name), "{name}: {stdout}");
     }
     assert!(dir.join("page/index.html").exists());
@@ -98,6 +116,53 @@ fn a_fleet_of_one_file_per_gpu_names_the_slow_one() {
     // A threshold beyond 100 % is a usage error.
     let (status, _, stderr) = membench(&dir, &["fleet", "fleet", "--threshold", "150"]).unwrap();
     assert_eq!(status.code(), Some(2), "{stderr}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn the_gate_tells_a_sick_gpu_from_an_unsteady_case_and_an_incomplete_fleet() {
+    let dir = scratch("gate").unwrap();
+    let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/fleet");
+    let fleet = |args: &[&str]| {
+        let (status, stdout, stderr) = membench(&dir, &[&["fleet"][..], args].concat()).unwrap();
+        (status.code(), stdout + &stderr)
+    };
+    let committed_text = committed.to_str().unwrap();
+    // The committed five H100s: no GPU sick, two cases slow once each, exit 4.
+    let (code, out) = fleet(&[committed_text]);
+    assert_eq!(code, Some(4), "{out}");
+    assert!(!out.contains("sick:"), "{out}");
+    for filter in [
+        "--filter 'copy/offset/offset=15$'",
+        "--filter 'reduce/subgroup_add/n=268435456;wg=1024$'",
+    ] {
+        assert!(out.contains(filter), "{filter}: {out}");
+    }
+    // One GPU's file twice and another GPU: two GPUs, not judged, exit 5.
+    let copies = dir.join("d");
+    std::fs::create_dir_all(&copies).unwrap();
+    for (from, to) in [
+        ("vm-ea1619d6.csv", "c1.csv"),
+        ("vm-ea1619d6.csv", "c2.csv"),
+        ("vm-539de1f2.csv", "vm-539de1f2.csv"),
+    ] {
+        std::fs::copy(committed.join(from), copies.join(to)).unwrap();
+    }
+    let (code, out) = fleet(&["d"]);
+    assert_eq!(code, Some(5), "{out}");
+    assert!(!out.contains("no outlier among 2 GPUs"), "{out}");
+    assert!(
+        out.contains("not judged: 2 GPUs in groups of fewer than 3"),
+        "{out}"
+    );
+    // A file that cannot be read fails an otherwise healthy gate, unless allowed.
+    std::fs::write(dir.join("bad.csv"), "not,a,results\nfile,at,all\n").unwrap();
+    let lenient = [committed_text, "bad.csv", "--threshold", "40"];
+    let (code, out) = fleet(&lenient);
+    assert_eq!(code, Some(5), "{out}");
+    assert!(out.contains("1 file not read (exit 5)"), "{out}");
+    let (code, out) = fleet(&[&lenient[..], &["--allow-skips"][..]].concat());
+    assert_eq!(code, Some(0), "{out}");
     std::fs::remove_dir_all(dir).unwrap();
 }
 

@@ -53,7 +53,7 @@ fn devices_are_named_from_the_metadata() {
 #[test]
 fn compare_gives_the_ratios_to_the_first_device() {
     let devices = fixtures().unwrap();
-    let lines = compare::join(&devices);
+    let lines = results::join::join(&devices);
     let line = |family: &str, variant: &str, param: &str| {
         lines
             .iter()
@@ -85,7 +85,7 @@ fn compare_gives_the_ratios_to_the_first_device() {
 #[test]
 fn compare_orders_params_naturally() {
     let devices = fixtures().unwrap();
-    let strides: Vec<String> = compare::join(&devices)
+    let strides: Vec<String> = results::join::join(&devices)
         .into_iter()
         .filter(|l| l.family == Family::Copy && l.variant == "stride")
         .map(|l| l.param.to_string())

@@ -31,11 +31,11 @@ use std::time::Instant;
 use crate::backend::cuda;
 use crate::backend::wgpu as gpu;
 use crate::error::{Error, Result};
+use crate::judge::{baseline, fleet};
 use crate::report::{self, compare};
 use crate::run::progress::style;
 use crate::suite::{self, Measure, REGISTRY, Sizing};
-use crate::validate as judge;
-use crate::{fleet, results};
+use crate::{results, validate};
 
 /// Turns Mesa's device-select Vulkan layer off where there is no display server: the
 /// layer asks Wayland for the display's GPU, which prints `XDG_RUNTIME_DIR is invalid`
@@ -159,7 +159,7 @@ pub fn compare_to_baseline(
     let threshold = threshold_percent / 100.0;
     let judged_against = results::load(&[baseline.to_owned()])?;
     let others = results::load(csv)?;
-    let judged = compare::judge(&judged_against, &others, threshold);
+    let judged = baseline::judge(&judged_against, &others, threshold);
     if judged.is_empty() {
         return Err(Error::Usage(format!(
             "no case of {} was measured in {} in the same api/build and size",
@@ -173,7 +173,7 @@ pub fn compare_to_baseline(
     out!(
         out,
         "{}",
-        compare::render_verdicts(&judged, baseline, threshold, format)?
+        compare::render_changes(&judged, baseline, threshold, format)?
     )?;
     Ok(!judged.iter().any(|j| j.regression))
 }
@@ -212,7 +212,7 @@ pub fn report(
         stderrln!("membench: predicting the measured cases again (--no-simulator leaves this out)");
         let progress = indicatif::ProgressBar::no_length()
             .with_style(style("{pos} cases predicted {elapsed}")?);
-        let validations = judge::of_results(&devices, &|| progress.inc(1));
+        let validations = validate::of_results(&devices, &|| progress.inc(1));
         progress.finish_and_clear();
         validations
     };
@@ -235,20 +235,20 @@ pub fn report(
     Ok(())
 }
 
-/// `membench fleet`: `inputs` (files, or directories of them) judged at `threshold` (a
-/// fraction), printed in `format`, and a report page into `report_dir` where given;
-/// the exit status: 0 where no GPU is an outlier, [`fleet::EXIT_OUTLIER`] where one is.
+/// `membench fleet`: `inputs` (files, or directories of them) judged by `options`,
+/// printed in `format`, and a report page into `report_dir` where given; the exit
+/// status is the fleet's [`fleet::Conclusion`]'s.
 pub fn fleet(
     out: &mut dyn Write,
     inputs: &[PathBuf],
-    threshold: f64,
+    options: fleet::Options,
     format: results::Format,
     report_dir: Option<PathBuf>,
 ) -> Result<u8> {
     if let Some(dir) = &report_dir {
         report::destination(dir)?;
     }
-    let judged = fleet::Fleet::load(inputs, threshold)?;
+    let judged = fleet::Fleet::load(inputs, options)?;
     fleet::write(&judged, format, out)?;
     if let Some(dir) = report_dir {
         report::write(&report::fleet_page(&judged)?, &dir)?;
@@ -257,5 +257,5 @@ pub fn fleet(
             dir.join("index.html").display()
         );
     }
-    Ok(judged.verdict().exit_code())
+    Ok(judged.tally().conclusion().exit_code())
 }

@@ -6,59 +6,20 @@
 //! measurement, and a device measured in several settings gets its toolchain tax; every
 //! format shows all of it.
 //!
-//! With a baseline file, each case of the other files is judged against it instead:
-//! same, faster or slower, within the noise of both measurements or beyond it.
+//! With a baseline file, each case of the other files is shown as the baseline judge
+//! ([`crate::judge::baseline`]) decided it: same, faster or slower.
 
-use std::cmp::Ordering;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use comfy_table::{CellAlignment, Table, TableStyle};
 
 use crate::error::{Error, Result};
-use crate::results::{self, DeviceResults, Format, Row, markdown_table};
-use crate::suite::{Family, Params, REGISTRY};
+use crate::judge::baseline::{Change, Compared};
+use crate::results::join::{Line, join, tax_ratio, taxes};
+use crate::results::{DeviceResults, Format, Row, markdown_table};
 
-/// One case across devices.
-#[derive(Clone, Debug)]
-pub struct Line<'a> {
-    pub family: Family,
-    pub variant: &'a str,
-    pub param: &'a Params,
-    /// One per device, in file order; `None` where the file has no row for the case.
-    pub cells: Vec<Option<&'a Row>>,
-}
-
+/// How the tables show a case.
 impl Line<'_> {
-    /// The device's measured GB/s, where it measured the case.
-    pub fn gbps(&self, device: usize) -> Option<f64> {
-        self.cells.get(device)?.as_ref()?.gbps_median
-    }
-
-    /// The device's predicted GB/s.
-    pub fn sim_gbps(&self, device: usize) -> Option<f64> {
-        self.cells.get(device)?.as_ref()?.sim_gbps
-    }
-
-    /// What bounds the prediction of `device`, where its row records it.
-    pub fn sim_bound(&self, device: usize) -> Option<crate::sim::model::Bound> {
-        self.cells.get(device)?.as_ref()?.sim_bound
-    }
-
-    /// The device's GB/s over the first device's.
-    pub fn ratio(&self, device: usize) -> Option<f64> {
-        let first = self.gbps(0).filter(|&gbps| gbps > 0.0)?;
-        Some(self.gbps(device)? / first)
-    }
-
-    /// `ok`, `failed`, `skipped`, or `missing` where the file has no row.
-    pub fn status(&self, device: usize) -> &str {
-        match self.cells.get(device) {
-            Some(Some(row)) => row.status.as_str(),
-            _ => "missing",
-        }
-    }
-
     /// The three cells that name the case, as the text and CSV tables start a row.
     fn case_cells(&self) -> Vec<String> {
         vec![
@@ -84,129 +45,6 @@ impl Line<'_> {
 
 /// What marks a bandwidth measured while the GPU was throttled.
 const THROTTLED: &str = " *";
-
-/// Every case of every device, joined on (family, variant, param), in case order.
-pub fn join(devices: &[DeviceResults]) -> Vec<Line<'_>> {
-    let mut lines: BTreeMap<CaseKey<'_>, Vec<Option<&Row>>> = BTreeMap::new();
-    for (index, device) in devices.iter().enumerate() {
-        for row in &device.rows {
-            let cells = lines
-                .entry(CaseKey(row.family, &row.variant, &row.param))
-                .or_insert_with(|| vec![None; devices.len()]);
-            cells[index] = Some(row);
-        }
-    }
-    lines
-        .into_iter()
-        .map(|(CaseKey(family, variant, param), cells)| Line {
-            family,
-            variant,
-            param,
-            cells,
-        })
-        .collect()
-}
-
-/// A case's key, ordered as `membench list` shows cases: experiments in registry order
-/// (unknown ones after, by name), params in natural order (`offset=2` before
-/// `offset=10`).
-#[derive(PartialEq, Eq)]
-struct CaseKey<'a>(Family, &'a str, &'a Params);
-
-impl Ord for CaseKey<'_> {
-    fn cmp(&self, other: &Self) -> Ordering {
-        experiment_order(self.0, self.1)
-            .cmp(&experiment_order(other.0, other.1))
-            .then_with(|| self.2.cmp(other.2))
-    }
-}
-
-impl PartialOrd for CaseKey<'_> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-/// Sorts experiments: families in their order, variants in registry order, a variant
-/// the registry lacks (from another version) after, by name.
-pub fn experiment_order(family: Family, variant: &str) -> (Family, usize, &str) {
-    let variant_index = REGISTRY
-        .iter()
-        .position(|e| e.family == family && e.variant == variant)
-        .unwrap_or(usize::MAX);
-    (family, variant_index, variant)
-}
-
-/// One device measured in several settings: per case, each setting's GB/s and its
-/// ratio to the setting closest to the hardware — the toolchain's tax beside the
-/// memory system.
-pub struct Tax<'l, 'r> {
-    pub device: &'r str,
-    /// Indexes of this device's settings among the compared ones, in setting order.
-    pub columns: Vec<usize>,
-    /// The column the others are divided by: CUDA where it was measured, else the
-    /// last wgpu build (tax-free before unchecked before default).
-    pub reference: usize,
-    /// The cases measured on the GPU clock in at least two of the settings.
-    pub lines: Vec<&'l Line<'r>>,
-}
-
-impl Tax<'_, '_> {
-    /// The columns other than the reference, each divided by it.
-    pub fn ratio_columns(&self) -> impl Iterator<Item = usize> + '_ {
-        self.columns
-            .iter()
-            .copied()
-            .filter(|&c| c != self.reference)
-    }
-}
-
-/// The tax of every device compared in more than one setting, in file order.
-pub fn taxes<'l, 'r>(devices: &'r [DeviceResults], lines: &'l [Line<'r>]) -> Vec<Tax<'l, 'r>> {
-    let mut names: Vec<&str> = Vec::new();
-    for device in devices.iter().filter_map(|d| d.metadata()) {
-        if !names.contains(&device.device.as_str()) {
-            names.push(&device.device);
-        }
-    }
-    names
-        .into_iter()
-        .filter_map(|name| {
-            let mut columns: Vec<usize> = (0..devices.len())
-                .filter(|&i| devices[i].metadata().is_some_and(|row| row.device == name))
-                .collect();
-            columns.sort_by_key(|&i| devices[i].setting);
-            let reference = *columns
-                .iter()
-                .max_by_key(|&&i| devices[i].setting.closeness())?;
-            let lines: Vec<&Line<'_>> = lines
-                .iter()
-                .filter(|line| {
-                    columns
-                        .iter()
-                        .filter(|&&c| {
-                            line.cells[c].is_some_and(|row| row.timer == "gpu")
-                                && line.gbps(c).is_some()
-                        })
-                        .count()
-                        >= 2
-                })
-                .collect();
-            (columns.len() >= 2 && !lines.is_empty()).then_some(Tax {
-                device: name,
-                columns,
-                reference,
-                lines,
-            })
-        })
-        .collect()
-}
-
-/// A case's GB/s in `column` over its GB/s in the reference.
-pub fn tax_ratio(tax: &Tax<'_, '_>, line: &Line<'_>, column: usize) -> Option<f64> {
-    let reference = line.gbps(tax.reference).filter(|&g| g > 0.0)?;
-    Some(line.gbps(column)? / reference)
-}
 
 /// One tax as a table: its title, header, and per case its line and number cells.
 struct TaxTable<'l, 'r> {
@@ -489,111 +327,20 @@ fn csv_text(devices: &[DeviceResults], lines: &[Line<'_>]) -> Result<String> {
     crate::results::csv_text(writer).map_err(failed)
 }
 
-/// What a case did against the baseline.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    /// The difference is within the noise of the two measurements.
-    Same,
-    Faster,
-    Slower,
-    /// Measured in the baseline, failed here.
-    Failed,
-}
-
-impl Verdict {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Same => "same",
-            Verdict::Faster => "faster",
-            Verdict::Slower => "slower",
-            Verdict::Failed => "failed",
-        }
-    }
-}
-
-/// One case of a compared file, judged against the same case in the same setting
-/// (api and build) of the baseline file.
-pub struct Judged<'a> {
-    /// The compared file's device, as the tables name it.
-    pub label: &'a str,
-    pub row: &'a Row,
-    pub baseline: &'a Row,
-    /// GB/s over the baseline's, less one: 0.05 is 5 % faster.
-    pub change: Option<f64>,
-    /// The relative noise of the two measurements together, √(cv² + cv_baseline²).
-    pub noise: f64,
-    pub verdict: Verdict,
-    /// Slower by more than the threshold (and the noise), or failed: `membench compare`
-    /// exits non-zero.
-    pub regression: bool,
-}
-
-/// Every case of `others` that `baseline` measured in the same setting and at the same
-/// size (bytes moved), judged: a change within the combined noise of the two rows is
-/// `same`; a case slower by more than `threshold` (a fraction: 0.05 for 5 %) and the
-/// noise, or failed, is a regression. A case the other file skipped is not judged.
-pub fn judge<'a>(
-    baseline: &'a [DeviceResults],
-    others: &'a [DeviceResults],
-    threshold: f64,
-) -> Vec<Judged<'a>> {
-    let reference: BTreeMap<_, &Row> = baseline
-        .iter()
-        .flat_map(|device| &device.rows)
-        .filter(|row| row.gbps_median.is_some())
-        .map(|row| ((row.key(), row.bytes), row))
-        .collect();
-    others
-        .iter()
-        .flat_map(|device| {
-            device
-                .rows
-                .iter()
-                .map(move |row| (device.label.as_str(), row))
-        })
-        .filter_map(|(label, row)| {
-            let baseline = *reference.get(&(row.key(), row.bytes))?;
-            let noise = row.cv.unwrap_or(0.0).hypot(baseline.cv.unwrap_or(0.0));
-            let change = row
-                .gbps_median
-                .zip(baseline.gbps_median)
-                .map(|(gbps, base)| gbps / base - 1.0);
-            let verdict = match change {
-                Some(change) if change.abs() <= noise => Verdict::Same,
-                Some(change) if change > 0.0 => Verdict::Faster,
-                Some(_) => Verdict::Slower,
-                None if row.status == results::Status::Failed => Verdict::Failed,
-                None => return None,
-            };
-            let regression = verdict == Verdict::Failed
-                || change.is_some_and(|change| verdict == Verdict::Slower && -change > threshold);
-            Some(Judged {
-                label,
-                row,
-                baseline,
-                change,
-                noise,
-                verdict,
-                regression,
-            })
-        })
-        .collect()
-}
-
-/// The verdicts in `format`, against `baseline` (named by its file) with `threshold`
+/// The judged changes in `format`, against `baseline` (named by its file) with `threshold`
 /// (a fraction).
-pub fn render_verdicts(
-    judged: &[Judged<'_>],
+pub fn render_changes(
+    judged: &[Compared<'_>],
     baseline: &Path,
     threshold: f64,
     format: Format,
 ) -> Result<String> {
     let percent = |value: Option<f64>, digits: usize| number(value.map(|v| 100.0 * v), digits);
-    let verdict = |j: &Judged<'_>| {
-        if j.regression && j.verdict == Verdict::Slower {
+    let verdict = |j: &Compared<'_>| {
+        if j.regression && j.outcome == Change::Slower {
             format!("slower, beyond {}", percent(Some(threshold), 1) + " %")
         } else {
-            j.verdict.as_str().to_owned()
+            j.outcome.as_str().to_owned()
         }
     };
     let header: Vec<String> = [
@@ -678,7 +425,7 @@ pub fn render_verdicts(
                         full(j.row.gbps_median),
                         full(j.change),
                         j.noise.to_string(),
-                        j.verdict.as_str().to_owned(),
+                        j.outcome.as_str().to_owned(),
                         j.regression.to_string(),
                     ])
                     .map_err(|e| failed(e.to_string()))?;
@@ -691,7 +438,7 @@ pub fn render_verdicts(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suite::{Build, Setting};
+    use crate::suite::{Build, Family, Params, Setting};
 
     #[test]
     fn labels_say_the_build_and_the_adapters_at_once() {
@@ -805,60 +552,6 @@ mod tests {
     }
 
     #[test]
-    fn verdicts_read_the_change_against_the_noise_and_the_threshold() {
-        let row = |variant: &str, gbps: Option<f64>, cv: f64| Row {
-            family: Family::Copy,
-            variant: variant.into(),
-            param: "offset=0".parse().unwrap(),
-            status: if gbps.is_some() {
-                crate::results::Status::Ok
-            } else {
-                crate::results::Status::Failed
-            },
-            gbps_median: gbps,
-            cv: Some(cv),
-            ..Row::default()
-        };
-        let file = |rows: Vec<Row>| {
-            vec![DeviceResults {
-                path: "gpu.csv".into(),
-                label: "GPU".into(),
-                setting: Setting::WGPU,
-                rows,
-            }]
-        };
-        let baseline = file(
-            ["faster", "noisy", "regressed", "slower", "failed"]
-                .map(|variant| row(variant, Some(100.0), 0.01))
-                .to_vec(),
-        );
-        let others = file(vec![
-            // 1.5 % beyond a combined noise of √2 %.
-            row("faster", Some(101.5), 0.01),
-            // 7 % within √(1² + 7²) %.
-            row("noisy", Some(93.0), 0.07),
-            row("regressed", Some(90.0), 0.01),
-            row("slower", Some(97.0), 0.01),
-            row("failed", None, 0.0),
-            row("new", Some(1.0), 0.0),
-        ]);
-        let judged: Vec<(&str, Verdict, bool)> = judge(&baseline, &others, 0.05)
-            .iter()
-            .map(|j| (j.row.variant.as_str(), j.verdict, j.regression))
-            .collect();
-        assert_eq!(
-            judged,
-            [
-                ("faster", Verdict::Faster, false),
-                ("noisy", Verdict::Same, false),
-                ("regressed", Verdict::Slower, true),
-                ("slower", Verdict::Slower, false),
-                ("failed", Verdict::Failed, true),
-            ]
-        );
-    }
-
-    #[test]
     fn every_format_shows_the_tax() {
         let devices = taxed_devices();
         let markdown = render(&devices, Format::Markdown).unwrap();
@@ -916,13 +609,5 @@ mod tests {
             .collect();
         assert_eq!(delimiters, ["---", "---", "---", "---:", "---:"]);
         assert_eq!(table.len(), 3);
-    }
-
-    #[test]
-    fn registry_families_come_first() {
-        let order = |family, variant| experiment_order(family, variant);
-        assert!(order(Family::Copy, "offset") < order(Family::Copy, "stride"));
-        assert!(order(Family::Copy, "launch") < order(Family::Copy, "aaa"));
-        assert!(order(Family::Copy, "aaa") < order(Family::Transpose, "naive_row"));
     }
 }

@@ -1,6 +1,8 @@
-//! The fleet page (`membench fleet --report DIR`): the verdict, the GPUs with outliers,
-//! and per group a strip plot of each case with an outlier (or of a few headline cases
-//! where there is none), with the median and MAD of every case in a table below.
+//! The fleet page (`membench fleet --report DIR`): the conclusion, the files merged or
+//! skipped, the sick GPUs with their evidence, the unsteady ones with the command that
+//! measures them again, and per group a strip plot of each case with a sick or unsteady
+//! GPU (or of a few headline cases where there is none), with the median and MAD of
+//! every case in a table below.
 
 use std::collections::HashSet;
 
@@ -9,17 +11,21 @@ use maud::{DOCTYPE, Markup, html};
 use super::charts::{Chart, strip_chart};
 use super::{Report, figure, head};
 use crate::error::Result;
-use crate::fleet::{Fleet, Group, Member, gbps_text, shown};
+use crate::judge::fleet::{
+    Condition, Fleet, Group, MIN_MEMBERS, Member, conclusion, gbps_text, introduction, merged_line,
+    remeasure, shown, spans_text,
+};
 use crate::results::slug;
 use crate::suite::Family;
 
-/// Strip plots of one group's cases with outliers; the rest are in its table.
+/// Strip plots of one group's cases with a sick or unsteady GPU; the rest are in its
+/// table.
 const MAX_OUTLIER_CHARTS: usize = 24;
 
 /// Strip plots of a group without outliers: its headline cases.
 const HEADLINE_CHARTS: usize = 4;
 
-/// GPUs with outliers the page lists.
+/// Sick or unsteady GPUs the page lists.
 const MAX_GPU_ROWS: usize = 500;
 
 /// The fleet page and its strip plots, for [`super::write`].
@@ -49,17 +55,17 @@ pub fn fleet_page(fleet: &Fleet) -> Result<Report> {
     })
 }
 
-/// The cases of `group` that get a strip plot: those with outliers, the most first;
-/// where there are none, the headline cases (copy/peak, then the widest spread).
+/// The cases of `group` that get a strip plot: those with a sick or unsteady GPU, the
+/// most first; where there are none, the headline cases (copy/peak, then the widest
+/// spread).
 fn charted_cases(group: &Group) -> Vec<usize> {
     if !group.judged() {
         return Vec::new();
     }
-    let mut outlying: Vec<usize> = (0..group.cases.len())
-        .filter(|&c| group.cases[c].outliers() > 0)
-        .collect();
+    let named = |c: usize| group.cases[c].outliers() + group.cases[c].unsteady();
+    let mut outlying: Vec<usize> = (0..group.cases.len()).filter(|&c| named(c) > 0).collect();
     if !outlying.is_empty() {
-        outlying.sort_by_key(|&c| std::cmp::Reverse(group.cases[c].outliers()));
+        outlying.sort_by_key(|&c| std::cmp::Reverse(named(c)));
         outlying.truncate(MAX_OUTLIER_CHARTS);
         return outlying;
     }
@@ -79,9 +85,17 @@ fn charted_cases(group: &Group) -> Vec<usize> {
 }
 
 fn page(fleet: &Fleet, charts: &[(usize, Chart)]) -> Markup {
-    let verdict = fleet.verdict();
-    let mut gpus: Vec<&Member> = fleet.members.iter().filter(|m| m.outliers() > 0).collect();
-    gpus.sort_by_key(|m| std::cmp::Reverse(m.outliers()));
+    let tally = fleet.tally();
+    let of = |condition| -> Vec<&Member> {
+        let mut gpus: Vec<&Member> = fleet
+            .members
+            .iter()
+            .filter(|m| m.condition == condition)
+            .collect();
+        gpus.sort_by_key(|m| std::cmp::Reverse(m.outliers() + m.unsteady));
+        gpus
+    };
+    let (sick, unsteady) = (of(Condition::Sick), of(Condition::Unsteady));
     html! {
         (DOCTYPE) "\n"
         html lang="en" {
@@ -89,22 +103,18 @@ fn page(fleet: &Fleet, charts: &[(usize, Chart)]) -> Markup {
             body {
                 "\n"
                 h1 { "membench fleet" } "\n"
-                p { (crate::fleet::introduction(fleet, &verdict)) } "\n"
-                p { b { (crate::fleet::conclusion(&verdict)) } } "\n"
-                @if !fleet.skipped.is_empty() {
-                    details {
-                        summary { (fleet.skipped.len()) " inputs skipped" } "\n"
-                        ul {
-                            @for skipped in &fleet.skipped {
-                                li { code { (shown(&skipped.path)) } ": " (skipped.why) } "\n"
-                            }
-                        }
-                    }
-                    "\n"
+                p { (introduction(fleet, &tally)) } "\n"
+                p { b { (conclusion(&tally)) } } "\n"
+                (files(fleet))
+                @if !sick.is_empty() {
+                    h2 id="sick" { "Sick GPUs" } "\n"
+                    (sick_table(fleet, &sick)) "\n"
                 }
-                @if !gpus.is_empty() {
-                    h2 id="outliers" { "GPUs with outliers" } "\n"
-                    (gpu_table(fleet, &gpus)) "\n"
+                @if !unsteady.is_empty() {
+                    h2 id="unsteady" { "Unsteady GPUs: measure again" } "\n"
+                    p { "Each was slower in a case once, alone. Run the command on its host; the next "
+                        code { "membench fleet" } " merges the new file as a second run." } "\n"
+                    (unsteady_list(fleet, &unsteady)) "\n"
                 }
                 @for (g, group) in fleet.groups.iter().enumerate() {
                     (group_section(g, group, charts))
@@ -116,14 +126,41 @@ fn page(fleet: &Fleet, charts: &[(usize, Chart)]) -> Markup {
     }
 }
 
-fn gpu_table(fleet: &Fleet, gpus: &[&Member]) -> Markup {
+/// The files merged into a GPU already read, and the inputs skipped.
+fn files(fleet: &Fleet) -> Markup {
+    html! {
+        @if !fleet.merged.is_empty() {
+            details {
+                summary { (fleet.merged.len()) " files of a GPU already read" } "\n"
+                ul { @for merged in &fleet.merged { li { (merged_line(merged)) } "\n" } }
+            }
+            "\n"
+        }
+        @if !fleet.skipped.is_empty() {
+            details {
+                summary {
+                    (fleet.skipped.len()) " inputs skipped"
+                    @if fleet.allow_skips { " (allowed)" }
+                } "\n"
+                ul {
+                    @for skipped in &fleet.skipped {
+                        li { code { (shown(&skipped.path)) } ": " (skipped.why) } "\n"
+                    }
+                }
+            }
+            "\n"
+        }
+    }
+}
+
+fn sick_table(fleet: &Fleet, gpus: &[&Member]) -> Markup {
     html! {
         div class="scroll" { table {
             "\n"
             tr {
                 th { "host" } th { "GPU UUID" } th { "bus id" } th { "file" } th { "group" }
-                th { "outliers" } th { "slower" } th { "missing" } th { "failed" }
-                th { "worst case" } th { "distance" }
+                th { "slower across" } th { "outliers" } th { "slower" } th { "missing" }
+                th { "failed" } th { "worst case" } th { "distance" }
             }
             "\n"
             @for member in gpus.iter().take(MAX_GPU_ROWS) {
@@ -133,6 +170,7 @@ fn gpu_table(fleet: &Fleet, gpus: &[&Member]) -> Markup {
                     td { (member.host) } td { code { (member.gpu_uuid) } }
                     td { code { (member.pci_bus_id) } } td { code { (file_name(member)) } }
                     td { a href={ "#group-" (member.group + 1) } { (member.group + 1) } }
+                    td { (spans_text(group, member)) }
                     td class="num" { (member.outliers()) } td class="num" { (member.slower) }
                     td class="num" { (member.missing) } td class="num" { (member.failed) }
                     td { @if let Some((id, _)) = worst { (id.to_string()) } }
@@ -147,6 +185,25 @@ fn gpu_table(fleet: &Fleet, gpus: &[&Member]) -> Markup {
     }
 }
 
+fn unsteady_list(fleet: &Fleet, gpus: &[&Member]) -> Markup {
+    html! {
+        ul {
+            @for member in gpus.iter().take(MAX_GPU_ROWS) {
+                li {
+                    (member.host) " " code { (member.gpu) } ", group "
+                    a href={ "#group-" (member.group + 1) } { (member.group + 1) } ": "
+                    (member.unsteady) " unsteady case" @if member.unsteady != 1 { "s" } ". "
+                    @if let Some(command) = remeasure(fleet, member) { br; code { (command) } }
+                }
+                "\n"
+            }
+        }
+        @if gpus.len() > MAX_GPU_ROWS {
+            p { (gpus.len() - MAX_GPU_ROWS) " more: " code { "--format json" } " lists every one." }
+        }
+    }
+}
+
 fn group_section(g: usize, group: &Group, charts: &[(usize, Chart)]) -> Markup {
     let number =
         |v: Option<f64>, digits: usize| v.map_or_else(String::new, |v| format!("{v:.digits$}"));
@@ -155,7 +212,7 @@ fn group_section(g: usize, group: &Group, charts: &[(usize, Chart)]) -> Markup {
         h2 id={ "group-" (g + 1) } { "Group " (g + 1) ": " (group.label()) } "\n"
         p { (group.members.len()) " GPUs, " (group.cases.len()) " cases." } "\n"
         @if !group.judged() {
-            p { "Too few GPUs to judge: " (crate::fleet::MIN_MEMBERS) " are needed." } "\n"
+            p { "Not judged: " (MIN_MEMBERS) " GPUs are needed." } "\n"
         } @else {
             @for (_, chart) in charts.iter().filter(|(c, _)| *c == g) {
                 (figure(chart))
@@ -167,7 +224,7 @@ fn group_section(g: usize, group: &Group, charts: &[(usize, Chart)]) -> Markup {
                     tr {
                         th { "family" } th { "variant" } th { "param" } th { "GPUs" }
                         th { "median GB/s" } th { "MAD GB/s" } th { "sigma %" }
-                        th { "slowest %" } th { "fastest %" } th { "outliers" }
+                        th { "slowest %" } th { "fastest %" } th { "outliers" } th { "unsteady" }
                     }
                     "\n"
                     @for case in &group.cases {
@@ -182,6 +239,7 @@ fn group_section(g: usize, group: &Group, charts: &[(usize, Chart)]) -> Markup {
                             td class="num" { (signed(extent.map(|e| e.0))) }
                             td class="num" { (signed(extent.map(|e| e.1))) }
                             td class="num" { (case.outliers()) }
+                            td class="num" { (case.unsteady()) }
                         }
                         "\n"
                     }
@@ -193,9 +251,10 @@ fn group_section(g: usize, group: &Group, charts: &[(usize, Chart)]) -> Markup {
     }
 }
 
-/// A GPU's file by its name alone; the directory is the same for most.
+/// A GPU's first file by its name alone; the directory is the same for most.
 fn file_name(member: &Member) -> String {
+    let file = member.file();
     shown(std::path::Path::new(
-        member.file.file_name().unwrap_or(member.file.as_os_str()),
+        file.file_name().unwrap_or(file.as_os_str()),
     ))
 }

@@ -34,11 +34,12 @@ use maud::{DOCTYPE, Markup, PreEscaped, html};
 use crate::error::{Error, Result};
 use crate::results::DeviceResults;
 use crate::results::Status;
+use crate::results::join::{Line, Tax, join, tax_ratio, taxes};
 use crate::suite::{Family, REGISTRY};
 use crate::validate;
 use charts::{Chart, Panel};
 use claims::{CLAIMS, Cases, Claim, FINDINGS, Kind, Source, Verdict, ratio_text};
-use compare::{Line, number};
+use compare::number;
 use validate::{Role, Validation};
 
 /// Marks a page as written by this command.
@@ -150,13 +151,13 @@ pub fn with_baseline(
 /// the first), with a "Simulator" section of `validations` (of the same files,
 /// [`validate::of_results`]) where there are any.
 pub fn build(devices: &[DeviceResults], validations: &[Validation]) -> Result<Report> {
-    let lines = compare::join(devices);
+    let lines = join(devices);
     let panels = panels(devices, &lines);
     let mut drawn = Vec::new();
     for panel in &panels {
         drawn.push(charts::charts(panel)?);
     }
-    let taxes = compare::taxes(devices, &lines);
+    let taxes = taxes(devices, &lines);
     let tax_charts = taxes
         .iter()
         .map(|tax| charts::tax_chart(devices, tax))
@@ -250,7 +251,7 @@ struct Page<'p> {
     panels: &'p [Panel<'p>],
     /// Each panel's charts.
     charts: &'p [Vec<Chart>],
-    taxes: &'p [compare::Tax<'p, 'p>],
+    taxes: &'p [Tax<'p, 'p>],
     /// Each tax's chart.
     tax_charts: &'p [Chart],
     /// The simulator judged on each file, and its scatter.
@@ -380,7 +381,7 @@ impl Page<'_> {
                                         td class="num" { (number(line.gbps(column), 1)) }
                                     }
                                     @for column in tax.ratio_columns() {
-                                        td class="num" { (number(compare::tax_ratio(tax, line, column), 2)) }
+                                        td class="num" { (number(tax_ratio(tax, line, column), 2)) }
                                     }
                                 }
                                 "\n"

@@ -7,6 +7,7 @@
 
 mod device;
 mod identity;
+pub mod join;
 pub mod levels;
 mod read;
 mod rescue;

@@ -13,7 +13,7 @@ use super::axis::{Axis, Ticked};
 use super::legend::{Entry, draw_legend, legend_height};
 use super::{Chart, FONT, Panel, Stroke, WIDTH, chart_error, colour, gbps_unit, number_label};
 use crate::error::Result;
-use crate::report::compare::Line;
+use crate::results::join::Line;
 use crate::results::slug;
 use crate::suite::{Family, Key, Params, Value as ParamValue};
 

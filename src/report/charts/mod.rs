@@ -26,9 +26,9 @@ mod tax;
 use plotters::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::report::compare::Line;
 use crate::results::DeviceResults;
 use crate::results::ON_CHIP_FAMILIES;
+use crate::results::join::Line;
 use crate::suite::Family;
 
 pub use scatter::scatter_chart;
@@ -193,8 +193,8 @@ fn label_width<'a>(labels: impl Iterator<Item = &'a str>) -> u32 {
 mod tests {
     use super::*;
     use crate::report::claims::testing::{of, registry_rows, without};
-    use crate::report::compare;
     use crate::results::Row;
+    use crate::results::join;
     use crate::suite::REGISTRY;
     use crate::suite::families::{bank, copy};
     use bars::BAR_SPLITS;
@@ -217,7 +217,7 @@ mod tests {
     fn panel(devices: &[DeviceResults]) -> Panel<'_> {
         Panel {
             devices: devices.iter().collect(),
-            lines: compare::join(devices),
+            lines: join::join(devices),
             sizing: None,
         }
     }

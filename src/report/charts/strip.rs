@@ -1,7 +1,8 @@
 //! One case of a fleet's group as a strip plot: a dot per GPU at its distance from the
 //! case's median (in %), spread across the strip so that dots stand apart. The
-//! threshold is dashed, the noise band (±3.5 robust sigmas) shaded; outliers are red
-//! and labelled with host and short UUID, GPUs faster beyond the threshold green.
+//! threshold is dashed, the noise band (±3.5 robust sigmas) shaded; sick GPUs' slower
+//! cases are red and unsteady ones orange, both labelled with host and short UUID; GPUs
+//! faster beyond the threshold are green.
 
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
@@ -11,7 +12,7 @@ use super::axis::{Axis, Scale};
 use super::legend::{Entry, draw_legend, legend_height};
 use super::{Chart, FONT, PALETTE, Stroke, WIDTH, chart_error, draw_marker, number_label};
 use crate::error::Result;
-use crate::fleet::{Fleet, Verdict, Z_LIMIT};
+use crate::judge::fleet::{Fleet, SIGMAS, Standing};
 
 /// Outliers labelled on one chart; the rest are counted.
 const MAX_LABELS: usize = 12;
@@ -24,6 +25,7 @@ const PLOT_HEIGHT: u32 = 300;
 const WITHIN: RGBColor = PALETTE[0];
 const SLOWER: RGBColor = PALETTE[1];
 const FASTER: RGBColor = PALETTE[2];
+const UNSTEADY: RGBColor = PALETTE[3];
 const BAND: RGBColor = RGBColor(0xec, 0xec, 0xec);
 
 /// The strip plot of case `case` of group `group`, written as `file`.
@@ -44,10 +46,10 @@ struct Strip {
     threshold: f64,
     /// ±this many percent is the noise band; none where the MAD is 0.
     band: Option<f64>,
-    /// Each GPU with a distance: its place in the group, distance, verdict, label.
-    dots: Vec<(usize, f64, Verdict, String)>,
-    /// The GPUs without a bandwidth that are outliers: label and verdict.
-    unmeasured: Vec<(String, Verdict)>,
+    /// Each GPU with a distance: its place in the group, distance, standing, label.
+    dots: Vec<(usize, f64, Standing, String)>,
+    /// The GPUs without a bandwidth that are outliers: label and standing.
+    unmeasured: Vec<(String, Standing)>,
 }
 
 impl Strip {
@@ -68,15 +70,15 @@ impl Strip {
         for (position, (&member, cell)) in group.members.iter().zip(&case.cells).enumerate() {
             let label = fleet.members[member].short_label();
             match cell.distance {
-                Some(distance) => dots.push((position, 100.0 * distance, cell.verdict, label)),
-                None if cell.verdict.is_outlier() => unmeasured.push((label, cell.verdict)),
+                Some(distance) => dots.push((position, 100.0 * distance, cell.standing, label)),
+                None if cell.standing.is_outlier() => unmeasured.push((label, cell.standing)),
                 None => {}
             }
         }
-        // Outliers drawn last, over the rest; the farthest first among them.
+        // Outliers and unsteady GPUs drawn last, over the rest; the farthest first.
         dots.sort_by(|a, b| {
-            (a.2.is_outlier(), -a.1.abs())
-                .partial_cmp(&(b.2.is_outlier(), -b.1.abs()))
+            (named(a.2), -a.1.abs())
+                .partial_cmp(&(named(b.2), -b.1.abs()))
                 .unwrap_or(std::cmp::Ordering::Equal)
         });
         Strip {
@@ -85,7 +87,7 @@ impl Strip {
             band: case
                 .sigma()
                 .filter(|s| *s > 0.0)
-                .map(|s| 100.0 * Z_LIMIT * s),
+                .map(|s| 100.0 * SIGMAS * s),
             dots,
             unmeasured,
         }
@@ -111,7 +113,8 @@ impl Strip {
         };
         vec![
             dot("a GPU within the threshold or the noise", WITHIN),
-            dot("slower: an outlier", SLOWER),
+            dot("slower, as evidence: the GPU is sick", SLOWER),
+            dot("slower once, alone: unsteady, measure again", UNSTEADY),
             dot("faster beyond the threshold (no failure)", FASTER),
             Entry {
                 label: format!("threshold ±{} %", number_label(self.threshold)),
@@ -120,7 +123,7 @@ impl Strip {
                 marker: None,
             },
             Entry {
-                label: format!("shaded: ±{Z_LIMIT} robust sigmas"),
+                label: format!("shaded: ±{SIGMAS} robust sigmas"),
                 colour: RGBColor(0xc8, 0xc8, 0xc8),
                 style: Stroke::Solid,
                 marker: None,
@@ -137,7 +140,7 @@ impl Strip {
             .unmeasured
             .iter()
             .take(MAX_UNMEASURED)
-            .map(|(label, verdict)| format!("{label} ({})", verdict.as_str()))
+            .map(|(label, standing)| format!("{label} ({})", standing.as_str()))
             .collect();
         let more = self.unmeasured.len().saturating_sub(MAX_UNMEASURED);
         let tail = if more > 0 {
@@ -150,6 +153,11 @@ impl Strip {
             named.join(", ")
         ))
     }
+}
+
+/// Whether a GPU's dot is labelled: slower, as evidence or once.
+fn named(standing: Standing) -> bool {
+    matches!(standing, Standing::Slower | Standing::Unsteady)
 }
 
 /// Where across the strip a GPU's dot lies: a low-discrepancy sequence, the same for
@@ -219,15 +227,16 @@ fn strip_svg(strip: &Strip) -> Result<String, String> {
                 .map_err(|e| e.to_string())?;
         }
         let mut labelled = 0;
-        for (position, distance, verdict, label) in &strip.dots {
-            let colour = match verdict {
-                Verdict::Slower => SLOWER,
-                Verdict::Faster => FASTER,
+        for (position, distance, standing, label) in &strip.dots {
+            let colour = match standing {
+                Standing::Slower => SLOWER,
+                Standing::Unsteady => UNSTEADY,
+                Standing::Faster => FASTER,
                 _ => WITHIN,
             };
             let at = (axis.at(*distance), across(*position));
             draw_marker(chart.plotting_area(), at, 0, colour)?;
-            if *verdict == Verdict::Slower && labelled < MAX_LABELS {
+            if named(*standing) && labelled < MAX_LABELS {
                 labelled += 1;
                 let (x, y) = chart.backend_coord(&at);
                 root.draw(&Text::new(
@@ -235,16 +244,16 @@ fn strip_svg(strip: &Strip) -> Result<String, String> {
                     (x + 7, y),
                     (FONT, 13)
                         .into_font()
-                        .color(&SLOWER)
+                        .color(&colour)
                         .pos(Pos::new(HPos::Left, VPos::Center)),
                 ))
                 .map_err(|e| e.to_string())?;
             }
         }
-        let slower = strip.dots.iter().filter(|d| d.2 == Verdict::Slower).count();
+        let slower = strip.dots.iter().filter(|d| named(d.2)).count();
         if slower > labelled {
             plot.draw(&Text::new(
-                format!("{} more outliers, not labelled", slower - labelled),
+                format!("{} more slower GPUs, not labelled", slower - labelled),
                 (80, 40),
                 (FONT, 13).into_font().color(&SLOWER),
             ))

@@ -14,8 +14,8 @@ use super::{
     Chart, FONT, Panel, Stroke, WIDTH, chart_error, draw_marker, gbps_unit, number_label, style,
 };
 use crate::error::Result;
-use crate::report::compare::Line;
 use crate::results::DeviceResults;
+use crate::results::join::Line;
 use crate::results::slug;
 use crate::suite::families::{bank, copy, latency};
 use crate::suite::{Experiment, Family, Key};
@@ -795,7 +795,7 @@ mod tests {
             })
             .collect();
         let devices: Vec<&DeviceResults> = owned.iter().collect();
-        let joined = crate::report::compare::join(&owned);
+        let joined = crate::results::join::join(&owned);
         for sweep in SWEEPS {
             let family: Vec<&Line<'_>> = joined
                 .iter()
@@ -846,7 +846,7 @@ mod tests {
             .find(|s| s.family() == Family::Transfer)
             .unwrap();
         assert_eq!(transfer.chart_devices(&devices), [vec![0, 1], vec![2]]);
-        let joined = crate::report::compare::join(&owned);
+        let joined = crate::results::join::join(&owned);
         let lines: Vec<&Line<'_>> = joined
             .iter()
             .filter(|l| l.family == Family::Transfer)
@@ -886,7 +886,7 @@ mod tests {
             });
             let panel = Panel {
                 devices: owned.iter().collect(),
-                lines: crate::report::compare::join(&owned),
+                lines: crate::results::join::join(&owned),
                 sizing: None,
             };
             let family: Vec<&Line<'_>> = panel

@@ -11,7 +11,7 @@ use super::bars::row_axes;
 use super::legend::{Entry, draw_legend, legend_height};
 use super::{Chart, FONT, Stroke, WIDTH, chart_error, draw_marker, style};
 use crate::error::Result;
-use crate::report::compare::{Line, Tax, tax_ratio};
+use crate::results::join::{Line, Tax, tax_ratio};
 use crate::results::{DeviceResults, slug};
 
 /// One row of the plot: a kernel and, per ratio column, its median ratio.
@@ -22,7 +22,7 @@ struct Kernel {
 
 const ROW_HEIGHT: u32 = 18;
 
-/// The dot plot of `tax`, one of `compare::taxes(devices, …)`.
+/// The dot plot of `tax`, one of `results::join::taxes(devices, …)`.
 pub fn tax_chart(devices: &[DeviceResults], tax: &Tax<'_, '_>) -> Result<Chart> {
     let setting = |column: usize| devices[column].setting.to_string();
     let columns: Vec<usize> = tax.ratio_columns().collect();
