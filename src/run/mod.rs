@@ -3,6 +3,7 @@
 //! [`Plan`] that drives a [`Session`] on each adapter it measures; `cargo bench` drives
 //! the same session with criterion as its sampler ([`crate::measure::Driven`]).
 
+mod adapter;
 mod args;
 mod backends;
 mod lockstep;

@@ -3,20 +3,14 @@
 //! the results file before anything is measured, drives the [`Session`] and prints the
 //! summary (or the rows), and says how the run ended.
 
-use std::cell::RefCell;
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::{Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant};
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
 
-use super::progress::Bars;
-use super::{Backends, Lockstep, Output, Party, RunSettings, Session, stop};
-use crate::backend::nvml;
-use crate::backend::wgpu::{self as gpu, GpuContext};
+use super::{Lockstep, Party, RunSettings, stop};
+use crate::backend::wgpu as gpu;
 use crate::error::{Error, Result};
-use crate::files;
-use crate::health;
-use crate::measure::SuiteSampler;
 use crate::results;
 use crate::suite::{self, Api, Build, Profile, RunSizing, Setting, Sizing};
 use crate::text;
@@ -68,47 +62,6 @@ pub struct Plan {
 
 /// `--adapter` for every adapter.
 const ALL_ADAPTERS: &str = "all";
-
-/// Held while an adapter of `--concurrent` tears its devices down: four H100s' CUDA
-/// contexts and Vulkan devices torn down at once left the process waiting (two threads
-/// on a priority-inheritance lock) after every adapter had measured, and one at a time
-/// it exited (docs/method.md).
-static TEARDOWN: Mutex<()> = Mutex::new(());
-
-/// [`TEARDOWN`] where `serialise`, taken by the first [`Taking`] of it to drop and held
-/// until it drops itself. Declared before an adapter's devices and a `Taking` after
-/// each, it holds the lock while they drop, on every way out of the run, its errors'
-/// included.
-struct Teardown {
-    serialise: bool,
-    held: RefCell<Option<MutexGuard<'static, ()>>>,
-}
-
-impl Teardown {
-    fn new(serialise: bool) -> Teardown {
-        Teardown {
-            serialise,
-            held: RefCell::new(None),
-        }
-    }
-
-    /// A guard that takes the lock into `self` as it drops, unless it is taken.
-    fn taking(&self) -> Taking<'_> {
-        Taking(self)
-    }
-}
-
-struct Taking<'t>(&'t Teardown);
-
-impl Drop for Taking<'_> {
-    fn drop(&mut self) {
-        let Teardown { serialise, held } = self.0;
-        let mut held = held.borrow_mut();
-        if *serialise && held.is_none() {
-            *held = Some(TEARDOWN.lock().unwrap_or_else(PoisonError::into_inner));
-        }
-    }
-}
 
 impl Adapters {
     /// `--adapter` and `--concurrent` as given: `all` is every adapter, in turn, or at
@@ -195,10 +148,10 @@ impl Ended {
 pub const BELOW_EXPECTATION: u8 = 3;
 
 /// Stdout, as the runs on several adapters share it.
-type Out<'o> = Mutex<&'o mut (dyn Write + Send)>;
+pub(super) type Out<'o> = Mutex<&'o mut (dyn Write + Send)>;
 
 /// Writes `text` to `out`.
-fn print(out: &Out, text: &str) -> Result<()> {
+pub(super) fn print(out: &Out, text: &str) -> Result<()> {
     let mut out = out.lock().unwrap_or_else(PoisonError::into_inner);
     out.write_all(text.as_bytes()).map_err(Error::Stdout)
 }
@@ -219,13 +172,13 @@ pub fn check_settings(apis: &[Api], builds: &[Build]) -> Result<()> {
 }
 
 /// One adapter of `--adapter all --concurrent`.
-struct Concurrent<'l> {
+pub(super) struct Concurrent<'l> {
     /// Its index, which its progress lines start with.
-    index: usize,
+    pub(super) index: usize,
     /// The adapters measuring at once, this one included.
-    adapters: u32,
+    pub(super) adapters: u32,
     /// Its place in the lockstep the adapters measure in.
-    party: Party<'l>,
+    pub(super) party: Party<'l>,
 }
 
 /// How the run on one adapter (`ran`) under `--adapter all` ended, its error reported:
@@ -345,49 +298,16 @@ pub fn expand(
 }
 
 /// Whether `path` names one of [`TEMPLATE_FIELDS`].
-fn is_template(path: &std::path::Path) -> bool {
+pub(super) fn is_template(path: &std::path::Path) -> bool {
     let bytes = path.as_os_str().as_encoded_bytes();
     TEMPLATE_FIELDS
         .iter()
         .any(|field| bytes.windows(field.len()).any(|w| w == field.as_bytes()))
 }
 
-/// The index of the adapter `ctx` opened (by `selector`) in `membench devices`' list:
-/// `--out`'s `{adapter}`.
-fn adapter_index(selector: Option<&str>, ctx: &GpuContext) -> usize {
-    if let Some(index) = selector.and_then(|s| s.parse().ok()) {
-        return index;
-    }
-    gpu::instance()
-        .map(|instance| gpu::adapters(&instance))
-        .ok()
-        .and_then(|adapters| adapters.iter().position(|a| gpu::info(a) == ctx.info))
-        .unwrap_or(0)
-}
-
-/// The largest buffer of the cases that run: host memory stays within twice it and
-/// the process's own (docs/method.md).
-fn largest_buffer_bytes(cases: &[(&'static suite::Experiment, suite::Case)]) -> u64 {
-    cases
-        .iter()
-        .filter(|(_, case)| case.skip.is_none())
-        .flat_map(|(_, case)| &case.buffers)
-        .map(suite::Buffer::len_bytes)
-        .max()
-        .unwrap_or(0)
-}
-
-/// Peak resident set size of this process (Linux `VmHWM`).
-fn peak_resident() -> Option<String> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(format!("{} MiB", kib >> 10))
-}
-
 impl Plan {
     /// The plan's settings, with `concurrent` adapters measuring at once (`None` alone).
-    fn settings(&self, concurrent: Option<u32>) -> RunSettings {
+    pub(super) fn settings(&self, concurrent: Option<u32>) -> RunSettings {
         RunSettings {
             concurrent,
             ..self.settings.clone()
@@ -495,203 +415,11 @@ impl Plan {
         });
         Ok(endings.into_iter().fold(Ended::Measured, Ended::worse))
     }
-
-    /// The run on one adapter (`--adapter`'s selector); `concurrent` where it measures at
-    /// the same time as others.
-    fn run_on(
-        &self,
-        adapter: Option<&str>,
-        destination: &Destination,
-        concurrent: Option<&Concurrent>,
-        out: &Out,
-    ) -> Result<Ended> {
-        let started = Instant::now();
-        let settings = self.settings(concurrent.map(|c| c.adapters));
-        // Where several adapters print at once, which one a line is of.
-        let tag = concurrent.map_or_else(String::new, |c| format!("adapter {}: ", c.index));
-        let teardown = Teardown::new(concurrent.is_some());
-        let ctx = GpuContext::new(adapter, self.timeout)?;
-        let _ctx_down = teardown.taking();
-        let sizing = ctx.sizing(settings.quick, settings.buffer_bytes, settings.matrix)?;
-        let mut cases = suite::select(&sizing, &self.filters)?;
-        if let Some(profile) = self.profile {
-            cases = profile.select(cases);
-        }
-        // A bad expectation file, or one of another model or of cases this run does not
-        // measure, stops the run before anything is measured.
-        let case_ids: Vec<suite::CaseId> = cases.iter().map(|(e, case)| case.id(e)).collect();
-        let expectations = self.expect.as_deref().map(health::read).transpose()?;
-        if let Some(expectations) = &expectations {
-            expectations.admit(&ctx.info.name, &case_ids)?;
-        }
-        let identity = identity(&ctx.info, &ctx.identity, settings.sizing());
-        let file = match destination {
-            Destination::DefaultFile => Some(identity.default_path()),
-            Destination::File(path) if is_template(path) => {
-                let index = adapter_index(adapter, &ctx);
-                Some(expand(path, &identity, &ctx.identity, index))
-            }
-            Destination::File(path) => Some(path.clone()),
-            Destination::Stdout(_) => None,
-        };
-        // A malformed results file, one of another identity, or a file or directory that
-        // cannot be written stops the run before anything is measured.
-        let case_rows = super::case_rows(&suite::select(&sizing, &[])?);
-        let old_rows = match &file {
-            Some(path) => {
-                files::check_writable(path)?;
-                identity.admit(path, results::read_existing(path)?, &case_rows)?
-            }
-            None => Vec::new(),
-        };
-        if let Some(path) = &self.bless {
-            health::check_blessable(path, file.as_deref())?;
-        }
-        let backends = Backends::new(&ctx, &self.apis, &self.builds, self.timeout);
-        let measurers = backends.measurers();
-        let _backends_down = teardown.taking();
-        if measurers.is_empty() {
-            return Err(Error::Usage(
-                "nothing to measure with: no backend asked for is available (see above)".to_owned(),
-            ));
-        }
-        let settings_text: Vec<String> =
-            measurers.iter().map(|m| m.setting().to_string()).collect();
-        let target = match &file {
-            Some(path) => text::shown_path(path),
-            None => {
-                if let Destination::Stdout(format) = destination {
-                    // Before anything is measured: a stdout that takes nothing stops the
-                    // run now.
-                    print(out, &results::head(*format)?)?;
-                    let mut out = out.lock().unwrap_or_else(PoisonError::into_inner);
-                    out.flush().map_err(Error::Stdout)?;
-                }
-                "stdout".to_owned()
-            }
-        };
-        let measurements: usize = cases
-            .iter()
-            .map(|(experiment, _)| measurers.iter().filter(|m| m.takes(experiment)).count())
-            .sum();
-        stderrln!(
-            "membench: {tag}{} case{}, {measurements} measurement{} on {} in {} at sizing {}, \
-             results to {target}",
-            cases.len(),
-            crate::plural(cases.len()),
-            crate::plural(measurements),
-            gpu::describe(&ctx.info),
-            settings_text.join(", "),
-            identity.sizing,
-        );
-        let gpu = nvml::gpu_at(&ctx.identity.pci_bus_id);
-        if let (None, Some(why)) = (&gpu, nvml::unavailable()) {
-            stderrln!("membench: {tag}{why}");
-        }
-        let session = Session {
-            telemetry: gpu.as_ref(),
-            work_beside: !sizing.software,
-            known_rows: &old_rows,
-            output: file.as_deref().map(|path| Output {
-                path,
-                identity: &identity,
-                case_rows: &case_rows,
-            }),
-            stop: Some(stop::flag()),
-            lockstep: concurrent.map(|c| &c.party),
-            ..Session::new(&measurers, &settings, &ctx.info.name)
-        };
-        let progress = Bars::new(measurements, cases.len(), &tag)?;
-        let ran = session.run(&cases, &mut SuiteSampler::new(settings.samples), &progress)?;
-        progress.finish();
-        if let Some(predicted) = &ran.predicted {
-            stderrln!(
-                "membench: {tag}simulated in {:.1} s{} with the {}",
-                predicted.seconds,
-                if session.work_beside {
-                    ", beside the measurements,"
-                } else {
-                    ""
-                },
-                super::describe_model(&predicted.model)
-            );
-        }
-        let summary = format!(
-            "{}\n{} measurement{}{}, {} failed, in {:.1} s; peak host memory {} (largest \
-             buffer {} MiB); results in {target}\n",
-            results::summary(&ran.rows),
-            ran.rows.len(),
-            crate::plural(ran.rows.len()),
-            if ran.interrupted {
-                " (interrupted)"
-            } else {
-                ""
-            },
-            ran.failed,
-            started.elapsed().as_secs_f64(),
-            peak_resident().unwrap_or_else(|| "unknown".to_owned()),
-            largest_buffer_bytes(&cases) >> 20,
-        );
-        match destination {
-            Destination::Stdout(format) => {
-                stderr!("{summary}");
-                // The rows are not lost with stdout.
-                print(out, &results::body(&ran.rows, *format)?)
-                    .map_err(|error| results::rescue(&ran.rows, error))?;
-            }
-            Destination::DefaultFile | Destination::File(_) => print(out, &summary)?,
-        }
-        // The verdict goes to stderr: stdout may be the rows.
-        let verdict = expectations.map(|expectations| expectations.check(&ran.rows));
-        if let Some(verdict) = &verdict {
-            stderr!("{}", verdict.text());
-        }
-        if let Some(path) = self.bless.as_deref().filter(|_| !ran.interrupted) {
-            let source = file.as_deref().map_or_else(
-                || format!("a run on {}", ctx.identity.host),
-                text::shown_path,
-            );
-            let blessed = health::bless(path, &source, &ran.rows, &case_ids)?;
-            let path = text::shown_path(path);
-            stderrln!(
-                "membench: {} expectations blessed into {path}",
-                blessed.len()
-            );
-        }
-        Ok(if ran.interrupted {
-            Ended::Stopped(stop::stopped_by())
-        } else if ran.failed > 0 || verdict.as_ref().is_some_and(health::Verdict::incomplete) {
-            Ended::Failed
-        } else if verdict.as_ref().is_some_and(|v| !v.healthy()) {
-            Ended::BelowExpectation
-        } else {
-            Ended::Measured
-        })
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn teardown_holds_the_lock_from_the_first_taking_until_it_drops() {
-        let teardown = Teardown::new(true);
-        {
-            let _ctx_down = teardown.taking();
-            let _backends_down = teardown.taking();
-            assert!(TEARDOWN.try_lock().is_ok(), "free while the devices live");
-        }
-        assert!(TEARDOWN.try_lock().is_err(), "held once a taking dropped");
-        drop(teardown);
-        assert!(TEARDOWN.try_lock().is_ok(), "released with the teardown");
-        let alone = Teardown::new(false);
-        drop(alone.taking());
-        assert!(
-            TEARDOWN.try_lock().is_ok(),
-            "an adapter run alone takes nothing"
-        );
-    }
 
     #[test]
     fn out_templates_name_the_host_gpu_and_adapter() {
