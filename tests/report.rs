@@ -46,8 +46,8 @@ fn membench(args: &[&str]) -> std::io::Result<(bool, String, String)> {
 #[test]
 fn devices_are_named_from_the_metadata() {
     let devices = fixtures().unwrap();
-    assert_eq!(devices[0].label, "Fixture GPU A (vulkan)");
-    assert_eq!(devices[1].label, "Fixture GPU B (metal)");
+    assert_eq!(devices[0].label, "Fixture GPU A (wgpu)");
+    assert_eq!(devices[1].label, "Fixture GPU B (wgpu)");
 }
 
 #[test]
@@ -116,7 +116,7 @@ fn compare_formats_show_ratios_and_missing_rows() {
         offset.contains("1000.0") && offset.contains("500.0") && offset.contains("0.500"),
         "{offset}"
     );
-    assert!(table.contains("[2] Fixture GPU B (metal)"), "{table}");
+    assert!(table.contains("[2] Fixture GPU B (wgpu)"), "{table}");
     let transpose = table
         .lines()
         .find(|l| l.contains("naive_row") && l.contains("size=8192x8192"))
@@ -141,7 +141,7 @@ fn compare_formats_show_ratios_and_missing_rows() {
     let header = reader.headers().unwrap().clone();
     let ratio = header
         .iter()
-        .position(|h| h == "Fixture GPU B (metal) ratio")
+        .position(|h| h == "Fixture GPU B (wgpu) ratio")
         .unwrap();
     let record = reader
         .records()
@@ -211,7 +211,7 @@ fn report_has_a_chart_for_every_family_and_no_scripts() {
         "bank-stride.svg",
         "transpose-size-4096x4096.svg",
         "reduce-n-16777216.svg",
-        "transfer-size-fixture-gpu-a-vulkan.svg",
+        "transfer-size-fixture-gpu-a-wgpu.svg",
     ] {
         assert!(
             built.charts.iter().any(|c| c.file == file),
@@ -234,8 +234,8 @@ fn report_has_a_chart_for_every_family_and_no_scripts() {
         .iter()
         .find(|c| c.file == "copy-offset.svg")
         .unwrap();
-    assert!(offset.svg.contains("Fixture GPU A (vulkan), predicted"));
-    assert!(offset.svg.contains("Fixture GPU B (metal)"));
+    assert!(offset.svg.contains("Fixture GPU A (wgpu), predicted"));
+    assert!(offset.svg.contains("Fixture GPU B (wgpu)"));
 }
 
 #[test]
@@ -369,8 +369,8 @@ fn report_command_writes_the_page_and_charts() {
     ])
     .unwrap();
     assert!(ok, "{stderr}");
-    assert!(!out.join("transfer-size-fixture-gpu-b-metal.svg").exists());
-    assert!(out.join("transfer-size-fixture-gpu-a-vulkan.svg").exists());
+    assert!(!out.join("transfer-size-fixture-gpu-b-wgpu.svg").exists());
+    assert!(out.join("transfer-size-fixture-gpu-a-wgpu.svg").exists());
     assert!(out.join("notes.txt").exists());
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -421,10 +421,10 @@ fn ratios_are_to_the_baseline_chosen_or_the_first_file_given() {
         html[start..start + html[start..].find("</b>").unwrap()].to_owned()
     };
     let (a, b) = ("tests/fixtures/gpu-a.csv", "tests/fixtures/gpu-b.csv");
-    assert_eq!(baseline(&report(&[b, a])), "Fixture GPU B (metal)");
-    assert_eq!(baseline(&report(&[a, b])), "Fixture GPU A (vulkan)");
+    assert_eq!(baseline(&report(&[b, a])), "Fixture GPU B (wgpu)");
+    assert_eq!(baseline(&report(&[a, b])), "Fixture GPU A (wgpu)");
     let chosen = report(&[a, b, "--baseline", "gpu b"]);
-    assert_eq!(baseline(&chosen), "Fixture GPU B (metal)");
+    assert_eq!(baseline(&chosen), "Fixture GPU B (wgpu)");
     // The case tables' ratios are to B: A's offset 0 (1000 GB/s) is 2.000 of B's (500).
     assert!(
         chosen.contains("<td class=\"num\">2.000</td>"),
@@ -505,6 +505,43 @@ fn a_failed_write_leaves_no_debris() {
     let beside: Vec<String> = listing(&dir).into_iter().map(|(name, _)| name).collect();
     assert_eq!(beside, ["report"]);
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A pointer chase's bandwidth is 4 bytes a load: its rows read in ns per load in
+/// `compare` and the report, never as 0.0 GB/s.
+#[test]
+fn a_latency_reads_in_ns_per_load() {
+    let device = |name: &str, ns: f64| DeviceResults {
+        path: format!("{name}.csv").into(),
+        label: name.to_owned(),
+        setting: membench::suite::Setting::WGPU,
+        rows: vec![Row {
+            family: Family::Latency,
+            variant: "chase".into(),
+            param: "footprint=1073741824".parse().unwrap(),
+            status: results::Status::Ok,
+            elements: 4096,
+            bytes: 4 * 4096,
+            gbps_median: Some(4.0 / ns),
+            sim_gbps: Some(4.0 / 500.0),
+            device: name.to_owned(),
+            ..Row::default()
+        }],
+    };
+    let devices = [device("GPU A", 600.0), device("GPU B", 300.0)];
+    for format in [Format::Table, Format::Markdown] {
+        let text = compare::render(&devices, format).unwrap();
+        assert!(
+            text.contains("600.0 ns") && text.contains("500.0 ns"),
+            "{text}"
+        );
+        let mut cells = text.split(|c: char| c.is_whitespace() || c == '|');
+        assert!(!cells.any(|cell| cell == "0.0"), "{text}");
+    }
+    let html = report::build(&devices, &[]).unwrap().html;
+    let table = &html[html.find("All 1 latency cases").unwrap()..];
+    assert!(table.contains("GPU A<br>ns per load"), "{table}");
+    assert!(table.contains("<td class=\"num\">600.0</td>"), "{table}");
 }
 
 /// The fixture with one edit, written to a scratch file.
