@@ -251,7 +251,7 @@ fn report_shows_the_simulator_table_and_scatter() {
             role,
             measured_gbps: predicted_gbps * ratio,
             predicted_gbps,
-            bound: Bound::Dram,
+            bound: Some(Bound::Dram),
         };
         Validation {
             path: "made-up.csv".into(),

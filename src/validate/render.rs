@@ -5,6 +5,7 @@
 use super::stats::{Accuracy, RANK_TIES};
 use super::{GroupKind, NotJudged, Ranked, Role, Validation};
 use crate::results::{Format, speed_text};
+use crate::sim::model::Bound;
 use crate::suite::Api;
 
 /// The columns of the accuracy table, after `rows` and `family`.
@@ -104,7 +105,7 @@ fn row_table(validation: &Validation) -> (Vec<String>, Vec<Vec<String>>) {
                 speed_text(j.id.family, j.measured_gbps),
                 speed_text(j.id.family, j.predicted_gbps),
                 format!("{:.3}", j.ratio()),
-                j.bound.name().to_owned(),
+                j.bound.map_or("-", Bound::name).to_owned(),
             ]
         })
         .collect();
