@@ -460,50 +460,93 @@ fn results_of_another_sizing_are_charted_apart() {
     assert!(built.charts.iter().all(|c| !c.svg.contains(">missing<")));
 }
 
-/// A report whose files cannot all be written (a full disk, here a file-size limit)
-/// fails and leaves the earlier report as it was, with nothing beside it.
-#[test]
+/// The files directly in `dir` (hidden ones too) and their bytes, by name.
+fn listing(dir: &Path) -> std::io::Result<Vec<(String, Vec<u8>)>> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        files.push((name, std::fs::read(entry.path()).unwrap_or_default()));
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// `membench report` of `inputs` into `out` where no file may grow past 64 KiB (EFBIG,
+/// the signal ignored), as on a full disk: whether it succeeded.
 #[cfg(target_os = "linux")]
-fn a_failed_write_leaves_no_debris() {
-    let dir = scratch("full-disk").unwrap();
-    let out = dir.join("report");
-    let args = [
-        "report",
-        "tests/fixtures/gpu-a.csv",
-        "tests/fixtures/gpu-b.csv",
-        "--out",
-        out.to_str().unwrap(),
-    ];
-    let (ok, _, stderr) = membench(&args).unwrap();
-    assert!(ok, "{stderr}");
-    let listing = |dir: &Path| -> Vec<(String, Vec<u8>)> {
-        let mut files: Vec<_> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .map(|p| {
-                (
-                    p.file_name().unwrap().to_string_lossy().into_owned(),
-                    std::fs::read(&p).unwrap_or_default(),
-                )
-            })
-            .collect();
-        files.sort();
-        files
-    };
-    let before = listing(&out);
-    // Writes beyond 64 KiB fail (EFBIG, the signal ignored) as they would on a full disk.
-    let status = Command::new("bash")
+fn report_on_a_full_disk(inputs: &[&str], out: &Path) -> std::io::Result<bool> {
+    let output = Command::new("bash")
         .arg("-c")
         .arg("trap '' XFSZ; ulimit -f 64; exec \"$0\" \"$@\"")
         .arg(env!("CARGO_BIN_EXE_membench"))
-        .args(args)
+        .arg("report")
+        .args(inputs)
+        .arg("--out")
+        .arg(out)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
-    assert!(!status.status.success(), "the limited write succeeded");
-    assert_eq!(listing(&out), before, "the earlier report changed");
-    let beside: Vec<String> = listing(&dir).into_iter().map(|(name, _)| name).collect();
+        .output()?;
+    Ok(output.status.success())
+}
+
+/// A report whose files cannot all be written (a full disk, here a file-size limit)
+/// fails and leaves the earlier report byte for byte as it was, though the new one
+/// would have put another baseline's numbers under the same chart names; into a new
+/// directory it leaves nothing, not even empty files.
+#[test]
+#[cfg(target_os = "linux")]
+fn a_failed_write_leaves_the_old_report_whole_and_no_debris() {
+    let dir = scratch("full-disk").unwrap();
+    let out = dir.join("report");
+    let (a, b) = ("tests/fixtures/gpu-a.csv", "tests/fixtures/gpu-b.csv");
+    let (ok, _, stderr) = membench(&["report", a, b, "--out", out.to_str().unwrap()]).unwrap();
+    assert!(ok, "{stderr}");
+    std::fs::write(out.join("top.png"), "the user's screenshot").unwrap();
+    let before = listing(&out).unwrap();
+    let written = report_on_a_full_disk(&[b, a], &out).unwrap();
+    assert!(!written, "the limited write succeeded");
+    assert_eq!(listing(&out).unwrap(), before, "the earlier report changed");
+    let beside: Vec<String> = listing(&dir).unwrap().into_iter().map(|(n, _)| n).collect();
     assert_eq!(beside, ["report"]);
+
+    let new = dir.join("new/report");
+    let written = report_on_a_full_disk(&[b, a], &new).unwrap();
+    assert!(!written, "the limited write succeeded");
+    assert!(!dir.join("new").exists(), "{:?}", listing(&dir.join("new")));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A device whose name fills most of a file name's 255 bytes: the report is written,
+/// every chart under a name of bounded length, each still its own.
+#[test]
+fn a_long_device_name_makes_short_chart_names() {
+    let dir = scratch("long-name").unwrap();
+    let long = format!("Fixture GPU {}", "with a very long name ".repeat(10));
+    let file = edited(&dir, "long.csv", |text| {
+        text.replace("Fixture GPU A", &long)
+    })
+    .unwrap();
+    let out = dir.join("report");
+    let (ok, _, stderr) = membench(&[
+        "report",
+        "--no-simulator",
+        &file,
+        "--out",
+        out.to_str().unwrap(),
+    ])
+    .unwrap();
+    assert!(ok, "{stderr}");
+    let names: Vec<String> = listing(&out).unwrap().into_iter().map(|(n, _)| n).collect();
+    assert!(
+        names
+            .iter()
+            .any(|n| n.starts_with("transfer-size-fixture-gpu-with-a-very"))
+    );
+    for name in &names {
+        assert!(name.len() <= 104, "{name}");
+    }
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert_eq!(html.matches("<svg").count(), names.len() - 2, "{names:?}");
     std::fs::remove_dir_all(dir).unwrap();
 }
 

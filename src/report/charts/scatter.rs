@@ -23,7 +23,7 @@ pub fn scatter_chart(validation: &Validation) -> Result<Chart> {
     );
     // Named after the results file: two files of one device (two builds) differ.
     let stem = validation.path.file_stem().unwrap_or_default();
-    let file = format!("simulator-{}.svg", slug(&stem.to_string_lossy()));
+    let file = super::file_name(&format!("simulator-{}", slug(&stem.to_string_lossy())));
     let svg = scatter_svg(&title, validation).map_err(|message| chart_error(&file, message))?;
     Ok(Chart {
         family: None,
