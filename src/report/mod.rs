@@ -5,9 +5,8 @@
 //!
 //! The page needs no network and no scripts: the charts are inline SVG, the style is
 //! inline CSS. It is a `maud` template, so every text is escaped where it is written.
-//! Everything is built in memory first, so bad input writes nothing, and written into
-//! a directory beside the destination that then takes its place, so a failed write
-//! leaves no half report.
+//! Everything is built in memory first, so bad input writes nothing, and written whole
+//! ([`write()`]), so a failed write leaves the old report as it was.
 //!
 //! Ratios are to the first device given (`--baseline` picks another; without files,
 //! GPUs come before a software adapter). Results of different sizings are charted
@@ -397,7 +396,7 @@ impl Page<'_> {
         }
     }
 
-    /// Per file, the simulator's current predictions judged against the measurements:
+    /// Per file, the simulator's predictions judged against the measurements:
     /// the accuracy of the held-out rows per family, the calibration rows apart, the
     /// order within each ladder and sweep, and the scatter.
     fn simulator_section(&self) -> Markup {
@@ -406,9 +405,12 @@ impl Page<'_> {
                 h2 id="simulator" { "Simulator" } "\n"
                 p {
                     "Every measured case of each file (the wgpu build closest to the hardware) \
-                     predicted again by the current simulator, on the preset closest to the \
-                     device calibrated from the file's calibration rows, as "
-                    code { "membench simulate --validate" } " prints it. Per row the ratio is \
+                     beside its prediction, as "
+                    code { "membench simulate --validate" } " prints it: the prediction its \
+                     row recorded when it was measured, or, with "
+                    code { "--resimulate" } ", one made again now by the current simulator on \
+                     the preset closest to the device, calibrated from the file's calibration \
+                     rows; each file's first line says which. Per row the ratio is \
                      measured ÷ predicted GB/s (= predicted ÷ measured time); APE = |ratio − 1| \
                      is the error of the predicted time; the geometric mean is of the ratio \
                      (above 1: the device beats the model). Spearman's ρ is of measured against \

@@ -37,7 +37,7 @@ use crate::sim::device::{self as sim_device, DeviceModel};
 use crate::sim::model::Bound;
 use crate::suite::selects;
 use crate::suite::{Api, Build, CaseId, Family, Key, Params, Rebuilder, Rebuilt, Unmatched};
-pub use progress::Progress;
+pub use progress::{Progress, Stage};
 
 /// Whether `row` is one [`validate`] judges: a kernel row of the wgpu `build` closest
 /// to the hardware, or a transfer row (wgpu's of the default build, the one that
@@ -316,8 +316,10 @@ fn predict_now(
         rows.iter().partition(|r| r.family == Family::Transfer);
     let (found, mut unjudged) = cases_of(&kernels);
     let (found, cases): (Vec<&Row>, Vec<Rebuilt>) = found.into_iter().unzip();
-    let stage = progress.stage(&format!("predicting {} rows", cases.len()), cases.len());
-    let predictions = crate::run::predict_cases(&cases, model, &|| stage.step());
+    let stage = (!cases.is_empty())
+        .then(|| progress.stage(&format!("predicting {} rows", cases.len()), cases.len()));
+    let step = || stage.iter().for_each(Stage::step);
+    let predictions = crate::run::predict_cases(&cases, model, &step);
     drop(stage);
     let transfer_predictions = transfers.iter().map(|row| {
         let id = row.id();

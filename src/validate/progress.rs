@@ -8,7 +8,7 @@ use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 /// How often a stage prints a line where standard error is no terminal.
 pub const LINE_EVERY: Duration = Duration::from_secs(5);
@@ -66,9 +66,14 @@ impl Progress {
             format!("{}: {what}", self.tag)
         };
         let bar = if steps > 0 {
-            ProgressBar::new(steps as u64).with_style(style(
-                "{msg} {bar:30} {pos}/{len} in {elapsed}, about {eta} left",
-            ))
+            let left = |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+                let left = left(state.elapsed(), state.pos(), state.len());
+                let _ = w.write_str(&left.map_or_else(|| "…".to_owned(), duration_text));
+            };
+            ProgressBar::new(steps as u64).with_style(
+                style("{msg} {bar:30} {pos}/{len} in {elapsed}, about {left} left")
+                    .with_key("left", left),
+            )
         } else {
             ProgressBar::new_spinner().with_style(style("{spinner} {msg} {elapsed}"))
         };
@@ -165,15 +170,24 @@ impl Ticker {
 /// alone where steps are not counted.
 fn done_text(bar: &ProgressBar) -> String {
     let elapsed = duration_text(bar.elapsed());
-    match bar.length().filter(|&len| len > 0) {
-        Some(len) if bar.position() > 0 => format!(
-            "{}/{len} in {elapsed}, about {} left",
-            bar.position(),
-            duration_text(bar.eta())
+    let (position, length) = (bar.position(), bar.length());
+    match (length, left(bar.elapsed(), position, length)) {
+        (Some(len), Some(left)) => format!(
+            "{position}/{len} in {elapsed}, about {} left",
+            duration_text(left)
         ),
-        Some(len) => format!("0/{len} in {elapsed}"),
-        None => elapsed,
+        (Some(len), None) if len > 0 => format!("{position}/{len} in {elapsed}"),
+        _ => elapsed,
     }
+}
+
+/// The time the steps left would take at the average rate so far: steadier than a
+/// recent rate where steps differ a hundredfold (a 1 GiB case beside a 4 KiB one).
+/// `None` before the first step.
+fn left(elapsed: Duration, position: u64, length: Option<u64>) -> Option<Duration> {
+    let length = length.filter(|&len| len > 0)?;
+    (position > 0)
+        .then(|| elapsed.mul_f64(length.saturating_sub(position) as f64 / position as f64))
 }
 
 /// `7 s`, `3 min`: as precise as an estimate is.
@@ -198,6 +212,9 @@ mod tests {
         assert_eq!(done_text(&bar), "0/10 in 0 s");
         bar.inc(4);
         assert!(done_text(&bar).starts_with("4/10 in 0 s, about "));
+        // 4 of 10 steps in 60 s: 90 s left at that rate.
+        let left = left(Duration::from_secs(60), 4, Some(10));
+        assert_eq!(left, Some(Duration::from_secs(90)));
         assert_eq!(duration_text(Duration::from_secs(200)), "3 min");
     }
 }

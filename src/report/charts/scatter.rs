@@ -106,7 +106,7 @@ fn scatter_svg(title: &str, validation: &Validation) -> Result<String, String> {
         let format = |v: &f64| number_label(axis.value(*v));
         context
             .configure_mesh()
-            .x_desc("predicted GB/s (simulator, now)")
+            .x_desc("predicted GB/s (simulator)")
             .y_desc("measured GB/s (median)")
             .x_label_formatter(&format)
             .y_label_formatter(&format)
