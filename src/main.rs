@@ -118,11 +118,27 @@ struct ReportArgs {
     /// the labels of one file's devices; default: the first file's.
     #[arg(long)]
     baseline: Option<String>,
-    /// Leave out the Simulator section, which predicts every measured case again
-    /// (`simulate --validate`): seconds per file in a release build, a minute or more
-    /// in a debug one.
+    /// The Simulator section judges the predictions each row recorded when it was
+    /// measured (its `sim_*` columns), predicting now only a row that has none: seconds.
+    /// With this, every row is predicted again by the current simulator, as `simulate
+    /// --validate` does: minutes per file of a full run in a release build.
+    #[arg(long, conflicts_with = "no_simulator")]
+    resimulate: bool,
+    /// Leave the Simulator section out.
     #[arg(long)]
     no_simulator: bool,
+}
+
+impl ReportArgs {
+    /// The predictions the Simulator section judges; none where it is left out.
+    fn predictions(&self) -> Option<membench::validate::Predictions> {
+        use membench::validate::Predictions;
+        match (self.no_simulator, self.resimulate) {
+            (true, _) => None,
+            (false, true) => Some(Predictions::Afresh),
+            (false, false) => Some(Predictions::Recorded),
+        }
+    }
 }
 
 #[derive(clap::Args)]
@@ -265,12 +281,10 @@ fn run_cli(cli: Cli) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(u8::from(!ok)));
         }
         Command::Compare(args) => commands::compare(out, &args.csv, args.format)?,
-        Command::Report(args) => commands::report(
-            args.csv,
-            &args.out,
-            args.baseline.as_deref(),
-            args.no_simulator,
-        )?,
+        Command::Report(args) => {
+            let predictions = args.predictions();
+            commands::report(args.csv, &args.out, args.baseline.as_deref(), predictions)?
+        }
         Command::Fleet(args) => {
             let options = fleet::Options {
                 threshold: args.threshold / 100.0,

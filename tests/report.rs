@@ -46,8 +46,8 @@ fn membench(args: &[&str]) -> std::io::Result<(bool, String, String)> {
 #[test]
 fn devices_are_named_from_the_metadata() {
     let devices = fixtures().unwrap();
-    assert_eq!(devices[0].label, "Fixture GPU A (vulkan)");
-    assert_eq!(devices[1].label, "Fixture GPU B (metal)");
+    assert_eq!(devices[0].label, "Fixture GPU A (wgpu)");
+    assert_eq!(devices[1].label, "Fixture GPU B (wgpu)");
 }
 
 #[test]
@@ -116,7 +116,7 @@ fn compare_formats_show_ratios_and_missing_rows() {
         offset.contains("1000.0") && offset.contains("500.0") && offset.contains("0.500"),
         "{offset}"
     );
-    assert!(table.contains("[2] Fixture GPU B (metal)"), "{table}");
+    assert!(table.contains("[2] Fixture GPU B (wgpu)"), "{table}");
     let transpose = table
         .lines()
         .find(|l| l.contains("naive_row") && l.contains("size=8192x8192"))
@@ -141,7 +141,7 @@ fn compare_formats_show_ratios_and_missing_rows() {
     let header = reader.headers().unwrap().clone();
     let ratio = header
         .iter()
-        .position(|h| h == "Fixture GPU B (metal) ratio")
+        .position(|h| h == "Fixture GPU B (wgpu) ratio")
         .unwrap();
     let record = reader
         .records()
@@ -211,7 +211,7 @@ fn report_has_a_chart_for_every_family_and_no_scripts() {
         "bank-stride.svg",
         "transpose-size-4096x4096.svg",
         "reduce-n-16777216.svg",
-        "transfer-size-fixture-gpu-a-vulkan.svg",
+        "transfer-size-fixture-gpu-a-wgpu.svg",
     ] {
         assert!(
             built.charts.iter().any(|c| c.file == file),
@@ -234,8 +234,8 @@ fn report_has_a_chart_for_every_family_and_no_scripts() {
         .iter()
         .find(|c| c.file == "copy-offset.svg")
         .unwrap();
-    assert!(offset.svg.contains("Fixture GPU A (vulkan), predicted"));
-    assert!(offset.svg.contains("Fixture GPU B (metal)"));
+    assert!(offset.svg.contains("Fixture GPU A (wgpu), predicted"));
+    assert!(offset.svg.contains("Fixture GPU B (wgpu)"));
 }
 
 #[test]
@@ -251,7 +251,7 @@ fn report_shows_the_simulator_table_and_scatter() {
             role,
             measured_gbps: predicted_gbps * ratio,
             predicted_gbps,
-            bound: Bound::Dram,
+            bound: Some(Bound::Dram),
         };
         Validation {
             path: "made-up.csv".into(),
@@ -369,8 +369,8 @@ fn report_command_writes_the_page_and_charts() {
     ])
     .unwrap();
     assert!(ok, "{stderr}");
-    assert!(!out.join("transfer-size-fixture-gpu-b-metal.svg").exists());
-    assert!(out.join("transfer-size-fixture-gpu-a-vulkan.svg").exists());
+    assert!(!out.join("transfer-size-fixture-gpu-b-wgpu.svg").exists());
+    assert!(out.join("transfer-size-fixture-gpu-a-wgpu.svg").exists());
     assert!(out.join("notes.txt").exists());
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -421,10 +421,10 @@ fn ratios_are_to_the_baseline_chosen_or_the_first_file_given() {
         html[start..start + html[start..].find("</b>").unwrap()].to_owned()
     };
     let (a, b) = ("tests/fixtures/gpu-a.csv", "tests/fixtures/gpu-b.csv");
-    assert_eq!(baseline(&report(&[b, a])), "Fixture GPU B (metal)");
-    assert_eq!(baseline(&report(&[a, b])), "Fixture GPU A (vulkan)");
+    assert_eq!(baseline(&report(&[b, a])), "Fixture GPU B (wgpu)");
+    assert_eq!(baseline(&report(&[a, b])), "Fixture GPU A (wgpu)");
     let chosen = report(&[a, b, "--baseline", "gpu b"]);
-    assert_eq!(baseline(&chosen), "Fixture GPU B (metal)");
+    assert_eq!(baseline(&chosen), "Fixture GPU B (wgpu)");
     // The case tables' ratios are to B: A's offset 0 (1000 GB/s) is 2.000 of B's (500).
     assert!(
         chosen.contains("<td class=\"num\">2.000</td>"),
@@ -460,51 +460,131 @@ fn results_of_another_sizing_are_charted_apart() {
     assert!(built.charts.iter().all(|c| !c.svg.contains(">missing<")));
 }
 
-/// A report whose files cannot all be written (a full disk, here a file-size limit)
-/// fails and leaves the earlier report as it was, with nothing beside it.
-#[test]
+/// The files directly in `dir` (hidden ones too) and their bytes, by name.
+fn listing(dir: &Path) -> std::io::Result<Vec<(String, Vec<u8>)>> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        files.push((name, std::fs::read(entry.path()).unwrap_or_default()));
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// `membench report` of `inputs` into `out` where no file may grow past 64 KiB (EFBIG,
+/// the signal ignored), as on a full disk: whether it succeeded.
 #[cfg(target_os = "linux")]
-fn a_failed_write_leaves_no_debris() {
-    let dir = scratch("full-disk").unwrap();
-    let out = dir.join("report");
-    let args = [
-        "report",
-        "tests/fixtures/gpu-a.csv",
-        "tests/fixtures/gpu-b.csv",
-        "--out",
-        out.to_str().unwrap(),
-    ];
-    let (ok, _, stderr) = membench(&args).unwrap();
-    assert!(ok, "{stderr}");
-    let listing = |dir: &Path| -> Vec<(String, Vec<u8>)> {
-        let mut files: Vec<_> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .map(|p| {
-                (
-                    p.file_name().unwrap().to_string_lossy().into_owned(),
-                    std::fs::read(&p).unwrap_or_default(),
-                )
-            })
-            .collect();
-        files.sort();
-        files
-    };
-    let before = listing(&out);
-    // Writes beyond 64 KiB fail (EFBIG, the signal ignored) as they would on a full disk.
-    let status = Command::new("bash")
+fn report_on_a_full_disk(inputs: &[&str], out: &Path) -> std::io::Result<bool> {
+    let output = Command::new("bash")
         .arg("-c")
         .arg("trap '' XFSZ; ulimit -f 64; exec \"$0\" \"$@\"")
         .arg(env!("CARGO_BIN_EXE_membench"))
-        .args(args)
+        .arg("report")
+        .args(inputs)
+        .arg("--out")
+        .arg(out)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
-    assert!(!status.status.success(), "the limited write succeeded");
-    assert_eq!(listing(&out), before, "the earlier report changed");
-    let beside: Vec<String> = listing(&dir).into_iter().map(|(name, _)| name).collect();
+        .output()?;
+    Ok(output.status.success())
+}
+
+/// A report whose files cannot all be written (a full disk, here a file-size limit)
+/// fails and leaves the earlier report byte for byte as it was, though the new one
+/// would have put another baseline's numbers under the same chart names; into a new
+/// directory it leaves nothing, not even empty files.
+#[test]
+#[cfg(target_os = "linux")]
+fn a_failed_write_leaves_the_old_report_whole_and_no_debris() {
+    let dir = scratch("full-disk").unwrap();
+    let out = dir.join("report");
+    let (a, b) = ("tests/fixtures/gpu-a.csv", "tests/fixtures/gpu-b.csv");
+    let (ok, _, stderr) = membench(&["report", a, b, "--out", out.to_str().unwrap()]).unwrap();
+    assert!(ok, "{stderr}");
+    std::fs::write(out.join("top.png"), "the user's screenshot").unwrap();
+    let before = listing(&out).unwrap();
+    let written = report_on_a_full_disk(&[b, a], &out).unwrap();
+    assert!(!written, "the limited write succeeded");
+    assert_eq!(listing(&out).unwrap(), before, "the earlier report changed");
+    let beside: Vec<String> = listing(&dir).unwrap().into_iter().map(|(n, _)| n).collect();
     assert_eq!(beside, ["report"]);
+
+    let new = dir.join("new/report");
+    let written = report_on_a_full_disk(&[b, a], &new).unwrap();
+    assert!(!written, "the limited write succeeded");
+    assert!(!dir.join("new").exists(), "{:?}", listing(&dir.join("new")));
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A device whose name fills most of a file name's 255 bytes: the report is written,
+/// every chart under a name of bounded length, each still its own.
+#[test]
+fn a_long_device_name_makes_short_chart_names() {
+    let dir = scratch("long-name").unwrap();
+    let long = format!("Fixture GPU {}", "with a very long name ".repeat(10));
+    let file = edited(&dir, "long.csv", |text| {
+        text.replace("Fixture GPU A", &long)
+    })
+    .unwrap();
+    let out = dir.join("report");
+    let (ok, _, stderr) = membench(&[
+        "report",
+        "--no-simulator",
+        &file,
+        "--out",
+        out.to_str().unwrap(),
+    ])
+    .unwrap();
+    assert!(ok, "{stderr}");
+    let names: Vec<String> = listing(&out).unwrap().into_iter().map(|(n, _)| n).collect();
+    assert!(
+        names
+            .iter()
+            .any(|n| n.starts_with("transfer-size-fixture-gpu-with-a-very"))
+    );
+    for name in &names {
+        assert!(name.len() <= 104, "{name}");
+    }
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert_eq!(html.matches("<svg").count(), names.len() - 2, "{names:?}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A pointer chase's bandwidth is 4 bytes a load: its rows read in ns per load in
+/// `compare` and the report, never as 0.0 GB/s.
+#[test]
+fn a_latency_reads_in_ns_per_load() {
+    let device = |name: &str, ns: f64| DeviceResults {
+        path: format!("{name}.csv").into(),
+        label: name.to_owned(),
+        setting: membench::suite::Setting::WGPU,
+        rows: vec![Row {
+            family: Family::Latency,
+            variant: "chase".into(),
+            param: "footprint=1073741824".parse().unwrap(),
+            status: results::Status::Ok,
+            elements: 4096,
+            bytes: 4 * 4096,
+            gbps_median: Some(4.0 / ns),
+            sim_gbps: Some(4.0 / 500.0),
+            device: name.to_owned(),
+            ..Row::default()
+        }],
+    };
+    let devices = [device("GPU A", 600.0), device("GPU B", 300.0)];
+    for format in [Format::Table, Format::Markdown] {
+        let text = compare::render(&devices, format).unwrap();
+        assert!(
+            text.contains("600.0 ns") && text.contains("500.0 ns"),
+            "{text}"
+        );
+        let mut cells = text.split(|c: char| c.is_whitespace() || c == '|');
+        assert!(!cells.any(|cell| cell == "0.0"), "{text}");
+    }
+    let html = report::build(&devices, &[]).unwrap().html;
+    let table = &html[html.find("All 1 latency cases").unwrap()..];
+    assert!(table.contains("GPU A<br>ns per load"), "{table}");
+    assert!(table.contains("<td class=\"num\">600.0</td>"), "{table}");
 }
 
 /// The fixture with one edit, written to a scratch file.

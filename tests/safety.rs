@@ -120,16 +120,28 @@ fn a_report_keeps_what_it_did_not_write_and_drops_only_its_own_old_files() {
     );
     assert!(out.join("mine.svg").exists());
     let manifest = std::fs::read_to_string(out.join(membench::report::MANIFEST)).unwrap();
-    assert!(manifest.lines().any(|l| l == "index.html"), "{manifest}");
+    assert!(listed(&manifest).contains(&"index.html"), "{manifest}");
     assert!(!manifest.contains("mine.svg") && !manifest.contains("notes"));
-    // A chart the manifest lists and the next report does not write is removed.
-    std::fs::write(out.join("old-chart.svg"), "<svg/>").unwrap();
+    // A chart the report wrote, renamed as if an earlier report had drawn it under a
+    // name this one no longer writes: it is removed, the user's files are not.
+    let chart = manifest
+        .lines()
+        .find_map(|l| {
+            l.split_once("  ")
+                .filter(|(_, name)| name.ends_with(".svg"))
+        })
+        .map(|(digest, name)| (digest.to_owned(), name.to_owned()))
+        .unwrap();
+    std::fs::copy(out.join(&chart.1), out.join("old-chart.svg")).unwrap();
     std::fs::write(
         out.join(membench::report::MANIFEST),
-        format!("{manifest}old-chart.svg\n../outside.svg\n"),
+        format!(
+            "{manifest}{}  old-chart.svg\n{}  ../outside.svg\n",
+            chart.0, chart.0
+        ),
     )
     .unwrap();
-    std::fs::write(dir.join("outside.svg"), "<svg/>").unwrap();
+    std::fs::copy(out.join(&chart.1), dir.join("outside.svg")).unwrap();
     let (status, _, stderr) = report_into(&out).unwrap();
     assert!(status.success(), "{stderr}");
     assert!(!out.join("old-chart.svg").exists());
@@ -144,6 +156,61 @@ fn a_report_keeps_what_it_did_not_write_and_drops_only_its_own_old_files() {
         tree(&dir).unwrap()
     );
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A user's own file that happens to have the manifest's name, listing the user's
+/// files (or a manifest copied from another report, whose files these are not): the
+/// report removes none of them.
+#[test]
+fn a_manifest_membench_did_not_write_removes_nothing() {
+    let dir = scratch("planted-manifest").unwrap();
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let mine = ["notes.txt", "copy-offset-old.svg", "index.htm"];
+    for name in mine {
+        std::fs::write(out.join(name), format!("{name}: mine")).unwrap();
+    }
+    std::fs::write(
+        out.join(membench::report::MANIFEST),
+        format!("{}\n", mine.join("\n")),
+    )
+    .unwrap();
+    let (status, _, stderr) = report_into(&out).unwrap();
+    assert!(status.success(), "{stderr}");
+    let kept = |name: &str| std::fs::read_to_string(out.join(name)).ok();
+    for name in mine {
+        assert_eq!(kept(name), Some(format!("{name}: mine")));
+    }
+    // Then a manifest as membench writes them, of another directory's files that had
+    // the same names.
+    let manifest = std::fs::read_to_string(out.join(membench::report::MANIFEST)).unwrap();
+    let header = manifest.lines().next().unwrap();
+    let digest = manifest.lines().nth(1).unwrap().split_once("  ").unwrap().0;
+    let listed: String = mine
+        .iter()
+        .map(|name| format!("{digest}  {name}\n"))
+        .collect();
+    std::fs::write(
+        out.join(membench::report::MANIFEST),
+        format!("{header}\n{listed}"),
+    )
+    .unwrap();
+    let (status, _, stderr) = report_into(&out).unwrap();
+    assert!(status.success(), "{stderr}");
+    for name in mine {
+        assert_eq!(kept(name), Some(format!("{name}: mine")));
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// The files a report's manifest lists: its lines after the header, a digest and a
+/// name each.
+fn listed(manifest: &str) -> Vec<&str> {
+    manifest
+        .lines()
+        .skip(1)
+        .filter_map(|line| line.split_once("  ").map(|(_, name)| name))
+        .collect()
 }
 
 #[test]
@@ -169,7 +236,7 @@ fn two_reports_into_one_directory_both_finish_whole() {
             assert!(output.status.success(), "{:?}", output);
         }
         let manifest = std::fs::read_to_string(out.join(membench::report::MANIFEST)).unwrap();
-        for name in manifest.lines() {
+        for name in listed(&manifest) {
             assert!(out.join(name).exists(), "{name} listed, missing");
         }
         assert!(
@@ -178,6 +245,56 @@ fn two_reports_into_one_directory_both_finish_whole() {
             tree(&dir).unwrap()
         );
     }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Reports killed outright (`kill -9`) at moments spread over their writing: none
+/// leaves a chart the manifest does not list, and the next report clears what they
+/// left half done.
+#[test]
+fn a_killed_report_leaves_no_chart_the_manifest_does_not_list() {
+    let dir = scratch("killed-reports").unwrap();
+    let out = dir.join("out");
+    let (status, _, stderr) = report_into(&out).unwrap();
+    assert!(status.success(), "{stderr}");
+    let started = Instant::now();
+    let (status, _, _) = report_into(&out).unwrap();
+    assert!(status.success());
+    let takes = started.elapsed();
+    for step in 0..12 {
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gpu-b.csv");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_membench"))
+            .args(["report", "--no-simulator", "--out"])
+            .arg(&out)
+            .arg(fixture)
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(takes * step / 10);
+        let _ = child.kill();
+        child.wait().unwrap();
+        let Ok(manifest) = std::fs::read_to_string(out.join(membench::report::MANIFEST)) else {
+            continue;
+        };
+        let charts: Vec<String> = tree(&out)
+            .unwrap()
+            .into_iter()
+            .filter(|name| name.ends_with(".svg") && !name.starts_with('.'))
+            .collect();
+        for chart in &charts {
+            assert!(
+                listed(&manifest).contains(&chart.as_str()),
+                "step {step}: {chart} not in {manifest}"
+            );
+        }
+    }
+    let (status, _, stderr) = report_into(&out).unwrap();
+    assert!(status.success(), "{stderr}");
+    assert!(
+        temporaries(&dir).unwrap().is_empty(),
+        "{:?}",
+        tree(&dir).unwrap()
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }
 

@@ -33,7 +33,6 @@ use crate::backend::wgpu as gpu;
 use crate::error::{Error, Result};
 use crate::judge::{baseline, fleet};
 use crate::report::{self, compare};
-use crate::run::progress::style;
 use crate::suite::{self, Measure, REGISTRY, Sizing};
 use crate::{results, validate};
 
@@ -179,13 +178,13 @@ pub fn compare_to_baseline(
 }
 
 /// `report`: the HTML report of the `csv` files (default: every results/*.csv) in
-/// `dir`, the ratios to the device `baseline` names, with the Simulator section unless
-/// `no_simulator`.
+/// `dir`, the ratios to the device `baseline` names, with a Simulator section of the
+/// `predictions` where given (none: the section is left out).
 pub fn report(
     csv: Vec<PathBuf>,
     dir: &Path,
     baseline: Option<&str>,
-    no_simulator: bool,
+    predictions: Option<validate::Predictions>,
 ) -> Result<()> {
     // A file in the directory's place is refused before anything is read or predicted.
     report::destination(dir)?;
@@ -203,28 +202,28 @@ pub fn report(
         // adapter's that sorts first by name (`llvmpipe-…` before `nvidia-…`).
         devices.sort_by_key(results::DeviceResults::is_software);
     }
-    // The simulator's predictions of every file, made now: the report shows the current
-    // simulator, not the predictions the files recorded.
+    let progress = validate::Progress::stderr();
     let started = Instant::now();
-    let validations = if no_simulator {
-        Vec::new()
-    } else {
-        stderrln!("membench: predicting the measured cases again (--no-simulator leaves this out)");
-        let progress = indicatif::ProgressBar::no_length()
-            .with_style(style("{pos} cases predicted {elapsed}")?);
-        let validations = validate::of_results(&devices, &|| progress.inc(1));
-        progress.finish_and_clear();
-        validations
+    let validations = match predictions {
+        Some(predictions) => validate::of_results(&devices, predictions, &progress),
+        None => Vec::new(),
     };
-    if !validations.is_empty() {
+    if let Some(predictions) = predictions {
+        let how = match predictions {
+            validate::Predictions::Recorded => "the predictions the rows recorded",
+            validate::Predictions::Afresh => "every row predicted again (--resimulate)",
+        };
         stderrln!(
-            "membench: simulator validated on {} file(s) in {:.1} s",
+            "membench: simulator judged on {} file(s), {how}, in {:.1} s",
             validations.len(),
             started.elapsed().as_secs_f64()
         );
     }
     // Built in full before anything is written: bad input leaves the directory as it was.
-    let built = report::build(&devices, &validations)?;
+    let built = {
+        let _stage = progress.stage("drawing the page and its charts", 0);
+        report::build(&devices, &validations)?
+    };
     report::write(&built, dir)?;
     stderrln!(
         "membench: report of {} device(s) with {} charts in {}",

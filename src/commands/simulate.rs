@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::results;
-use crate::run::{self, progress};
+use crate::run;
 use crate::sim::device::{self as sim_device, DeviceModel};
 use crate::suite::{self, RunSizing, Sizing};
-use crate::validate;
+use crate::validate::{self, Progress};
 
 /// The preset `simulate` predicts on without `--device` (or `--validate`).
 pub const DEFAULT_PRESET: &str = "h100";
@@ -40,9 +40,9 @@ pub fn simulate(
         model.name,
         model.description
     );
-    let bar = progress::bar(cases.len())?;
-    let predictions = run::predict_cases(&cases, model, &|| bar.inc(1));
-    bar.finish_and_clear();
+    let stage = Progress::stderr().stage("predicting the cases", cases.len());
+    let predictions = run::predict_cases(&cases, model, &|| stage.step());
+    drop(stage);
     let sizing = RunSizing {
         quick,
         ..RunSizing::default()
@@ -96,23 +96,17 @@ pub fn validate(out: &mut dyn Write, asked: &Validating) -> Result<()> {
     let modelling = validate::Modelling {
         preset,
         calibrating,
+        predictions: validate::Predictions::Afresh,
     };
-    let mut validations = Vec::new();
-    for (path, rows) in &files {
-        // How many of the rows are predicted is known only once their cases are found.
-        let bar = indicatif::ProgressBar::no_length().with_style(progress::style(
-            "{pos} cases predicted {elapsed} {wide_msg}",
-        )?);
-        bar.set_message(format!("({})", path.display()));
-        validations.push(validate::validate(
-            path,
-            rows,
-            modelling,
-            asked.filters,
-            &|| bar.inc(1),
-        ));
-        bar.finish_and_clear();
-    }
+    let progress = Progress::stderr();
+    let validations: Vec<validate::Validation> = files
+        .iter()
+        .enumerate()
+        .map(|(index, (path, rows))| {
+            let progress = progress.tagged(validate::file_tag(index, files.len(), path));
+            validate::validate(path, rows, modelling, asked.filters, &progress)
+        })
+        .collect();
     // As for a run, a filter that matches nothing is an error, not an empty table.
     let ids: Vec<String> = validations
         .iter()

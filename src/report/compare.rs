@@ -16,7 +16,7 @@ use comfy_table::{CellAlignment, Table, TableStyle};
 use crate::error::{Error, Result};
 use crate::judge::baseline::{Change, Compared};
 use crate::results::join::{Line, join, tax_ratio, taxes};
-use crate::results::{DeviceResults, Format, Row, markdown_table};
+use crate::results::{self, DeviceResults, Format, Row, markdown_table};
 
 /// How the tables show a case.
 impl Line<'_> {
@@ -29,7 +29,8 @@ impl Line<'_> {
         ]
     }
 
-    /// The measured GB/s as the tables print it, or the status where there is none.
+    /// The measured speed as the tables print it (GB/s, or ns per load for a latency
+    /// family: [`results::speed_text`]), or the status where there is none.
     fn gbps_text(&self, device: usize) -> String {
         let throttled = self
             .cells
@@ -38,8 +39,17 @@ impl Line<'_> {
             .is_some_and(Row::throttled);
         self.gbps(device).map_or_else(
             || self.status(device).to_owned(),
-            |gbps| format!("{gbps:.1}{}", if throttled { THROTTLED } else { "" }),
+            |gbps| {
+                let mark = if throttled { THROTTLED } else { "" };
+                format!("{}{mark}", results::speed_text(self.family, gbps))
+            },
         )
+    }
+
+    /// The predicted speed as the tables print it; nothing where there is none.
+    fn sim_text(&self, device: usize) -> String {
+        self.sim_gbps(device)
+            .map_or_else(String::new, |gbps| results::speed_text(self.family, gbps))
     }
 }
 
@@ -120,7 +130,7 @@ fn device_cells(line: &Line<'_>, device: usize) -> Vec<String> {
     if device > 0 {
         cells.push(number(line.ratio(device), 3));
     }
-    cells.push(number(line.sim_gbps(device), 1));
+    cells.push(line.sim_text(device));
     cells
 }
 
@@ -153,7 +163,8 @@ fn aligned_table(
 
 fn table(devices: &[DeviceResults], lines: &[Line<'_>]) -> String {
     let mut out = String::from(
-        "devices (GB/s measured, [n]/[1] = ratio to device 1, sim = predicted GB/s):\n",
+        "devices (GB/s measured, or ns per load for latency; [n]/[1] = ratio of speeds to \
+         device 1; sim = predicted):\n",
     );
     for (index, device) in devices.iter().enumerate() {
         let about = device.metadata().map_or(String::new(), |row| {
@@ -336,6 +347,10 @@ pub fn render_changes(
     format: Format,
 ) -> Result<String> {
     let percent = |value: Option<f64>, digits: usize| number(value.map(|v| 100.0 * v), digits);
+    let speed = |row: &Row| {
+        row.gbps_median
+            .map_or_else(String::new, |gbps| results::speed_text(row.family, gbps))
+    };
     let verdict = |j: &Compared<'_>| {
         if j.regression && j.outcome == Change::Slower {
             format!("slower, beyond {}", percent(Some(threshold), 1) + " %")
@@ -366,8 +381,8 @@ pub fn render_changes(
                 j.row.param.to_string(),
                 j.row.setting().to_string(),
                 j.label.to_owned(),
-                number(j.baseline.gbps_median, 1),
-                number(j.row.gbps_median, 1),
+                speed(j.baseline),
+                speed(j.row),
                 percent(j.change, 1),
                 percent(Some(j.noise), 2),
                 verdict(j),
@@ -452,10 +467,10 @@ mod tests {
             }),
             ..Row::default()
         };
-        assert_eq!(row(Build::Default, None).device_label(), "GPU (vulkan)");
+        assert_eq!(row(Build::Default, None).device_label(), "GPU (wgpu)");
         assert_eq!(
             row(Build::TaxFree, Some(2)).device_label(),
-            "GPU (vulkan, tax-free, concurrent=2)"
+            "GPU (wgpu, tax-free, concurrent=2)"
         );
     }
 

@@ -39,11 +39,11 @@ pub fn fleet_page(fleet: &Fleet) -> Result<Report> {
                 g + 1,
                 slug(&group.cases[case].id.to_string())
             );
-            let mut file = format!("{stem}.svg");
+            let mut file = super::charts::file_name(&stem);
             let mut copy = 1;
             while !names.insert(file.clone()) {
                 copy += 1;
-                file = format!("{stem}-{copy}.svg");
+                file = super::charts::file_name(&format!("{stem}-{copy}"));
             }
             charts.push((g, strip_chart(fleet, g, case, file)?));
         }

@@ -5,9 +5,8 @@
 //!
 //! The page needs no network and no scripts: the charts are inline SVG, the style is
 //! inline CSS. It is a `maud` template, so every text is escaped where it is written.
-//! Everything is built in memory first, so bad input writes nothing, and written into
-//! a directory beside the destination that then takes its place, so a failed write
-//! leaves no half report.
+//! Everything is built in memory first, so bad input writes nothing, and written whole
+//! ([`write()`]), so a failed write leaves the old report as it was.
 //!
 //! Ratios are to the first device given (`--baseline` picks another; without files,
 //! GPUs come before a software adapter). Results of different sizings are charted
@@ -32,9 +31,8 @@ use std::path::{Path, PathBuf};
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use crate::error::{Error, Result};
-use crate::results::DeviceResults;
-use crate::results::Status;
 use crate::results::join::{Line, Tax, join, tax_ratio, taxes};
+use crate::results::{self, DeviceResults, Status};
 use crate::suite::{Family, REGISTRY};
 use crate::validate;
 use charts::{Chart, Panel};
@@ -47,24 +45,28 @@ const GENERATOR: &str = r#"<meta name="generator" content="membench report">"#;
 
 /// The page's style sheet.
 const STYLE: &str = r#"
-body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1180px; padding: 0 1em; color: #1a1a1a; line-height: 1.45; }
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1360px; padding: 0 1em; color: #1a1a1a; line-height: 1.45; }
 h1 { margin-bottom: 0.2em; }
 h2 { border-bottom: 1px solid #ccc; padding-bottom: 0.2em; margin-top: 2em; }
+p { max-width: 75em; }
 nav { margin: 1em 0; }
 code { font-size: 0.92em; }
 table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.92em; }
-th, td { border: 1px solid #d0d0d0; padding: 0.3em 0.55em; vertical-align: top; text-align: left; overflow-wrap: anywhere; }
+th, td { border: 1px solid #d0d0d0; padding: 0.3em 0.55em; vertical-align: top; text-align: left; }
 th { background: #f4f4f4; }
+td code { white-space: nowrap; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.absent { color: #888; text-align: right; }
 td .bound { font-size: 0.8em; color: #666; white-space: normal; }
 .scroll { overflow-x: auto; max-width: 100%; }
+table.summary { width: 100%; }
 .summary td { vertical-align: middle; }
-.summary img { width: 260px; height: auto; border: 1px solid #e4e4e4; display: block; }
+.summary td.chart { width: 62%; }
+.summary img { width: 100%; min-width: 480px; height: auto; border: 1px solid #e4e4e4; display: block; }
 .finding { margin: 0.15em 0; }
 .matrix td.verdict { text-align: center; font-weight: 600; white-space: nowrap; width: 2.2em; }
 .matrix tr.family th { background: #fafafa; font-weight: 600; }
-.matrix details p, .matrix details ul { margin: 0.3em 0; font-size: 0.9em; color: #333; overflow-wrap: anywhere; }
+.matrix details p, .matrix details ul { margin: 0.3em 0; font-size: 0.9em; color: #333; }
 .verdict.yes, .mark.yes { background: #e3f4e6; }
 .verdict.no, .mark.no { background: #fbe3e4; }
 .verdict.na, .mark.na { background: #f3f3f3; color: #666; }
@@ -316,14 +318,14 @@ impl Page<'_> {
                  give every rule and number."
             }
             "\n"
-            table class="summary" {
+            div class="scroll" { table class="summary" {
                 "\n"
                 tr { th { "family" } th { "finding" } th { "key chart" } } "\n"
                 @for family in self.families {
                     tr {
                         td { a href={ "#family-" (family) } { (family) } }
                         td { (finding(*family, &charted)) }
-                        td {
+                        td class="chart" {
                             @if let Some(chart) = self.family_charts(*family).next() {
                                 a href={ "#" (chart.anchor()) } {
                                     img src=(chart.file) alt=(chart.title);
@@ -333,7 +335,7 @@ impl Page<'_> {
                     }
                     "\n"
                 }
-            }
+            } }
             "\n"
         }
     }
@@ -378,7 +380,7 @@ impl Page<'_> {
                                 tr {
                                     td { (line.family) } td { (line.variant) } td { code { (line.param) } }
                                     @for &column in &tax.columns {
-                                        td class="num" { (number(line.gbps(column), 1)) }
+                                        td class="num" { (line.gbps(column).map(|gbps| results::speed_text(line.family, gbps)).unwrap_or_default()) }
                                     }
                                     @for column in tax.ratio_columns() {
                                         td class="num" { (number(tax_ratio(tax, line, column), 2)) }
@@ -395,7 +397,7 @@ impl Page<'_> {
         }
     }
 
-    /// Per file, the simulator's current predictions judged against the measurements:
+    /// Per file, the simulator's predictions judged against the measurements:
     /// the accuracy of the held-out rows per family, the calibration rows apart, the
     /// order within each ladder and sweep, and the scatter.
     fn simulator_section(&self) -> Markup {
@@ -404,9 +406,12 @@ impl Page<'_> {
                 h2 id="simulator" { "Simulator" } "\n"
                 p {
                     "Every measured case of each file (the wgpu build closest to the hardware) \
-                     predicted again by the current simulator, on the preset closest to the \
-                     device calibrated from the file's calibration rows, as "
-                    code { "membench simulate --validate" } " prints it. Per row the ratio is \
+                     beside its prediction, as "
+                    code { "membench simulate --validate" } " prints it: the prediction its \
+                     row recorded when it was measured, or, with "
+                    code { "--resimulate" } ", one made again now by the current simulator on \
+                     the preset closest to the device, calibrated from the file's calibration \
+                     rows; each file's first line says which. Per row the ratio is \
                      measured ÷ predicted GB/s (= predicted ÷ measured time); APE = |ratio − 1| \
                      is the error of the predicted time; the geometric mean is of the ratio \
                      (above 1: the device beats the model). Spearman's ρ is of measured against \
@@ -487,8 +492,10 @@ fn validation_block(validation: &Validation, scatter: Option<&Chart>) -> Markup 
                 "Calibration rows (fitted, so not judged above): "
                 @for (index, judged) in calibration.iter().enumerate() {
                     @if index > 0 { "; " }
-                    code { (judged.id) } " measured " (format!("{:.1}", judged.measured_gbps))
-                    " GB/s, predicted " (format!("{:.1}", judged.predicted_gbps)) " GB/s"
+                    @let family = judged.id.family;
+                    @let speed = |gbps| format!("{:.1} {}", results::in_unit(family, gbps), results::unit(family));
+                    code { (judged.id) } " measured " (speed(judged.measured_gbps))
+                    ", predicted " (speed(judged.predicted_gbps))
                 }
             }
             "\n"
@@ -719,7 +726,7 @@ fn claims_matrix(devices: &[DeviceResults], families: &[Family]) -> Markup {
             @for device in devices { li { (device.label) } }
         }
         "\n"
-        table class="matrix" {
+        div class="scroll" { table class="matrix" {
             "\n"
             tr {
                 th { "claim" }
@@ -734,7 +741,7 @@ fn claims_matrix(devices: &[DeviceResults], families: &[Family]) -> Markup {
                     (claim_row(claim, devices)) "\n"
                 }
             }
-        }
+        } }
         "\n"
         (absent_claims(families))
     }
@@ -756,7 +763,7 @@ fn absent_claims(families: &[Family]) -> Markup {
                     "): not measured on any device"
                 }
                 "\n"
-                table {
+                div class="scroll" { table {
                     "\n"
                     tr { th { "family" } th { "claim" } th { "rule" } } "\n"
                     @for claim in absent {
@@ -765,7 +772,7 @@ fn absent_claims(families: &[Family]) -> Markup {
                         }
                         "\n"
                     }
-                }
+                } }
                 "\n"
             }
             "\n"
@@ -845,11 +852,7 @@ fn split_by_setting<'a>(devices: &'a [DeviceResults], verdicts: &[Verdict]) -> V
 /// Every case of a family, folded away: each device's GB/s, ratio to the baseline
 /// and prediction.
 fn case_table(family: Family, devices: &[DeviceResults], lines: &[&Line<'_>]) -> Markup {
-    let unit = if crate::results::ON_CHIP_FAMILIES.contains(&family) {
-        "on-chip GB/s"
-    } else {
-        "GB/s"
-    };
+    let unit = results::unit(family);
     html! {
         details {
             summary { "All " (lines.len()) " " (family) " cases" } "\n"
@@ -883,7 +886,7 @@ fn case_row(line: &Line<'_>, device_count: usize) -> Markup {
             td { code { (line.param) } }
             @for index in 0..device_count {
                 @match line.gbps(index) {
-                    Some(gbps) => td class="num" { (format!("{gbps:.1}")) },
+                    Some(gbps) => td class="num" { (in_unit(line.family, Some(gbps))) },
                     None => td class="absent" title=(absent_note(line, index)) {
                         (line.status(index))
                     },
@@ -892,7 +895,7 @@ fn case_row(line: &Line<'_>, device_count: usize) -> Markup {
                     td class="num" { (number(line.ratio(index), 3)) }
                 }
                 td class="num" {
-                    (number(line.sim_gbps(index), 1))
+                    (in_unit(line.family, line.sim_gbps(index)))
                     @if let Some(bound) = line.sim_bound(index) {
                         br; span class="bound" { (bound.describe()) }
                     }
@@ -900,6 +903,12 @@ fn case_row(line: &Line<'_>, device_count: usize) -> Markup {
             }
         }
     }
+}
+
+/// A speed of `family` in its unit (GB/s, or ns per load), one decimal; nothing where
+/// there is none.
+fn in_unit(family: Family, gbps: Option<f64>) -> String {
+    number(gbps.map(|gbps| results::in_unit(family, gbps)), 1)
 }
 
 /// Why a device has no bandwidth for the case, where its row says.

@@ -47,9 +47,9 @@ pub fn read_device(path: &Path) -> Result<Vec<(u64, Row)>> {
 #[derive(Clone, Debug)]
 pub struct DeviceResults {
     pub path: PathBuf,
-    /// The device as the table names it: adapter, backend, the build where it is not
-    /// the default and the adapters measuring at once where more than one
-    /// (`NVIDIA H200 (vulkan, tax-free, concurrent=2)`); the file name is added where
+    /// The device as the table names it: adapter, api, the build where it is not the
+    /// default and the adapters measuring at once where more than one
+    /// (`NVIDIA H200 (wgpu, tax-free, concurrent=2)`); the file name is added where
     /// two would otherwise have the same label.
     pub label: String,
     pub setting: Setting,

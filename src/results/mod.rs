@@ -19,7 +19,10 @@ pub use identity::{Identity, distinct_paths, replace_in_path};
 pub(crate) use read::{csv_message, field_message, unsafe_text};
 pub use read::{file_bytes, parse, parse_with_lines, read, read_existing, read_with_lines};
 pub use rescue::rescue;
-pub use summary::{LATENCY_FAMILIES, ON_CHIP_FAMILIES, copy_peak_gbps, ns_per_element, summary};
+pub use summary::{
+    LATENCY_FAMILIES, ON_CHIP_FAMILIES, copy_peak_gbps, in_unit, ns_per_element, speed_text,
+    summary, unit,
+};
 pub use write::{Format, body, head, markdown_table, merge, render, saved, update, write};
 
 use std::path::PathBuf;
@@ -287,10 +290,11 @@ impl Row {
         Setting::of(self.api, self.build).unwrap_or_default()
     }
 
-    /// `device (backend[, build][, concurrent=N])`: the build where it is not the api's
+    /// `device (api[, build][, concurrent=N])`: the api that measured (`wgpu`, `cuda`;
+    /// the backend under wgpu has its own column), the build where it is not the api's
     /// default, and the adapters that measured at once where it was not alone.
     pub fn device_label(&self) -> String {
-        let mut parts = vec![self.backend.clone()];
+        let mut parts = vec![self.api.to_string()];
         if self.build != Build::Default {
             parts.push(self.build.to_string());
         }

@@ -1,8 +1,11 @@
 //! The table a run ends with: per row the case, its bandwidth (or latency), its share
-//! of the copy peak and the prediction beside.
+//! of its reference (the copy peak, or a transfer's link) and the prediction beside;
+//! and how every table shows a speed in its family's unit.
 
 use super::Row;
+use crate::sim::link::pcie_link_gbps;
 use crate::suite::Family;
+use crate::suite::families::{latency, transfer};
 
 /// The fastest measured `copy/peak` among `rows`: the practical ceiling.
 pub fn copy_peak_gbps(rows: &[Row]) -> Option<f64> {
@@ -29,6 +32,82 @@ pub fn ns_per_element(row: &Row, gbps: Option<f64>) -> Option<f64> {
         .map(|gbps| row.bytes as f64 / gbps / row.elements as f64)
 }
 
+/// The words of the unit `family`'s speed is read in: GB/s, on-chip GB/s, or for a
+/// latency family ns per load.
+pub fn unit(family: Family) -> &'static str {
+    if LATENCY_FAMILIES.contains(&family) {
+        "ns per load"
+    } else if ON_CHIP_FAMILIES.contains(&family) {
+        "on-chip GB/s"
+    } else {
+        "GB/s"
+    }
+}
+
+/// A speed of `family` (its GB/s, measured or predicted) in the family's [`unit`].
+pub fn in_unit(family: Family, gbps: f64) -> f64 {
+    if LATENCY_FAMILIES.contains(&family) {
+        latency::ns_per_load(gbps)
+    } else {
+        gbps
+    }
+}
+
+/// A speed as a table of many families shows it, with one decimal: `2983.4` (GB/s), or
+/// `612.3 ns` (per load) for a latency family, never a latency as `0.0` GB/s.
+pub fn speed_text(family: Family, gbps: f64) -> String {
+    let value = in_unit(family, gbps);
+    if LATENCY_FAMILIES.contains(&family) {
+        format!("{value:.1} ns")
+    } else {
+        format!("{value:.1}")
+    }
+}
+
+/// What the summary's share column reads a row against.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Reference {
+    /// The run's fastest `copy/peak`, GB/s: the practical ceiling of device memory.
+    CopyPeak(f64),
+    /// The host link the GPU's identity names, GB/s: a transfer's ceiling.
+    Link(f64),
+    /// A word instead of a share: `on-chip` throughput, a latency `per load`.
+    Word(&'static str),
+    /// Nothing to read it against (a device copy on the host clock, a transfer where
+    /// the link is unknown, a run without a copy peak).
+    Nothing,
+}
+
+impl Reference {
+    /// The reference of `row` in a run whose fastest copy peak is `peak`.
+    fn of(row: &Row, peak: Option<f64>) -> Reference {
+        let known = |reference: fn(f64) -> Reference, gbps: Option<f64>| {
+            gbps.map_or(Reference::Nothing, reference)
+        };
+        if ON_CHIP_FAMILIES.contains(&row.family) {
+            Reference::Word("on-chip")
+        } else if LATENCY_FAMILIES.contains(&row.family) {
+            Reference::Word("per load")
+        } else if row.family == Family::Transfer && row.variant == transfer::DEVICE_COPY.variant {
+            Reference::Nothing
+        } else if row.family == Family::Transfer {
+            known(Reference::Link, pcie_link_gbps(&row.pcie_link))
+        } else {
+            known(Reference::CopyPeak, peak)
+        }
+    }
+
+    /// The share cell of a row measured at `gbps`: `75.0`, `41.2 link`, a word or `-`.
+    fn cell(self, gbps: Option<f64>) -> String {
+        match (self, gbps) {
+            (Reference::Word(word), _) => word.to_owned(),
+            (Reference::CopyPeak(peak), Some(gbps)) => format!("{:.1}", 100.0 * gbps / peak),
+            (Reference::Link(link), Some(gbps)) => format!("{:.1} link", 100.0 * gbps / link),
+            _ => "-".to_owned(),
+        }
+    }
+}
+
 /// The summary's columns that name the case; numbers and the status follow.
 pub(super) const SUMMARY_TEXT_COLUMNS: usize = 4;
 
@@ -46,11 +125,11 @@ pub(super) const SUMMARY_HEADER: [&str; 10] = [
     "status",
 ];
 
-/// The summary's cells: per row the case, its api/build, bandwidth, share
-/// of the fastest `copy/peak` among `rows` (`on-chip` for the on-chip families), cv,
-/// the simulator's prediction, measured over predicted, and the status. The latency
-/// families show ns per load (`612.3 ns`, measured and predicted) where others show
-/// GB/s, and `per load` for the share.
+/// The summary's cells: per row the case, its api/build, bandwidth, share of its
+/// [`Reference`] (the fastest `copy/peak` among `rows`, a transfer's link, or a word),
+/// cv, the simulator's prediction, measured over predicted, and the status. The
+/// latency families show ns per load (`612.3 ns`, measured and predicted) where others
+/// show GB/s ([`speed_text`]).
 pub(super) fn summary_cells(rows: &[Row]) -> Vec<Vec<String>> {
     let peak = copy_peak_gbps(rows);
     let number = |value: Option<f64>, digits: usize| {
@@ -58,21 +137,11 @@ pub(super) fn summary_cells(rows: &[Row]) -> Vec<Vec<String>> {
     };
     rows.iter()
         .map(|row| {
-            let latency = LATENCY_FAMILIES.contains(&row.family);
             let speed = |gbps: Option<f64>| {
-                if latency {
-                    ns_per_element(row, gbps).map_or("-".to_owned(), |ns| format!("{ns:.1} ns"))
-                } else {
-                    number(gbps, 1)
-                }
+                gbps.filter(|&gbps| gbps > 0.0)
+                    .map_or("-".to_owned(), |gbps| speed_text(row.family, gbps))
             };
-            let share = if ON_CHIP_FAMILIES.contains(&row.family) {
-                "on-chip".to_owned()
-            } else if latency {
-                "per load".to_owned()
-            } else {
-                number(row.gbps_median.zip(peak).map(|(g, p)| 100.0 * g / p), 1)
-            };
+            let share = Reference::of(row, peak).cell(row.gbps_median);
             let status = if row.note.is_empty() {
                 row.status.to_string()
             } else {
@@ -101,7 +170,7 @@ pub fn summary(rows: &[Row]) -> String {
     let (header, cells) = (SUMMARY_HEADER, summary_cells(rows));
     // Text columns at least this wide, numbers exactly this wide: the status, last,
     // runs on.
-    let least = [10, 10, 18, 14, 10, 8, 7, 10, 9];
+    let least = [10, 10, 18, 14, 10, 9, 7, 10, 9];
     let widths: Vec<usize> = least
         .iter()
         .enumerate()
@@ -166,7 +235,7 @@ mod tests {
         let rows = [row("peak", "launch=vec4", 200.0), bank];
         let table = summary(&rows);
         let line = table.lines().find(|l| l.starts_with("bank")).unwrap();
-        assert!(line.contains(" 30000.0  on-chip "), "{line}");
+        assert!(line.contains(" 30000.0   on-chip "), "{line}");
         let header = table.lines().next().unwrap();
         assert_eq!(header.find("param"), line.find("r=1024"), "{table}");
     }
@@ -184,7 +253,30 @@ mod tests {
         };
         let table = summary(&[row("peak", "launch=vec4", 200.0), chase]);
         let line = table.lines().find(|l| l.starts_with("latency")).unwrap();
-        assert!(line.contains(" 610.4 ns per load "), "{line}");
+        assert!(line.contains(" 610.4 ns  per load "), "{line}");
         assert!(line.contains(" 305.2 ns "), "{line}");
+    }
+
+    #[test]
+    fn a_transfer_is_read_against_its_link_never_the_copy_peak() {
+        // Transfers 15 times the copy peak: a share of it would read 1500 %.
+        let transfer = |variant: &str, link: &str| Row {
+            family: Family::Transfer,
+            pcie_link: link.to_owned(),
+            ..row(variant, "size=4096;chunks=1", 30.0)
+        };
+        let link = crate::sim::link::PCIE5_X16_GBPS;
+        let rows = [
+            row("peak", "launch=vec4", 2.0),
+            transfer("upload_pinned", "gen5x16"),
+            transfer("upload_mappable", ""),
+            transfer(transfer::DEVICE_COPY.variant, "gen5x16"),
+        ];
+        let shares: Vec<String> = summary_cells(&rows)
+            .into_iter()
+            .map(|r| r[5].clone())
+            .collect();
+        let of_link = format!("{:.1} link", 100.0 * 30.0 / link);
+        assert_eq!(shares, ["100.0", of_link.as_str(), "-", "-"]);
     }
 }

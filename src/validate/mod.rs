@@ -10,6 +10,11 @@
 //! default build that measures them, and CUDA's) are predicted by the transfer model
 //! ([`crate::sim::transfer`]) for their api, calibrated from CUDA's pinned uploads.
 //!
+//! The predictions are made afresh ([`Predictions::Afresh`]: `simulate --validate`,
+//! `report --resimulate`), or taken from the `sim_*` columns the run recorded beside
+//! each measurement ([`Predictions::Recorded`]: `report`, in seconds), a row that
+//! recorded none predicted now. [`progress`] shows each file's stages on stderr.
+//!
 //! The judgement ([`stats`]) is of measured ÷ predicted bandwidth per row (the
 //! `measured_over_sim` column's ratio), summarised per family for the held-out rows
 //! and, apart, for the calibration rows (the `all` line of the kernel families: the
@@ -17,6 +22,7 @@
 //! ([`rank_groups`]). `membench report` draws the same [`Validation`] as its
 //! "Simulator" section.
 
+pub mod progress;
 mod render;
 pub mod stats;
 
@@ -31,6 +37,7 @@ use crate::sim::device::{self as sim_device, DeviceModel};
 use crate::sim::model::Bound;
 use crate::suite::selects;
 use crate::suite::{Api, Build, CaseId, Family, Key, Params, Rebuilder, Rebuilt, Unmatched};
+pub use progress::{Progress, Stage};
 
 /// Whether `row` is one [`validate`] judges: a kernel row of the wgpu `build` closest
 /// to the hardware, or a transfer row (wgpu's of the default build, the one that
@@ -58,19 +65,32 @@ pub enum Calibrating<'a> {
     From { path: &'a Path, rows: &'a [Row] },
 }
 
+/// Where the predictions judged come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Predictions {
+    /// Every row predicted now by the current simulator: minutes for a full run's file.
+    Afresh,
+    /// The predictions the run recorded beside each measurement (`sim_gbps`,
+    /// `sim_bound`): seconds. A row that recorded none is predicted now.
+    Recorded,
+}
+
 /// How the model of each validated file is made.
 #[derive(Clone, Copy, Debug)]
 pub struct Modelling<'a> {
     /// The preset; `None` for the one closest to each file's device.
     pub preset: Option<&'static DeviceModel>,
     pub calibrating: Calibrating<'a>,
+    pub predictions: Predictions,
 }
 
 impl Modelling<'_> {
-    /// The closest preset, calibrated from each file's own rows: what a run does.
+    /// The closest preset, calibrated from each file's own rows, every row predicted
+    /// now: what a run does.
     pub const OWN: Modelling<'static> = Modelling {
         preset: None,
         calibrating: Calibrating::OwnRows,
+        predictions: Predictions::Afresh,
     };
 }
 
@@ -102,10 +122,24 @@ pub struct Judged {
     pub measured_gbps: f64,
     /// The case's bytes over the predicted time: the same bytes as the measurement's.
     pub predicted_gbps: f64,
-    pub bound: Bound,
+    /// What bounds the prediction; `None` where a recorded one did not say (files of
+    /// schema version 3 and older).
+    pub bound: Option<Bound>,
 }
 
 impl Judged {
+    /// `row`, judged in `role` against a prediction of `predicted_gbps`.
+    fn of(row: &Row, role: Role, predicted_gbps: f64, bound: Option<Bound>) -> Judged {
+        Judged {
+            id: row.id(),
+            api: row.api,
+            role,
+            measured_gbps: row.gbps_median.unwrap_or_default(),
+            predicted_gbps,
+            bound,
+        }
+    }
+
     /// Measured ÷ predicted bandwidth (= predicted ÷ measured time).
     pub fn ratio(&self) -> f64 {
         self.measured_gbps / self.predicted_gbps
@@ -153,21 +187,100 @@ pub struct Validation {
 
 /// Validates the measured rows of one file (`path`, `rows`: one device) with a model
 /// made as `modelling` says, judging only the cases that match one of `filters` (all
-/// for none; calibration reads every row); `done` is called after each prediction
-/// (for progress).
+/// for none; calibration reads every row); each stage shows on `progress`.
 pub fn validate(
     path: &Path,
     rows: &[Row],
     modelling: Modelling<'_>,
     filters: &[String],
-    done: &(dyn Fn() + Sync),
+    progress: &Progress,
 ) -> Validation {
+    let started = std::time::Instant::now();
     let device = rows.first().map_or_else(String::new, |r| r.device.clone());
     let build = hardware_build(rows);
     let preset = modelling
         .preset
         .unwrap_or_else(|| sim_device::closest_preset(&device));
-    let (calibration, calibrated) = match modelling.calibrating {
+    let measured = rows
+        .iter()
+        .filter(|r| judged_row(r, build) && r.status == Status::Ok)
+        .filter(|r| r.gbps_median.is_some_and(|g| g > 0.0))
+        .filter(|r| selects(filters, &r.id().to_string()));
+    // Recorded predictions are taken as they are; the rest are made now.
+    let (recorded, unpredicted): (Vec<&Row>, Vec<&Row>) = measured.partition(|r| {
+        modelling.predictions == Predictions::Recorded && r.sim_gbps.is_some_and(|g| g > 0.0)
+    });
+    let mut judged: Vec<Judged> = recorded
+        .iter()
+        .map(|row| {
+            let role = if calibrates(row, build) {
+                Role::Calibration
+            } else {
+                Role::HeldOut
+            };
+            Judged::of(row, role, row.sim_gbps.unwrap_or_default(), row.sim_bound)
+        })
+        .collect();
+    let recorded_words = "the predictions its rows recorded (sim_gbps)";
+    let (model, calibrated, unjudged) = if unpredicted.is_empty() && !recorded.is_empty() {
+        (*preset, recorded_words.to_owned(), Vec::new())
+    } else {
+        let stage = progress.stage(&format!("calibrating the {} preset", preset.name), 0);
+        let (calibration, words) = model_of(preset, modelling.calibrating, rows);
+        drop(stage);
+        let role = |row: &Row| match modelling.calibrating {
+            Calibrating::OwnRows
+                if is_calibration(&row.id())
+                    && calibration.used.iter().any(|id| *id == row.id()) =>
+            {
+                Role::Calibration
+            }
+            Calibrating::From { path: from, .. } if from == path => Role::Calibration,
+            _ => Role::HeldOut,
+        };
+        let (predicted, unjudged) = predict_now(&unpredicted, &calibration.model, &role, progress);
+        judged.extend(predicted);
+        let words = if recorded.is_empty() {
+            words
+        } else {
+            format!(
+                "{recorded_words}; {} rows that recorded none predicted now, {words}",
+                unpredicted.len()
+            )
+        };
+        (calibration.model, words, unjudged)
+    };
+    Validation {
+        path: path.to_owned(),
+        device,
+        build,
+        model,
+        calibrated,
+        judged,
+        unjudged,
+        seconds: started.elapsed().as_secs_f64(),
+    }
+}
+
+/// Whether `row` is one a model is calibrated from: a [`CALIBRATION`] row's case in
+/// its api (and, for wgpu, the `build` judged).
+fn calibrates(row: &Row, build: Option<Build>) -> bool {
+    let id = row.id();
+    CALIBRATION.iter().any(|calibration| {
+        calibration.is(&id)
+            && calibration.api() == row.api
+            && (row.api != Api::Wgpu || Some(row.build) == build)
+    })
+}
+
+/// The model `preset` calibrated as `calibrating` says (from `rows`, the file's own),
+/// and what it was calibrated from, in words.
+fn model_of(
+    preset: &DeviceModel,
+    calibrating: Calibrating<'_>,
+    rows: &[Row],
+) -> (Calibration, String) {
+    match calibrating {
         Calibrating::OwnRows => {
             let calibration = calibrate(preset, rows);
             let words = used_words(&calibration, "its own rows");
@@ -185,104 +298,98 @@ pub fn validate(
             let words = used_words(&calibration, &from.display().to_string());
             (calibration, words)
         }
-    };
-    let role = |row: &Row| match modelling.calibrating {
-        Calibrating::OwnRows
-            if is_calibration(&row.id()) && calibration.used.iter().any(|id| *id == row.id()) =>
-        {
-            Role::Calibration
-        }
-        Calibrating::From { path: from, .. } if from == path => Role::Calibration,
-        _ => Role::HeldOut,
-    };
-    let measured: Vec<&Row> = rows
-        .iter()
-        .filter(|r| judged_row(r, build) && r.status == Status::Ok)
-        .filter(|r| r.gbps_median.is_some_and(|g| g > 0.0))
-        .filter(|r| selects(filters, &r.id().to_string()))
-        .collect();
-    let started = std::time::Instant::now();
-    // Transfers are predicted from their rows alone: no case to rebuild, and none of the
-    // measuring host's limits (its cores for the threaded paths) to meet here.
-    let (transfers, measured): (Vec<&Row>, Vec<&Row>) = measured
-        .into_iter()
-        .partition(|r| r.family == Family::Transfer);
-    let (found, mut unjudged) = cases_of(&measured);
-    let (found, cases): (Vec<&Row>, Vec<Rebuilt>) = found.into_iter().unzip();
-    let predictions = crate::run::predict_cases(&cases, &calibration.model, done);
-    let mut judged = Vec::new();
-    for ((row, (experiment, case)), prediction) in found.into_iter().zip(&cases).zip(predictions) {
-        let id = case.id(experiment);
-        match prediction {
-            Some(Ok(p)) if p.time_s > 0.0 && p.effective_gbps > 0.0 => judged.push(Judged {
-                id,
-                api: row.api,
-                role: role(row),
-                measured_gbps: row.gbps_median.unwrap_or_default(),
-                predicted_gbps: p.effective_gbps,
-                bound: p.bound,
-            }),
-            Some(Ok(_)) => unjudged.push((id, Unjudged::NoTime)),
-            Some(Err(why)) => unjudged.push((id, Unjudged::Failed(why))),
-            None => unjudged.push((id, Unjudged::NoTime)),
-        }
     }
-    for row in transfers {
+}
+
+/// `rows` predicted now on `model` and judged, each in its `role`: kernels by the
+/// memory model (in parallel, a step of `progress` each), transfers by the transfer
+/// model from their rows alone. The rows that cannot be, with why.
+fn predict_now(
+    rows: &[&Row],
+    model: &DeviceModel,
+    role: &dyn Fn(&Row) -> Role,
+    progress: &Progress,
+) -> (Vec<Judged>, Vec<NotJudged>) {
+    // Transfers need no case rebuilt, nor the measuring host's limits (its cores for
+    // the threaded paths) met here.
+    let (transfers, kernels): (Vec<&Row>, Vec<&Row>) =
+        rows.iter().partition(|r| r.family == Family::Transfer);
+    let (found, mut unjudged) = cases_of(&kernels);
+    let (found, cases): (Vec<&Row>, Vec<Rebuilt>) = found.into_iter().unzip();
+    let stage = (!cases.is_empty())
+        .then(|| progress.stage(&format!("predicting {} rows", cases.len()), cases.len()));
+    let step = || stage.iter().for_each(Stage::step);
+    let predictions = crate::run::predict_cases(&cases, model, &step);
+    drop(stage);
+    let transfer_predictions = transfers.iter().map(|row| {
         let id = row.id();
         let experiment = crate::suite::REGISTRY
             .iter()
             .find(|e| e.family == id.family && e.variant == id.variant);
-        let prediction = experiment.and_then(|experiment| {
-            let case = (&id.params, row.bytes);
-            crate::run::predict_transfer(&calibration.model, experiment, case, row.api)
-        });
+        let case = (&id.params, row.bytes);
+        let prediction = experiment
+            .and_then(|experiment| crate::run::predict_transfer(model, experiment, case, row.api));
+        (*row, prediction)
+    });
+    let mut judged = Vec::new();
+    for (row, prediction) in found
+        .into_iter()
+        .zip(predictions)
+        .chain(transfer_predictions)
+    {
         match prediction {
-            Some(Ok(p)) if p.time_s > 0.0 && p.effective_gbps > 0.0 => judged.push(Judged {
-                api: row.api,
-                role: role(row),
-                measured_gbps: row.gbps_median.unwrap_or_default(),
-                predicted_gbps: p.effective_gbps,
-                bound: p.bound,
-                id,
-            }),
-            Some(Ok(_)) => unjudged.push((id, Unjudged::NoTime)),
-            Some(Err(why)) => unjudged.push((id, Unjudged::Failed(why))),
-            None => unjudged.push((id, Unjudged::Unmatched(Unmatched::Gone))),
+            Some(Ok(p)) if p.time_s > 0.0 && p.effective_gbps > 0.0 => {
+                judged.push(Judged::of(row, role(row), p.effective_gbps, Some(p.bound)));
+            }
+            Some(Ok(_)) => unjudged.push((row.id(), Unjudged::NoTime)),
+            Some(Err(why)) => unjudged.push((row.id(), Unjudged::Failed(why))),
+            None if row.family == Family::Transfer => {
+                unjudged.push((row.id(), Unjudged::Unmatched(Unmatched::Gone)));
+            }
+            None => unjudged.push((row.id(), Unjudged::NoTime)),
         }
     }
-    Validation {
-        path: path.to_owned(),
-        device,
-        build,
-        model: calibration.model,
-        calibrated,
-        judged,
-        unjudged,
-        seconds: started.elapsed().as_secs_f64(),
-    }
+    (judged, unjudged)
 }
 
 /// Every file of `devices` (a report's inputs: one entry per file and setting)
-/// validated as a run would predict it: the closest preset, calibrated from the
-/// file's own rows.
-pub fn of_results(devices: &[DeviceResults], done: &(dyn Fn() + Sync)) -> Vec<Validation> {
+/// validated as a run would predict it (the closest preset, calibrated from the file's
+/// own rows), with the predictions `predictions` says, each file's stages on
+/// `progress`.
+pub fn of_results(
+    devices: &[DeviceResults],
+    predictions: Predictions,
+    progress: &Progress,
+) -> Vec<Validation> {
     let mut files: Vec<&Path> = Vec::new();
     for device in devices {
         if !files.contains(&device.path.as_path()) {
             files.push(&device.path);
         }
     }
+    let modelling = Modelling {
+        predictions,
+        ..Modelling::OWN
+    };
+    let count = files.len();
     files
         .into_iter()
-        .map(|path| {
+        .enumerate()
+        .map(|(index, path)| {
             let rows: Vec<Row> = devices
                 .iter()
                 .filter(|d| d.path == path)
                 .flat_map(|d| d.rows.iter().cloned())
                 .collect();
-            validate(path, &rows, Modelling::OWN, &[], done)
+            let progress = progress.tagged(file_tag(index, count, path));
+            validate(path, &rows, modelling, &[], &progress)
         })
         .collect()
+}
+
+/// `[2/3] results/x.csv`: which file of how many, in progress lines.
+pub fn file_tag(index: usize, count: usize, path: &Path) -> String {
+    format!("[{}/{count}] {}", index + 1, path.display())
 }
 
 /// What `calibration` was fitted to, in words: its rows in `source`, or none.
@@ -376,14 +483,7 @@ pub fn rank_groups(ids: &[&CaseId]) -> Vec<RankGroup> {
             });
         }
     };
-    let mut ladders: Vec<((Family, &Params), Vec<usize>)> = Vec::new();
-    for (index, id) in ids.iter().enumerate() {
-        let key = (id.family, &id.params);
-        match ladders.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, members)) => members.push(index),
-            None => ladders.push((key, vec![index])),
-        }
-    }
+    let ladders = grouped(ids.iter().map(|id| (id.family, &id.params)));
     for ((family, params), members) in ladders {
         add(GroupKind::Ladder, format!("{family} at {params}"), members);
     }
@@ -397,14 +497,10 @@ pub fn rank_groups(ids: &[&CaseId]) -> Vec<RankGroup> {
     }
     for key in keys {
         // Per experiment and the params besides the key: the cases' indices.
-        let mut sweeps: Vec<(SweepKey<'_>, Vec<usize>)> = Vec::new();
-        for (index, id) in ids.iter().enumerate() {
-            let experiment = (id.family, id.variant.as_str(), id.params.without(key));
-            match sweeps.iter_mut().find(|(k, _)| *k == experiment) {
-                Some((_, members)) => members.push(index),
-                None => sweeps.push((experiment, vec![index])),
-            }
-        }
+        let sweeps: Vec<(SweepKey<'_>, Vec<usize>)> = grouped(
+            ids.iter()
+                .map(|id| (id.family, id.variant.as_str(), id.params.without(key))),
+        );
         for ((family, variant, rest), members) in sweeps {
             // At least two cases must have the key: else it is not swept here.
             let swept = members
@@ -424,6 +520,23 @@ pub fn rank_groups(ids: &[&CaseId]) -> Vec<RankGroup> {
                 format!("{family}/{variant} over {key}{at}"),
                 members,
             );
+        }
+    }
+    groups
+}
+
+/// The indices of `keys` grouped by key, the groups in the order of their first
+/// member: in time linear in the keys, for files of many rows.
+fn grouped<K: Clone + Eq + std::hash::Hash>(keys: impl Iterator<Item = K>) -> Vec<(K, Vec<usize>)> {
+    let mut groups: Vec<(K, Vec<usize>)> = Vec::new();
+    let mut positions: std::collections::HashMap<K, usize> = std::collections::HashMap::new();
+    for (index, key) in keys.enumerate() {
+        match positions.get(&key) {
+            Some(&position) => groups[position].1.push(index),
+            None => {
+                positions.insert(key.clone(), groups.len());
+                groups.push((key, vec![index]));
+            }
         }
     }
     groups
@@ -593,7 +706,7 @@ mod tests {
         resized.bytes /= 2;
         rows.extend([gone, resized, transfer.remove(0)]);
         let path = Path::new("test.csv");
-        let own = validate(path, &rows, Modelling::OWN, &[], &|| {});
+        let own = validate(path, &rows, Modelling::OWN, &[], &Progress::hidden());
         assert_eq!(
             roles(&own),
             [
@@ -643,7 +756,7 @@ mod tests {
             &rows,
             Modelling::OWN,
             &["copy/offset/offset=3".into()],
-            &|| {},
+            &Progress::hidden(),
         );
         assert_eq!(roles(&offset), [roles(&own)[0].clone()]);
         assert_eq!(offset.model, own.model);
@@ -660,15 +773,17 @@ mod tests {
                     path: Path::new(from),
                     rows: &rows,
                 },
+                predictions: Predictions::Afresh,
             };
-            let validation = validate(path, &rows, modelling, &[], &|| {});
+            let validation = validate(path, &rows, modelling, &[], &Progress::hidden());
             assert!(roles(&validation).iter().all(|(_, r)| *r == role), "{from}");
         }
         let alone = Modelling {
             preset: crate::sim::device::preset("h100"),
             calibrating: Calibrating::Nothing,
+            predictions: Predictions::Afresh,
         };
-        let validation = validate(path, &rows, alone, &[], &|| {});
+        let validation = validate(path, &rows, alone, &[], &Progress::hidden());
         assert!(roles(&validation).iter().all(|(_, r)| *r == Role::HeldOut));
         assert!(!validation.model.calibrated && validation.model.name == "h100");
     }
@@ -691,7 +806,13 @@ mod tests {
         assert_eq!(tax_free.variant, "readback");
         tax_free.build = Build::TaxFree;
         rows.push(tax_free);
-        let own = validate(Path::new("t.csv"), &rows, Modelling::OWN, &[], &|| {});
+        let own = validate(
+            Path::new("t.csv"),
+            &rows,
+            Modelling::OWN,
+            &[],
+            &Progress::hidden(),
+        );
         let judged: Vec<(String, Api, Role)> = own
             .judged
             .iter()
@@ -739,6 +860,68 @@ mod tests {
         let held_out = own.accuracy(Role::HeldOut);
         assert_eq!(held_out.len(), 1, "no kernel row, no `all`: {held_out:?}");
         assert_eq!((held_out[0].0.as_str(), held_out[0].1.n), ("transfer", 2));
+    }
+
+    #[test]
+    fn recorded_predictions_are_judged_as_they_are_and_only_a_row_without_one_is_predicted() {
+        let mut rows = rows(&["copy/peak/launch=vec4$", "copy/offset/offset=3$"]);
+        for row in &mut rows {
+            let peak = row.variant == "peak";
+            row.sim_gbps = Some(if peak { 50.0 } else { 200.0 });
+            row.sim_bound = peak.then_some(Bound::Dram);
+        }
+        let recorded = Modelling {
+            predictions: Predictions::Recorded,
+            ..Modelling::OWN
+        };
+        let path = Path::new("recorded.csv");
+        let judged = |v: &Validation| -> Vec<(String, Role, f64, Option<Bound>)> {
+            let mut judged: Vec<_> = v
+                .judged
+                .iter()
+                .map(|j| (j.id.to_string(), j.role, j.predicted_gbps, j.bound))
+                .collect();
+            judged.sort_by(|a, b| a.0.cmp(&b.0));
+            judged
+        };
+        let taken = validate(path, &rows, recorded, &[], &Progress::hidden());
+        assert_eq!(
+            judged(&taken),
+            [
+                (
+                    "copy/offset/offset=3".to_owned(),
+                    Role::HeldOut,
+                    200.0,
+                    None
+                ),
+                (
+                    "copy/peak/launch=vec4".to_owned(),
+                    Role::Calibration,
+                    50.0,
+                    Some(Bound::Dram)
+                ),
+            ]
+        );
+        // Nothing predicted, so nothing calibrated.
+        assert!(!taken.model.calibrated, "{}", taken.calibrated);
+        assert!(
+            taken
+                .headline()
+                .contains("the predictions its rows recorded")
+        );
+
+        for row in rows.iter_mut().filter(|r| r.variant == "offset") {
+            row.sim_gbps = None;
+        }
+        let partly = validate(path, &rows, recorded, &[], &Progress::hidden());
+        let afresh = validate(path, &rows, Modelling::OWN, &[], &Progress::hidden());
+        assert_eq!(judged(&partly)[0], judged(&afresh)[0]);
+        assert_eq!(judged(&partly)[1], judged(&taken)[1]);
+        assert!(
+            partly
+                .calibrated
+                .contains("1 rows that recorded none predicted now")
+        );
     }
 
     fn ids(texts: &[&str]) -> Vec<CaseId> {

@@ -4,7 +4,8 @@
 
 use super::stats::{Accuracy, RANK_TIES};
 use super::{GroupKind, NotJudged, Ranked, Role, Validation};
-use crate::results::Format;
+use crate::results::{Format, speed_text};
+use crate::sim::model::Bound;
 use crate::suite::Api;
 
 /// The columns of the accuracy table, after `rows` and `family`.
@@ -78,7 +79,8 @@ fn rank_table(ranked: &[Ranked]) -> (Vec<String>, Vec<Vec<String>>) {
     (header, rows)
 }
 
-/// The per-row listing of `--verbose`.
+/// The per-row listing of `--verbose`: a latency in ns per load (`612.3 ns`), as every
+/// table shows it.
 fn row_table(validation: &Validation) -> (Vec<String>, Vec<Vec<String>>) {
     let header = [
         "case",
@@ -100,10 +102,10 @@ fn row_table(validation: &Validation) -> (Vec<String>, Vec<Vec<String>>) {
                     _ => j.id.to_string(),
                 },
                 j.role.label().to_owned(),
-                format!("{:.1}", j.measured_gbps),
-                format!("{:.1}", j.predicted_gbps),
+                speed_text(j.id.family, j.measured_gbps),
+                speed_text(j.id.family, j.predicted_gbps),
                 format!("{:.3}", j.ratio()),
-                j.bound.name().to_owned(),
+                j.bound.map_or("-", Bound::name).to_owned(),
             ]
         })
         .collect();

@@ -67,13 +67,31 @@ impl Panel<'_> {
     /// A chart's title and file name within this panel: those of another sizing say so.
     fn names(&self, title: String, stem: &str) -> (String, String) {
         match &self.sizing {
-            None => (title, format!("{stem}.svg")),
+            None => (title, file_name(stem)),
             Some((number, devices)) => (
                 format!("{title} (sizing {number}: {devices})"),
-                format!("{stem}-sizing-{number}.svg"),
+                file_name(&format!("{stem}-sizing-{number}")),
             ),
         }
     }
+}
+
+/// The longest stem of a chart's file name, in bytes: far below the 255 a file name
+/// may have, so that a long device name never makes a chart unwritable.
+const MAX_STEM_BYTES: usize = 100;
+
+/// A chart's file name from `stem`: as it is where it is short; else its first bytes and
+/// a digest of the whole, so that two long stems stay apart.
+pub fn file_name(stem: &str) -> String {
+    if stem.len() <= MAX_STEM_BYTES {
+        return format!("{stem}.svg");
+    }
+    let digest = super::write::digest(stem.as_bytes());
+    let mut end = MAX_STEM_BYTES - digest.len() - 1;
+    while !stem.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}-{digest}.svg", stem[..end].trim_end_matches('-'))
 }
 
 /// How a line (or a legend's sample of it) is drawn.
@@ -299,6 +317,21 @@ mod tests {
             ),
             "{problems:?}"
         );
+    }
+
+    #[test]
+    fn file_names_stay_short_and_apart() {
+        assert_eq!(file_name("copy-offset"), "copy-offset.svg");
+        let long = |end: &str| format!("tax-{}-{end}", "a".repeat(220));
+        let (one, two) = (file_name(&long("x")), file_name(&long("y")));
+        assert_ne!(one, two);
+        for name in [&one, &two] {
+            assert!(name.len() <= MAX_STEM_BYTES + ".svg".len(), "{name}");
+            assert!(
+                name.starts_with("tax-aaa") && name.ends_with(".svg"),
+                "{name}"
+            );
+        }
     }
 
     #[test]

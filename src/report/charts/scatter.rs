@@ -23,7 +23,7 @@ pub fn scatter_chart(validation: &Validation) -> Result<Chart> {
     );
     // Named after the results file: two files of one device (two builds) differ.
     let stem = validation.path.file_stem().unwrap_or_default();
-    let file = format!("simulator-{}.svg", slug(&stem.to_string_lossy()));
+    let file = super::file_name(&format!("simulator-{}", slug(&stem.to_string_lossy())));
     let svg = scatter_svg(&title, validation).map_err(|message| chart_error(&file, message))?;
     Ok(Chart {
         family: None,
@@ -106,7 +106,7 @@ fn scatter_svg(title: &str, validation: &Validation) -> Result<String, String> {
         let format = |v: &f64| number_label(axis.value(*v));
         context
             .configure_mesh()
-            .x_desc("predicted GB/s (simulator, now)")
+            .x_desc("predicted GB/s (simulator)")
             .y_desc("measured GB/s (median)")
             .x_label_formatter(&format)
             .y_label_formatter(&format)

@@ -548,22 +548,22 @@ impl Sweep {
     }
 }
 
-/// A file's chart's device: its one device's label, or the model and every backend of
-/// its settings (`NVIDIA H100 80GB HBM3 (vulkan and cuda)`).
+/// A file's chart's device: its one device's label, or the model and every api of its
+/// settings (`NVIDIA H100 80GB HBM3 (wgpu and cuda)`).
 fn file_title(devices: &[&DeviceResults], chart: &[usize]) -> String {
     let first = devices[chart[0]];
     let (Some(row), true) = (first.rows.first(), chart.len() > 1) else {
         return first.label.clone();
     };
-    let mut backends: Vec<&str> = Vec::new();
+    let mut apis: Vec<&str> = Vec::new();
     for &index in chart {
-        if let Some(backend) = devices[index].rows.first().map(|r| r.backend.as_str())
-            && !backends.contains(&backend)
+        if let Some(api) = devices[index].rows.first().map(|r| r.api.as_str())
+            && !apis.contains(&api)
         {
-            backends.push(backend);
+            apis.push(api);
         }
     }
-    format!("{} ({})", row.device, backends.join(" and "))
+    format!("{} ({})", row.device, apis.join(" and "))
 }
 
 /// Whether the rest of the param differs between series, and so belongs in their names.

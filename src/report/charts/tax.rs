@@ -32,7 +32,7 @@ pub fn tax_chart(devices: &[DeviceResults], tax: &Tax<'_, '_>) -> Result<Chart> 
         tax.device,
         setting(tax.reference)
     );
-    let file = format!("tax-{}.svg", slug(tax.device));
+    let file = super::file_name(&format!("tax-{}", slug(tax.device)));
     let entries: Vec<Entry> = columns
         .iter()
         .enumerate()
