@@ -270,6 +270,47 @@ fn a_timed_case_reports_sane_statistics() {
     );
 }
 
+/// Every launch case wgpu runs is measured as a run takes it: on the GPU clock, or on
+/// the host's for the submissions, with sane samples.
+#[test]
+fn every_launch_case_times_on_its_own_clock() {
+    let Some(ctx) = context().unwrap() else {
+        return;
+    };
+    let settings = RunSettings {
+        samples: MIN_SAMPLES,
+        ..quick()
+    };
+    let sizing = sizing(&ctx, &settings).unwrap();
+    let backend = Wgpu {
+        ctx: &ctx,
+        build: WgpuBuild::Default,
+    };
+    let mut timed = 0;
+    for experiment in membench::suite::families::launch::EXPERIMENTS {
+        for case in (experiment.cases)(&sizing).into_iter().take(2) {
+            let id = case.id(experiment);
+            if case.skip.is_some() || backend.skip(experiment, &case).is_some() {
+                continue;
+            }
+            let timing = match measure(&ctx, experiment, &case, &settings) {
+                Outcome::Measured(timing) => timing,
+                Outcome::Failed(why) => panic!("{id} failed: {why}"),
+                _ => panic!("{id} did not measure"),
+            };
+            assert!(timing.samples_ns.iter().all(|&ns| ns > 0.0), "{id}");
+            let host = case.dispatch.host_clock() || !ctx.has_timestamps();
+            assert_eq!(
+                timing.timer.label(),
+                if host { "wall" } else { "gpu" },
+                "{id}"
+            );
+            timed += 1;
+        }
+    }
+    assert!(timed >= 7, "{timed} launch cases timed");
+}
+
 #[test]
 fn a_cold_sample_sums_its_dispatches_each_after_a_flush() {
     let Some(ctx) = context().unwrap() else {

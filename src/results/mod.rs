@@ -8,6 +8,7 @@
 mod device;
 mod identity;
 pub mod join;
+pub mod launch;
 pub mod levels;
 mod read;
 mod rescue;

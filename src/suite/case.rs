@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use super::{
-    Binding, Cache, CaseId, CudaLaunch, Expected, Experiment, Grid, Key, Params, Sizing, Words,
-    words,
+    Binding, Cache, CaseId, CudaLaunch, Dispatch, Expected, Experiment, Grid, Key, Params, Sizing,
+    Words, words,
 };
 
 /// One measurable configuration of an experiment.
@@ -44,6 +44,9 @@ pub struct Case {
     /// How the CUDA backend launches the case beyond its grid (a setting WGSL cannot
     /// express, which the case's params record); wgpu skips a case that has one.
     pub cuda_launch: CudaLaunch,
+    /// How the clock issues the timed dispatches (the `launch` family's ways; else back
+    /// to back in one pass).
+    pub dispatch: Dispatch,
 }
 
 impl Case {
@@ -69,6 +72,7 @@ impl Case {
                 cache: Cache::Warm,
                 untimed_first: 0,
                 cuda_launch: CudaLaunch::Plain,
+                dispatch: Dispatch::Pass,
             },
         }
     }
@@ -267,6 +271,12 @@ impl CaseBuilder<'_> {
     /// [`Case::cuda_launch`].
     pub fn cuda_launch(mut self, launch: CudaLaunch) -> Self {
         self.case.cuda_launch = launch;
+        self
+    }
+
+    /// How the clock issues the timed dispatches: see [`Case::dispatch`].
+    pub fn dispatch(mut self, dispatch: Dispatch) -> Self {
+        self.case.dispatch = dispatch;
         self
     }
 

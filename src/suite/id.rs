@@ -79,6 +79,7 @@ names! {
         Latency = "latency",
         Hierarchy = "hierarchy",
         Transfer = "transfer",
+        Launch = "launch",
     }
 }
 

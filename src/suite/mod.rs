@@ -12,6 +12,7 @@
 
 pub mod case;
 pub mod data;
+pub mod dispatch;
 pub mod families;
 pub mod id;
 pub mod profile;
@@ -25,6 +26,7 @@ pub mod verify;
 
 pub use case::{Buffer, Case, CaseBuilder, CaseData, check_inputs};
 pub use data::{PIECE_WORDS, Words, f32_data, f32_word, f32_words, mix, words};
+pub use dispatch::Dispatch;
 pub use id::{
     Api, Build, Cache, CaseId, CudaBuild, FLUSH_BYTES, Family, Key, Params, SOFTWARE_FLUSH_BYTES,
     Setting, Value, WgpuBuild, check_variant,
@@ -38,8 +40,8 @@ pub use transfer_path::{CudaPath, HostMemory, Schedule, TransferPath};
 pub use verify::{Checker, Expected, POISON, Rule};
 
 use families::{
-    bank, constant, copy, hierarchy, latency, localmem, reduce, stencil, subgroup, transfer,
-    transpose,
+    bank, constant, copy, hierarchy, latency, launch, localmem, reduce, stencil, subgroup,
+    transfer, transpose,
 };
 
 /// The families' experiments, in the order runs and reports show them.
@@ -55,6 +57,7 @@ const FAMILIES: &[&[Experiment]] = &[
     latency::EXPERIMENTS,
     hierarchy::EXPERIMENTS,
     transfer::EXPERIMENTS,
+    launch::EXPERIMENTS,
 ];
 
 /// Every experiment of the suite, in the order runs and reports show them: each
@@ -73,6 +76,7 @@ pub fn wgsl_skip(experiment: &Experiment, case: &Case) -> Option<String> {
         Twin::None(_) => None,
     };
     twin.or_else(|| case.cuda_launch.wgsl_lacks())
+        .or_else(|| case.dispatch.wgsl_lacks())
         .map(|what| format!("no such API in WebGPU: {what}"))
 }
 
@@ -386,7 +390,9 @@ mod tests {
                 "staged_async_4",
                 "staged_async_8",
                 "staged_async_16",
-                "persist"
+                "persist",
+                "graph",
+                "scale_graph"
             ]
         );
         let case = &(SHARED_L1_BYPASS.cases)(&sizing)[0];

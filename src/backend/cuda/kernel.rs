@@ -12,7 +12,7 @@ use super::compile::{Program, check_ptx};
 use super::texture::Texture;
 use super::{Cuda, driver_error};
 use crate::error::{Error, Result};
-use crate::suite::{Buffer, Case, CudaLaunch, Experiment, Words, check_inputs};
+use crate::suite::{Buffer, Case, CudaLaunch, Dispatch, Experiment, Words, check_inputs};
 
 /// The words of an input not given (refused by [`check_inputs`] first).
 static NONE: Words = Words::Held(Vec::new());
@@ -39,6 +39,8 @@ pub struct Prepared {
     config: LaunchConfig,
     /// The case's launch settings beyond the grid, applied by [`Cuda::settle`].
     pub(super) launch: CudaLaunch,
+    /// How the clock issues the timed launches.
+    pub(super) dispatch: Dispatch,
 }
 
 impl Cuda {
@@ -115,6 +117,7 @@ impl Cuda {
             storage,
             outputs,
             launch: case.cuda_launch,
+            dispatch: case.dispatch,
             config: LaunchConfig {
                 grid_dim: (x, y, z),
                 block_dim: (bx, by, bz),

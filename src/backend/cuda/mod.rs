@@ -220,7 +220,11 @@ impl Backend for Cuda {
     fn skip(&self, experiment: &Experiment, case: &Case) -> Option<String> {
         match (experiment.twin, experiment.kernel) {
             (Twin::None(why), Some(_)) => Some(format!("no CUDA twin: {why}")),
-            _ => self.beyond_persisting_limits(case.cuda_launch),
+            _ => case
+                .dispatch
+                .cuda_lacks()
+                .map(|what| format!("not in CUDA: {what}"))
+                .or_else(|| self.beyond_persisting_limits(case.cuda_launch)),
         }
     }
 

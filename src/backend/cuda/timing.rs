@@ -2,15 +2,20 @@
 //! sample is `repeats` launches between two events; samples are queued in batches of
 //! at most about [`BATCH_TARGET_NS`] of work, each waited for with the hang timeout.
 //! A cold launch follows an untimed clear of [`FLUSH_BYTES`], which evicts what the last
-//! one left in the L2.
+//! one left in the L2. The launch family's ways of issuing ([`Dispatch`]): a sample's
+//! launches captured in a graph and the graph launched between the events, or launches
+//! each synchronised (or all, then one synchronisation) on the host clock.
+
+use std::collections::HashMap;
+use std::time::Instant;
 
 use cudarc::driver::sys::{self, CUevent_flags};
-use cudarc::driver::{CudaEvent, DevicePtr};
+use cudarc::driver::{CudaEvent, CudaGraph, DevicePtr};
 
 use super::{Cuda, Prepared, driver_error};
 use crate::error::{Error, Result};
 use crate::measure::{Clock, Timer};
-use crate::suite::{Cache, FLUSH_BYTES};
+use crate::suite::{Cache, Dispatch, FLUSH_BYTES};
 
 /// GPU work queued before the host waits for it: far inside the hang timeout.
 const BATCH_TARGET_NS: f64 = 0.5e9;
@@ -22,6 +27,8 @@ pub struct EventClock<'a> {
     cache: Cache,
     /// The fastest launch seen so far: sizes the batches.
     fastest_launch_ns: Option<f64>,
+    /// A graph of as many launches, per sample size ([`Dispatch::Graph`]).
+    graphs: HashMap<u32, CudaGraph>,
 }
 
 impl<'a> EventClock<'a> {
@@ -31,7 +38,68 @@ impl<'a> EventClock<'a> {
             prepared,
             cache,
             fastest_launch_ns: None,
+            graphs: HashMap::new(),
         }
+    }
+
+    /// Queues `repeats` launches: one by one, or as the graph of that many.
+    fn issue(&self, repeats: u32) -> Result<()> {
+        if self.prepared.dispatch != Dispatch::Graph {
+            for _ in 0..repeats {
+                self.cuda.launch(self.prepared)?;
+            }
+            return Ok(());
+        }
+        let graph = self
+            .graphs
+            .get(&repeats)
+            .ok_or_else(|| Error::Internal("a graph not captured".to_owned()))?;
+        graph.launch().map_err(driver_error("launching a graph"))
+    }
+
+    /// Captures a graph of `repeats` launches, unless one is made.
+    fn capture(&mut self, repeats: u32) -> Result<()> {
+        if self.graphs.contains_key(&repeats) {
+            return Ok(());
+        }
+        let stream = &self.cuda.stream;
+        let mode = sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL;
+        stream
+            .begin_capture(mode)
+            .map_err(driver_error("capturing a graph"))?;
+        let launched = (0..repeats).try_for_each(|_| self.cuda.launch(self.prepared));
+        // The capture ends whatever became of the launches.
+        let graph = stream
+            .end_capture(sys::CUgraphInstantiate_flags(0))
+            .map_err(driver_error("instantiating a graph"));
+        launched?;
+        let graph = graph?.ok_or_else(|| Error::Cuda("a graph captured empty".to_owned()))?;
+        graph.upload().map_err(driver_error("uploading a graph"))?;
+        self.graphs.insert(repeats, graph);
+        Ok(())
+    }
+
+    /// One sample of `repeats` launches on the host clock, each synchronised or all and
+    /// then one synchronisation.
+    fn host_sample(&self, repeats: u32) -> Result<f64> {
+        let synchronise = || {
+            self.cuda
+                .stream
+                .synchronize()
+                .map_err(driver_error("synchronising the stream"))
+        };
+        let each = self.prepared.dispatch == Dispatch::SubmitEach;
+        let start = Instant::now();
+        for _ in 0..repeats {
+            self.cuda.launch(self.prepared)?;
+            if each {
+                synchronise()?;
+            }
+        }
+        if !each {
+            synchronise()?;
+        }
+        Ok(start.elapsed().as_nanos() as f64)
     }
 
     /// An event that records time (events without it are cheaper but cannot be timed).
@@ -55,9 +123,7 @@ impl<'a> EventClock<'a> {
             match self.cache {
                 Cache::Warm => {
                     let start = self.record()?;
-                    for _ in 0..repeats {
-                        self.cuda.launch(self.prepared)?;
-                    }
+                    self.issue(repeats)?;
                     pairs.push((start, self.record()?));
                 }
                 Cache::Cold => {
@@ -96,14 +162,31 @@ impl<'a> EventClock<'a> {
 
 impl Clock for EventClock<'_> {
     fn timer(&self) -> Timer {
-        Timer::Gpu
+        if self.prepared.dispatch.host_clock() {
+            Timer::Wall
+        } else {
+            Timer::Gpu
+        }
     }
 
     fn samples_ns(&mut self, samples: u32, repeats: u32, warmup: u32) -> Result<Vec<f64>> {
         // Another case may share the module, and with it `params` and the attributes.
         self.cuda.settle(self.prepared)?;
-        for _ in 0..warmup {
-            self.cuda.launch(self.prepared)?;
+        if self.prepared.dispatch.host_clock() {
+            for _ in 0..warmup.div_ceil(repeats.max(1)) {
+                self.host_sample(repeats)?;
+            }
+            return (0..samples).map(|_| self.host_sample(repeats)).collect();
+        }
+        if self.prepared.dispatch == Dispatch::Graph {
+            self.capture(repeats)?;
+            for _ in 0..warmup.div_ceil(repeats.max(1)) {
+                self.issue(repeats)?;
+            }
+        } else {
+            for _ in 0..warmup {
+                self.cuda.launch(self.prepared)?;
+            }
         }
         let per_batch = match self.fastest_launch_ns {
             Some(ns) => ((BATCH_TARGET_NS / (ns * f64::from(repeats.max(1)))) as u32).max(1),

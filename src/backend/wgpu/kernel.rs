@@ -4,14 +4,19 @@
 use super::GpuContext;
 use super::pipelines::{Pipeline, describe_pipeline};
 use crate::error::{Error, Result};
-use crate::suite::{Buffer, Case, Experiment, WgpuBuild, Words, check_inputs};
+use crate::suite::{Buffer, Case, Dispatch, Experiment, WgpuBuild, Words, check_inputs};
 
 /// A case ready to dispatch: pipeline, bound buffers and grid.
 pub struct Kernel {
-    pipeline: wgpu::ComputePipeline,
-    bind_group: wgpu::BindGroup,
-    workgroups: [u32; 3],
+    pub(super) pipeline: wgpu::ComputePipeline,
+    pub(super) bind_group: wgpu::BindGroup,
+    pub(super) workgroups: [u32; 3],
     pub(super) outputs: Vec<wgpu::Buffer>,
+    /// What each binding is bound to, in order: the launch clock binds the same inputs
+    /// beside outputs of its own.
+    pub(super) bound: Vec<Bound>,
+    /// How the clock issues the timed dispatches.
+    pub(super) dispatch: Dispatch,
 }
 
 impl Kernel {
@@ -26,6 +31,8 @@ impl Kernel {
             bind_group,
             workgroups,
             outputs: Vec::new(),
+            bound: Vec::new(),
+            dispatch: Dispatch::Pass,
         }
     }
 
@@ -51,8 +58,11 @@ impl Kernel {
 }
 
 /// What one binding of a case is bound to.
-enum Bound {
+#[derive(Clone)]
+pub(super) enum Bound {
     Buffer(wgpu::Buffer),
+    /// An output: written by the kernel, verified.
+    Output(wgpu::Buffer),
     /// The view a `texture_2d<f32>` binding reads; it keeps its texture alive.
     Texture(wgpu::TextureView),
 }
@@ -87,7 +97,11 @@ impl GpuContext {
                 limit,
             });
         }
-        self.assemble(&pipeline, inputs, case.workgroups)
+        let kernel = self.assemble(&pipeline, inputs, case.workgroups)?;
+        Ok(Kernel {
+            dispatch: case.dispatch,
+            ..kernel
+        })
     }
 
     /// Compiles a pipeline and creates its buffers: `inputs` uploaded, outputs
@@ -124,34 +138,46 @@ impl GpuContext {
                     Buffer::Output(words) => {
                         let output = self.poisoned(&label, *words)?;
                         outputs.push(output.clone());
-                        Bound::Buffer(output)
+                        Bound::Output(output)
                     }
                 };
                 bound.push(created);
             }
-            let entries: Vec<wgpu::BindGroupEntry> = bound
-                .iter()
-                .enumerate()
-                .map(|(i, bound)| wgpu::BindGroupEntry {
-                    binding: i as u32,
-                    resource: match bound {
-                        Bound::Buffer(buffer) => buffer.as_entire_binding(),
-                        Bound::Texture(view) => wgpu::BindingResource::TextureView(view),
-                    },
-                })
-                .collect();
-            let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some(pipeline.label),
-                layout: &compiled.get_bind_group_layout(0),
-                entries: &entries,
-            });
+            let bind_group = self.bind(pipeline.label, &compiled, &bound);
             Ok(Kernel {
                 pipeline: compiled,
                 bind_group,
                 workgroups,
                 outputs,
+                bound,
+                dispatch: Dispatch::Pass,
             })
         })?
+    }
+
+    /// A bind group of `pipeline` over `bound`, in binding order.
+    pub(super) fn bind(
+        &self,
+        label: &str,
+        pipeline: &wgpu::ComputePipeline,
+        bound: &[Bound],
+    ) -> wgpu::BindGroup {
+        let entries: Vec<wgpu::BindGroupEntry> = bound
+            .iter()
+            .enumerate()
+            .map(|(i, bound)| wgpu::BindGroupEntry {
+                binding: i as u32,
+                resource: match bound {
+                    Bound::Buffer(buffer) | Bound::Output(buffer) => buffer.as_entire_binding(),
+                    Bound::Texture(view) => wgpu::BindingResource::TextureView(view),
+                },
+            })
+            .collect();
+        self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(label),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &entries,
+        })
     }
 
     /// Dispatches the kernel once and waits for it.

@@ -14,6 +14,7 @@ mod context;
 mod host_memory;
 pub mod identity;
 mod kernel;
+mod launch;
 mod pipelines;
 pub mod spirv;
 pub mod timing;
@@ -31,8 +32,10 @@ use super::Backend;
 use crate::error::Result;
 use crate::measure::{Clock, Sampler, Timing};
 use crate::suite::{
-    Cache, Case, CaseData, Expected, Experiment, Measure, Setting, TransferPath, WgpuBuild, Words,
+    Cache, Case, CaseData, Dispatch, Expected, Experiment, Measure, Setting, TransferPath,
+    WgpuBuild, Words,
 };
+use launch::LaunchClock;
 use timing::KernelClock;
 
 /// The wgpu backend: a device, and the build its kernels are made with.
@@ -69,8 +72,12 @@ impl Backend for Wgpu<'_> {
         self.ctx.verify(kernel, expected)
     }
 
+    /// A case of the launch family on the launch clock, every other on the kernel clock.
     fn clock<'a>(&'a self, kernel: &'a Kernel, cache: Cache) -> Result<Box<dyn Clock + 'a>> {
-        Ok(Box::new(KernelClock::new(self.ctx, kernel, cache)))
+        Ok(match kernel.dispatch {
+            Dispatch::Pass => Box::new(KernelClock::new(self.ctx, kernel, cache)),
+            dispatch => Box::new(LaunchClock::new(self.ctx, kernel, dispatch)),
+        })
     }
 
     fn transfer(

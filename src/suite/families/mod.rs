@@ -6,6 +6,7 @@ pub mod constant;
 pub mod copy;
 pub mod hierarchy;
 pub mod latency;
+pub mod launch;
 pub mod localmem;
 pub mod reduce;
 pub mod stencil;
