@@ -5,6 +5,7 @@
 //! updated under its lock, whole ([`crate::files`]). Reading checks what the rest of
 //! membench relies on, naming the file, line and column of the first problem.
 
+pub mod compute;
 mod device;
 mod identity;
 pub mod join;

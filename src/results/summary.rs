@@ -166,7 +166,8 @@ pub(super) fn summary_cells(rows: &[Row]) -> Vec<Vec<String>> {
 
 /// The readable table `membench run` ends with: [`summary_cells`] in aligned columns,
 /// then the memory levels its sweeps show ([`super::levels::summary_lines`]) and what a
-/// launch costs ([`super::launch::summary_lines`]).
+/// launch costs ([`super::launch::summary_lines`]), the compute peak and the ridge point
+/// ([`super::compute::summary_lines`]).
 pub fn summary(rows: &[Row]) -> String {
     let (header, cells) = (SUMMARY_HEADER, summary_cells(rows));
     // Text columns at least this wide, numbers exactly this wide: the status, last,
@@ -205,6 +206,7 @@ pub fn summary(rows: &[Row]) -> String {
     }
     table.push_str(&super::levels::summary_lines(rows));
     table.push_str(&super::launch::summary_lines(rows));
+    table.push_str(&super::compute::summary_lines(rows));
     table
 }
 

@@ -102,7 +102,9 @@ pub fn predict_cases(
         .map(Buffer::len_bytes);
     let budget = Budget::new(largest.max().unwrap_or(0));
     let predict = |(experiment, case): &(&'static Experiment, Case)| {
-        let simulated = case.skip.is_none() && experiment.measure == Measure::Kernel;
+        let simulated = case.skip.is_none()
+            && experiment.measure == Measure::Kernel
+            && crate::sim::unmodelled(experiment.family).is_none();
         let prediction = simulated.then(|| {
             let _taken = budget.take(sim::prediction_bytes(case));
             sim::predict(experiment, case, model).map_err(|e| e.to_string())
@@ -169,7 +171,10 @@ pub fn predicted_rows(
                 Some(prediction) => fill_prediction(&mut row, prediction),
                 None if case.skip.is_none() => {
                     row.status = Status::NotSimulated;
-                    row.note = "not simulated".to_owned();
+                    row.note = match crate::sim::unmodelled(experiment.family) {
+                        Some(why) => format!("not simulated: {why}"),
+                        None => "not simulated".to_owned(),
+                    };
                 }
                 None => {}
             }

@@ -80,6 +80,7 @@ names! {
         Hierarchy = "hierarchy",
         Transfer = "transfer",
         Launch = "launch",
+        Compute = "compute",
     }
 }
 

@@ -40,7 +40,7 @@ pub use transfer_path::{CudaPath, HostMemory, Schedule, TransferPath};
 pub use verify::{Checker, Expected, POISON, Rule};
 
 use families::{
-    bank, constant, copy, hierarchy, latency, launch, localmem, reduce, stencil, subgroup,
+    bank, compute, constant, copy, hierarchy, latency, launch, localmem, reduce, stencil, subgroup,
     transfer, transpose,
 };
 
@@ -58,6 +58,7 @@ const FAMILIES: &[&[Experiment]] = &[
     hierarchy::EXPERIMENTS,
     transfer::EXPERIMENTS,
     launch::EXPERIMENTS,
+    compute::EXPERIMENTS,
 ];
 
 /// Every experiment of the suite, in the order runs and reports show them: each

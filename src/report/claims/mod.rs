@@ -876,8 +876,8 @@ mod tests {
         // The hierarchy's L1 bypass, DRAM split and zero-input copy are read beside the
         // levels (docs/hierarchy.md), no text claims a ratio of them; nor of the staging
         // of 4-byte elements, synchronous or not (the async-copy claim is 8 and 16 B).
-        // The launch costs are named in the summary (results::launch); no rule
-        // decides them yet.
+        // The launch costs and the compute peak are named in the summary
+        // (results::launch, results::compute); no rule decides them yet.
         assert_eq!(
             references,
             [
@@ -897,7 +897,9 @@ mod tests {
                 "launch/submit_batch",
                 "launch/graph",
                 "launch/scale",
-                "launch/scale_graph"
+                "launch/scale_graph",
+                "compute/f32",
+                "compute/int"
             ]
         );
         assert_eq!(

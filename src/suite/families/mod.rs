@@ -2,6 +2,7 @@
 //! expand into cases, their inputs and CPU references, and the classic result they test.
 
 pub mod bank;
+pub mod compute;
 pub mod constant;
 pub mod copy;
 pub mod hierarchy;
