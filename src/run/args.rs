@@ -51,7 +51,9 @@ pub struct RunArgs {
     /// runtime checks off, barriers at the WGSL spec's scope; unchecked where SPIR-V
     /// passthrough is not offered), unchecked (wgpu: checks off, naga's barriers),
     /// rolled (CUDA: loops with a run-time trip count kept rolled, as NVIDIA's
-    /// Vulkan compiler leaves some). Each row records its build.
+    /// Vulkan compiler leaves some), no-bounds-checks, no-loop-bounding,
+    /// no-int-div-checks (wgpu: that one runtime check off, the others on). Each row
+    /// records its build.
     #[arg(long, value_delimiter = ',', default_values = ["default", "tax-free"], value_parser = Build::from_str)]
     pub build: Vec<Build>,
     /// Timed samples per case.
@@ -66,7 +68,9 @@ pub struct RunArgs {
     #[arg(long, value_parser = parse_matrix)]
     pub size: Option<(u32, u32)>,
     /// Only the cases of a profile: `health`, the few that show a sick memory system,
-    /// in wgpu's default build (seconds on a GPU).
+    /// in wgpu's default build (seconds on a GPU); `tax`, the families where wgpu's
+    /// runtime checks cost most, in its default and unchecked builds and each check off
+    /// alone (docs/tax.md).
     #[arg(long, value_enum)]
     pub profile: Option<Profile>,
     /// Checks the run against an expectation file of the GPU's model (shipped in
@@ -90,6 +94,7 @@ impl RunArgs {
         // A profile measures what a plain wgpu program gets.
         let (apis, builds) = match self.profile {
             Some(Profile::Health) => (vec![health::SETTING.api()], vec![health::SETTING.build()]),
+            Some(Profile::Tax) => (vec![Api::Wgpu], crate::suite::profile::TAX_BUILDS.to_vec()),
             None => (self.api, self.build),
         };
         check_settings(&apis, &builds)?;

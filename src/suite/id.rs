@@ -164,7 +164,10 @@ names! {
     /// passthrough is not offered. For CUDA: `default` is NVRTC's; `rolled` keeps
     /// every loop whose trip count is a run-time value rolled (`#pragma unroll 1`), as
     /// NVIDIA's Vulkan compiler leaves some of the tax-free build's (the subgroup
-    /// rounds, the padded bank tiles' reads): it isolates that cost.
+    /// rounds, the padded bank tiles' reads): it isolates that cost. wgpu's
+    /// `no-bounds-checks`, `no-loop-bounding` and `no-int-div-checks` each turn one of
+    /// wgpu's runtime checks off (`ShaderRuntimeChecks`), the others on: each check's
+    /// share of the tax.
     #[derive(Default)]
     Build {
         #[default]
@@ -172,6 +175,9 @@ names! {
         TaxFree = "tax-free",
         Unchecked = "unchecked",
         Rolled = "rolled",
+        NoBoundsChecks = "no-bounds-checks",
+        NoLoopBounding = "no-loop-bounding",
+        NoIntDivChecks = "no-int-div-checks",
     }
 }
 
@@ -183,6 +189,9 @@ names! {
         Default = "default",
         TaxFree = "tax-free",
         Unchecked = "unchecked",
+        NoBoundsChecks = "no-bounds-checks",
+        NoLoopBounding = "no-loop-bounding",
+        NoIntDivChecks = "no-int-div-checks",
     }
 }
 
@@ -224,6 +233,9 @@ impl Setting {
             (Api::Wgpu, Build::Default) => Some(Setting::WGPU),
             (Api::Wgpu, Build::TaxFree) => Some(Setting::TAX_FREE),
             (Api::Wgpu, Build::Unchecked) => Some(Setting::UNCHECKED),
+            (Api::Wgpu, Build::NoBoundsChecks) => Some(Setting::Wgpu(WgpuBuild::NoBoundsChecks)),
+            (Api::Wgpu, Build::NoLoopBounding) => Some(Setting::Wgpu(WgpuBuild::NoLoopBounding)),
+            (Api::Wgpu, Build::NoIntDivChecks) => Some(Setting::Wgpu(WgpuBuild::NoIntDivChecks)),
             (Api::Cuda, Build::Default) => Some(Setting::CUDA),
             (Api::Cuda, Build::Rolled) => Some(Setting::Cuda(CudaBuild::Rolled)),
             _ => None,
@@ -244,6 +256,9 @@ impl Setting {
             Setting::Wgpu(WgpuBuild::Default) | Setting::Cuda(CudaBuild::Default) => Build::Default,
             Setting::Wgpu(WgpuBuild::TaxFree) => Build::TaxFree,
             Setting::Wgpu(WgpuBuild::Unchecked) => Build::Unchecked,
+            Setting::Wgpu(WgpuBuild::NoBoundsChecks) => Build::NoBoundsChecks,
+            Setting::Wgpu(WgpuBuild::NoLoopBounding) => Build::NoLoopBounding,
+            Setting::Wgpu(WgpuBuild::NoIntDivChecks) => Build::NoIntDivChecks,
             Setting::Cuda(CudaBuild::Rolled) => Build::Rolled,
         }
     }
@@ -270,10 +285,14 @@ impl Setting {
     /// it.
     pub fn closeness(self) -> u8 {
         match self {
-            Setting::Cuda(CudaBuild::Rolled) => 2,
-            Setting::Cuda(CudaBuild::Default) => 4,
-            Setting::Wgpu(WgpuBuild::TaxFree) => 3,
-            Setting::Wgpu(WgpuBuild::Unchecked) => 1,
+            Setting::Cuda(CudaBuild::Rolled) => 3,
+            Setting::Cuda(CudaBuild::Default) => 5,
+            Setting::Wgpu(WgpuBuild::TaxFree) => 4,
+            Setting::Wgpu(WgpuBuild::Unchecked) => 2,
+            // One check off of three: nearer the default build than the unchecked one.
+            Setting::Wgpu(
+                WgpuBuild::NoBoundsChecks | WgpuBuild::NoLoopBounding | WgpuBuild::NoIntDivChecks,
+            ) => 1,
             Setting::Wgpu(WgpuBuild::Default) => 0,
         }
     }

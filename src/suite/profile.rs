@@ -1,8 +1,10 @@
 //! Profiles: named sets of cases a run can take instead of the whole registry. `health`
-//! is the few cases that show a sick memory system, measured in seconds.
+//! is the few cases that show a sick memory system, measured in seconds; `tax` the
+//! families where wgpu's runtime checks cost most, in the builds that price each check.
 
-use super::families::{bank, copy, latency, reduce, transfer, transpose};
-use super::{Case, Experiment, Key, Params};
+use super::families::transpose;
+use super::families::{bank, copy, hierarchy, latency, localmem, reduce, stencil, transfer};
+use super::{Build, Case, Experiment, Key, Params};
 use crate::params;
 
 /// A named set of cases.
@@ -12,7 +14,57 @@ pub enum Profile {
     /// best reduction, latency in L1, L2 and DRAM, upload and readback, conflict-free
     /// workgroup memory.
     Health,
+    /// Where wgpu's runtime checks cost most (the L1 window, bank conflicts, the
+    /// reductions, local memory, the stencils, the tiled transposes), in wgpu's default
+    /// and unchecked builds and with each check off alone (docs/tax.md).
+    Tax,
 }
+
+/// The builds the tax profile measures, all in wgpu: every check on, each one off, all
+/// off.
+pub const TAX_BUILDS: [Build; 5] = [
+    Build::Default,
+    Build::NoBoundsChecks,
+    Build::NoLoopBounding,
+    Build::NoIntDivChecks,
+    Build::Unchecked,
+];
+
+/// The tax profile's experiments: every case of each.
+const TAX: &[&Experiment] = &[
+    &hierarchy::WINDOW,
+    &bank::ROW_ROW,
+    &bank::COL_COL,
+    &bank::ROW_COL,
+    &bank::ROW_COL_OVERRIDE,
+    &bank::ROW_COL_PAD,
+    &bank::ROW_COL_OVERRIDE_PAD,
+    &bank::RECT_ROW_ROW,
+    &bank::RECT_ROW_COL,
+    &bank::RECT_ROW_COL_PAD,
+    &reduce::NEIGHBORED,
+    &reduce::NEIGHBORED_LESS,
+    &reduce::INTERLEAVED,
+    &reduce::UNROLL2,
+    &reduce::UNROLL4,
+    &reduce::UNROLL8,
+    &reduce::UNROLL8_LASTWARP,
+    &reduce::SMEM,
+    &reduce::SMEM_OVERRIDE,
+    &reduce::SMEM_UNROLL4,
+    &reduce::SUBGROUP_SHUFFLE,
+    &reduce::SUBGROUP_ADD,
+    &localmem::REGISTER_ARRAY,
+    &localmem::DYNAMIC_INDEX,
+    &stencil::UNIFORM_COEF,
+    &stencil::STORAGE_COEF,
+    &stencil::CONST_COEF,
+    &stencil::GLOBAL_DIRECT,
+    &transpose::SMEM,
+    &transpose::SMEM_PAD,
+    &transpose::SMEM_UNROLL_PAD,
+    &transpose::SMEM_PAD_VEC4,
+];
 
 /// One entry of a profile: the experiment's case with these params, whatever the
 /// sizing makes its size (the largest such case).
@@ -76,6 +128,12 @@ impl Profile {
     ) -> Vec<(&'static Experiment, Case)> {
         let entries = match self {
             Profile::Health => HEALTH,
+            Profile::Tax => {
+                return cases
+                    .into_iter()
+                    .filter(|(experiment, _)| TAX.iter().any(|e| e.is(experiment)))
+                    .collect();
+            }
         };
         let chosen: Vec<usize> = entries
             .iter()
@@ -133,6 +191,19 @@ mod tests {
             ],
             "{ids:?}"
         );
+    }
+
+    #[test]
+    fn tax_takes_every_case_of_its_experiments_and_nothing_else() {
+        let sizing = Sizing::nominal(false);
+        let taken = Profile::Tax.select(select(&sizing, &[]).unwrap());
+        for experiment in TAX {
+            let all = (experiment.cases)(&sizing).len();
+            let kept = taken.iter().filter(|(e, _)| e.is(experiment)).count();
+            assert_eq!(kept, all, "{}", experiment.name());
+        }
+        assert!(taken.iter().all(|(e, _)| TAX.iter().any(|t| t.is(e))));
+        assert!(!taken.iter().any(|(e, _)| e.is(&bank::STRIDE)));
     }
 
     #[test]

@@ -154,12 +154,13 @@ impl GpuContext {
             ),
             // SAFETY: every kernel is verified against its CPU reference before it is
             // timed; the build is recorded in the CSV.
-            WgpuBuild::Unchecked => (
+            WgpuBuild::Unchecked
+            | WgpuBuild::NoBoundsChecks
+            | WgpuBuild::NoLoopBounding
+            | WgpuBuild::NoIntDivChecks => (
                 unsafe {
-                    self.device.create_shader_module_trusted(
-                        descriptor,
-                        wgpu::ShaderRuntimeChecks::unchecked(),
-                    )
+                    self.device
+                        .create_shader_module_trusted(descriptor, runtime_checks(pipeline.build))
                 },
                 pipeline.overrides,
             ),
@@ -231,5 +232,49 @@ impl GpuContext {
                 },
                 cache: None,
             }))
+    }
+}
+
+/// wgpu's runtime checks in `build`: all off (unchecked), or one off and the others on.
+fn runtime_checks(build: WgpuBuild) -> wgpu::ShaderRuntimeChecks {
+    let checked = wgpu::ShaderRuntimeChecks::checked();
+    match build {
+        WgpuBuild::NoBoundsChecks => wgpu::ShaderRuntimeChecks {
+            bounds_checks: false,
+            ..checked
+        },
+        WgpuBuild::NoLoopBounding => wgpu::ShaderRuntimeChecks {
+            force_loop_bounding: false,
+            ..checked
+        },
+        WgpuBuild::NoIntDivChecks => wgpu::ShaderRuntimeChecks {
+            int_div_checks: false,
+            ..checked
+        },
+        WgpuBuild::Unchecked => wgpu::ShaderRuntimeChecks::unchecked(),
+        WgpuBuild::Default | WgpuBuild::TaxFree => checked,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each single-check build turns exactly its check off; unchecked turns all three off.
+    #[test]
+    fn each_tax_build_turns_off_its_one_check() {
+        let flags = |build| {
+            let checks = runtime_checks(build);
+            [
+                checks.bounds_checks,
+                checks.force_loop_bounding,
+                checks.int_div_checks,
+            ]
+        };
+        assert_eq!(flags(WgpuBuild::Default), [true, true, true]);
+        assert_eq!(flags(WgpuBuild::NoBoundsChecks), [false, true, true]);
+        assert_eq!(flags(WgpuBuild::NoLoopBounding), [true, false, true]);
+        assert_eq!(flags(WgpuBuild::NoIntDivChecks), [true, true, false]);
+        assert_eq!(flags(WgpuBuild::Unchecked), [false, false, false]);
     }
 }
