@@ -179,7 +179,9 @@ fn chunk(r: &Rates, path: TransferPath, api: Api, s: f64, threads: usize) -> Tra
         TransferPath::Readback => overhead.plus(link).plus(host(1)),
         TransferPath::ReadbackThreads => overhead.plus(link).plus(host(threads)),
         // GPU clock: the copy alone.
-        TransferPath::DeviceCopy => device,
+        TransferPath::DeviceCopy
+        | TransferPath::DeviceCopyUnbound
+        | TransferPath::DeviceCopyKernel => device,
         // Both directions at once over a full-duplex link: each direction's bytes in
         // one direction's time (the row counts both).
         TransferPath::Duplex => overhead.plus(link),

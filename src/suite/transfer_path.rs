@@ -37,6 +37,13 @@ pub enum TransferPath {
     ReadbackThreads,
     /// `copy_buffer_to_buffer` between two storage buffers (CUDA: `cuMemcpyDtoDAsync`).
     DeviceCopy,
+    /// The same between buffers no kernel may bind (`COPY_SRC | COPY_DST`, no
+    /// `STORAGE`): whether the usage, and with it the memory wgpu-hal picks, sets the
+    /// copy's rate.
+    DeviceCopyUnbound,
+    /// The same two storage buffers copied by a kernel (`transfer_work`, no rounds):
+    /// the SMs' copy beside `vkCmdCopyBuffer`'s.
+    DeviceCopyKernel,
     /// Chunks each uploaded and then processed by the experiment's kernel (CUDA: on
     /// streams, from pinned memory).
     Overlap(Schedule),

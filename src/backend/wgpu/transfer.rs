@@ -83,7 +83,13 @@ pub fn measure(
         TransferPath::Duplex => transfer.imported_duplex(),
         TransferPath::Readback => transfer.readback(&HostCopy::Caller),
         TransferPath::ReadbackThreads => transfer.readback(&threads()?),
-        TransferPath::DeviceCopy => transfer.device_copy(),
+        TransferPath::DeviceCopy => transfer.device_copy(Usage::Storage),
+        TransferPath::DeviceCopyUnbound => transfer.device_copy(Usage::CopyOnly),
+        TransferPath::DeviceCopyKernel => {
+            let pipeline = ctx.case_pipeline(experiment, case, build)?;
+            let src = transfer.filled_storage("transfer.src")?;
+            transfer.kernel_copy(pipeline, case.workgroup_size[0], &src)
+        }
         TransferPath::Overlap(schedule) => {
             let pipeline = ctx.case_pipeline(experiment, case, build)?;
             upload_and_process(&transfer, pipeline, case.workgroup_size[0], schedule)
@@ -93,6 +99,15 @@ pub fn measure(
             experiment.name()
         ))),
     })?
+}
+
+/// The usage of a device copy's two buffers.
+#[derive(Clone, Copy)]
+enum Usage {
+    /// As kernels bind them: `STORAGE` beside the copy usages.
+    Storage,
+    /// The copy usages alone.
+    CopyOnly,
 }
 
 /// One case's transfer: what to send and what must arrive.
@@ -399,8 +414,19 @@ impl Transfer<'_> {
         let mut host = self.imported(wgpu::BufferUsages::STORAGE)?;
         host.bytes_mut()
             .copy_from_slice(bytemuck::cast_slice(self.payload.sent));
+        self.kernel_copy(pipeline, workgroup_size, &host.buffer)
+    }
+
+    /// The kernel (`transfer_work` with no rounds) copies `src` into device storage,
+    /// chunk by chunk, on the GPU clock.
+    fn kernel_copy(
+        &self,
+        pipeline: wgpu::ComputePipeline,
+        workgroup_size: u32,
+        src: &wgpu::Buffer,
+    ) -> Result<Timing> {
         let dst = self.storage("transfer.dst");
-        let kernels = self.chunk_kernels(&pipeline, workgroup_size, &host.buffer, &dst)?;
+        let kernels = self.chunk_kernels(&pipeline, workgroup_size, src, &dst)?;
         let read_all = |repeats| {
             let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
             for kernel in &kernels {
@@ -527,9 +553,23 @@ impl Transfer<'_> {
         )
     }
 
-    fn device_copy(&self) -> Result<Timing> {
-        let src = self.filled_storage("transfer.src")?;
-        let dst = self.storage("transfer.dst");
+    /// `copy_buffer_to_buffer` between two buffers of `usage`, a region per chunk.
+    fn device_copy(&self, usage: Usage) -> Result<Timing> {
+        let (src, dst) = match usage {
+            Usage::Storage => (
+                self.filled_storage("transfer.src")?,
+                self.storage("transfer.dst"),
+            ),
+            // COPY_DST to fill the source, COPY_SRC to check the destination: no STORAGE.
+            Usage::CopyOnly => {
+                let copy = wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+                let src = self.ctx.upload("transfer.src", copy, self.payload.sent)?;
+                (
+                    src,
+                    self.buffer("transfer.dst", self.payload.shape.bytes, copy),
+                )
+            }
+        };
         let encode_copy = |encoder: &mut wgpu::CommandEncoder| {
             for (offset, piece) in self.pieces() {
                 encoder.copy_buffer_to_buffer(&src, offset, &dst, offset, piece.len() as u64);

@@ -876,6 +876,7 @@ mod tests {
         // The hierarchy's L1 bypass, DRAM split and zero-input copy are read beside the
         // levels (docs/hierarchy.md), no text claims a ratio of them; nor of the staging
         // of 4-byte elements, synchronous or not (the async-copy claim is 8 and 16 B).
+        // The device copy's probes are read beside device_copy (docs/transfers.md).
         // The launch costs and the compute peak are named in the summary
         // (results::launch, results::compute); no rule decides them yet.
         assert_eq!(
@@ -889,6 +890,8 @@ mod tests {
                 "hierarchy/copy_zero",
                 "hierarchy/staged_4",
                 "hierarchy/staged_async_4",
+                "transfer/device_copy_unbound",
+                "transfer/device_copy_kernel",
                 "launch/apart",
                 "launch/shared",
                 "launch/pass",

@@ -64,6 +64,8 @@ pub const EXPERIMENTS: &[Experiment] = &[
     MAPPED_READ_IMPORTED,
     DUPLEX,
     DEVICE_COPY,
+    DEVICE_COPY_UNBOUND,
+    DEVICE_COPY_KERNEL,
     UPLOAD_PAGEABLE,
     UPLOAD_PINNED,
     UPLOAD_REGISTERED,
@@ -130,6 +132,17 @@ pub const READBACK_THREADS: Experiment = declare("readback_threads", TransferPat
 /// near DRAM bandwidth (read + write) once large, one to two orders above any host
 /// transfer.
 pub const DEVICE_COPY: Experiment = declare("device_copy", TransferPath::DeviceCopy);
+/// wgpu: the device copy between buffers without `STORAGE` usage, at the sweep's
+/// largest size. Against `device_copy` of the same size: whether the buffers' usage
+/// (and the memory it gets them) slows `copy_buffer_to_buffer` (issue 53).
+pub const DEVICE_COPY_UNBOUND: Experiment =
+    declare("device_copy_unbound", TransferPath::DeviceCopyUnbound);
+/// wgpu: the very buffers of `device_copy` copied by a kernel (`transfer_work` with no
+/// rounds), at the sweep's largest size, on the GPU clock: where this reaches the copy
+/// peak and `device_copy` does not, the driver's copy command is the cause, not the
+/// buffers.
+pub const DEVICE_COPY_KERNEL: Experiment =
+    declare("device_copy_kernel", TransferPath::DeviceCopyKernel);
 /// CUDA: `cudaMemcpy` from pageable memory, which the driver stages through pinned
 /// buffers of its own: the texts expect it well below pinned.
 pub const UPLOAD_PAGEABLE: Experiment = declare(
@@ -183,6 +196,8 @@ const fn declare(variant: &'static str, path: TransferPath) -> Experiment {
         | TransferPath::Readback
         | TransferPath::Cuda(CudaPath::Upload(_) | CudaPath::Readback(_)) => sweep_cases,
         TransferPath::DeviceCopy => device_copy_cases,
+        TransferPath::DeviceCopyUnbound => largest_copy_cases,
+        TransferPath::DeviceCopyKernel => kernel_copy_cases,
         TransferPath::MappableStorage => mappable_cases,
         TransferPath::ImportedUpload | TransferPath::ImportedReadback => imported_cases,
         TransferPath::Duplex => duplex_cases,
@@ -194,7 +209,8 @@ const fn declare(variant: &'static str, path: TransferPath) -> Experiment {
     let (kernel, twin) = match path {
         TransferPath::Overlap(_)
         | TransferPath::Cuda(CudaPath::MappedRead)
-        | TransferPath::ImportedKernelRead => (Some("transfer_work"), Twin::cuda("transfer_work")),
+        | TransferPath::ImportedKernelRead
+        | TransferPath::DeviceCopyKernel => (Some("transfer_work"), Twin::cuda("transfer_work")),
         _ => (
             None,
             Twin::None("a copy between host and device: no kernel runs"),
@@ -302,10 +318,46 @@ fn sweep_cases(sizing: &Sizing) -> Vec<Case> {
         .collect()
 }
 
+/// The sweep, and the largest size as [`COPY_REGIONS`] regions in one encoder: one
+/// region against several (issue 53).
 fn device_copy_cases(sizing: &Sizing) -> Vec<Case> {
-    shapes(sizing)
+    let mut shapes = shapes(sizing);
+    if let Some(largest) = largest_shape(sizing) {
+        shapes.push(Shape {
+            chunks: COPY_REGIONS,
+            ..largest
+        });
+    }
+    shapes
         .into_iter()
         .map(|shape| transfer_case(sizing, shape, device_copy_bytes(shape)))
+        .collect()
+}
+
+/// Regions of the device copy's split case.
+const COPY_REGIONS: u32 = 16;
+
+/// The sweep's largest transfer, one chunk.
+fn largest_shape(sizing: &Sizing) -> Option<Shape> {
+    shapes(sizing).into_iter().rfind(|shape| shape.chunks == 1)
+}
+
+fn largest_copy_cases(sizing: &Sizing) -> Vec<Case> {
+    largest_shape(sizing)
+        .map(|shape| transfer_case(sizing, shape, device_copy_bytes(shape)))
+        .into_iter()
+        .collect()
+}
+
+/// `transfer_work` with no rounds copying the largest size within the device: it reads
+/// and writes every byte.
+fn kernel_copy_cases(sizing: &Sizing) -> Vec<Case> {
+    largest_shape(sizing)
+        .map(|shape| Case {
+            bytes: device_copy_bytes(shape),
+            ..work_case(sizing, shape, 0, None)
+        })
+        .into_iter()
         .collect()
 }
 
