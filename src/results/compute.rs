@@ -47,7 +47,7 @@ fn dram_gbps(rows: &[Row], setting: Setting) -> Option<f64> {
 }
 
 /// One line per api/build with compute rows: `compute, cuda/default: f32 peak 51234
-/// GFLOP/s (k=1024), int 25610 Gop/s (k=512); ridge point 17.1 flop/byte against 2990
+/// GFLOP/s (k=1024), int 25610 Gop/s (k=256); ridge point 17.1 flop/byte against 2990
 /// GB/s`.
 pub fn summary_lines(rows: &[Row]) -> String {
     let mut settings: Vec<Setting> = rows
@@ -96,13 +96,13 @@ mod tests {
             compute_row("f32", 1, 1900.0),
             // 256 flop per byte at 200 GB/s: 51200 GFLOP/s.
             compute_row("f32", 1024, 200.0),
-            compute_row("int", 512, 200.0),
+            compute_row("int", 256, 200.0),
         ];
         let lines = summary_lines(&rows);
         assert_eq!(
             lines,
-            "compute, wgpu/default: f32 peak 51200 GFLOP/s (k=1024), int 25600 Gop/s \
-             (k=512); ridge point 25.6 flop/byte against 2000 GB/s\n"
+            "compute, wgpu/default: f32 peak 51200 GFLOP/s (k=1024), int 12800 Gop/s \
+             (k=256); ridge point 25.6 flop/byte against 2000 GB/s\n"
         );
     }
 }
