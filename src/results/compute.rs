@@ -50,15 +50,8 @@ fn dram_gbps(rows: &[Row], setting: Setting) -> Option<f64> {
 /// GFLOP/s (k=1024), int 25610 Gop/s (k=256); ridge point 17.1 flop/byte against 2990
 /// GB/s`.
 pub fn summary_lines(rows: &[Row]) -> String {
-    let mut settings: Vec<Setting> = rows
-        .iter()
-        .filter(|row| row.family == Family::Compute && row.status == Status::Ok)
-        .map(Row::setting)
-        .collect();
-    settings.sort();
-    settings.dedup();
     let mut lines = String::new();
-    for setting in settings {
+    for setting in super::measured_settings(rows, Family::Compute) {
         let mut parts = Vec::new();
         let f32_peak = peak(rows, &compute::F32, setting);
         if let Some(p) = f32_peak {

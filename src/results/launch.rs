@@ -78,15 +78,8 @@ pub fn sweep_fit(rows: &[Row], experiment: &Experiment, setting: Setting) -> Opt
 /// in a pass (5.31 with a shared buffer), 4.02 per pass, 41.3 per submission (9.8
 /// submitted together); indirect +1.20; small kernels a = 4.1 µs, b = 2911 GB/s`.
 pub fn summary_lines(rows: &[Row]) -> String {
-    let mut settings: Vec<Setting> = rows
-        .iter()
-        .filter(|row| row.family == Family::Launch && row.status == Status::Ok)
-        .map(Row::setting)
-        .collect();
-    settings.sort();
-    settings.dedup();
     let mut lines = String::new();
-    for setting in settings {
+    for setting in super::measured_settings(rows, Family::Launch) {
         let us = |experiment: &Experiment| time_us(rows, experiment, setting);
         let shown = |value: Option<f64>| value.map_or("-".to_owned(), |v| format!("{v:.2}"));
         let mut parts = vec![format!(

@@ -271,6 +271,18 @@ pub struct GpuIdentity {
     pub pcie_link: String,
 }
 
+/// The api/builds of `family`'s measured rows among `rows`, each once, in order.
+pub(crate) fn measured_settings(rows: &[Row], family: Family) -> Vec<Setting> {
+    let mut settings: Vec<Setting> = rows
+        .iter()
+        .filter(|row| row.family == family && row.status == Status::Ok)
+        .map(Row::setting)
+        .collect();
+    settings.sort();
+    settings.dedup();
+    settings
+}
+
 impl Row {
     /// The key rows are merged on: the case and the setting it was measured in.
     pub fn key(&self) -> (Family, &str, &Params, Setting) {
