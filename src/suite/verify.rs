@@ -1,6 +1,9 @@
 //! Verification: what an output must hold after one dispatch ([`Expected`]), checked
 //! whole or piece by piece as it is read back ([`Checker`]), on all cores.
 
+use std::cell::RefCell;
+use std::ops::Range;
+
 use rayon::prelude::*;
 
 use super::Words;
@@ -74,6 +77,24 @@ impl Expected {
     }
 }
 
+thread_local! {
+    /// Made reference words of the piece under way, kept from piece to piece and check to
+    /// check: fresh memory for each cost a full run its page faults (docs/method.md).
+    static SCRATCH: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `words` of `range`: borrowed where held, else made into `scratch`.
+fn piece_of<'a>(words: &'a Words, range: Range<usize>, scratch: &'a mut Vec<u32>) -> &'a [u32] {
+    match words.held() {
+        Some(held) => &held[range],
+        None => {
+            scratch.resize(range.len(), 0);
+            words.fill(range.start, scratch);
+            scratch
+        }
+    }
+}
+
 /// [`Expected::check`] of an output fed piece by piece: references are compared
 /// piece by piece; a [`Rule`], which needs the whole output, gets it gathered.
 pub struct Checker<'a> {
@@ -91,35 +112,38 @@ impl Checker<'_> {
     pub fn feed(&mut self, piece: &[u32]) {
         let offset = self.seen;
         self.seen += piece.len();
-        let in_reference = |len| offset.min(len)..self.seen.min(len);
+        let seen = self.seen;
+        let in_reference = |len| offset.min(len)..seen.min(len);
         match self.expected {
             Expected::Exact(expected) => {
-                let expected = expected.piece(in_reference(expected.len()));
-                self.count(
-                    offset,
-                    &expected,
-                    piece,
-                    |e, a| e != a,
-                    |e, a| format!("expected {e:#010x}, got {a:#010x}{}", never_written(a)),
-                );
+                SCRATCH.with_borrow_mut(|scratch| {
+                    self.count(
+                        offset,
+                        piece_of(expected, in_reference(expected.len()), scratch),
+                        piece,
+                        |e, a| e != a,
+                        |e, a| format!("expected {e:#010x}, got {a:#010x}{}", never_written(a)),
+                    );
+                });
             }
             Expected::Approx { values, tolerance } => {
                 let tolerance = *tolerance;
-                let expected = values.piece(in_reference(values.len()));
-                self.count(
-                    offset,
-                    &expected,
-                    piece,
-                    |e, a| !within(f32::from_bits(a), f32::from_bits(e), tolerance),
-                    |e, a| {
-                        format!(
-                            "expected {}, got {}{}",
-                            f32::from_bits(e),
-                            f32::from_bits(a),
-                            never_written(a)
-                        )
-                    },
-                );
+                SCRATCH.with_borrow_mut(|scratch| {
+                    self.count(
+                        offset,
+                        piece_of(values, in_reference(values.len()), scratch),
+                        piece,
+                        |e, a| !within(f32::from_bits(a), f32::from_bits(e), tolerance),
+                        |e, a| {
+                            format!(
+                                "expected {}, got {}{}",
+                                f32::from_bits(e),
+                                f32::from_bits(a),
+                                never_written(a)
+                            )
+                        },
+                    );
+                });
             }
             Expected::Strided { stride, values } => {
                 let stride = *stride;
