@@ -68,14 +68,14 @@ pub enum Problem {
     Missing,
 }
 
-/// The verdict on a run: each expected case's problem, where it has one.
+/// The checkup of a run: each expected case's problem, where it has one.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Verdict {
+pub struct Checkup {
     pub checked: usize,
     pub problems: Vec<(CaseId, Problem)>,
 }
 
-impl Verdict {
+impl Checkup {
     /// Whether every expected case was measured and reached its figure.
     pub fn healthy(&self) -> bool {
         self.problems.is_empty()
@@ -237,7 +237,7 @@ impl Expectations {
     }
 
     /// The verdict on `rows`, a run's of the file's model.
-    pub fn check(&self, rows: &[Row]) -> Verdict {
+    pub fn check(&self, rows: &[Row]) -> Checkup {
         let problems = self
             .lines
             .iter()
@@ -258,7 +258,7 @@ impl Expectations {
                 problem.map(|problem| (expectation.case.clone(), problem))
             })
             .collect();
-        Verdict {
+        Checkup {
             checked: self.lines.len(),
             problems,
         }

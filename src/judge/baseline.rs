@@ -1,12 +1,12 @@
 //! The baseline judge (`membench compare --baseline`): each case of the compared files
 //! against the same case of a baseline file. Its statistic, named against the
-//! [`Rule`]: the change `gbps / base − 1` against the two rows' noise together,
+//! [`NoiseRule`]: the change `gbps / base − 1` against the two rows' noise together,
 //! √(cv² + cv_base²). A change beyond the noise is `faster` or `slower`; one slower
 //! beyond the threshold too, or a failed case the baseline measured, is a regression.
 
 use std::collections::BTreeMap;
 
-use super::{Difference, Rule, Side};
+use super::{Difference, NoiseRule, Side};
 use crate::results::{DeviceResults, Row, Status};
 
 /// How many sigmas of the two rows' noise a change must exceed to count.
@@ -61,11 +61,11 @@ pub fn judge<'a>(
     threshold: f64,
 ) -> Vec<Compared<'a>> {
     // The change is told beyond the noise alone; the regression beyond the threshold.
-    let told = Rule {
+    let told = NoiseRule {
         threshold: 0.0,
         sigmas: SIGMAS,
     };
-    let gate = Rule {
+    let gate = NoiseRule {
         threshold,
         sigmas: SIGMAS,
     };
@@ -126,7 +126,7 @@ mod tests {
         let row = |variant: &str, gbps: Option<f64>, cv: f64| Row {
             family: Family::Copy,
             variant: variant.into(),
-            param: "offset=0".parse().unwrap(),
+            params: "offset=0".parse().unwrap(),
             status: if gbps.is_some() {
                 Status::Ok
             } else {

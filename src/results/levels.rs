@@ -162,7 +162,7 @@ pub fn sweep_points(
 /// One row's point of a sweep: its footprint and its GB/s (or ns per load), measured
 /// or predicted.
 pub fn sweep_point(row: &Row, sense: Sense, predicted: bool) -> Option<(u64, f64)> {
-    let bytes = row.param.number(Key::Footprint)?;
+    let bytes = row.params.number(Key::Footprint)?;
     let gbps = if predicted {
         row.sim_gbps
     } else {

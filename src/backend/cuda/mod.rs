@@ -38,7 +38,7 @@ use cudarc::driver::{
 
 use super::Backend;
 use crate::error::{Error, Result};
-use crate::measure::{Clock, Sampler, Timing};
+use crate::measure::{Sampler, TimedWork, Timing};
 use crate::results::RunInfo;
 use crate::suite::{
     Cache, Case, CaseData, CudaBuild, CudaLaunch, Expected, Experiment, Measure, Setting,
@@ -232,7 +232,11 @@ impl Backend for Cuda {
         self.check(prepared, expected)
     }
 
-    fn clock<'a>(&'a self, prepared: &'a Prepared, cache: Cache) -> Result<Box<dyn Clock + 'a>> {
+    fn clock<'a>(
+        &'a self,
+        prepared: &'a Prepared,
+        cache: Cache,
+    ) -> Result<Box<dyn TimedWork + 'a>> {
         Ok(Box::new(EventClock::new(self, prepared, cache)))
     }
 

@@ -9,7 +9,7 @@ use cudarc::driver::{CudaEvent, DevicePtr};
 
 use super::{Cuda, Prepared, driver_error};
 use crate::error::{Error, Result};
-use crate::measure::{Clock, Timer};
+use crate::measure::{TimedWork, Timer};
 use crate::suite::{Cache, FLUSH_BYTES};
 
 /// GPU work queued before the host waits for it: far inside the hang timeout.
@@ -94,7 +94,7 @@ impl<'a> EventClock<'a> {
     }
 }
 
-impl Clock for EventClock<'_> {
+impl TimedWork for EventClock<'_> {
     fn timer(&self) -> Timer {
         Timer::Gpu
     }

@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::timing::gpu_pass_times_ns;
-use super::{GpuContext, Kernel};
+use super::{BoundKernel, GpuContext};
 use crate::error::{Error, Result};
 
 /// A chain of dependent multiply-adds per invocation: its time follows the SM clock.
@@ -41,7 +41,7 @@ const MAX_SETTLE: Duration = Duration::from_secs(3);
 
 /// The reference kernel and the fastest pass it ran this run.
 pub struct ClockGuard {
-    reference: Kernel,
+    reference: BoundKernel,
     /// Dispatches per timed pass, and the fastest pass's time per dispatch (ns).
     state: Mutex<Option<(u32, f64)>>,
 }
@@ -76,7 +76,7 @@ impl ClockGuard {
                     resource: out.as_entire_binding(),
                 }],
             });
-            Kernel::new(pipeline, bind_group, [WORKGROUPS, 1, 1])
+            BoundKernel::new(pipeline, bind_group, [WORKGROUPS, 1, 1])
         })?;
         Ok(ClockGuard {
             reference,

@@ -521,7 +521,7 @@ pub(crate) mod testing {
         Row {
             family: experiment.family,
             variant: experiment.variant.to_owned(),
-            param: params,
+            params,
             status: Status::Ok,
             verified: true,
             gbps_median: Some(gbps),
@@ -740,7 +740,7 @@ mod tests {
         assert!(!params!(Offset => 1u32).same_pairs(&params!(Offset => 10u32)));
         // A row matches whatever the order of its param's pairs.
         let mut row = testing::row(&copy::LAUNCH, wg_grid, 100.0);
-        row.param = "grid=2d;wg=512".parse().unwrap();
+        row.params = "grid=2d;wg=512".parse().unwrap();
         let rows = [row];
         let cases = Cases::new(&rows, Source::Measured);
         assert_eq!(

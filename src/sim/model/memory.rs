@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use super::cache::{Caches, Covered};
 use super::counts::Counts;
-use super::line_cache::Level;
+use super::line_cache::CacheLevel;
 use crate::sim::device::DeviceModel;
 use crate::sim::exec::{Access, Request, Space, Target, TraceSink};
 
@@ -216,7 +216,7 @@ impl MemoryModel {
         let longest = self.slots.iter().map(Vec::len).max().unwrap_or(0);
         // Per workgroup, the read round open and the farthest level it has reached
         // (a workgroup's rounds come in ascending order).
-        let mut rounds: Vec<Option<(u32, Level)>> = vec![None; self.slots.len()];
+        let mut rounds: Vec<Option<(u32, CacheLevel)>> = vec![None; self.slots.len()];
         for i in 0..longest {
             for (slot, open) in self.slots.iter().zip(&mut rounds) {
                 if let Some(p) = slot.get(i) {
@@ -224,7 +224,7 @@ impl MemoryModel {
                     if p.access != Access::Write {
                         self.caches.read_lines(sectors);
                     }
-                    let mut farthest = Level::L1;
+                    let mut farthest = CacheLevel::L1;
                     let mut hazard = false;
                     for &covered in sectors {
                         let (level, met) = self.caches.access(

@@ -72,7 +72,7 @@
 //! L1 and workgroup memory being one SRAM array with one 128-byte data path per SM.
 //! Latency (Little's law): the
 //! interpreter's scoreboard gives each workgroup's critical path and the storage loads
-//! on it ([`super::Stats::critical_ns`]); a load on it takes the latency of where read
+//! on it ([`super::ExecStats::critical_ns`]); a load on it takes the latency of where read
 //! requests were served (a request waits for its farthest sector: L1, L2 or DRAM),
 //! DRAM's rising from `dram_latency_ns` (idle) to `loaded_latency_ns` with the share of
 //! the time the busiest memory path (DRAM or L2: both queue) is in use, where the
