@@ -267,8 +267,8 @@ impl Expectations {
 
 /// The share of a healthy GPU's measured bandwidth it must reach again: transfers vary
 /// with the host (its memory, its PCIe slot, a fresh process's page faults), the GPU's
-/// own memory much less. One healthy H100 read back 6.2 GB/s in a health run and 7.9 GB/s
-/// in the full run minutes later (docs/cluster.md).
+/// own memory much less: a healthy GPU's readback differed by a fifth between a health
+/// run and a full run (docs/cluster.md, What it checks, and how fast).
 fn fraction(family: Family) -> f64 {
     if family == Family::Transfer { 0.5 } else { 0.9 }
 }

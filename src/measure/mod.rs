@@ -93,9 +93,8 @@ pub trait Sample {
 /// Fewest samples of any case.
 pub const MIN_SAMPLES: u32 = 10;
 
-/// Samples a case takes unless `--samples` says otherwise. Against 30, on every
-/// GPU-clock case of a full run on an H100: the same median cv (0.087 % against
-/// 0.091 %), medians 0.05 % apart (median of the cases), 159 s a run instead of 190.
+/// Samples a case takes unless `--samples` says otherwise: against 30, the same median
+/// cv and medians in a shorter run (docs/method.md, What a run costs).
 pub const DEFAULT_SAMPLES: u32 = 20;
 
 /// The one sampling routine: a pilot, repetitions per sample so that a sample lasts

@@ -230,7 +230,7 @@ pub enum Background<'scope> {
 
 impl<'scope> Background<'scope> {
     /// Starts calibrating the model (`model`) and predicting `cases` on it in `scope`:
-    /// the calibration simulates its cases too (4 s on an H100's host), so it does not
+    /// the calibration simulates its cases too (seconds on a GPU's host), so it does not
     /// hold the measurements back either.
     pub fn start(
         scope: &'scope std::thread::Scope<'scope, '_>,

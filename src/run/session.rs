@@ -90,7 +90,8 @@ pub struct Ran {
 }
 
 /// How often a run saves its rows while it measures. Each save re-reads and rewrites
-/// the whole file, synced: after every case, that took 7 s of a 208 s run on an H100.
+/// the whole file, synced: after every case, that took seconds of a full run
+/// (docs/method.md, What a run costs).
 /// A run that is killed loses at most this much of its measuring; one stopped by a
 /// signal loses nothing.
 const SAVE_INTERVAL: Duration = Duration::from_secs(2);
@@ -179,8 +180,8 @@ impl<'a> Session<'a> {
     /// The order the cases are measured in. The calibration cases go first where the
     /// predictions run beside or a signal may stop the run: the predictions then run
     /// beside the rest of the GPU-clock cases and are made before the host-clock
-    /// transfers, which wait for them (on an H100 they had held the transfers back by
-    /// 27 s), and a run stopped early is calibrated. A session that predicts at its end
+    /// transfers, which wait for them (they had held the transfers back: docs/method.md,
+    /// What a run costs), and a run stopped early is calibrated. A session that predicts at its end
     /// and runs to it (`cargo bench`) keeps the cases' order.
     fn order(&self, cases: &[(&'static Experiment, Case)]) -> Order {
         let calibration_first = self.work_beside || self.stop.is_some();

@@ -249,7 +249,7 @@ impl Backend for Cuda {
         data: &CaseData,
     ) -> Result<Timing> {
         // A persist case's window and set-aside halved a 256 MiB device copy that
-        // followed it (H100: 1161 against 2971 GB/s alone): no transfer inherits them.
+        // followed it (docs/transfers.md): no transfer inherits them.
         self.leave_persisting(&mut self.persisting.lock().unwrap_or_else(|e| e.into_inner()))?;
         transfer::measure(self, experiment, case, path, sampler, data)
     }

@@ -1,9 +1,9 @@
 //! The clock guard: a kernel is timed only once the GPU runs at the clocks it reaches
 //! under sustained load. GPUs scale their clocks with load, and the suite's load comes
 //! in bursts (a case's samples, then the host verifying and making the next case's
-//! data). On an H100, `--api wgpu` runs measured on-chip kernels up to 1.75× slower in
-//! some runs than in others, each case steady within itself; with the CUDA backend in
-//! the same process (its context, its rows), within 1.1 %. So before a
+//! data). `--api wgpu` runs measured on-chip kernels much slower in some runs than in
+//! others, each case steady within itself, and runs with the CUDA backend in the same
+//! process did not (docs/findings.md, Clocks follow load under Vulkan alone). So before a
 //! kernel's samples a reference kernel of dependent integer arithmetic (bound by the
 //! SM clock alone) runs until it is as fast as it has been this run.
 

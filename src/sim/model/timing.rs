@@ -269,8 +269,8 @@ impl Prediction {
             device.l2_gbps * 1e9,
         ) + l2_writes_s;
         // The L1's data path moves a line's worth of sectors a clock, from however many
-        // lines: Nsight Compute counts `hierarchy/window`'s CUDA twin moving 3.9 sectors
-        // a clock at 96 % of the L1's throughput, with 4.9 lines a request (H100).
+        // lines, as Nsight Compute counts `hierarchy/window`'s CUDA twin (docs/simulator.md,
+        // What the model assumes about each level, and what was measured).
         let l1_s = per_s(
             scaled(counts.global_sectors()) as f64 / device.sectors_per_line() as f64,
             device.l1_wavefronts_per_s,
