@@ -1,7 +1,7 @@
 //! The baseline judge (`membench compare --baseline`): each case of the compared files
 //! against the same case of a baseline file. Its statistic, named against the
 //! [`NoiseRule`]: the change `gbps / base − 1` against the two rows' noise together,
-//! √(cv² + cv_base²). A change beyond the noise is `faster` or `slower`; one slower
+//! √(cv² + `cv_base`²). A change beyond the noise is `faster` or `slower`; one slower
 //! beyond the threshold too, or a failed case the baseline measured, is a regression.
 
 use std::collections::BTreeMap;
@@ -43,7 +43,7 @@ pub struct Compared<'a> {
     pub baseline: &'a Row,
     /// GB/s over the baseline's, less one: 0.05 is 5 % faster.
     pub change: Option<f64>,
-    /// The relative noise of the two measurements together, √(cv² + cv_baseline²).
+    /// The relative noise of the two measurements together, √(cv² + `cv_baseline`²).
     pub noise: f64,
     pub outcome: Change,
     /// Slower by more than the threshold (and the noise), or failed: `membench compare`

@@ -8,7 +8,7 @@
 //! beyond the threshold and beyond `sigmas` times its noise.** Each names its statistic
 //! as a [`Difference`] (the relative difference and its noise) and its `sigmas`:
 //!
-//! - the baseline: x / base − 1 against √(cv² + cv_base²), the two rows' spreads of
+//! - the baseline: x / base − 1 against √(cv² + `cv_base`²), the two rows' spreads of
 //!   samples together, at [`baseline::SIGMAS`] (1);
 //! - the fleet: (x − median) / median against 1.4826 MAD / median, the robust sigma of
 //!   the GPUs' figures, at [`fleet::SIGMAS`] (3.5).

@@ -197,14 +197,14 @@ mod bound_column {
 
     use crate::sim::model::Bound;
 
-    pub fn serialize<S: Serializer>(
+    pub(crate) fn serialize<S: Serializer>(
         bound: &Option<Bound>,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(bound.map_or("", Bound::name))
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Option<Bound>, D::Error> {
         let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;

@@ -23,7 +23,7 @@ pub struct RunArgs {
     pub quick: bool,
     /// Adapter by index, name substring, GPU UUID (or its first 8 digits) or PCI bus
     /// id (see `membench devices`), or `all` for every adapter in turn, each into its
-    /// own results file; default: the best one, or WGPU_ADAPTER_NAME.
+    /// own results file; default: the best one, or `WGPU_ADAPTER_NAME`.
     #[arg(long)]
     pub adapter: Option<String>,
     /// With `--adapter all`: every adapter that computes at the same time, one thread

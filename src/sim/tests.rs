@@ -81,7 +81,7 @@ fn sectors(r: &Req) -> usize {
     s.len()
 }
 
-/// Runs copy_offset or copy_stride (`param` = offset or stride) and returns dst and
+/// Runs `copy_offset` or `copy_stride` (`param` = offset or stride) and returns dst and
 /// the trace.
 fn run_copy(
     name: &str,

@@ -5,7 +5,7 @@
 //!
 //! Every number is of the ratio measured ÷ predicted *bandwidth* of a row, which, for
 //! the same bytes, is predicted ÷ measured *time*: the absolute percentage error of the
-//! predicted time, |t_pred − t_meas| / t_meas, is |ratio − 1|.
+//! predicted time, |`t_pred` − `t_meas`| / `t_meas`, is |ratio − 1|.
 
 use crate::measure::Stats;
 

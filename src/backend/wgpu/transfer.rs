@@ -202,7 +202,7 @@ impl Transfer<'_> {
         Ok([filled, elapsed_ns(start) - filled])
     }
 
-    /// MAP_WRITE staging buffers may only be copy sources.
+    /// `MAP_WRITE` staging buffers may only be copy sources.
     const STAGING: wgpu::BufferUsages =
         wgpu::BufferUsages::MAP_WRITE.union(wgpu::BufferUsages::COPY_SRC);
 

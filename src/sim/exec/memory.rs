@@ -282,7 +282,7 @@ impl<'k> Exec<'k, '_> {
     /// Where a lane's byte `offset` into its slot of a local-memory variable lies:
     /// local memory interleaves lanes word by word (word w of every invocation of the
     /// grid, then word w + 1), so that a subgroup's access to one slot coalesces.
-    /// Seen in Nsight Compute on the CUDA twin of localmem/dynamic_index, whose 128-byte
+    /// Seen in Nsight Compute on the CUDA twin of `localmem/dynamic_index`, whose 128-byte
     /// window ptxas puts on the stack: 4 sectors per 32-lane local load request; and its
     /// local stores are written through to the L2 (L1-to-L2 write sectors = local plus
     /// global store sectors), as the model's L1 treats every write (docs/simulator.md,

@@ -297,7 +297,7 @@ impl Ready {
     }
 }
 
-/// The variant name of an IR node from its `Debug` form ("ImageLoad { .. }" -> "ImageLoad").
+/// The variant name of an IR node from its `Debug` form (`ImageLoad { .. }` -> `ImageLoad`).
 fn variant<T: std::fmt::Debug>(x: &T) -> String {
     let s = format!("{x:?}");
     s.split(|c: char| !c.is_alphanumeric() && c != '_')

@@ -295,7 +295,7 @@ mod tests {
     use super::*;
     use crate::sim::model::fixtures::{copy_bindings, counts, h100, suite_kernel};
 
-    /// DRAM bytes of copy_offset over `n` invocations on `device`.
+    /// DRAM bytes of `copy_offset` over `n` invocations on `device`.
     fn copy_offset_dram(device: &DeviceModel, n: u32, offset: u32) -> Counts {
         let k = suite_kernel("copy_offset");
         let mut b = copy_bindings(n, offset, (n + offset) as usize);

@@ -43,7 +43,7 @@ pub(super) fn counts(
     m.finish()
 }
 
-/// copy_offset or copy_stride over `n` invocations, buffers of `len` f32.
+/// `copy_offset` or `copy_stride` over `n` invocations, buffers of `len` f32.
 pub(super) fn copy_bindings(n: u32, param: u32, len: usize) -> Vec<BoundBuffer> {
     vec![
         bind(0, params(&[n, param])),

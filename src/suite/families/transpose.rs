@@ -443,7 +443,7 @@ const SEED: u64 = 4;
 ///
 /// A subgroup of 32 reads `32 / tile_y` output rows of `tile_y` elements: lane
 /// (q, c) reads word `c * (tile_x + pad) + r + q`, on bank `(c * pad + r + q) % 32`
-/// for a tile_x that is a multiple of 32. One word suffices for tiles 32 or more rows
+/// for a `tile_x` that is a multiple of 32. One word suffices for tiles 32 or more rows
 /// tall; shorter tiles need `32 / tile_y` words (2 for the default 32 x 16).
 fn pad_words(tile_y: u32) -> u32 {
     (32 / tile_y).max(1)

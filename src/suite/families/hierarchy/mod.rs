@@ -335,7 +335,7 @@ fn window_case(sizing: &Sizing, bytes: u64, launch: CudaLaunch) -> Case {
 }
 
 /// Each workgroup's sum: workgroup g reads the vec4s from (g × rotation) mod n on,
-/// WORKGROUP_SIZE × loads of them round the window, so its sum is whole turns of the
+/// `WORKGROUP_SIZE` × loads of them round the window, so its sum is whole turns of the
 /// window plus one stretch, from prefix sums.
 fn window_reference(src: &Words, params: WindowParams, groups: u32) -> Vec<u32> {
     let n = params.vec4s as u64;
@@ -530,7 +530,7 @@ fn dram_read_cases(sizing: &Sizing) -> Vec<Case> {
 }
 
 /// Each workgroup's sum: a grid-stride loop gives workgroup g every `groups`th block
-/// of WORKGROUP_SIZE vec4s from block g on.
+/// of `WORKGROUP_SIZE` vec4s from block g on.
 fn dram_read_reference(src: &Words, groups: u32) -> Vec<u32> {
     let blocks = block_sums(src, (CHUNK_BYTES / 4) as usize);
     (0..groups as usize)

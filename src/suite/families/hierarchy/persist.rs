@@ -116,7 +116,7 @@ fn persist_case(sizing: &Sizing, bytes: u64, hot: u64, launch: CudaLaunch) -> Ca
         })
 }
 
-/// Each workgroup's sum: its blocks of WORKGROUP_SIZE vec4s of the stream (as
+/// Each workgroup's sum: its blocks of `WORKGROUP_SIZE` vec4s of the stream (as
 /// `dram_read`), and for each the hot block at the same index modulo the hot buffer's
 /// blocks (the hot buffer is whole blocks, so block b of the stream meets hot block
 /// b mod blocks).
