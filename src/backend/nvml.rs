@@ -37,6 +37,7 @@ pub fn unavailable() -> Option<&'static str> {
 }
 
 /// One GPU as NVML knows it.
+#[derive(Debug)]
 pub struct Gpu {
     device: nvml_wrapper::Device<'static>,
     pci_bus_id: String,
@@ -228,6 +229,7 @@ impl Gpu {
 const INTERVAL: Duration = Duration::from_millis(10);
 
 /// Readings taken on a thread of their own while a case runs.
+#[derive(Debug)]
 pub struct Watch {
     /// Dropped to stop the readings: the thread wakes at once, not at its next reading.
     stop: mpsc::Sender<()>,

@@ -31,11 +31,13 @@ pub fn load(experiment: &Experiment, case: &Case) -> Result<Kernel, SimError> {
 
 /// The interpreter as a backend: every workgroup of a dispatch, in lock-step, with
 /// subgroups of `subgroup_size`.
+#[derive(Debug)]
 pub struct Simulator {
     pub subgroup_size: u32,
 }
 
 /// A case loaded into the interpreter, its bindings as the last dispatch left them.
+#[derive(Debug)]
 pub struct Loaded {
     kernel: Kernel,
     bindings: RefCell<Vec<BoundBuffer>>,

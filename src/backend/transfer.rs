@@ -12,6 +12,7 @@ use crate::suite::families::transfer::Shape;
 use crate::suite::{Case, CaseData, Expected, Experiment, Schedule, Words};
 
 /// One transfer case: what to send, what must arrive, and the sampler.
+#[derive(Debug)]
 pub struct Payload<'a> {
     pub shape: Shape,
     pub sent: &'a [u32],

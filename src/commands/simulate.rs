@@ -52,6 +52,7 @@ pub fn simulate(
 }
 
 /// What `simulate --validate` judges, and how.
+#[derive(Debug)]
 pub struct Validating<'a> {
     /// Results files, one per device.
     pub files: &'a [PathBuf],

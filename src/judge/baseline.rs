@@ -36,6 +36,7 @@ impl Change {
 
 /// One case of a compared file, judged against the same case in the same setting
 /// (api and build) of the baseline file.
+#[derive(Debug)]
 pub struct Compared<'a> {
     /// The compared file's device, as the tables name it.
     pub label: &'a str,

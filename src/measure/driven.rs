@@ -33,6 +33,7 @@ pub trait Driver {
 
 /// A [`Sample`] whose batches a [`Driver`] asks for; a transfer's samples, which the
 /// backend took on the host clock, are handed to the driver in turn.
+#[derive(Debug)]
 pub struct Driven<D>(pub D);
 
 impl<D: Driver> Sample for Driven<D> {

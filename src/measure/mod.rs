@@ -210,6 +210,7 @@ struct Plan {
 }
 
 /// The suite's own sampling, remembering when the device was last busy.
+#[derive(Debug)]
 pub struct SuiteSampler {
     pub kernel: Sampler,
     pub transfer: Sampler,
@@ -254,6 +255,7 @@ impl Sample for SuiteSampler {
 /// Timed work over a closure that runs `repeats` repetitions and returns the nanoseconds
 /// that count: for work whose timed part is not one contiguous stretch (a transfer
 /// whose staging buffers are dropped off the clock).
+#[derive(Debug)]
 pub struct FnWork<F> {
     pub timer: Timer,
     pub run: F,

@@ -81,6 +81,7 @@ h2 + details > summary, h3 + details > summary, figure + details > summary { fon
 "#;
 
 /// The page and its charts, not yet written.
+#[derive(Debug)]
 pub struct Report {
     pub html: String,
     pub charts: Vec<Chart>,

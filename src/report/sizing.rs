@@ -17,6 +17,7 @@ use crate::suite::{Family, Params};
 
 /// What a device's cases were sized for, each case's element count, and how many
 /// adapters measured at once.
+#[derive(Debug)]
 pub struct SizedFor<'r> {
     elements: BTreeMap<(Family, &'r str, &'r Params), u64>,
     concurrent: Option<u32>,

@@ -105,6 +105,7 @@ pub fn experiment_order(family: Family, variant: &str) -> (Family, usize, &str) 
 /// One device measured in several settings: per case, each setting's GB/s and its
 /// ratio to the setting closest to the hardware — the toolchain's tax beside the
 /// memory system.
+#[derive(Debug)]
 pub struct Tax<'l, 'r> {
     pub device: &'r str,
     /// Indexes of this device's settings among the compared ones, in setting order.

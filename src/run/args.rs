@@ -12,7 +12,7 @@ use crate::results;
 use crate::suite::{Api, Build, Profile};
 
 /// What `membench run` takes.
-#[derive(clap::Args)]
+#[derive(clap::Args, Debug)]
 pub struct RunArgs {
     /// Only cases whose id (family/variant/param) contains one of these
     /// (comma-separated, e.g. `copy/offset,copy/peak`).

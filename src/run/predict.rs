@@ -179,6 +179,7 @@ pub fn predicted_rows(
 }
 
 /// A run's predictions, the model they were made with, and how long they took.
+#[derive(Debug)]
 pub struct Predicted {
     pub model: DeviceModel,
     pub predictions: Vec<Option<Result<Prediction, String>>>,
@@ -221,6 +222,7 @@ impl Predicted {
 }
 
 /// Predictions made on a thread of their own while the GPU measures.
+#[derive(Debug)]
 pub enum Background<'scope> {
     /// Not started (the model is not calibrated yet).
     Waiting,

@@ -33,12 +33,14 @@ pub trait Progress: Sync {
 }
 
 /// Nothing to tell.
+#[derive(Debug)]
 pub struct Quiet;
 
 impl Progress for Quiet {}
 
 /// Where a run's rows go: a results file, which may hold rows of other runs of its
 /// identity; this run's rows replace those of the same case and setting.
+#[derive(Debug)]
 pub struct Output<'a> {
     pub path: &'a Path,
     /// What the file's rows must be of.
@@ -78,7 +80,15 @@ pub struct Session<'a> {
     pub telemetry: Option<&'a nvml::Gpu>,
 }
 
+impl std::fmt::Debug for Session<'_> {
+    // Its measurers are trait objects, its device a whole model: only the name prints.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session").finish_non_exhaustive()
+    }
+}
+
 /// What a session made.
+#[derive(Debug)]
 pub struct Ran {
     /// One row per case and backend that takes it, in case order.
     pub rows: Vec<Row>,

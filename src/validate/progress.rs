@@ -109,6 +109,7 @@ fn say(line: &str) {
 }
 
 /// One stage of a [`StageProgress`], shown until dropped.
+#[derive(Debug)]
 pub struct Stage {
     bar: ProgressBar,
     ticker: Option<Ticker>,
@@ -131,6 +132,7 @@ impl Drop for Stage {
 }
 
 /// The thread that prints a stage's line every [`LINE_EVERY`] until stopped.
+#[derive(Debug)]
 struct Ticker {
     stopped: Arc<(Mutex<bool>, Condvar)>,
     thread: JoinHandle<()>,

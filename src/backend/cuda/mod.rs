@@ -63,7 +63,7 @@ fn describe(error: &DriverError) -> String {
 /// The CUDA backend on one device in one build: a context, the stream everything runs
 /// on, and the modules compiled so far. Its builds ([`Cuda::with_build`]) share all but
 /// the build.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct Cuda {
     pub device: CudaDevice,
     /// How the twins are compiled.

@@ -16,6 +16,7 @@ use crate::suite::{Cache, FLUSH_BYTES};
 const BATCH_TARGET_NS: f64 = 0.5e9;
 
 /// A prepared case on CUDA events.
+#[derive(Debug)]
 pub struct EventClock<'a> {
     cuda: &'a Cuda,
     prepared: &'a Prepared,

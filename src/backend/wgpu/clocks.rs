@@ -40,6 +40,7 @@ const FIRST_SETTLE: Duration = Duration::from_millis(300);
 const MAX_SETTLE: Duration = Duration::from_secs(3);
 
 /// The reference kernel and the fastest pass it ran this run.
+#[derive(Debug)]
 pub struct ClockGuard {
     reference: BoundKernel,
     /// Dispatches per timed pass, and the fastest pass's time per dispatch (ns).

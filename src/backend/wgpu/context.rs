@@ -18,6 +18,7 @@ use crate::suite::{FLUSH_BYTES, SOFTWARE_FLUSH_BYTES, Setting, Sizing, WgpuBuild
 use crate::text::shown_lines;
 
 /// Device, queue and what the CSV records about them; built once, passed by reference.
+#[derive(Debug)]
 pub struct GpuContext {
     pub adapter: wgpu::Adapter,
     pub device: wgpu::Device,

@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use crate::suite::{Buffer, Case, Experiment, WgpuBuild, Words, check_inputs};
 
 /// A case ready to dispatch: pipeline, bound buffers and grid.
+#[derive(Debug)]
 pub struct BoundKernel {
     pipeline: wgpu::ComputePipeline,
     bind_group: wgpu::BindGroup,

@@ -36,6 +36,7 @@ use crate::suite::{
 use timing::KernelClock;
 
 /// The wgpu backend: a device, and the build its kernels are made with.
+#[derive(Debug)]
 pub struct Wgpu<'a> {
     pub ctx: &'a GpuContext,
     pub build: WgpuBuild,

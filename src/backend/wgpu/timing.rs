@@ -15,6 +15,7 @@ use crate::suite::Cache;
 const SUBMISSION_TARGET_NS: f64 = 0.5e9;
 
 /// A built kernel on its device's clock.
+#[derive(Debug)]
 pub struct KernelClock<'a> {
     ctx: &'a GpuContext,
     kernel: &'a BoundKernel,
@@ -94,6 +95,7 @@ impl TimedWork for KernelClock<'_> {
 
 /// A query set of the most timestamps one submission may write, and the buffers that
 /// bring them to the host.
+#[derive(Debug)]
 pub struct Timestamps {
     pub query_set: wgpu::QuerySet,
     resolved: wgpu::Buffer,

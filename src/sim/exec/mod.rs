@@ -161,6 +161,7 @@ pub trait TraceSink {
 }
 
 /// The sink that wants nothing: run a kernel for its outputs only.
+#[derive(Debug)]
 pub struct NoTrace;
 
 impl TraceSink for NoTrace {

@@ -58,6 +58,13 @@ pub(super) struct Caches {
     dram_ns: f64,
 }
 
+impl std::fmt::Debug for Caches {
+    // Their lines are many and say little one by one.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Caches").finish_non_exhaustive()
+    }
+}
+
 impl Caches {
     /// The caches of `device`: an L1 for each of `sms` SMs and the L2, all empty.
     pub(super) fn new(device: &DeviceModel, sms: u64) -> Caches {

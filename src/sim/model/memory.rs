@@ -11,7 +11,7 @@ use crate::sim::device::DeviceModel;
 use crate::sim::exec::{Access, Request, Space, Target, TraceSink};
 
 /// A buffered global request: its SM, direction and sectors (a range of `sectors`).
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 struct Pending {
     sm: u32,
     access: Access,
@@ -23,6 +23,7 @@ struct Pending {
 }
 
 /// The memory model as a [`TraceSink`]: feed it a run, then [`MemoryModel::finish`].
+#[derive(Debug)]
 pub struct MemoryModel {
     sector_bytes: u64,
     /// Sectors per line.
