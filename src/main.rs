@@ -40,7 +40,7 @@ enum Command {
         /// CUDA twins (`ptx`, needs NVRTC), each distinct program once.
         #[arg(long, value_enum)]
         emit: Option<commands::Emit>,
-        /// With --emit: a kernel name (e.g. bank_row_col_pad), or a case filter as
+        /// With --emit: a kernel name (e.g. `bank_row_col_pad`), or a case filter as
         /// --filter takes (e.g. copy/offset); without, --filter's cases.
         #[arg(requires = "emit")]
         kernel_or_case_filter: Option<String>,

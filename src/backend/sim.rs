@@ -6,10 +6,10 @@ use std::cell::RefCell;
 
 use super::Backend;
 use crate::error::{Error, Result};
-use crate::measure::Clock;
+use crate::measure::TimedWork;
 use crate::sim::device::DeviceModel;
 use crate::sim::model::{self, Prediction};
-use crate::sim::{Binding, Kernel, Launch, NoTrace, SimError, run};
+use crate::sim::{BoundBuffer, Kernel, Launch, NoTrace, SimError, run};
 use crate::suite::shaders;
 use rayon::prelude::*;
 
@@ -31,14 +31,16 @@ pub fn load(experiment: &Experiment, case: &Case) -> Result<Kernel, SimError> {
 
 /// The interpreter as a backend: every workgroup of a dispatch, in lock-step, with
 /// subgroups of `subgroup_size`.
+#[derive(Debug)]
 pub struct Simulator {
     pub subgroup_size: u32,
 }
 
 /// A case loaded into the interpreter, its bindings as the last dispatch left them.
+#[derive(Debug)]
 pub struct Loaded {
     kernel: Kernel,
-    bindings: RefCell<Vec<Binding>>,
+    bindings: RefCell<Vec<BoundBuffer>>,
     workgroups: [u32; 3],
     /// The binding index of each output, in order.
     outputs: Vec<usize>,
@@ -86,7 +88,7 @@ impl Backend for Simulator {
 
     /// The interpreter has no clock of the device: its time is the model's
     /// prediction ([`predict`]), never a measurement.
-    fn clock<'a>(&'a self, _: &'a Loaded, _: Cache) -> Result<Box<dyn Clock + 'a>> {
+    fn clock<'a>(&'a self, _: &'a Loaded, _: Cache) -> Result<Box<dyn TimedWork + 'a>> {
         Err(Error::Case(
             "the simulator predicts time (membench simulate); it measures none".to_owned(),
         ))
@@ -95,7 +97,7 @@ impl Backend for Simulator {
 
 /// Interpreter bindings for a case: uniforms as declared, inputs from `inputs` (in
 /// binding order), outputs poisoned.
-pub fn bindings(case: &Case, inputs: &[Words]) -> Vec<Binding> {
+pub fn bindings(case: &Case, inputs: &[Words]) -> Vec<BoundBuffer> {
     let mut inputs = inputs.iter();
     case.buffers
         .iter()
@@ -128,14 +130,14 @@ fn bytes(words: &Words) -> Vec<u8> {
 }
 
 /// The interpreter's binding `index` of `buffer`, holding `data`: a texture's texels
-/// row by row (see [`Binding::texture_width`]).
-fn bound(index: usize, buffer: &Buffer, data: Vec<u8>) -> Binding {
-    Binding {
+/// row by row (see [`BoundBuffer::texture_width`]).
+fn bound(index: usize, buffer: &Buffer, data: Vec<u8>) -> BoundBuffer {
+    BoundBuffer {
         texture_width: match buffer {
             Buffer::Texture { width, .. } => Some(*width),
             _ => None,
         },
-        ..Binding::buffer(0, index as u32, data)
+        ..BoundBuffer::buffer(0, index as u32, data)
     }
 }
 
@@ -185,7 +187,7 @@ pub fn predict(
     device: &DeviceModel,
 ) -> Result<Prediction, SimError> {
     let kernel = load(experiment, case)?;
-    let mut bindings: Vec<Binding> = if case.addresses_from_data {
+    let mut bindings: Vec<BoundBuffer> = if case.addresses_from_data {
         // The addresses are the data (a pointer chase): on zeros it would chase one word.
         bindings(case, &(case.data)().inputs)
     } else {

@@ -202,7 +202,7 @@ pub fn report(
         // adapter's that sorts first by name (`llvmpipe-…` before `nvidia-…`).
         devices.sort_by_key(results::DeviceResults::is_software);
     }
-    let progress = validate::Progress::stderr();
+    let progress = validate::StageProgress::stderr();
     let started = Instant::now();
     let validations = match predictions {
         Some(predictions) => validate::of_results(&devices, predictions, &progress),

@@ -117,8 +117,8 @@ impl Identity {
                 }
                 if row.sizing.is_none() {
                     let case = cases.iter().find(|case| {
-                        (&case.family, &case.variant, &case.param)
-                            == (&row.family, &row.variant, &row.param)
+                        (&case.family, &case.variant, &case.params)
+                            == (&row.family, &row.variant, &row.params)
                     });
                     if let Some(case) =
                         case.filter(|c| (c.elements, c.bytes) != (row.elements, row.bytes))
@@ -130,7 +130,7 @@ impl Identity {
                                  (the file records no sizing)",
                                 row.family,
                                 row.variant,
-                                row.param,
+                                row.params,
                                 row.bytes,
                                 self.sizing,
                                 case.bytes
@@ -296,7 +296,7 @@ mod tests {
         Row {
             family: Family::Copy,
             variant: "peak".into(),
-            param: "launch=vec4".parse().unwrap(),
+            params: "launch=vec4".parse().unwrap(),
             status: Status::Ok,
             bytes,
             device: "GPU".into(),

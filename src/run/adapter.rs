@@ -200,7 +200,7 @@ impl Plan {
         }
         Ok(if ran.interrupted {
             Ended::Stopped(stop::stopped_by())
-        } else if ran.failed > 0 || verdict.as_ref().is_some_and(health::Verdict::incomplete) {
+        } else if ran.failed > 0 || verdict.as_ref().is_some_and(health::Checkup::incomplete) {
             Ended::Failed
         } else if verdict.as_ref().is_some_and(|v| !v.healthy()) {
             Ended::BelowExpectation

@@ -12,7 +12,7 @@ use crate::results;
 use crate::suite::{Api, Build, Profile};
 
 /// What `membench run` takes.
-#[derive(clap::Args)]
+#[derive(clap::Args, Debug)]
 pub struct RunArgs {
     /// Only cases whose id (family/variant/param) contains one of these
     /// (comma-separated, e.g. `copy/offset,copy/peak`).
@@ -23,7 +23,7 @@ pub struct RunArgs {
     pub quick: bool,
     /// Adapter by index, name substring, GPU UUID (or its first 8 digits) or PCI bus
     /// id (see `membench devices`), or `all` for every adapter in turn, each into its
-    /// own results file; default: the best one, or WGPU_ADAPTER_NAME.
+    /// own results file; default: the best one, or `WGPU_ADAPTER_NAME`.
     #[arg(long)]
     pub adapter: Option<String>,
     /// With `--adapter all`: every adapter that computes at the same time, one thread

@@ -19,7 +19,7 @@ use crate::text;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Adapters {
     /// One, by `--adapter`'s selector (an index or a part of a name); `None` for the
-    /// best one, or WGPU_ADAPTER_NAME.
+    /// best one, or `WGPU_ADAPTER_NAME`.
     One(Option<String>),
     /// Every adapter in turn, each into its own default results file.
     EachInTurn,
@@ -145,7 +145,7 @@ impl Ended {
 
 /// The exit status of a run slower than its expectation: 1 is a run that could not
 /// measure, 2 a usage error.
-pub const BELOW_EXPECTATION: u8 = 3;
+pub(crate) const BELOW_EXPECTATION: u8 = 3;
 
 /// Stdout, as the runs on several adapters share it.
 pub(super) type Out<'o> = Mutex<&'o mut (dyn Write + Send)>;
@@ -273,12 +273,12 @@ fn adapter_paths(listed: &[Listed], sizing: RunSizing, destination: &Destination
 
 /// The fields `--out` may name, each replaced by the run's: several runs (a job array,
 /// one process per GPU) into one directory, each into its own file.
-pub const TEMPLATE_FIELDS: [&str; 3] = ["{host}", "{uuid}", "{adapter}"];
+pub(crate) const TEMPLATE_FIELDS: [&str; 3] = ["{host}", "{uuid}", "{adapter}"];
 
 /// `template` with `{host}`, `{uuid}` ([`results::Identity::uuid_word`]) and
 /// `{adapter}` (its index) replaced, on the path's bytes: the rest of it, in any
 /// encoding, is kept. A path without them is itself.
-pub fn expand(
+pub(crate) fn expand(
     template: &std::path::Path,
     identity: &results::Identity,
     gpu: &results::GpuIdentity,

@@ -75,7 +75,7 @@ pub fn case_row(experiment: &Experiment, case: &Case) -> Row {
     Row {
         family: experiment.family,
         variant: experiment.variant.to_owned(),
-        param: case.params.clone(),
+        params: case.params.clone(),
         elements: case.elements,
         bytes: case.bytes,
         // A pure transfer runs no kernel, so has no workgroup.

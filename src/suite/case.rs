@@ -46,6 +46,27 @@ pub struct Case {
     pub cuda_launch: CudaLaunch,
 }
 
+impl std::fmt::Debug for Case {
+    // Every field but `data`, a closure with nothing to print.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Case")
+            .field("params", &self.params)
+            .field("workgroup_size", &self.workgroup_size)
+            .field("workgroup_storage_bytes", &self.workgroup_storage_bytes)
+            .field("overrides", &self.overrides)
+            .field("workgroups", &self.workgroups)
+            .field("elements", &self.elements)
+            .field("bytes", &self.bytes)
+            .field("skip", &self.skip)
+            .field("buffers", &self.buffers)
+            .field("addresses_from_data", &self.addresses_from_data)
+            .field("cache", &self.cache)
+            .field("untimed_first", &self.untimed_first)
+            .field("cuda_launch", &self.cuda_launch)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Case {
     /// A case of `params`, sized for `sizing`: see [`CaseBuilder`].
     pub fn builder(sizing: &Sizing, params: Params) -> CaseBuilder<'_> {
@@ -174,6 +195,7 @@ impl Buffer {
 
 /// A case's data: its inputs in binding order, and what each output must hold after
 /// one dispatch, in binding order.
+#[derive(Debug)]
 pub struct CaseData {
     pub inputs: Vec<Words>,
     pub expected: Vec<Expected>,
@@ -192,6 +214,7 @@ impl CaseData {
 /// Builds a [`Case`]: each step that needs something of the device (a workgroup's
 /// invocations and memory, subgroups, a grid's dimensions) checks it against the
 /// [`Sizing`], and the first need the device cannot meet becomes the case's skip reason.
+#[derive(Debug)]
 pub struct CaseBuilder<'a> {
     sizing: &'a Sizing,
     case: Case,

@@ -30,29 +30,36 @@ macro_rules! names {
             }
         }
 
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        impl ::std::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str(self.as_str())
             }
         }
 
-        impl serde::Serialize for $name {
-            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        impl ::serde::Serialize for $name {
+            fn serialize<S: ::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::std::result::Result<S::Ok, S::Error> {
                 serializer.serialize_str(self.as_str())
             }
         }
 
-        impl<'de> serde::Deserialize<'de> for $name {
-            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
-                text.parse().map_err(serde::de::Error::custom)
+        impl<'de> ::serde::Deserialize<'de> for $name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::std::result::Result<Self, D::Error> {
+                let text = <::std::borrow::Cow<'de, str> as ::serde::Deserialize<'de>>::deserialize(
+                    deserializer,
+                )?;
+                text.parse().map_err(::serde::de::Error::custom)
             }
         }
 
-        impl FromStr for $name {
+        impl ::std::str::FromStr for $name {
             type Err = String;
 
-            fn from_str(text: &str) -> Result<Self, String> {
+            fn from_str(text: &str) -> ::std::result::Result<Self, String> {
                 $name::ALL
                     .iter()
                     .copied()
@@ -62,6 +69,9 @@ macro_rules! names {
         }
     };
 }
+
+// The crate's other closed sets of names (`results::Status`) are declared by it too.
+pub(crate) use names;
 
 names! {
     /// A family of experiments, in the order runs and reports show them.
@@ -439,7 +449,8 @@ impl serde::Serialize for Params {
 
 impl<'de> serde::Deserialize<'de> for Params {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        let text =
+            <::std::borrow::Cow<'de, str> as ::serde::Deserialize<'de>>::deserialize(deserializer)?;
         text.parse().map_err(serde::de::Error::custom)
     }
 }

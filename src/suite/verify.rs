@@ -28,6 +28,29 @@ pub enum Expected {
     Rule { words: usize, rule: Rule },
 }
 
+impl std::fmt::Debug for Expected {
+    // A rule is a closure: only its length prints.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Expected::Exact(values) => f.debug_tuple("Exact").field(values).finish(),
+            Expected::Approx { values, tolerance } => f
+                .debug_struct("Approx")
+                .field("values", values)
+                .field("tolerance", tolerance)
+                .finish(),
+            Expected::Strided { stride, values } => f
+                .debug_struct("Strided")
+                .field("stride", stride)
+                .field("values", values)
+                .finish(),
+            Expected::Rule { words, .. } => f
+                .debug_struct("Rule")
+                .field("words", words)
+                .finish_non_exhaustive(),
+        }
+    }
+}
+
 impl Expected {
     /// `values` each within `tolerance` (see [`Expected::Approx`]).
     pub fn approx(values: impl IntoIterator<Item = f32>, tolerance: f32) -> Self {
@@ -97,6 +120,7 @@ fn piece_of<'a>(words: &'a Words, range: Range<usize>, scratch: &'a mut Vec<u32>
 
 /// [`Expected::check`] of an output fed piece by piece: references are compared
 /// piece by piece; a [`Rule`], which needs the whole output, gets it gathered.
+#[derive(Debug)]
 pub struct Checker<'a> {
     expected: &'a Expected,
     /// Words fed so far.

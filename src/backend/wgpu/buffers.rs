@@ -15,7 +15,7 @@ const STAGING_BYTES: u64 = 64 << 20;
 /// The staging and poison buffers every case reuses, made on first use: allocating a
 /// fresh staging buffer of hundreds of MiB costs more than filling it, and poison is
 /// cheaper copied on the device.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub(super) struct Staging {
     /// Host writes, the device copies from (`MAP_WRITE | COPY_SRC`).
     upload: OnceLock<wgpu::Buffer>,

@@ -13,7 +13,7 @@ use crate::suite::{Binding, Buffer, Case, Experiment, WgpuBuild};
 /// Only the last few are kept: a pipeline holds the driver's compiled code, and the
 /// whole run's (hundreds) held to its end grew a quick lavapipe run's host memory by
 /// half.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub(super) struct PipelineCache {
     pipelines: Mutex<Vec<(String, wgpu::ComputePipeline)>>,
 }

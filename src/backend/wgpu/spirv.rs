@@ -173,7 +173,7 @@ fn rewritten(
 }
 
 /// Asks the driver to unroll every loop: sets `Unroll` (and clears `DontUnroll`) in the
-/// loop control of each OpLoopMerge; returns how many loops there are. The NVIDIA
+/// loop control of each `OpLoopMerge`; returns how many loops there are. The NVIDIA
 /// Vulkan compiler honours the hint: with it, the reductions' tree loops (a barrier
 /// per step) and the bank loop ran up to 1.46× faster, A/B in one command (README,
 /// "What wgpu costs").
@@ -191,7 +191,7 @@ fn unroll_loops(module: &mut Module) -> usize {
     count
 }
 
-/// Gives every OpControlBarrier and OpMemoryBarrier whose memory scope is Device the
+/// Gives every `OpControlBarrier` and `OpMemoryBarrier` whose memory scope is Device the
 /// Workgroup scope (a constant of the same type, reused or added); returns how many
 /// changed. Their semantics stay as they are.
 fn narrow_barriers(module: &mut Module) -> Result<usize, String> {
@@ -306,7 +306,7 @@ mod tests {
             data[i] += data[WORKGROUP_SIZE - 1u - i];\n\
         }\n";
 
-    /// The loop control of every OpLoopMerge of `words`.
+    /// The loop control of every `OpLoopMerge` of `words`.
     fn loop_controls(words: &[u32]) -> Vec<LoopControl> {
         let module = rspirv::dr::load_words(words).unwrap();
         module
@@ -319,7 +319,7 @@ mod tests {
             .collect()
     }
 
-    /// (execution, memory) scope of every OpControlBarrier of `words`.
+    /// (execution, memory) scope of every `OpControlBarrier` of `words`.
     fn control_barrier_scopes(words: &[u32]) -> Vec<(u32, u32)> {
         let module = rspirv::dr::load_words(words).unwrap();
         let constants = int_constants(&module);
