@@ -9,14 +9,16 @@ use std::process::Command;
 mod common;
 use common::{no_adapter, outcome, scratch};
 
-/// The `membench kernel` command lines of docs/kernel.md's code blocks, each as its
-/// words (a line ending in `\` goes on).
+/// The `membench kernel` command lines of docs/kernel.md's section "The examples",
+/// each as its words (a line ending in `\` goes on).
 fn documented_commands() -> Vec<Vec<String>> {
     let doc =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/kernel.md")).unwrap();
+    let section = doc.split("## The examples").nth(1).unwrap_or_default();
+    let section = section.split("\n## ").next().unwrap_or_default();
     let mut commands = Vec::new();
     let mut current: Option<String> = None;
-    for line in doc.lines() {
+    for line in section.lines() {
         let line = line.trim();
         let text = match current.take() {
             Some(before) => format!("{before} {line}"),
@@ -113,4 +115,164 @@ fn every_documented_example_runs_verified_at_a_quick_size() {
         }
         assert!(stdout.contains("kernel/"), "{stdout}");
     }
+}
+
+/// Writes `source` as `name` in `dir`, and returns its path as a word.
+fn kernel_file(dir: &Path, name: &str, source: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, source).unwrap();
+    path.display().to_string()
+}
+
+fn words(args: &[&str]) -> Vec<String> {
+    args.iter().map(|&a| a.to_owned()).collect()
+}
+
+/// Bad input: one line saying what is wrong, exit 2, nothing written.
+#[test]
+fn bad_input_gets_one_line_and_exit_2() {
+    let dir = scratch("bad").unwrap();
+    let out = dir.join("rows.csv").display().to_string();
+    let broken = kernel_file(
+        &dir,
+        "broken.wgsl",
+        "@compute @workgroup_size(1)\nfn main( {}\n",
+    );
+    let texture = kernel_file(
+        &dir,
+        "texture.wgsl",
+        "@group(0) @binding(0) var t: texture_2d<f32>;
+         @compute @workgroup_size(1) fn main() { _ = textureLoad(t, vec2(0), 0); }",
+    );
+    let saxpy = "examples/kernels/saxpy.wgsl";
+    let cases: [(Vec<&str>, &str); 6] = [
+        (vec![&broken], "broken.wgsl:2:"),
+        (
+            vec![&texture, "--workgroups", "1"],
+            "binding `t` (@group(0) @binding(0)) is a texture or sampler",
+        ),
+        (
+            vec![
+                saxpy,
+                "--size",
+                "n=64",
+                "--buffer",
+                "x=n",
+                "--uniform",
+                "params.a=1",
+            ],
+            "`y` is a runtime-sized array: give its element count with --buffer y=EXPR",
+        ),
+        (
+            vec![
+                saxpy, "--size", "n=64", "--buffer", "x=n", "--buffer", "y=n",
+            ],
+            "uniform fields not set: params.a, params.n",
+        ),
+        (
+            vec![saxpy, "--size", "n=64", "--buffer", "x=n/3"],
+            "--buffer x: `n/3`: 64 / 3 is not a whole number",
+        ),
+        (
+            vec![
+                saxpy,
+                "--size",
+                "n=2^34",
+                "--buffer",
+                "x=n",
+                "--buffer",
+                "y=n",
+                "--uniform",
+                "params.a=1",
+                "--uniform",
+                "params.n=1",
+                "--no-verify",
+            ],
+            "exceeds the device's largest storage binding",
+        ),
+    ];
+    for (args, expected) in cases {
+        let mut all = words(&["kernel"]);
+        all.extend(words(&args));
+        all.extend(words(&["--quick", "--out", &out]));
+        let (status, _, stderr) = membench(&all);
+        if no_adapter(&stderr) {
+            return;
+        }
+        assert_eq!(status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+        let said: Vec<&str> = stderr.lines().filter(|l| l.contains(expected)).collect();
+        assert_eq!(said.len(), 1, "{stderr}");
+        assert!(!Path::new(&out).exists(), "{args:?} wrote {out}");
+    }
+}
+
+/// A kernels file and a suite results file never mix, either way.
+#[test]
+fn kernel_rows_and_suite_rows_never_share_a_file() {
+    let dir = scratch("unmixed").unwrap();
+    let out = dir.join("kernels.csv").display().to_string();
+    let saxpy = words(&[
+        "kernel",
+        "examples/kernels/saxpy.wgsl",
+        "--size",
+        "n=256",
+        "--buffer",
+        "x=n",
+        "--buffer",
+        "y=n",
+        "--uniform",
+        "params.a=2",
+        "--uniform",
+        "params.n=n",
+        "--quick",
+        "--build",
+        "default",
+        "--out",
+        &out,
+    ]);
+    let (status, _, stderr) = membench(&saxpy);
+    if no_adapter(&stderr) {
+        return;
+    }
+    assert!(status.success(), "{stderr}");
+    let before = std::fs::read(&out).unwrap();
+    let run = words(&[
+        "run",
+        "--quick",
+        "--build",
+        "default",
+        "--filter",
+        common::ONE_CASE,
+        "--out",
+        &out,
+    ]);
+    let (status, _, stderr) = membench(&run);
+    assert!(!status.success());
+    assert!(
+        stderr.contains("holds kernel rows (kernel/saxpy)"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read(&out).unwrap(), before);
+    let suite = dir.join("suite.csv").display().to_string();
+    let run = words(&[
+        "run",
+        "--quick",
+        "--build",
+        "default",
+        "--filter",
+        common::ONE_CASE,
+        "--out",
+        &suite,
+    ]);
+    let (status, _, stderr) = membench(&run);
+    assert!(status.success(), "{stderr}");
+    let mut again = saxpy.clone();
+    *again.last_mut().unwrap() = suite.clone();
+    let (status, _, stderr) = membench(&again);
+    assert!(!status.success());
+    assert!(
+        stderr.contains("holds the suite's rows (copy/peak)"),
+        "{stderr}"
+    );
 }

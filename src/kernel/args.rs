@@ -50,6 +50,12 @@ pub struct KernelArgs {
     /// distinct bytes the interpreter sees it read and write.
     #[arg(long, value_name = "EXPR")]
     pub bytes: Option<String>,
+    /// Verify at a smaller size, NAME=EXPR replacing that size (repeatable): a row of
+    /// its own, verified against the interpreter; the rows at the sizes asked for say
+    /// where they were verified. Needed where the interpreter would take long (more
+    /// than 2^22 invocations).
+    #[arg(long, value_name = "NAME=EXPR", conflicts_with = "no_verify")]
+    pub verify_size: Vec<String>,
     /// Skip the check against the interpreter (the rows say `verified` false).
     #[arg(long)]
     pub no_verify: bool,
@@ -168,26 +174,73 @@ impl KernelArgs {
             },
             ..Description::default()
         };
-        product(&axes)
-            .into_iter()
-            .map(|point| self.at(&base, &point))
-            .collect()
+        let smaller = self
+            .verify_size
+            .iter()
+            .map(|text| pair("verify-size", text).map(|(n, e)| (n.to_owned(), e.to_owned())))
+            .collect::<Result<Vec<_>, String>>()?;
+        for (name, _) in &smaller {
+            let known = self
+                .size
+                .iter()
+                .chain(&self.axis)
+                .any(|t| t.split_once('=').is_some_and(|(n, _)| n.trim() == name));
+            if !known {
+                return Err(format!(
+                    "--verify-size {name}: no --size or --axis `{name}`"
+                ));
+            }
+        }
+        let mut descriptions: Vec<Description> = Vec::new();
+        for point in product(&axes) {
+            let full = self.at(&base, &point, &[])?;
+            if smaller.is_empty() {
+                descriptions.push(full);
+                continue;
+            }
+            let small = self.at(&base, &point, &smaller)?;
+            if !descriptions.iter().any(|d| d.sizes == small.sizes) {
+                descriptions.push(small.clone());
+            }
+            if full.sizes != small.sizes {
+                descriptions.push(Description {
+                    verify: Verify::Smaller(Box::new(small)),
+                    ..full
+                });
+            }
+        }
+        Ok(descriptions)
     }
 
-    /// The description at one point of the axes: the sizes, then every expression.
-    fn at(&self, base: &Description, point: &[(String, u64)]) -> Result<Description, String> {
+    /// The description at one point of the axes: the sizes (those `replaced` names by
+    /// its expression instead), then every expression.
+    fn at(
+        &self,
+        base: &Description,
+        point: &[(String, u64)],
+        replaced: &[(String, String)],
+    ) -> Result<Description, String> {
         let mut vars = Vars::new();
-        let mut sizes = Vec::new();
+        let mut sizes: Vec<(String, u64)> = Vec::new();
+        let replacement = |name: &str| replaced.iter().find(|(n, _)| n == name).map(|(_, t)| t);
         for text in &self.size {
-            let (name, value) = pair("size", text)?;
-            let value = expr::eval(value, &vars, Division::Exact)
+            let (name, text) = pair("size", text)?;
+            let text = replacement(name).map_or(text, String::as_str);
+            let value = expr::eval(text, &vars, Division::Exact)
                 .map_err(|why| format!("--size {name}: {why}"))?;
             vars.insert(name.to_owned(), value);
+            sizes.retain(|(n, _)| n != name);
             sizes.push((name.to_owned(), value));
         }
         for (name, value) in point {
-            vars.insert(name.clone(), *value);
-            sizes.push((name.clone(), *value));
+            let value = match replacement(name) {
+                Some(text) => expr::eval(text, &vars, Division::Exact)
+                    .map_err(|why| format!("--verify-size {name}: {why}"))?,
+                None => *value,
+            };
+            vars.insert(name.clone(), value);
+            sizes.retain(|(n, _)| n != name);
+            sizes.push((name.clone(), value));
         }
         let eval = |flag: &str, name: &str, text: &str, division| {
             expr::eval(text, &vars, division).map_err(|why| format!("--{flag} {name}: {why}"))

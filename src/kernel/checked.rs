@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use super::reflect::{Bound, Word};
 use crate::sim::{Binding, Kernel, Launch, Request, Target, run};
-use crate::suite::{Expected, Words};
+use crate::suite::Expected;
 
 /// How far a float the GPU computed may be from the interpreter's: relative to the
 /// reference, plus an absolute floor for results near zero. GPUs contract `a * b + c`
@@ -261,17 +261,6 @@ pub fn f32_to_f16(value: f32) -> u16 {
         e if e >= 31 => sign | 0x7C00,
         e => sign | ((e as u16) << 10) | mantissa,
     }
-}
-
-/// Bindings' words as the interpreter and the GPU get them.
-pub fn words_of(inputs: &[Arc<Vec<u32>>]) -> Vec<Words> {
-    inputs
-        .iter()
-        .map(|words| {
-            let words = Arc::clone(words);
-            Words::made(words.len(), move |i| words[i])
-        })
-        .collect()
 }
 
 #[cfg(test)]

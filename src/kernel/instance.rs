@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use super::checked::{self, Interpreted};
 use super::reflect::{self, Access, Bound, Shape, Word};
 use crate::suite::{
-    Buffer, Case, CaseData, Experiment, Family, Key, Measure, Params, Sizing, Twin, Value, mix,
-    shaders,
+    Buffer, Case, CaseData, Experiment, Family, Key, Measure, Params, Sizing, Twin, Value, Words,
+    mix, shaders,
 };
 
 /// What a buffer starts as.
@@ -32,13 +32,15 @@ pub enum Fill {
 }
 
 /// How a kernel's outputs are checked.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub enum Verify {
     /// Against the interpreter's run of the same WGSL on the same inputs.
     #[default]
     Interpreter,
     /// Not at all, for this reason (`--no-verify`).
     Skip(String),
+    /// At the smaller sizes of this description (`--verify-size`), its own row.
+    Smaller(Box<Description>),
 }
 
 /// One kernel at one set of sizes, as `membench kernel`'s flags (or the library's
@@ -101,41 +103,108 @@ pub struct Instance {
     pub footprint: u64,
 }
 
+/// Invocations the interpreter verifies a kernel at without being asked to (about
+/// seconds for a simple kernel in a release build): beyond, `--verify-size` names a
+/// smaller size.
+pub const INTERPRETED_INVOCATIONS: u64 = 1 << 22;
+
+/// A description's buffers made: its reflection, buffers, first contents and dispatch.
+struct Prepared {
+    shape: Shape,
+    buffers: Vec<Buffer>,
+    /// Each binding's first contents, word by word.
+    inputs: Vec<Contents>,
+    workgroups: [u32; 3],
+}
+
+/// A binding's first contents: `len` words, word `i` being `word(i)`.
+#[derive(Clone)]
+struct Contents {
+    len: usize,
+    word: Arc<dyn Fn(usize) -> u32 + Send + Sync>,
+}
+
+impl Contents {
+    fn held(&self) -> Arc<Vec<u32>> {
+        Arc::new((0..self.len).map(|i| (self.word)(i)).collect())
+    }
+
+    fn words(&self) -> Words {
+        let word = Arc::clone(&self.word);
+        Words::made(self.len, move |i| word(i))
+    }
+}
+
+impl Prepared {
+    fn of(d: &Description, sizing: &Sizing) -> Result<Prepared, String> {
+        let shape = reflect::shape(&d.file, &d.source, d.entry.as_deref(), &d.overrides)?;
+        check_names(d, &shape)?;
+        let buffers = buffers(d, &shape, sizing)?;
+        let inputs = shape
+            .bindings
+            .iter()
+            .zip(&buffers)
+            .enumerate()
+            .map(|(index, (bound, buffer))| contents(d, bound, buffer, index))
+            .collect();
+        let workgroups = workgroups(d, &shape, sizing)?;
+        Ok(Prepared {
+            shape,
+            buffers,
+            inputs,
+            workgroups,
+        })
+    }
+
+    fn storage_bytes(&self) -> u64 {
+        self.buffers
+            .iter()
+            .filter(|b| !matches!(b, Buffer::Uniform(_)))
+            .map(Buffer::len_bytes)
+            .sum()
+    }
+
+    fn invocations(&self) -> u64 {
+        let count = |dims: [u32; 3]| dims.iter().map(|&d| u64::from(d)).product::<u64>();
+        count(self.workgroups) * count(self.shape.workgroup_size)
+    }
+
+    /// The interpreter's run on these contents; an error where it cannot run them, or
+    /// they are too many invocations to run unasked.
+    fn interpreted(&self, d: &Description, sizing: &Sizing) -> Result<Interpreted, String> {
+        let invocations = self.invocations();
+        if invocations > INTERPRETED_INVOCATIONS {
+            return Err(format!(
+                "{invocations} invocations are more than the interpreter runs unasked                  ({INTERPRETED_INVOCATIONS}): name a smaller size with --verify-size NAME=EXPR"
+            ));
+        }
+        let inputs: Vec<Arc<Vec<u32>>> = self.inputs.iter().map(Contents::held).collect();
+        interpreted(d, &self.shape, &inputs, self.workgroups, sizing)
+    }
+}
+
 /// The kernel `description` at its sizes, as a case of `sizing`'s device.
 pub fn instance(description: &Description, sizing: &Sizing) -> Result<Instance, String> {
     let d = description;
-    let shape = reflect::shape(&d.file, &d.source, d.entry.as_deref(), &d.overrides)?;
-    check_names(d, &shape)?;
-    let buffers = buffers(d, &shape, sizing)?;
-    let inputs: Vec<Arc<Vec<u32>>> = shape
-        .bindings
-        .iter()
-        .zip(&buffers)
-        .enumerate()
-        .map(|(index, (bound, buffer))| contents(d, bound, buffer, index))
-        .collect();
-    let workgroups = workgroups(d, &shape, sizing)?;
-    let kernel_name = shaders::register(&d.name, &d.source, &shape.entry)?;
-    let experiment = experiment(kernel_name)?;
-    let footprint: u64 = buffers.iter().map(Buffer::len_bytes).sum();
-    let storage_bytes: u64 = buffers
-        .iter()
-        .filter(|b| !matches!(b, Buffer::Uniform(_)))
-        .map(Buffer::len_bytes)
-        .sum();
-    let overrides: Vec<(&'static str, f64)> = d
-        .overrides
-        .iter()
-        .map(|(name, value)| (leak(name), *value))
-        .collect();
-    let interpreted = match &d.verify {
-        Verify::Interpreter => Some(interpreted(d, &shape, &inputs, workgroups, sizing)),
-        Verify::Skip(_) => None,
-    };
-    let (bytes, bytes_source) = match (d.bytes, &interpreted) {
+    let prepared = Prepared::of(d, sizing)?;
+    crate::suite::check_variant(&d.name)
+        .map_err(|why| format!("{why}: give the kernel a --name that is one"))?;
+    // Named apart from the suite's kernels, which a user's may share a name with.
+    let kernel_name = shaders::register(
+        &format!("kernel:{}", d.name),
+        &d.source,
+        &prepared.shape.entry,
+    )?;
+    let experiment = experiment(&d.name, kernel_name);
+    let footprint: u64 = prepared.buffers.iter().map(Buffer::len_bytes).sum();
+    let (checked, unverified) = verification(d, &prepared, sizing);
+    let (bytes, bytes_source) = match (d.bytes, &checked) {
         (Some(bytes), _) => (bytes, BytesSource::Declared),
-        (None, Some(Ok(i))) => (i.read_bytes + i.written_bytes, BytesSource::Interpreted),
-        (None, _) => (storage_bytes, BytesSource::Footprint),
+        (None, Some((interpreted, scale))) => {
+            let bytes = (interpreted.read_bytes + interpreted.written_bytes) as f64 * scale;
+            (bytes.round() as u64, BytesSource::Interpreted)
+        }
+        (None, None) => (prepared.storage_bytes(), BytesSource::Footprint),
     };
     let params = match d.sizes.is_empty() {
         true => Params::new(),
@@ -143,37 +212,43 @@ pub fn instance(description: &Description, sizing: &Sizing) -> Result<Instance, 
     };
     // The footprint places the row against the device's levels (and in the report).
     let params = params.with(Key::Footprint, footprint);
+    let overrides: Vec<(&'static str, f64)> = d
+        .overrides
+        .iter()
+        .map(|(name, value)| (leak(name), *value))
+        .collect();
     let builder = Case::builder(sizing, params)
-        .workgroup(shape.workgroup_size, 0)
-        .needs_subgroups(shape.uses_subgroups)
-        .workgroups(workgroups)
+        .workgroup(prepared.shape.workgroup_size, 0)
+        .needs_subgroups(prepared.shape.uses_subgroups)
+        .workgroups(prepared.workgroups)
         .constants(overrides)
         .moves(bytes / 4, bytes)
-        .buffers(buffers);
-    let builder = match (&d.verify, &interpreted) {
-        (Verify::Skip(why), _) => builder.unverified(why.clone()),
-        (_, Some(Err(why))) => builder.unverified(format!("the interpreter cannot run it: {why}")),
-        _ => builder,
+        .buffers(prepared.buffers.clone());
+    let builder = match unverified {
+        Some(why) => builder.unverified(why),
+        None => builder,
     };
-    let references = match interpreted {
-        Some(Ok(interpreted)) => Some(Arc::new(interpreted)),
-        _ => None,
-    };
-    let written: Vec<Bound> = shape
+    // References only where the interpreter ran these very inputs.
+    let references = checked
+        .filter(|(_, scale)| *scale == 1.0)
+        .map(|(interpreted, _)| Arc::new(interpreted));
+    let written: Vec<Bound> = prepared
+        .shape
         .bindings
         .iter()
         .filter(|b| b.access == Access::ReadWrite)
         .cloned()
         .collect();
-    let data_inputs: Vec<Arc<Vec<u32>>> = shape
+    let data_inputs: Vec<Contents> = prepared
+        .shape
         .bindings
         .iter()
-        .zip(&inputs)
+        .zip(&prepared.inputs)
         .filter(|(b, _)| b.access != Access::Uniform)
-        .map(|(_, words)| Arc::clone(words))
+        .map(|(_, contents)| contents.clone())
         .collect();
     let case = builder.data(move || CaseData {
-        inputs: checked::words_of(&data_inputs),
+        inputs: data_inputs.iter().map(Contents::words).collect(),
         expected: match &references {
             Some(interpreted) => expectations(&written, interpreted),
             None => Vec::new(),
@@ -182,10 +257,40 @@ pub fn instance(description: &Description, sizing: &Sizing) -> Result<Instance, 
     Ok(Instance {
         experiment,
         case,
-        shape,
+        shape: prepared.shape,
         bytes_source,
         footprint,
     })
+}
+
+/// What the interpreter made of the kernel (at a smaller size, with the scale of this
+/// size's storage bytes to that one's), and why the outputs are not checked, if not.
+fn verification(
+    d: &Description,
+    prepared: &Prepared,
+    sizing: &Sizing,
+) -> (Option<(Interpreted, f64)>, Option<String>) {
+    match &d.verify {
+        Verify::Skip(why) => (None, Some(why.clone())),
+        Verify::Interpreter => match prepared.interpreted(d, sizing) {
+            Ok(interpreted) => (Some((interpreted, 1.0)), None),
+            Err(why) => (None, Some(format!("the interpreter did not run it: {why}"))),
+        },
+        Verify::Smaller(smaller) => {
+            let at = Params::new().with(Key::Size, Value::Vars(smaller.sizes.clone()));
+            let ran = Prepared::of(smaller, sizing).and_then(|small| {
+                let scale = prepared.storage_bytes() as f64 / small.storage_bytes().max(1) as f64;
+                Ok((small.interpreted(smaller, sizing)?, scale))
+            });
+            match ran {
+                Ok(ran) => (Some(ran), Some(format!("verified at {at}, that row"))),
+                Err(why) => (
+                    None,
+                    Some(format!("the interpreter did not run {at}: {why}")),
+                ),
+            }
+        }
+    }
 }
 
 /// The interpreter's run, at each subgroup size the adapter may pick where the kernel
@@ -395,29 +500,29 @@ fn component(kind: naga::ScalarKind, width: u8, value: f64) -> Result<u32, Strin
 }
 
 /// A binding's first contents: its fill, as its words' kinds say.
-fn contents(d: &Description, bound: &Bound, buffer: &Buffer, index: usize) -> Arc<Vec<u32>> {
+fn contents(d: &Description, bound: &Bound, buffer: &Buffer, index: usize) -> Contents {
+    let len = buffer.words();
     if let Buffer::Uniform(words) = buffer {
-        return Arc::new(words.clone());
+        let words = Arc::new(words.clone());
+        return Contents {
+            len,
+            word: Arc::new(move |i| words[i]),
+        };
     }
     let fill = d
         .fills
         .iter()
         .find(|(name, _)| *name == bound.name)
         .map_or(Fill::Init(Init::Random), |(_, fill)| fill.clone());
-    let init = match fill {
-        Fill::Words(words) => {
-            let mut words = words.as_ref().clone();
-            words.resize(buffer.words(), 0);
-            return Arc::new(words);
+    let word: Arc<dyn Fn(usize) -> u32 + Send + Sync> = match fill {
+        Fill::Words(words) => Arc::new(move |i| words.get(i).copied().unwrap_or(0)),
+        Fill::Init(init) => {
+            let seed = 0x6b65_726e_656c + index as u64;
+            let bound = bound.clone();
+            Arc::new(move |at| initial(init, bound.word(at), element(&bound, at), mix(at, seed)))
         }
-        Fill::Init(init) => init,
     };
-    let seed = 0x6b65_726e_656c + index as u64;
-    Arc::new(
-        (0..buffer.words())
-            .map(|at| initial(init, bound.word(at), element(bound, at), mix(at, seed)))
-            .collect(),
-    )
+    Contents { len, word }
 }
 
 /// The element of its array that word `at` of `bound` belongs to (for a ramp).
@@ -483,27 +588,25 @@ fn workgroups(d: &Description, shape: &Shape, sizing: &Sizing) -> Result<[u32; 3
     Ok(workgroups)
 }
 
-/// The experiment of kernel `name`: one per name, leaked (an experiment is `'static`,
-/// as the registry's are; a process measures a few kernels at most).
-fn experiment(name: &'static str) -> Result<&'static Experiment, String> {
+/// The experiment `name` of kernel `kernel`: one per name, leaked (an experiment is
+/// `'static`, as the registry's are; a process measures a few kernels at most).
+fn experiment(name: &str, kernel: &'static str) -> &'static Experiment {
     static MADE: Mutex<Vec<&'static Experiment>> = Mutex::new(Vec::new());
-    crate::suite::check_variant(name)
-        .map_err(|why| format!("{why}: give the kernel a --name that is one"))?;
     let mut made = MADE.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some(known) = made.iter().find(|e| e.variant == name) {
-        return Ok(known);
+        return known;
     }
     let experiment: &'static Experiment = Box::leak(Box::new(Experiment {
         family: Family::Kernel,
-        variant: name,
-        kernel: Some(name),
-        // Its one case is made from the flags, never from a sizing alone.
+        variant: leak(name),
+        kernel: Some(kernel),
+        // Its cases are made from the flags, never from a sizing alone.
         cases: |_| Vec::new(),
         measure: Measure::Kernel,
         twin: Twin::None("a user's kernel has no CUDA twin"),
     }));
     made.push(experiment);
-    Ok(experiment)
+    experiment
 }
 
 /// `name`, leaked: overrides are named by `&'static str` in a case.

@@ -400,12 +400,12 @@ mod tests {
     const STRUCTS: &str = "
         struct Meta { scale: f32, shape: vec3<i32>, n: u32 }
         struct Rows { count: u32, pad: u32, data: array<vec2<f32>> }
-        @group(0) @binding(0) var<uniform> meta: Meta;
+        @group(0) @binding(0) var<uniform> info: Meta;
         @group(0) @binding(1) var<storage, read> rows: Rows;
         @group(0) @binding(2) var<storage, read_write> out: array<f32>;
         @compute @workgroup_size(64)
         fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-            out[id.x] = rows.data[id.x].x * meta.scale + f32(meta.shape.y + i32(meta.n));
+            out[id.x] = rows.data[id.x].x * info.scale + f32(info.shape.y + i32(info.n));
         }
     ";
 
@@ -414,18 +414,18 @@ mod tests {
         let shape = shape("k.wgsl", STRUCTS, None, &[]).unwrap();
         assert_eq!(shape.entry, "main");
         assert_eq!(shape.workgroup_size, [64, 1, 1]);
-        let meta = &shape.bindings[0];
-        assert_eq!(meta.access, Access::Uniform);
-        let offsets: Vec<(&str, u32, u32)> = meta
+        let info = &shape.bindings[0];
+        assert_eq!(info.access, Access::Uniform);
+        let offsets: Vec<(&str, u32, u32)> = info
             .fields
             .iter()
             .map(|f| (f.name.as_str(), f.offset, f.components))
             .collect();
         // vec3<i32> aligns to 16 bytes; the u32 after it fills its fourth word.
         assert_eq!(offsets, [("scale", 0, 1), ("shape", 16, 3), ("n", 28, 1)]);
-        assert_eq!(meta.fixed_bytes, 32);
-        assert_eq!(meta.word(0), Word::F32);
-        assert_eq!(meta.word(5), Word::Exact);
+        assert_eq!(info.fixed_bytes, 32);
+        assert_eq!(info.word(0), Word::F32);
+        assert_eq!(info.word(5), Word::Exact);
     }
 
     #[test]
