@@ -276,3 +276,79 @@ fn kernel_rows_and_suite_rows_never_share_a_file() {
         "{stderr}"
     );
 }
+
+/// What a fixture gives: rows verified, or this one-line reason and exit 2.
+enum Gives {
+    Verified,
+    Refused(&'static str),
+}
+
+/// Kernels modelled on other projects' public compute kernels, each with the documented
+/// flags a new user would give it.
+const FIXTURES: &[(&str, &str, Gives)] = &[
+    // A struct-wrapped runtime array, updated in place (wgpu's hello_compute).
+    (
+        "collatz",
+        "--size n=1024 --buffer v_indices=n",
+        Gives::Verified,
+    ),
+    // A uniform struct of f32 and vec3<i32>; a 2-D dispatch.
+    (
+        "scale_volume",
+        "--size X=16 --size Y=24 --size Z=4 --buffer src=X*Y*Z --buffer dst=X*Y*Z \
+         --uniform params.scale=0.5 --uniform params.dims=X,Y,Z --workgroups X/8,Y/8",
+        Gives::Verified,
+    ),
+    // Subgroup built-ins and subgroupAdd.
+    (
+        "subgroup_sum",
+        "--size n=1024 --buffer values=n --buffer sums=n",
+        Gives::Verified,
+    ),
+    // Workgroup tiles, barriers and a 2-D dispatch.
+    (
+        "matmul_tiled",
+        "--size N=64 --buffer a=N*N --buffer b=N*N --buffer c=N*N --uniform dims.n=N \
+         --workgroups N/16,N/16",
+        Gives::Verified,
+    ),
+    // Bindings in @group(1).
+    (
+        "group1",
+        "--size n=256 --buffer input=n --buffer output=n",
+        Gives::Refused(
+            "binding `input` (@group(1) @binding(0)): membench kernel binds @group(0) only",
+        ),
+    ),
+];
+
+#[test]
+fn kernels_like_other_projects_run_verified_or_say_why_not_in_one_line() {
+    let dir = scratch("fixtures").unwrap();
+    for (name, flags, gives) in FIXTURES {
+        let out = dir.join(format!("{name}.csv")).display().to_string();
+        let mut args = words(&["kernel", &format!("tests/fixtures/kernels/{name}.wgsl")]);
+        args.extend(flags.split_whitespace().map(str::to_owned));
+        args.extend(words(&["--quick", "--build", "default", "--out", &out]));
+        let (status, _, stderr) = membench(&args);
+        if no_adapter(&stderr) {
+            return;
+        }
+        match gives {
+            Gives::Verified => {
+                assert!(status.success(), "{name}: {stderr}");
+                let rows = std::fs::read_to_string(&out).unwrap();
+                let row = rows.lines().nth(1).unwrap_or_default();
+                assert!(
+                    row.contains(",ok,") && row.contains(",true,"),
+                    "{name}: {row}"
+                );
+            }
+            Gives::Refused(reason) => {
+                assert_eq!(status.code(), Some(2), "{name}: {stderr}");
+                let said: Vec<&str> = stderr.lines().filter(|l| l.contains(reason)).collect();
+                assert_eq!(said.len(), 1, "{name}: {stderr}");
+            }
+        }
+    }
+}
