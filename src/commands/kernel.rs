@@ -6,16 +6,80 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::backend::wgpu::GpuContext;
 use crate::error::{Error, Result};
 use crate::kernel::{KernelArgs, instance, place, reflect};
 use crate::measure::MIN_SAMPLES;
 use crate::run::{Adapters, Cases, Destination, Ended, Given, Plan, RunSettings, check_settings};
-use crate::suite::Sizing;
+use crate::suite::{Api, Build, Profile, Setting, Sizing};
 
-/// Runs `membench kernel` as `args` ask, printing to `out`.
+/// Runs `membench kernel` as `args` ask, printing to `out`: the device's levels
+/// measured first where its results file has none and no `--levels` is given.
 pub fn kernel(out: &mut (dyn Write + Send), args: KernelArgs) -> Result<Ended> {
+    let levels = args.levels.is_none().then(|| levels_plan(&args));
     let plan = plan(args)?;
+    if let Some(levels) = levels {
+        measure_levels(levels)?;
+    }
     plan.execute(out)
+}
+
+/// The `levels` profile on the kernel's adapter, into the device's default results
+/// file: `membench run --profile levels`.
+fn levels_plan(args: &KernelArgs) -> Plan {
+    Plan {
+        cases: Cases::Suite,
+        filters: Vec::new(),
+        settings: RunSettings {
+            quick: args.quick,
+            samples: MIN_SAMPLES,
+            ..RunSettings::default()
+        },
+        apis: vec![Api::Wgpu],
+        builds: vec![Build::Default],
+        timeout: Duration::from_secs(args.timeout_s),
+        adapters: Adapters::One(args.adapter.clone()),
+        destination: Destination::DefaultFile,
+        profile: Some(Profile::Levels),
+        expect: None,
+        bless: None,
+    }
+}
+
+/// Measures `levels` where the device's default results file shows no levels, and
+/// says so.
+fn measure_levels(levels: Plan) -> Result<()> {
+    let Adapters::One(adapter) = &levels.adapters else {
+        return Ok(());
+    };
+    let ctx = GpuContext::new(adapter.as_deref(), levels.timeout)?;
+    let identity = crate::run::identity(&ctx.info, &ctx.identity, levels.settings.sizing());
+    drop(ctx);
+    let path = identity.default_path();
+    let rows: Vec<crate::results::Row> = crate::results::read_existing(&path)?
+        .into_iter()
+        .map(|(_, row)| row)
+        .collect();
+    if !place::device_levels(&rows, Setting::WGPU).is_empty() {
+        return Ok(());
+    }
+    stderrln!(
+        "membench: no memory levels of this device in {}: measuring them first \
+         (membench run --profile levels{})",
+        crate::text::shown_path(&path),
+        if levels.settings.quick {
+            " --quick"
+        } else {
+            ""
+        }
+    );
+    // Its summary is not this command's output; its rows are in the file.
+    levels.execute(&mut std::io::sink())?;
+    stderrln!(
+        "membench: levels saved in {}",
+        crate::text::shown_path(&path)
+    );
+    Ok(())
 }
 
 /// The plan of `args`: the kernel read, reflected and its flags evaluated before any

@@ -63,7 +63,8 @@ pub struct KernelArgs {
     #[arg(long)]
     pub name: Option<String>,
     /// The memory levels to place the kernel against: a results file with the
-    /// hierarchy and latency rows (default: this device's default results file).
+    /// hierarchy rows (default: this device's default results file, where the
+    /// `levels` profile is measured first if it shows none).
     #[arg(long, value_name = "CSV")]
     pub levels: Option<PathBuf>,
     /// Fewer samples (for CI and software adapters); the kernel's sizes stay as given.

@@ -5,8 +5,10 @@
 //! [`args`] reads the flags into [`instance::Description`]s (sizes from [`expr`]);
 //! [`reflect`] reads the kernel's bindings and layouts with naga; [`instance`] makes a
 //! description the suite's case; [`checked`] makes its references with the interpreter
-//! and compares; [`place`] places its rows against the device's memory levels.
+//! and compares; [`place`] places its rows against the device's memory levels; [`api`]
+//! is the same from a user's own `cargo bench`.
 
+pub mod api;
 pub mod args;
 pub mod checked;
 pub mod expr;
@@ -14,5 +16,6 @@ pub mod instance;
 pub mod place;
 pub mod reflect;
 
+pub use api::{GpuKernel, Measuring, measure};
 pub use args::KernelArgs;
 pub use instance::{Description, Fill, Init, Instance, Verify, instance};
