@@ -50,7 +50,7 @@ enum Command {
     /// Your own WGSL compute kernel: verified against membench's interpreter of the
     /// same WGSL, timed on the GPU clock, placed against the device's memory levels,
     /// written as rows of family `kernel` (docs/kernel.md).
-    Kernel(membench::kernel::KernelArgs),
+    Kernel(Box<membench::kernel::KernelArgs>),
     /// Predict every case from the simulator alone, for a device preset: no GPU needed.
     Simulate(SimulateArgs),
     /// Results CSVs of several devices side by side: GB/s per device, ratios to the
@@ -261,7 +261,7 @@ fn run_cli(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::List { filter, .. } => commands::list(out, &filter)?,
         Command::Run(args) => return Ok(ExitCode::from(args.plan()?.execute(out)?.exit_status())),
         Command::Kernel(args) => {
-            return Ok(ExitCode::from(commands::kernel(out, args)?.exit_status()));
+            return Ok(ExitCode::from(commands::kernel(out, *args)?.exit_status()));
         }
         Command::Simulate(args) if !args.validate.is_empty() => {
             let validating = commands::Validating {

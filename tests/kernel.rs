@@ -11,9 +11,8 @@ use common::{no_adapter, outcome, scratch};
 
 /// The `membench kernel` command lines of docs/kernel.md's section "The examples",
 /// each as its words (a line ending in `\` goes on).
-fn documented_commands() -> Vec<Vec<String>> {
-    let doc =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/kernel.md")).unwrap();
+fn documented_commands() -> std::io::Result<Vec<Vec<String>>> {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/kernel.md"))?;
     let section = doc.split("## The examples").nth(1).unwrap_or_default();
     let section = section.split("\n## ").next().unwrap_or_default();
     let mut commands = Vec::new();
@@ -30,18 +29,17 @@ fn documented_commands() -> Vec<Vec<String>> {
             None => commands.push(text.split_whitespace().map(str::to_owned).collect()),
         }
     }
-    commands
+    Ok(commands)
 }
 
 /// Runs `membench` with `args` in the crate's root on Vulkan: status, stdout, stderr.
-fn membench(args: &[String]) -> (std::process::ExitStatus, String, String) {
+fn membench(args: &[String]) -> std::io::Result<(std::process::ExitStatus, String, String)> {
     outcome(
         Command::new(env!("CARGO_BIN_EXE_membench"))
             .args(args)
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .env("WGPU_BACKEND", "vulkan"),
     )
-    .unwrap()
 }
 
 /// A size small enough for the interpreter in a debug build, for each size variable the
@@ -77,7 +75,7 @@ fn quick(command: &[String], out: &Path) -> Vec<String> {
 
 #[test]
 fn every_documented_example_runs_verified_at_a_quick_size() {
-    let commands = documented_commands();
+    let commands = documented_commands().unwrap();
     let examples: Vec<&str> = commands
         .iter()
         .filter_map(|c| c.get(2).map(String::as_str))
@@ -98,7 +96,7 @@ fn every_documented_example_runs_verified_at_a_quick_size() {
     let dir = scratch("examples").unwrap();
     for command in &commands {
         let out = dir.join(format!("{}.csv", command[2].replace('/', "_")));
-        let (status, stdout, stderr) = membench(&quick(command, &out));
+        let (status, stdout, stderr) = membench(&quick(command, &out)).unwrap();
         if no_adapter(&stderr) {
             return;
         }
@@ -118,10 +116,10 @@ fn every_documented_example_runs_verified_at_a_quick_size() {
 }
 
 /// Writes `source` as `name` in `dir`, and returns its path as a word.
-fn kernel_file(dir: &Path, name: &str, source: &str) -> String {
+fn kernel_file(dir: &Path, name: &str, source: &str) -> std::io::Result<String> {
     let path = dir.join(name);
-    std::fs::write(&path, source).unwrap();
-    path.display().to_string()
+    std::fs::write(&path, source)?;
+    Ok(path.display().to_string())
 }
 
 fn words(args: &[&str]) -> Vec<String> {
@@ -137,13 +135,15 @@ fn bad_input_gets_one_line_and_exit_2() {
         &dir,
         "broken.wgsl",
         "@compute @workgroup_size(1)\nfn main( {}\n",
-    );
+    )
+    .unwrap();
     let texture = kernel_file(
         &dir,
         "texture.wgsl",
         "@group(0) @binding(0) var t: texture_2d<f32>;
          @compute @workgroup_size(1) fn main() { _ = textureLoad(t, vec2(0), 0); }",
-    );
+    )
+    .unwrap();
     let saxpy = "examples/kernels/saxpy.wgsl";
     let cases: [(Vec<&str>, &str); 6] = [
         (vec![&broken], "broken.wgsl:2:"),
@@ -195,7 +195,7 @@ fn bad_input_gets_one_line_and_exit_2() {
         let mut all = words(&["kernel"]);
         all.extend(words(&args));
         all.extend(words(&["--quick", "--out", &out]));
-        let (status, _, stderr) = membench(&all);
+        let (status, _, stderr) = membench(&all).unwrap();
         if no_adapter(&stderr) {
             return;
         }
@@ -231,7 +231,7 @@ fn kernel_rows_and_suite_rows_never_share_a_file() {
         "--out",
         &out,
     ]);
-    let (status, _, stderr) = membench(&saxpy);
+    let (status, _, stderr) = membench(&saxpy).unwrap();
     if no_adapter(&stderr) {
         return;
     }
@@ -247,7 +247,7 @@ fn kernel_rows_and_suite_rows_never_share_a_file() {
         "--out",
         &out,
     ]);
-    let (status, _, stderr) = membench(&run);
+    let (status, _, stderr) = membench(&run).unwrap();
     assert!(!status.success());
     assert!(
         stderr.contains("holds kernel rows (kernel/saxpy)"),
@@ -265,11 +265,11 @@ fn kernel_rows_and_suite_rows_never_share_a_file() {
         "--out",
         &suite,
     ]);
-    let (status, _, stderr) = membench(&run);
+    let (status, _, stderr) = membench(&run).unwrap();
     assert!(status.success(), "{stderr}");
     let mut again = saxpy.clone();
     *again.last_mut().unwrap() = suite.clone();
-    let (status, _, stderr) = membench(&again);
+    let (status, _, stderr) = membench(&again).unwrap();
     assert!(!status.success());
     assert!(
         stderr.contains("holds the suite's rows (copy/peak)"),
@@ -330,7 +330,7 @@ fn kernels_like_other_projects_run_verified_or_say_why_not_in_one_line() {
         let mut args = words(&["kernel", &format!("tests/fixtures/kernels/{name}.wgsl")]);
         args.extend(flags.split_whitespace().map(str::to_owned));
         args.extend(words(&["--quick", "--build", "default", "--out", &out]));
-        let (status, _, stderr) = membench(&args);
+        let (status, _, stderr) = membench(&args).unwrap();
         if no_adapter(&stderr) {
             return;
         }

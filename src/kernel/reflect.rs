@@ -108,7 +108,7 @@ pub fn shape(
 ) -> Result<Shape, String> {
     let module = naga::front::wgsl::parse_str(source).map_err(|e| {
         let at = located(file, e.location(source));
-        format!("{at}{}", one_line(&e.message().to_owned()))
+        format!("{at}{}", one_line(e.message()))
     })?;
     let info = naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
