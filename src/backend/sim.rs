@@ -26,7 +26,7 @@ pub fn load(experiment: &Experiment, case: &Case) -> Result<Kernel, SimError> {
     let kernel = experiment.kernel_for(case).map_err(missing)?;
     let source =
         shaders::source(kernel).ok_or_else(|| missing(format!("no kernel named {kernel}")))?;
-    Kernel::load(kernel, source, &case.overrides)
+    Kernel::load_entry(kernel, source, shaders::entry(kernel), &case.overrides)
 }
 
 /// The interpreter as a backend: every workgroup of a dispatch, in lock-step, with
@@ -64,7 +64,7 @@ impl Backend for Simulator {
                 .buffers
                 .iter()
                 .enumerate()
-                .filter(|(_, b)| matches!(b, Buffer::Output(_)))
+                .filter(|(_, b)| b.is_output())
                 .map(|(index, _)| index)
                 .collect(),
         })
@@ -105,7 +105,7 @@ pub fn bindings(case: &Case, inputs: &[Words]) -> Vec<BoundBuffer> {
         .map(|(index, buffer)| {
             let bytes = match buffer {
                 Buffer::Uniform(words) => bytemuck::cast_slice(words).to_vec(),
-                Buffer::Input(_) | Buffer::Texture { .. } => {
+                Buffer::Input(_) | Buffer::Texture { .. } | Buffer::InOut(_) => {
                     inputs.next().map_or_else(Vec::new, bytes)
                 }
                 Buffer::Output(words) => bytemuck::cast_slice(&vec![POISON; *words]).to_vec(),
@@ -197,7 +197,10 @@ pub fn predict(
             .map(|(index, buffer)| {
                 let data = match buffer {
                     Buffer::Uniform(words) => bytemuck::cast_slice(words).to_vec(),
-                    Buffer::Input(_) | Buffer::Texture { .. } | Buffer::Output(_) => {
+                    Buffer::Input(_)
+                    | Buffer::Texture { .. }
+                    | Buffer::Output(_)
+                    | Buffer::InOut(_) => {
                         vec![0; buffer.len_bytes() as usize]
                     }
                 };

@@ -18,9 +18,11 @@ macro_rules! outln {
 }
 
 mod emit;
+mod kernel;
 mod simulate;
 
 pub use emit::{Emit, emit};
+pub use kernel::{kernel, plan as kernel_plan};
 pub use simulate::{DEFAULT_PRESET, Validating, simulate, validate};
 
 use std::io::Write;

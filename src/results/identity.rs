@@ -41,6 +41,14 @@ impl Identity {
         ))
     }
 
+    /// The file of `membench kernel`'s rows beside [`Identity::default_path`]: its stem
+    /// and `-kernels`.
+    pub fn kernels_path(&self) -> PathBuf {
+        let path = self.default_path();
+        let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+        path.with_file_name(format!("{stem}-kernels.csv"))
+    }
+
     /// The GPU's UUID's first eight hex digits (after `GPU-`), as file names and
     /// `--out`'s `{uuid}` say it; empty for a GPU without one.
     pub fn short_uuid(&self) -> String {

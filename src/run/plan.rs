@@ -5,14 +5,14 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use super::{Lockstep, Party, RunSettings, stop};
 use crate::backend::wgpu as gpu;
 use crate::error::{Error, Result};
 use crate::results;
-use crate::suite::{self, Api, Build, Profile, RunSizing, Setting, Sizing};
+use crate::suite::{self, Api, Build, Case, Experiment, Profile, RunSizing, Setting, Sizing};
 use crate::text;
 
 /// The adapters a run measures.
@@ -39,9 +39,51 @@ pub enum Destination {
     Stdout(results::Format),
 }
 
+/// Where a plan's cases come from.
+#[derive(Clone)]
+pub enum Cases {
+    /// The registry's, as the filters and the profile select them.
+    Suite,
+    /// Made for the device by the caller (`membench kernel`): rows of their own file.
+    Given(Given),
+}
+
+/// Cases made for a device, and what the run's end says of their rows.
+#[derive(Clone)]
+pub struct Given {
+    pub make: Arc<MakeCases>,
+    /// Lines after the run's summary, from its rows and the device's default results
+    /// file.
+    pub explain: Arc<Explain>,
+}
+
+/// What makes a plan's cases for a device ([`Given::make`]).
+pub type MakeCases = dyn Fn(&Sizing) -> Result<Vec<(&'static Experiment, Case)>> + Send + Sync;
+
+/// What explains a run's rows ([`Given::explain`]).
+pub type Explain = dyn Fn(&[results::Row], &std::path::Path) -> String + Send + Sync;
+
+impl std::fmt::Debug for Cases {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Cases::Suite => "Suite",
+            Cases::Given(_) => "Given",
+        })
+    }
+}
+
+impl Cases {
+    /// Whether its rows are a user's kernels, which never share a file with the suite's.
+    pub fn kernels(&self) -> bool {
+        matches!(self, Cases::Given(_))
+    }
+}
+
 /// What `membench run` asked for.
 #[derive(Clone, Debug)]
 pub struct Plan {
+    /// The registry's cases, or cases made by the caller.
+    pub cases: Cases,
     /// Only cases whose id contains one of these (all where empty).
     pub filters: Vec<String>,
     /// What changes the measurements; `concurrent` is set by the plan itself.

@@ -101,6 +101,13 @@ impl Cuda {
                         words,
                     )?));
                 }
+                // A user kernel's (`membench kernel`), which has no twin: never here.
+                Buffer::InOut(_) => {
+                    return Err(Error::Cuda(format!(
+                        "{}: a read-write input has no CUDA twin",
+                        experiment.name()
+                    )));
+                }
                 Buffer::Output(words) => {
                     outputs.push(self.poisoned(*words)?);
                     storage.push(Argument::Output(outputs.len() - 1));

@@ -122,6 +122,14 @@ impl GpuContext {
                         let texture = self.upload_texture(&label, (*width, *height), words)?;
                         Bound::Texture(texture.create_view(&Default::default()))
                     }
+                    Buffer::InOut(_) => {
+                        let words = inputs.next().unwrap_or(&NONE);
+                        // COPY_SRC: read back for verification, as an output is.
+                        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
+                        let output = self.upload_words(&label, usage, words)?;
+                        outputs.push(output.clone());
+                        Bound::Buffer(output)
+                    }
                     Buffer::Output(words) => {
                         let output = self.poisoned(&label, *words)?;
                         outputs.push(output.clone());

@@ -14,9 +14,6 @@ use rspirv::spirv::{LoopControl, MemorySemantics, Op, Scope, Word};
 
 use crate::error::{Error, Result};
 
-/// The compute entry point of every kernel.
-pub const ENTRY_POINT: &str = "main";
-
 /// SPIR-V 1.3 is the first with subgroup (`GroupNonUniform`) operations; every
 /// Vulkan 1.1 driver takes it.
 const SPIRV_VERSION: (u8, u8) = (1, 3);
@@ -111,22 +108,23 @@ fn naga_spirv(
         .map(|&(name, value)| (name.to_owned(), value))
         .collect();
     let stage = naga::ShaderStage::Compute;
+    let entry_point = crate::suite::shaders::entry(kernel);
     let (module, info) = naga::back::pipeline_constants::process_overrides(
         &module,
         &info,
-        Some((stage, ENTRY_POINT)),
+        Some((stage, entry_point)),
         &constants,
     )
     .map_err(|e| fail("overrides", e.to_string()))?;
     let workgroup_size = module
         .entry_points
         .iter()
-        .find(|entry| entry.name == ENTRY_POINT && entry.stage == stage)
+        .find(|entry| entry.name == entry_point && entry.stage == stage)
         .map(|entry| entry.workgroup_size)
         .ok_or_else(|| {
             fail(
                 "entry point",
-                format!("no compute entry point {ENTRY_POINT}"),
+                format!("no compute entry point {entry_point}"),
             )
         })?;
     let unchecked = naga::proc::BoundsCheckPolicy::Unchecked;
@@ -149,7 +147,7 @@ fn naga_spirv(
     };
     let pipeline = naga::back::spv::PipelineOptions {
         shader_stage: stage,
-        entry_point: ENTRY_POINT.to_owned(),
+        entry_point: entry_point.to_owned(),
     };
     let words = naga::back::spv::write_vec(&module, &info, &options, Some(&pipeline))
         .map_err(|e| fail("SPIR-V", e.to_string()))?;
