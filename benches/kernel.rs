@@ -70,7 +70,7 @@ fn main() -> anyhow::Result<()> {
             "{}/{}/{} {}: {} {}",
             row.family,
             row.variant,
-            row.param,
+            row.params,
             row.setting(),
             row.status,
             row.note

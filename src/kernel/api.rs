@@ -127,7 +127,7 @@ impl Default for Measuring<'_> {
     }
 }
 
-/// Verifies and times `kernels` on the best adapter (or WGPU_ADAPTER_NAME) through the
+/// Verifies and times `kernels` on the best adapter (or `WGPU_ADAPTER_NAME`) through the
 /// session of `membench run`, `sampler` taking the samples; the rows, with the
 /// simulator's predictions, and written to `measuring.out` where given.
 pub fn measure(

@@ -71,7 +71,7 @@ pub struct KernelArgs {
     #[arg(long)]
     pub quick: bool,
     /// Adapter by index, name substring, GPU UUID or PCI bus id (see `membench
-    /// devices`); default: the best one, or WGPU_ADAPTER_NAME.
+    /// devices`); default: the best one, or `WGPU_ADAPTER_NAME`.
     #[arg(long)]
     pub adapter: Option<String>,
     /// Results CSV; default: the device's kernels file beside its `run` results,

@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use super::reflect::{Bound, Word};
-use crate::sim::{Binding, Kernel, Launch, Request, Target, run};
+use crate::sim::{BoundBuffer, Kernel, Launch, Request, Target, run};
 use crate::suite::Expected;
 
 /// How far a float the GPU computed may be from the interpreter's: relative to the
@@ -38,6 +38,7 @@ impl std::fmt::Display for Tolerance {
 
 /// What the interpreter made of one dispatch: each read-write binding's words after it
 /// (per subgroup size tried), and the distinct bytes read and written.
+#[derive(Debug)]
 pub struct Interpreted {
     /// Per subgroup size tried: (the size, each read-write binding's words in binding
     /// order).
@@ -61,12 +62,12 @@ pub fn interpret(
         written_bytes: 0,
     };
     for (tried, &subgroup_size) in subgroup_sizes.iter().enumerate() {
-        let mut bound: Vec<Binding> = inputs
+        let mut bound: Vec<BoundBuffer> = inputs
             .iter()
             .enumerate()
             .map(|(index, words)| {
                 let bytes = bytemuck::cast_slice(words.as_slice()).to_vec();
-                Binding::buffer(0, index as u32, bytes)
+                BoundBuffer::buffer(0, index as u32, bytes)
             })
             .collect();
         let launch = Launch::all(workgroups, subgroup_size);

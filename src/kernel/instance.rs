@@ -94,6 +94,7 @@ impl std::fmt::Display for BytesSource {
 }
 
 /// A kernel made ready for the session.
+#[derive(Debug)]
 pub struct Instance {
     pub experiment: &'static Experiment,
     pub case: Case,

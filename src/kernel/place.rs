@@ -64,14 +64,14 @@ fn line(row: &Row, found: &[Level], rows: &[Row]) -> String {
         "{}/{}/{} {}",
         row.family,
         row.variant,
-        row.param,
+        row.params,
         row.setting()
     );
     let Some(gbps) = row.gbps_median.filter(|_| row.status == Status::Ok) else {
         return format!("{id}: {}", row.status);
     };
     let mut parts = vec![levels::value_text(gbps, Sense::Bandwidth)];
-    if let Some(footprint) = row.param.number(Key::Footprint) {
+    if let Some(footprint) = row.params.number(Key::Footprint) {
         let fits = match level_of(footprint, found) {
             Some(level) => format!(
                 "; footprint {} fits {} ({} plateau): {:.0} % of it",
@@ -121,7 +121,7 @@ fn tax(row: &Row, rows: &[Row]) -> Option<String> {
     let other = rows.iter().find(|other| {
         other.family == row.family
             && other.variant == row.variant
-            && other.param == row.param
+            && other.params == row.params
             && other.setting() != Setting::WGPU
             && other.gbps_median.is_some()
     })?;
@@ -164,7 +164,7 @@ mod tests {
         let row = Row {
             family: Family::Kernel,
             variant: "saxpy".to_owned(),
-            param: "size=n:1024;footprint=8192".parse().unwrap(),
+            params: "size=n:1024;footprint=8192".parse().unwrap(),
             status: Status::Ok,
             gbps_median: Some(4_000.0),
             ..Row::default()

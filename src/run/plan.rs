@@ -57,6 +57,13 @@ pub struct Given {
     pub explain: Arc<Explain>,
 }
 
+impl std::fmt::Debug for Given {
+    // Both fields are closures, with nothing to print.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Given").finish_non_exhaustive()
+    }
+}
+
 /// What makes a plan's cases for a device ([`Given::make`]).
 pub type MakeCases = dyn Fn(&Sizing) -> Result<Vec<(&'static Experiment, Case)>> + Send + Sync;
 

@@ -10,7 +10,6 @@ use crate::judge::Difference;
 use crate::results::tests::scratch;
 use crate::results::{Format, Row, Status};
 use crate::suite::Family;
-use crate::text::shown_path as shown;
 
 /// The fixture's rows, with a sizing (schema 5 requires one).
 fn fixture() -> Vec<Row> {
