@@ -9,7 +9,7 @@ use crate::results;
 use crate::run;
 use crate::sim::device::{self as sim_device, DeviceModel};
 use crate::suite::{self, RunSizing, Sizing};
-use crate::validate::{self, Progress};
+use crate::validate::{self, StageProgress};
 
 /// The preset `simulate` predicts on without `--device` (or `--validate`).
 pub const DEFAULT_PRESET: &str = "h100";
@@ -40,7 +40,7 @@ pub fn simulate(
         model.name,
         model.description
     );
-    let stage = Progress::stderr().stage("predicting the cases", cases.len());
+    let stage = StageProgress::stderr().stage("predicting the cases", cases.len());
     let predictions = run::predict_cases(&cases, model, &|| stage.step());
     drop(stage);
     let sizing = RunSizing {
@@ -52,6 +52,7 @@ pub fn simulate(
 }
 
 /// What `simulate --validate` judges, and how.
+#[derive(Debug)]
 pub struct Validating<'a> {
     /// Results files, one per device.
     pub files: &'a [PathBuf],
@@ -98,7 +99,7 @@ pub fn validate(out: &mut dyn Write, asked: &Validating) -> Result<()> {
         calibrating,
         predictions: validate::Predictions::Afresh,
     };
-    let progress = Progress::stderr();
+    let progress = StageProgress::stderr();
     let validations: Vec<validate::Validation> = files
         .iter()
         .enumerate()

@@ -26,7 +26,7 @@ pub fn peak(rows: &[Row], experiment: &Experiment, setting: Setting) -> Option<P
                 && row.setting() == setting
         })
         .filter_map(|row| {
-            let fmas = row.param.number(Key::Rounds)?;
+            let fmas = row.params.number(Key::Rounds)?;
             Some(Peak {
                 gops: row.gbps_median? * ops_per_byte(fmas),
                 fmas,

@@ -68,7 +68,7 @@ fn launch_rows<'a>(
 /// The small-kernel fit of `experiment`'s sweep in `setting`.
 pub fn sweep_fit(rows: &[Row], experiment: &Experiment, setting: Setting) -> Option<Fit> {
     let points: Vec<(f64, f64)> = launch_rows(rows, experiment, setting)
-        .filter(|row| row.param.number(Key::Size).is_some())
+        .filter(|row| row.params.number(Key::Size).is_some())
         .filter_map(|row| Some((row.bytes as f64, row.time_us_median?)))
         .collect();
     fit(&points)

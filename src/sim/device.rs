@@ -46,8 +46,8 @@ pub struct DeviceModel {
     pub max_workgroups_per_sm: u32,
     /// DRAM bandwidth as a copy meets it (as many bytes written as read), GB/s.
     pub dram_gbps: f64,
-    /// A read-only stream's DRAM rate over a copy's (`hierarchy/dram_read` reads 3121
-    /// GB/s where `copy/peak` copies at 2980 on an H100; why was not isolated). Reads
+    /// A read-only stream's DRAM rate over a copy's (`hierarchy/dram_read` reads faster
+    /// than `copy/peak` copies: docs/hierarchy.md; why was not isolated). Reads
     /// move at `dram_gbps` times this, writes at [`DeviceModel::dram_write_gbps`],
     /// which keeps a copy at `dram_gbps`. 1: one rate for both directions.
     pub dram_read_speedup: f64,
@@ -63,8 +63,9 @@ pub struct DeviceModel {
     /// Write requests the L2 takes per second, whole chip: one per line a request
     /// writes, whatever part of the line (one sector's byte or all four sectors) it
     /// carries. `transpose/naive_row` (one 4-byte store per line) measures it; a
-    /// coalesced store of whole lines then runs at this rate × `line_bytes`, which on
-    /// the H100 (60 G/s × 128 B = 7.7 TB/s) is about the L2 bandwidth.
+    /// coalesced store of whole lines then runs at this rate × `line_bytes`, about the
+    /// L2 bandwidth on the H100 as calibrated (docs/simulator.md, Device models and
+    /// calibration).
     pub l2_write_requests_per_s: f64,
     /// Shared-memory wavefronts per second, whole chip.
     pub shared_wavefronts_per_s: f64,
@@ -135,7 +136,7 @@ const H100: DeviceModel = DeviceModel {
     l2_bytes: 50 << 20, // whitepaper: 50 MB L2
     // The A100 whitepaper: the L2 "is divided into two partitions", each caching data
     // for the SMs of the GPCs directly connected to it. The H100's chase measures two
-    // L2 latencies (147 and 273 ns), the near one to about half the L2.
+    // L2 latencies, the near one to about half the L2 (docs/hierarchy.md, The levels).
     l2_partitions: 2,
     sms: 132,                  // whitepaper: 132 SMs on H100 SXM5
     max_lanes_per_sm: 2048,    // whitepaper: 64 warps per SM
@@ -153,7 +154,7 @@ const H100: DeviceModel = DeviceModel {
     // from hierarchy/shared at 16 MiB.
     l2_gbps: 7000.0,
     // Estimate: as many write requests as sector reads (7 TB/s / 32 B); calibrated
-    // from transpose/naive_row (60 G/s on the H100, 73 G/s on the H200).
+    // from transpose/naive_row (docs/simulator.md, Device models and calibration).
     l2_write_requests_per_s: 7000e9 / 32.0,
     shared_wavefronts_per_s: per_clock(132, 1.98),
     l1_wavefronts_per_s: per_clock(132, 1.98),
@@ -287,8 +288,8 @@ const GTX1050TI: DeviceModel = DeviceModel {
     // Estimate (NVIDIA does not publish Pascal L2 bandwidth): 64 B/clk per memory
     // controller × 4 controllers × 1.392 GHz.
     l2_gbps: 64.0 * 4.0 * 1.392,
-    // Estimate: a quarter of the read sectors, as the H100 measures (its calibrated
-    // transpose/naive_row takes 58-60 G line writes/s against 219 G read sectors/s).
+    // Estimate: a quarter of the read sectors, as the H100's calibrated
+    // transpose/naive_row writes lines against its L2's read sectors.
     l2_write_requests_per_s: 0.27 * 64.0 * 4.0 * 1.392e9 / 32.0,
     shared_wavefronts_per_s: per_clock(6, 1.392),
     // GP104 whitepaper, SM diagram: two L1/texture caches per SM (one per pair of

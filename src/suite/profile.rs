@@ -18,6 +18,10 @@ pub enum Profile {
     /// reductions, local memory, the stencils, the tiled transposes), in wgpu's default
     /// and unchecked builds and with each check off alone (docs/tax.md).
     Tax,
+    /// The device's memory levels, quickly: the hierarchy's window and shared-buffer
+    /// sweeps and the latency chase at every other step, in wgpu's default build. What
+    /// `membench kernel` places a kernel against.
+    Levels,
 }
 
 /// The builds the tax profile measures, all in wgpu: every check on, each one off, all
@@ -65,6 +69,9 @@ const TAX: &[&Experiment] = &[
     &transpose::SMEM_UNROLL_PAD,
     &transpose::SMEM_PAD_VEC4,
 ];
+
+/// The sweeps of the levels profile.
+const LEVELS: &[&Experiment] = &[&hierarchy::WINDOW, &hierarchy::SHARED, &latency::CHASE];
 
 /// One entry of a profile: the experiment's case with these params, whatever the
 /// sizing makes its size (the largest such case).
@@ -134,6 +141,7 @@ impl Profile {
                     .filter(|(experiment, _)| TAX.iter().any(|e| e.is(experiment)))
                     .collect();
             }
+            Profile::Levels => return levels(cases),
         };
         let chosen: Vec<usize> = entries
             .iter()
@@ -157,6 +165,38 @@ impl Profile {
             .map(|(_, case)| case)
             .collect()
     }
+}
+
+/// Of `cases`, every other case of each sweep of [`LEVELS`] (by footprint, the first
+/// and the last kept), in registry order: the steps twice as coarse, each level still
+/// several points wide.
+fn levels(cases: Vec<(&'static Experiment, Case)>) -> Vec<(&'static Experiment, Case)> {
+    let mut kept = Vec::new();
+    for sweep in LEVELS {
+        let mut footprints: Vec<u64> = cases
+            .iter()
+            .filter(|(experiment, _)| experiment.is(sweep))
+            .filter_map(|(_, case)| case.params.number(Key::Footprint))
+            .collect();
+        footprints.sort_unstable();
+        footprints.dedup();
+        let last = footprints.len().saturating_sub(1);
+        kept.extend(
+            footprints
+                .iter()
+                .enumerate()
+                .filter(|(index, _)| index % 2 == 0 || *index == last)
+                .map(|(_, footprint)| (sweep.variant, *footprint)),
+        );
+    }
+    cases
+        .into_iter()
+        .filter(|(experiment, case)| {
+            let footprint = case.params.number(Key::Footprint);
+            LEVELS.iter().any(|sweep| experiment.is(sweep))
+                && footprint.is_some_and(|f| kept.contains(&(experiment.variant, f)))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -204,6 +244,31 @@ mod tests {
         }
         assert!(taken.iter().all(|(e, _)| TAX.iter().any(|t| t.is(e))));
         assert!(!taken.iter().any(|(e, _)| e.is(&bank::STRIDE)));
+    }
+
+    #[test]
+    fn levels_take_every_other_step_of_the_sweeps_and_their_ends() {
+        let sizing = Sizing::nominal(false);
+        let all = select(&sizing, &[]).unwrap();
+        let of = |cases: &[(&'static Experiment, Case)], sweep: &Experiment| {
+            let mut footprints: Vec<u64> = cases
+                .iter()
+                .filter(|(e, _)| e.is(sweep))
+                .filter_map(|(_, c)| c.params.number(Key::Footprint))
+                .collect();
+            footprints.sort_unstable();
+            footprints.dedup();
+            footprints
+        };
+        let levels = Profile::Levels.select(select(&sizing, &[]).unwrap());
+        assert!(levels.iter().all(|(e, _)| LEVELS.iter().any(|s| e.is(s))));
+        for sweep in LEVELS {
+            let (whole, coarse) = (of(&all, sweep), of(&levels, sweep));
+            assert!(coarse.len() < whole.len(), "{}", sweep.name());
+            assert!(coarse.len() >= whole.len() / 2, "{}", sweep.name());
+            assert_eq!(coarse.first(), whole.first());
+            assert_eq!(coarse.last(), whole.last());
+        }
     }
 
     #[test]

@@ -14,13 +14,14 @@ use cudarc::driver::{CudaEvent, CudaGraph, DevicePtr};
 
 use super::{Cuda, Prepared, driver_error};
 use crate::error::{Error, Result};
-use crate::measure::{Clock, Timer};
+use crate::measure::{TimedWork, Timer};
 use crate::suite::{Cache, Dispatch, FLUSH_BYTES};
 
 /// GPU work queued before the host waits for it: far inside the hang timeout.
 const BATCH_TARGET_NS: f64 = 0.5e9;
 
 /// A prepared case on CUDA events.
+#[derive(Debug)]
 pub struct EventClock<'a> {
     cuda: &'a Cuda,
     prepared: &'a Prepared,
@@ -28,7 +29,7 @@ pub struct EventClock<'a> {
     /// The fastest launch seen so far: sizes the batches.
     fastest_launch_ns: Option<f64>,
     /// A graph of as many launches, per sample size ([`Dispatch::Graph`]).
-    graphs: HashMap<u32, CudaGraph>,
+    graphs: CapturedGraphs,
 }
 
 impl<'a> EventClock<'a> {
@@ -38,7 +39,7 @@ impl<'a> EventClock<'a> {
             prepared,
             cache,
             fastest_launch_ns: None,
-            graphs: HashMap::new(),
+            graphs: CapturedGraphs::default(),
         }
     }
 
@@ -52,6 +53,7 @@ impl<'a> EventClock<'a> {
         }
         let graph = self
             .graphs
+            .0
             .get(&repeats)
             .ok_or_else(|| Error::Internal("a graph not captured".to_owned()))?;
         graph.launch().map_err(driver_error("launching a graph"))
@@ -59,7 +61,7 @@ impl<'a> EventClock<'a> {
 
     /// Captures a graph of `repeats` launches, unless one is made.
     fn capture(&mut self, repeats: u32) -> Result<()> {
-        if self.graphs.contains_key(&repeats) {
+        if self.graphs.0.contains_key(&repeats) {
             return Ok(());
         }
         let stream = &self.cuda.stream;
@@ -75,7 +77,7 @@ impl<'a> EventClock<'a> {
         launched?;
         let graph = graph?.ok_or_else(|| Error::Cuda("a graph captured empty".to_owned()))?;
         graph.upload().map_err(driver_error("uploading a graph"))?;
-        self.graphs.insert(repeats, graph);
+        self.graphs.0.insert(repeats, graph);
         Ok(())
     }
 
@@ -160,7 +162,17 @@ impl<'a> EventClock<'a> {
     }
 }
 
-impl Clock for EventClock<'_> {
+/// Graphs by their launches; printed as those counts (a graph has nothing to print).
+#[derive(Default)]
+struct CapturedGraphs(HashMap<u32, CudaGraph>);
+
+impl std::fmt::Debug for CapturedGraphs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(self.0.keys()).finish()
+    }
+}
+
+impl TimedWork for EventClock<'_> {
     fn timer(&self) -> Timer {
         if self.prepared.dispatch.host_clock() {
             Timer::Wall

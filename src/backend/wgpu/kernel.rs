@@ -7,7 +7,8 @@ use crate::error::{Error, Result};
 use crate::suite::{Buffer, Case, Dispatch, Experiment, WgpuBuild, Words, check_inputs};
 
 /// A case ready to dispatch: pipeline, bound buffers and grid.
-pub struct Kernel {
+#[derive(Debug)]
+pub struct BoundKernel {
     pub(super) pipeline: wgpu::ComputePipeline,
     pub(super) bind_group: wgpu::BindGroup,
     pub(super) workgroups: [u32; 3],
@@ -19,14 +20,14 @@ pub struct Kernel {
     pub(super) dispatch: Dispatch,
 }
 
-impl Kernel {
+impl BoundKernel {
     /// A kernel over buffers its caller owns (and checks).
     pub fn new(
         pipeline: wgpu::ComputePipeline,
         bind_group: wgpu::BindGroup,
         workgroups: [u32; 3],
     ) -> Self {
-        Kernel {
+        BoundKernel {
             pipeline,
             bind_group,
             workgroups,
@@ -58,7 +59,7 @@ impl Kernel {
 }
 
 /// What one binding of a case is bound to.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub(super) enum Bound {
     Buffer(wgpu::Buffer),
     /// An output: written by the kernel, verified.
@@ -78,7 +79,7 @@ impl GpuContext {
         case: &Case,
         build: WgpuBuild,
         inputs: &[Words],
-    ) -> Result<Kernel> {
+    ) -> Result<BoundKernel> {
         let pipeline = describe_pipeline(experiment, case, build)?;
         let limit = self
             .limits
@@ -98,7 +99,7 @@ impl GpuContext {
             });
         }
         let kernel = self.assemble(&pipeline, inputs, case.workgroups)?;
-        Ok(Kernel {
+        Ok(BoundKernel {
             dispatch: case.dispatch,
             ..kernel
         })
@@ -111,7 +112,7 @@ impl GpuContext {
         pipeline: &Pipeline,
         inputs: &[Words],
         workgroups: [u32; 3],
-    ) -> Result<Kernel> {
+    ) -> Result<BoundKernel> {
         check_inputs(pipeline.buffers, inputs)
             .map_err(|why| Error::Gpu(format!("{}: {why}", pipeline.label)))?;
         self.scoped(|| {
@@ -135,6 +136,14 @@ impl GpuContext {
                         let texture = self.upload_texture(&label, (*width, *height), words)?;
                         Bound::Texture(texture.create_view(&Default::default()))
                     }
+                    Buffer::InOut(_) => {
+                        let words = inputs.next().unwrap_or(&NONE);
+                        // COPY_SRC: read back for verification, as an output is.
+                        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
+                        let output = self.upload_words(&label, usage, words)?;
+                        outputs.push(output.clone());
+                        Bound::Buffer(output)
+                    }
                     Buffer::Output(words) => {
                         let output = self.poisoned(&label, *words)?;
                         outputs.push(output.clone());
@@ -144,7 +153,7 @@ impl GpuContext {
                 bound.push(created);
             }
             let bind_group = self.bind(pipeline.label, &compiled, &bound);
-            Ok(Kernel {
+            Ok(BoundKernel {
                 pipeline: compiled,
                 bind_group,
                 workgroups,
@@ -181,7 +190,7 @@ impl GpuContext {
     }
 
     /// Dispatches the kernel once and waits for it.
-    pub(super) fn dispatch_once(&self, kernel: &Kernel) -> Result<()> {
+    pub(super) fn dispatch_once(&self, kernel: &BoundKernel) -> Result<()> {
         let mut encoder = self.device.create_command_encoder(&Default::default());
         kernel.encode_pass(&mut encoder, None, 1);
         self.submit_and_wait(encoder.finish())

@@ -7,15 +7,16 @@ use std::time::Instant;
 
 use super::kernel::Bound;
 use super::timing::gpu_ns;
-use super::{GpuContext, Kernel};
+use super::{BoundKernel, GpuContext};
 use crate::error::{Error, Result};
-use crate::measure::{Clock, Timer};
+use crate::measure::{TimedWork, Timer};
 use crate::suite::Dispatch;
 
 /// A built kernel whose repetitions are issued as `dispatch`.
-pub struct LaunchClock<'a> {
+#[derive(Debug)]
+pub(super) struct LaunchClock<'a> {
     ctx: &'a GpuContext,
-    kernel: &'a Kernel,
+    kernel: &'a BoundKernel,
     dispatch: Dispatch,
     /// One bind group per dispatch of a sample, each over outputs of its own (made as
     /// samples grow): wgpu tracks a buffer whole, so only another buffer spares a
@@ -26,7 +27,7 @@ pub struct LaunchClock<'a> {
 }
 
 impl<'a> LaunchClock<'a> {
-    pub fn new(ctx: &'a GpuContext, kernel: &'a Kernel, dispatch: Dispatch) -> Self {
+    pub(super) fn new(ctx: &'a GpuContext, kernel: &'a BoundKernel, dispatch: Dispatch) -> Self {
         LaunchClock {
             ctx,
             kernel,
@@ -170,7 +171,7 @@ impl<'a> LaunchClock<'a> {
     }
 }
 
-impl Clock for LaunchClock<'_> {
+impl TimedWork for LaunchClock<'_> {
     fn timer(&self) -> Timer {
         if self.dispatch.host_clock() || !self.ctx.has_timestamps() {
             Timer::Wall

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
 use super::counts::Counts;
-use super::line_cache::{Eviction, FULL, Level, LineCache, MulHasher};
+use super::line_cache::{CacheLevel, Eviction, FULL, LineCache, MulHasher};
 use crate::sim::device::DeviceModel;
 use crate::sim::exec::Access;
 
@@ -56,6 +56,13 @@ pub(super) struct Caches {
     l2_ns: f64,
     l2_far_ns: f64,
     dram_ns: f64,
+}
+
+impl std::fmt::Debug for Caches {
+    // Their lines are many and say little one by one.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Caches").finish_non_exhaustive()
+    }
 }
 
 impl Caches {
@@ -138,7 +145,7 @@ impl Caches {
         (key, written): Covered,
         issued_ns: f64,
         local: bool,
-    ) -> (Level, bool) {
+    ) -> (CacheLevel, bool) {
         if access == Access::Read
             && let Some(l1) = self.l1.get_mut(sm)
         {
@@ -148,16 +155,16 @@ impl Caches {
                 c.l1_hit_sectors += 1;
                 let level = match l1.fill(key) {
                     Some((ready_ns, from)) if issued_ns < ready_ns => from,
-                    _ => Level::L1,
+                    _ => CacheLevel::L1,
                 };
                 return (level, false);
             }
             let level = self.l2_access(c, access, key, written);
             let level = self.near_or_far(sm, key, level);
             let latency_ns = match level {
-                Level::L1 | Level::L2 => self.l2_ns,
-                Level::L2Far => self.l2_far_ns,
-                Level::Dram => self.dram_ns,
+                CacheLevel::L1 | CacheLevel::L2 => self.l2_ns,
+                CacheLevel::L2Far => self.l2_far_ns,
+                CacheLevel::Dram => self.dram_ns,
             };
             if let Some(l1) = self.l1.get_mut(sm) {
                 l1.set_fill(key, issued_ns + latency_ns, level);
@@ -188,14 +195,14 @@ impl Caches {
     /// Where a read that reached the L2 from `sm` was served (`level`, as the whole
     /// L2 says): an L2 hit is far unless `sm`'s partition read the line lately, and
     /// the partition keeps it from now on.
-    fn near_or_far(&mut self, sm: usize, key: u64, level: Level) -> Level {
+    fn near_or_far(&mut self, sm: usize, key: u64, level: CacheLevel) -> CacheLevel {
         let Some(near) = self.l2_near.get_mut(sm / self.sms_per_partition) else {
             return level;
         };
-        if near.touch(key / self.per_line, 0) || level != Level::L2 {
+        if near.touch(key / self.per_line, 0) || level != CacheLevel::L2 {
             level
         } else {
-            Level::L2Far
+            CacheLevel::L2Far
         }
     }
 
@@ -255,7 +262,7 @@ impl Caches {
     }
 
     /// A sector access that reaches the L2.
-    fn l2_access(&mut self, c: &mut Counts, access: Access, key: u64, written: u32) -> Level {
+    fn l2_access(&mut self, c: &mut Counts, access: Access, key: u64, written: u32) -> CacheLevel {
         c.l2_sectors += 1;
         c.l2_write_sectors += u64::from(access != Access::Read);
         let written = match access {
@@ -279,7 +286,11 @@ impl Caches {
                 self.write_back_sector(c, victim, valid != FULL);
             }
         }
-        if hit { Level::L2 } else { Level::Dram }
+        if hit {
+            CacheLevel::L2
+        } else {
+            CacheLevel::Dram
+        }
     }
 }
 
@@ -291,7 +302,7 @@ mod tests {
     use super::*;
     use crate::sim::model::fixtures::{copy_bindings, counts, h100, suite_kernel};
 
-    /// DRAM bytes of copy_offset over `n` invocations on `device`.
+    /// DRAM bytes of `copy_offset` over `n` invocations on `device`.
     fn copy_offset_dram(device: &DeviceModel, n: u32, offset: u32) -> Counts {
         let k = suite_kernel("copy_offset");
         let mut b = copy_bindings(n, offset, (n + offset) as usize);
@@ -370,20 +381,20 @@ mod tests {
             (0..lines).for_each(|line| _ = read(&mut caches, 0, line));
             (0..lines).map(|line| read(&mut caches, 0, line)).max()
         };
-        assert_eq!(second_walk(24), Some(Level::L2));
-        assert_eq!(second_walk(48), Some(Level::L2Far));
-        assert_eq!(second_walk(80), Some(Level::Dram));
+        assert_eq!(second_walk(24), Some(CacheLevel::L2));
+        assert_eq!(second_walk(48), Some(CacheLevel::L2Far));
+        assert_eq!(second_walk(80), Some(CacheLevel::Dram));
 
         let mut caches = Caches::new(&device, 2);
-        assert_eq!(read(&mut caches, 0, 7), Level::Dram);
-        assert_eq!(read(&mut caches, 0, 7), Level::L2);
+        assert_eq!(read(&mut caches, 0, 7), CacheLevel::Dram);
+        assert_eq!(read(&mut caches, 0, 7), CacheLevel::L2);
         // The other partition's SM finds the line far, then near.
-        assert_eq!(read(&mut caches, 1, 7), Level::L2Far);
-        assert_eq!(read(&mut caches, 1, 7), Level::L2);
+        assert_eq!(read(&mut caches, 1, 7), CacheLevel::L2Far);
+        assert_eq!(read(&mut caches, 1, 7), CacheLevel::L2);
         // A write leaves no near copy.
         let mut c = Counts::default();
         caches.access(&mut c, 0, Access::Write, (7 * 4, FULL), 0.0, false);
-        assert_eq!(read(&mut caches, 0, 7), Level::L2Far);
+        assert_eq!(read(&mut caches, 0, 7), CacheLevel::L2Far);
 
         let one = DeviceModel {
             l2_partitions: 1,
@@ -393,7 +404,7 @@ mod tests {
         read(&mut caches, 0, 7);
         assert_eq!(
             read(&mut caches, 1, 7),
-            Level::L2,
+            CacheLevel::L2,
             "one partition is all near"
         );
     }

@@ -85,7 +85,7 @@ pub fn ops_per_byte(fmas: u64) -> f64 {
     (Element::OPS_PER_FMA * fmas) as f64 / 8.0
 }
 
-/// The affine map x → a·x + b applied `k` times, as one map (a_k, b_k).
+/// The affine map x → a·x + b applied `k` times, as one map `(a_k, b_k)`.
 fn composed_u32(a: u32, b: u32, k: u32) -> (u32, u32) {
     (0..k).fold((1, 0), |(ak, bk), _| {
         (a.wrapping_mul(ak), a.wrapping_mul(bk).wrapping_add(b))
