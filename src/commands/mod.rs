@@ -21,7 +21,7 @@ mod emit;
 mod simulate;
 
 pub use emit::{Emit, emit};
-pub use simulate::{DEFAULT_PRESET, Validating, simulate, validate};
+pub use simulate::{DEFAULT_PRESET, LIST as PRESET_LIST, Validating, simulate, validate};
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
