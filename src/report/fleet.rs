@@ -13,10 +13,11 @@ use super::{Report, figure, head};
 use crate::error::Result;
 use crate::judge::fleet::{
     Condition, Fleet, Group, MIN_MEMBERS, Member, conclusion, gbps_text, introduction, merged_line,
-    remeasure, shown, spans_text,
+    remeasure, spans_text,
 };
 use crate::results::slug;
 use crate::suite::Family;
+use crate::text::shown_path as shown;
 
 /// Strip plots of one group's cases with a sick or unsteady GPU; the rest are in its
 /// table.

@@ -388,21 +388,6 @@ fn check_threshold(threshold: f64) -> Result<()> {
     }
 }
 
-/// A path as printed: any control character escaped, since file names are not checked.
-pub fn shown(path: &Path) -> String {
-    path.display()
-        .to_string()
-        .chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_debug().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
-}
-
 /// The parts grouped and judged; no file counted, none skipped.
 fn analyse(parts: Vec<Part>, threshold: f64) -> Fleet {
     let mut index: HashMap<GroupKey, usize> = HashMap::new();

@@ -9,10 +9,11 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::{Merge, Merged, Skipped, shown};
+use super::{Merge, Merged, Skipped};
 use crate::error::{Error, Result};
 use crate::results::{self, Row, Status};
 use crate::suite::{CaseId, RunSizing, Setting};
+use crate::text::shown_path as shown;
 
 /// Which physical GPU a file's rows are of: its UUID; where it has none, its host and
 /// PCI bus id; where those are unknown too, its host and model (the one adapter of

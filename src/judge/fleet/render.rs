@@ -12,9 +12,10 @@ use serde::ser::Serializer;
 
 use super::spans::MIN_CASES;
 use super::text::{remeasure, text};
-use super::{Fleet, MAD_SCALE, MIN_MEMBERS, Member, Merge, SIGMAS, shown};
+use super::{Fleet, MAD_SCALE, MIN_MEMBERS, Member, Merge, SIGMAS};
 use crate::error::{Error, Result};
 use crate::results::Format;
+use crate::text::shown_path as shown;
 
 /// `fleet` in `format`.
 pub fn render(fleet: &Fleet, format: Format) -> Result<String> {

@@ -10,10 +10,11 @@ use comfy_table::{CellAlignment, Table, TableStyle};
 use super::read::known;
 use super::{
     Case, Cell, Conclusion, Fleet, Group, MAD_SCALE, MIN_MEMBERS, Member, Merge, Merged, SIGMAS,
-    Standing, Tally, shown,
+    Standing, Tally,
 };
 use crate::plural;
 use crate::results::markdown_table;
+use crate::text::shown_path as shown;
 
 /// The cases beyond the threshold a table or Markdown shows; CSV and JSON hold every one.
 const SHOWN_CASES: usize = 50;
