@@ -35,7 +35,13 @@ pub fn list(out: &mut dyn Write) -> Result<()> {
         .max()
         .unwrap_or(0);
     for d in sim_device::presets() {
-        out!(out, "{:<width$}  {}: {}\n", d.name, d.description, d.sources)?;
+        out!(
+            out,
+            "{:<width$}  {}: {}\n",
+            d.name,
+            d.description,
+            d.sources
+        )?;
     }
     Ok(())
 }

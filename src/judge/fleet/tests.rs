@@ -315,7 +315,7 @@ fn unreadable_files_are_skipped_and_counted() {
         .iter()
         .map(|s| {
             (
-                shown(Path::new(s.path.file_name().unwrap())),
+                crate::text::shown_path(Path::new(s.path.file_name().unwrap())),
                 s.why.as_str(),
             )
         })

@@ -65,7 +65,7 @@ pub(super) const MI210: DeviceModel = DeviceModel {
     name: "mi210",
     description: "AMD Instinct MI210 64 GB",
     sources: "CDNA 2 whitepaper (2021), MI210 datasheet; latencies and L1 rate estimates",
-    line_bytes: 128, // whitepaper: 128-byte L2 lines
+    line_bytes: 128,   // whitepaper: 128-byte L2 lines
     l2_bytes: 8 << 20, // whitepaper: 8 MB L2 per die, 16 channels
     sms: 104,          // datasheet: 104 CUs
     // Whitepaper: 8 wavefronts per SIMD (down from CDNA's 10).
@@ -95,8 +95,8 @@ pub(super) const MI300X: DeviceModel = DeviceModel {
     name: "mi300x",
     description: "AMD Instinct MI300X 192 GB",
     sources: "CDNA 3 whitepaper (2023), MI300X datasheet; latencies and L1 rate estimates",
-    l1_bytes: 32 << 10, // whitepaper: 32 KB vector L1 per CU
-    l2_bytes: 4 << 20,  // whitepaper: 4 MB L2 per XCD
+    l1_bytes: 32 << 10,   // whitepaper: 32 KB vector L1 per CU
+    l2_bytes: 4 << 20,    // whitepaper: 4 MB L2 per XCD
     llc_bytes: 256 << 20, // whitepaper: 256 MB AMD Infinity Cache
     // Whitepaper: 17.2 TB/s peak Infinity Cache bandwidth.
     llc_gbps: 17200.0,
@@ -163,7 +163,7 @@ pub(super) const RX6900XT: DeviceModel = DeviceModel {
     barrier_ns: 20.0 / 2.25,
     // Whitepaper: each of a CU's 2 SIMD32 units issues a wave32 instruction a clock.
     issue_per_clock: 2.0,
-    shuffles_per_clock: 1.0, // estimate
+    shuffles_per_clock: 1.0,                     // estimate
     link_gbps: crate::sim::link::PCIE4_X16_GBPS, // specifications: PCIe 4.0 x16
     ..H100
 };

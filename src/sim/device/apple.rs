@@ -11,13 +11,13 @@ pub(super) const M2: DeviceModel = DeviceModel {
     name: "m2",
     description: "Apple M2 (10-core GPU)",
     sources: "Apple M2 announcement (2022), Metal feature set tables; caches, clock and rates estimates",
-    subgroup_size: 32,  // Metal feature set tables: SIMD-group width 32
-    sector_bytes: 64,   // estimate: LPDDR5's 64-byte requests
-    line_bytes: 128,    // estimate
-    banks: 32,          // estimate
+    subgroup_size: 32, // Metal feature set tables: SIMD-group width 32
+    sector_bytes: 64,  // estimate: LPDDR5's 64-byte requests
+    line_bytes: 128,   // estimate
+    banks: 32,         // estimate
     bank_bytes: 4,
-    l1_bytes: 8 << 10,   // estimate: a small L1 beside 32 KB of threadgroup memory
-    l2_bytes: 1 << 20,   // estimate: a GPU L2 of 1 MB
+    l1_bytes: 8 << 10, // estimate: a small L1 beside 32 KB of threadgroup memory
+    l2_bytes: 1 << 20, // estimate: a GPU L2 of 1 MB
     l2_partitions: 1,
     llc_bytes: 8 << 20, // estimate: an 8 MB system-level cache shared with the CPU
     llc_gbps: 200.0,    // estimate: twice the DRAM rate
@@ -25,8 +25,8 @@ pub(super) const M2: DeviceModel = DeviceModel {
     // Estimate: 32 SIMD-groups of 32 lanes per core (Metal allows 1024 threads a
     // threadgroup).
     max_lanes_per_sm: 1024,
-    max_workgroups_per_sm: 8, // estimate
-    dram_gbps: 100.0,         // announcement: 100 GB/s unified memory (LPDDR5)
+    max_workgroups_per_sm: 8,     // estimate
+    dram_gbps: 100.0,             // announcement: 100 GB/s unified memory (LPDDR5)
     l2_gbps: 10.0 * 64.0 * 1.398, // estimate: 64 bytes a clock per core
     l2_write_requests_per_s: 10.0 * 64.0 * 1.398e9 / 128.0,
     shared_wavefronts_per_s: per_clock(10, 1.398),

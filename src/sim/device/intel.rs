@@ -46,7 +46,7 @@ pub(super) const A770: DeviceModel = DeviceModel {
     barrier_ns: 20.0 / 2.1,
     // Estimate: 16 vector engines of SIMD8 take 2 clocks for a SIMD16 instruction.
     issue_per_clock: 8.0,
-    shuffles_per_clock: 1.0, // estimate
+    shuffles_per_clock: 1.0,                     // estimate
     link_gbps: crate::sim::link::PCIE4_X16_GBPS, // specifications: PCIe 4.0 x16
     ..H100
 };

@@ -361,18 +361,38 @@ mod tests {
     #[test]
     fn every_preset_is_whole_and_names_its_sources() {
         for d in presets() {
-            assert!(!d.sources.is_empty() && !d.description.is_empty(), "{}", d.name);
+            assert!(
+                !d.sources.is_empty() && !d.description.is_empty(),
+                "{}",
+                d.name
+            );
             assert!(d.subgroup_size.is_power_of_two() && (4..=128).contains(&d.subgroup_size));
-            assert!(d.line_bytes % d.sector_bytes == 0 && d.sector_bytes <= 64, "{}", d.name);
-            assert!(d.sms > 0 && d.clock_ghz > 0.0 && d.dram_gbps > 0.0, "{}", d.name);
+            assert!(
+                d.line_bytes % d.sector_bytes == 0 && d.sector_bytes <= 64,
+                "{}",
+                d.name
+            );
+            assert!(
+                d.sms > 0 && d.clock_ghz > 0.0 && d.dram_gbps > 0.0,
+                "{}",
+                d.name
+            );
             // Latencies rise level by level, and a last-level cache sits between the
             // L2 and DRAM.
             assert!(d.l1_latency_ns < d.l2_latency_ns, "{}", d.name);
             assert!(d.l2_far_latency_ns() < d.dram_latency_ns, "{}", d.name);
             if d.llc_bytes > 0 {
-                assert!(d.llc_bytes > d.l2_bytes && d.llc_gbps > d.dram_gbps, "{}", d.name);
+                assert!(
+                    d.llc_bytes > d.l2_bytes && d.llc_gbps > d.dram_gbps,
+                    "{}",
+                    d.name
+                );
                 let llc = d.llc_latency_ns;
-                assert!(d.l2_latency_ns < llc && llc < d.dram_latency_ns, "{}", d.name);
+                assert!(
+                    d.l2_latency_ns < llc && llc < d.dram_latency_ns,
+                    "{}",
+                    d.name
+                );
             }
         }
         let names = |n: &str| preset(n).map(DeviceModel::level_names);

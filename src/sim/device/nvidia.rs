@@ -210,7 +210,6 @@ pub(super) const GTX1050TI: DeviceModel = DeviceModel {
     ..H100
 };
 
-
 /// NVIDIA L40 (AD102, PCIe). Sources: "NVIDIA ADA GPU Architecture" whitepaper (2022)
 /// and the L40 datasheet.
 pub(super) const L40: DeviceModel = DeviceModel {

@@ -363,7 +363,9 @@ impl Prediction {
         };
         let (mut bound, time_s) = terms.largest();
         // Local-memory traffic bounds the kernel when a memory path it loads does.
-        if counts.local_requests > 0 && matches!(bound, Bound::Dram | Bound::Llc | Bound::L2 | Bound::L1) {
+        if counts.local_requests > 0
+            && matches!(bound, Bound::Dram | Bound::Llc | Bound::L2 | Bound::L1)
+        {
             bound = Bound::Local;
         }
         Prediction {
