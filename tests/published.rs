@@ -10,7 +10,8 @@
 //! loaded 2-core machine), so that test is ignored by default: `cargo test --release
 //! --test published -- --ignored --nocapture` runs it and prints the table.
 
-use membench::sim::device::preset;
+use anyhow::{Context, Result, ensure};
+use membench::sim::device::{DeviceModel, preset};
 use membench::validate::published::{self, Compared, Sweep};
 
 /// The GPUs with published sweeps, by preset name.
@@ -31,26 +32,34 @@ const AGREES: &[(&str, Sweep, &str, Agrees)] = &[
     ("a100", Sweep::Chase, "L1", Agrees::Plateau),
     ("a100", Sweep::Chase, "L2 near", Agrees::End),
     ("a100", Sweep::Chase, "L2 far", Agrees::Plateau),
+    ("v100", Sweep::Window, "L1", Agrees::Plateau),
+    ("v100", Sweep::Chase, "L1", Agrees::Plateau),
+    ("v100", Sweep::Chase, "L2", Agrees::End),
+    ("v100", Sweep::Chase, "L2", Agrees::Plateau),
 ];
 
-fn read(gpu: &str) -> published::Sweeps {
+fn model(gpu: &str) -> Result<&'static DeviceModel> {
+    preset(gpu).with_context(|| format!("no preset {gpu}"))
+}
+
+fn read(gpu: &str) -> Result<published::Sweeps> {
     let path = format!(
         "{}/tests/fixtures/published/{gpu}.csv",
         env!("CARGO_MANIFEST_DIR")
     );
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    assert!(
+    let text = std::fs::read_to_string(&path).with_context(|| path.clone())?;
+    ensure!(
         text.contains("github.com/te42kyfo/gpu-benches at commit "),
         "{path} names no source"
     );
-    published::parse(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+    published::parse(&text).with_context(|| path.clone())
 }
 
 #[test]
-fn every_published_file_names_its_source_and_judges_itself_agreeing() {
+fn every_published_file_names_its_source_and_judges_itself_agreeing() -> Result<()> {
     for gpu in GPUS {
-        let model = preset(gpu).unwrap_or_else(|| panic!("no preset {gpu}"));
-        let measured = read(gpu);
+        let model = model(gpu)?;
+        let measured = read(gpu)?;
         let sweeps = Sweep::ALL.iter().filter(|s| !measured.of(**s).is_empty());
         assert!(sweeps.count() >= 2, "{gpu}: fewer than two sweeps");
         // The comparison of a sweep with itself finds every level it names agreeing.
@@ -63,21 +72,22 @@ fn every_published_file_names_its_source_and_judges_itself_agreeing() {
             }
         }
     }
+    Ok(())
 }
 
-fn compared(gpu: &str) -> Vec<Compared> {
-    let model = preset(gpu).unwrap_or_else(|| panic!("no preset {gpu}"));
-    let predicted = published::predict(model).unwrap_or_else(|e| panic!("{gpu}: {e}"));
-    published::compare(model, &predicted, &read(gpu))
+fn compared(gpu: &str) -> Result<Vec<Compared>> {
+    let model = model(gpu)?;
+    let predicted = published::predict(model).with_context(|| gpu.to_owned())?;
+    Ok(published::compare(model, &predicted, &read(gpu)?))
 }
 
 #[test]
 #[ignore = "predicts six GPUs' full sweeps: minutes; --ignored runs it"]
-fn presets_predict_the_published_levels_they_model() {
+fn presets_predict_the_published_levels_they_model() -> Result<()> {
     let mut table = String::new();
     let mut agreed = Vec::new();
     for gpu in GPUS {
-        let compared = compared(gpu);
+        let compared = compared(gpu)?;
         assert!(!compared.is_empty(), "{gpu}: nothing compared");
         table.push_str(&published::table(gpu, &compared));
         for c in &compared {
@@ -93,4 +103,5 @@ fn presets_predict_the_published_levels_they_model() {
     for want in AGREES {
         assert!(agreed.contains(want), "{want:?} no longer agrees:\n{table}");
     }
+    Ok(())
 }
