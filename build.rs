@@ -64,7 +64,7 @@ fn main() {
 
 /// Writes every kernel's flat WGSL of `root/shaders/` to `out/wgsl/` and the table to
 /// `out/shaders.rs` (public for `tests/shaders.rs`, which runs it on broken inputs).
-pub fn shaders(root: &Path, out: &Path) -> Result<(), String> {
+pub(crate) fn shaders(root: &Path, out: &Path) -> Result<(), String> {
     let dir = root.join("shaders");
     let kernels = kernels(&dir)?;
     let wgsl = out.join("wgsl");
@@ -144,7 +144,7 @@ pub fn shaders(root: &Path, out: &Path) -> Result<(), String> {
 
 /// Writes the table of every `root/shaders/cuda/*.cu` (file stem, text) to
 /// `out/cuda.rs`; no directory is no twins.
-pub fn cuda_sources(root: &Path, out: &Path) -> Result<(), String> {
+pub(crate) fn cuda_sources(root: &Path, out: &Path) -> Result<(), String> {
     let dir = root.join("shaders").join("cuda");
     let mut stems = Vec::new();
     if let Ok(entries) = std::fs::read_dir(&dir) {

@@ -38,7 +38,7 @@ fn template() -> membench::Result<Vec<Row>> {
         .ok_or_else(|| membench::Error::Internal("no copy/offset row".to_owned()))?;
     let extra: Vec<Row> = (0..ROWS.saturating_sub(rows.len()))
         .map(|index| Row {
-            param: membench::params!(Offset => 1000 + index),
+            params: membench::params!(Offset => 1000 + index),
             ..offset.clone()
         })
         .collect();

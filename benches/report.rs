@@ -13,7 +13,7 @@ use criterion::{BenchmarkId, Criterion, Throughput};
 use membench::report::compare;
 use membench::results::{self, DeviceResults, Format, Row};
 use membench::suite::Setting;
-use membench::validate::{self, Predictions, Progress};
+use membench::validate::{self, Predictions, StageProgress};
 
 /// A results file of `count` rows of one device, as bytes.
 fn file_of(count: usize) -> membench::Result<String> {
@@ -24,7 +24,7 @@ fn file_of(count: usize) -> membench::Result<String> {
         .collect();
     let rows: Vec<Row> = (0..count)
         .map(|index| Row {
-            param: membench::params!(Offset => index),
+            params: membench::params!(Offset => index),
             sizing: Some(membench::suite::RunSizing::default()),
             ..offsets[index % offsets.len()].clone()
         })
@@ -42,7 +42,8 @@ fn read_compare_build(bytes: &[u8]) -> membench::Result<(usize, usize)> {
     };
     let devices = [device];
     let table = compare::render(&devices, Format::Csv)?;
-    let validations = validate::of_results(&devices, Predictions::Recorded, &Progress::hidden());
+    let validations =
+        validate::of_results(&devices, Predictions::Recorded, &StageProgress::hidden());
     let report = membench::report::build(&devices, &validations)?;
     Ok((table.len(), report.html.len()))
 }

@@ -40,6 +40,7 @@ pub enum Property {
 
 /// One row a device model is calibrated from: its case, the property it sets and why
 /// that row isolates it.
+#[derive(Debug)]
 pub struct CalibrationRow {
     pub experiment: &'static Experiment,
     /// The case's parameters (a function: `Params` are not made in a constant).

@@ -159,6 +159,7 @@ fn refuse_unless_replaceable(path: &Path, metadata: &Metadata) -> Result<()> {
 /// The file at a path, locked against every other membench that replaces it, until
 /// dropped. The file is created empty where there was none, and removed on drop where
 /// it still is.
+#[derive(Debug)]
 pub struct Locked {
     /// The file's own path: the link given, resolved.
     path: PathBuf,

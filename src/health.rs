@@ -68,14 +68,14 @@ pub enum Problem {
     Missing,
 }
 
-/// The verdict on a run: each expected case's problem, where it has one.
+/// The checkup of a run: each expected case's problem, where it has one.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Verdict {
+pub struct Checkup {
     pub checked: usize,
     pub problems: Vec<(CaseId, Problem)>,
 }
 
-impl Verdict {
+impl Checkup {
     /// Whether every expected case was measured and reached its figure.
     pub fn healthy(&self) -> bool {
         self.problems.is_empty()
@@ -237,7 +237,7 @@ impl Expectations {
     }
 
     /// The verdict on `rows`, a run's of the file's model.
-    pub fn check(&self, rows: &[Row]) -> Verdict {
+    pub fn check(&self, rows: &[Row]) -> Checkup {
         let problems = self
             .lines
             .iter()
@@ -258,7 +258,7 @@ impl Expectations {
                 problem.map(|problem| (expectation.case.clone(), problem))
             })
             .collect();
-        Verdict {
+        Checkup {
             checked: self.lines.len(),
             problems,
         }
@@ -267,8 +267,8 @@ impl Expectations {
 
 /// The share of a healthy GPU's measured bandwidth it must reach again: transfers vary
 /// with the host (its memory, its PCIe slot, a fresh process's page faults), the GPU's
-/// own memory much less. One healthy H100 read back 6.2 GB/s in a health run and 7.9 GB/s
-/// in the full run minutes later (docs/cluster.md).
+/// own memory much less: a healthy GPU's readback differed by a fifth between a health
+/// run and a full run (docs/cluster.md, What it checks, and how fast).
 fn fraction(family: Family) -> f64 {
     if family == Family::Transfer { 0.5 } else { 0.9 }
 }

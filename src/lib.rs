@@ -28,6 +28,7 @@ pub mod error;
 pub mod files;
 pub mod health;
 pub mod judge;
+pub mod kernel;
 pub mod measure;
 pub mod report;
 pub mod results;

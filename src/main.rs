@@ -1,4 +1,4 @@
-//! The membench command line: `devices`, `list`, `run`, `simulate`, `compare`, `report`, `fleet`.
+//! The membench command line: `devices`, `list`, `run`, `kernel`, `simulate`, `compare`, `report`, `fleet`.
 //! Clap and dispatch: the commands' bodies are the library's ([`membench::commands`],
 //! [`membench::run::Plan`]); stdout's and stderr's errors end here.
 
@@ -40,13 +40,17 @@ enum Command {
         /// CUDA twins (`ptx`, needs NVRTC), each distinct program once.
         #[arg(long, value_enum)]
         emit: Option<commands::Emit>,
-        /// With --emit: a kernel name (e.g. bank_row_col_pad), or a case filter as
+        /// With --emit: a kernel name (e.g. `bank_row_col_pad`), or a case filter as
         /// --filter takes (e.g. copy/offset); without, --filter's cases.
         #[arg(requires = "emit")]
         kernel_or_case_filter: Option<String>,
     },
     /// Verify and time the suite (or the filtered part of it) on one adapter.
     Run(run::RunArgs),
+    /// Your own WGSL compute kernel: verified against membench's interpreter of the
+    /// same WGSL, timed on the GPU clock, placed against the device's memory levels,
+    /// written as rows of family `kernel` (docs/kernel.md).
+    Kernel(Box<membench::kernel::KernelArgs>),
     /// Predict every case from the simulator alone, for a device preset: no GPU needed.
     Simulate(SimulateArgs),
     /// Results CSVs of several devices side by side: GB/s per device, ratios to the
@@ -257,6 +261,9 @@ fn run_cli(cli: Cli) -> anyhow::Result<ExitCode> {
         } => commands::emit(out, emit, &filter, kernel_or_case_filter.as_deref())?,
         Command::List { filter, .. } => commands::list(out, &filter)?,
         Command::Run(args) => return Ok(ExitCode::from(args.plan()?.execute(out)?.exit_status())),
+        Command::Kernel(args) => {
+            return Ok(ExitCode::from(commands::kernel(out, *args)?.exit_status()));
+        }
         Command::Simulate(args) if !args.validate.is_empty() => {
             let validating = commands::Validating {
                 files: &args.validate,

@@ -60,7 +60,7 @@ pub fn shown_path(path: &Path) -> String {
 }
 
 /// The value of the environment variable `name`, or `None` where it is unset or blank.
-/// White space around it is trimmed: a value from a file or a Kubernetes ConfigMap
+/// White space around it is trimmed: a value from a file or a Kubernetes `ConfigMap`
 /// often ends in a line break, and what is meant is plain. Anything else a row, a path
 /// or a terminal could not take is refused: the error is one line naming the variable.
 pub fn environment(name: &str) -> Result<Option<String>, String> {

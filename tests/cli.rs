@@ -531,7 +531,7 @@ fn an_interrupted_run_saves_its_predictions_and_prints_the_summary() {
             row.sim_gbps.is_some(),
             "{}/{}: no prediction",
             row.variant,
-            row.param
+            row.params
         );
     }
     std::fs::remove_dir_all(dir).unwrap();

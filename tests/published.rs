@@ -12,7 +12,7 @@
 
 use anyhow::{Context, Result, ensure};
 use membench::sim::device::{DeviceModel, preset};
-use membench::validate::published::{self, Compared, Sweep};
+use membench::validate::published::{self, LevelJudged, PublishedSweep};
 
 /// The GPUs with published sweeps, by preset name.
 const GPUS: [&str; 6] = ["mi100", "mi210", "rx6900xt", "a100", "l40", "v100"];
@@ -25,20 +25,20 @@ enum Agrees {
 }
 
 /// What agrees now, held to agreeing: (GPU, sweep, level, what).
-const AGREES: &[(&str, Sweep, &str, Agrees)] = &[
-    ("rx6900xt", Sweep::Shared, "DRAM", Agrees::Plateau),
-    ("a100", Sweep::Window, "L1", Agrees::Plateau),
-    ("a100", Sweep::Shared, "DRAM", Agrees::Plateau),
-    ("a100", Sweep::Chase, "L1", Agrees::Plateau),
-    ("a100", Sweep::Chase, "L2 near", Agrees::End),
-    ("a100", Sweep::Chase, "L2 far", Agrees::Plateau),
-    ("l40", Sweep::Shared, "L2", Agrees::End),
-    ("l40", Sweep::Shared, "DRAM", Agrees::Plateau),
-    ("l40", Sweep::Chase, "L1", Agrees::Plateau),
-    ("v100", Sweep::Window, "L1", Agrees::Plateau),
-    ("v100", Sweep::Chase, "L1", Agrees::Plateau),
-    ("v100", Sweep::Chase, "L2", Agrees::End),
-    ("v100", Sweep::Chase, "L2", Agrees::Plateau),
+const AGREES: &[(&str, PublishedSweep, &str, Agrees)] = &[
+    ("rx6900xt", PublishedSweep::Shared, "DRAM", Agrees::Plateau),
+    ("a100", PublishedSweep::Window, "L1", Agrees::Plateau),
+    ("a100", PublishedSweep::Shared, "DRAM", Agrees::Plateau),
+    ("a100", PublishedSweep::Chase, "L1", Agrees::Plateau),
+    ("a100", PublishedSweep::Chase, "L2 near", Agrees::End),
+    ("a100", PublishedSweep::Chase, "L2 far", Agrees::Plateau),
+    ("l40", PublishedSweep::Shared, "L2", Agrees::End),
+    ("l40", PublishedSweep::Shared, "DRAM", Agrees::Plateau),
+    ("l40", PublishedSweep::Chase, "L1", Agrees::Plateau),
+    ("v100", PublishedSweep::Window, "L1", Agrees::Plateau),
+    ("v100", PublishedSweep::Chase, "L1", Agrees::Plateau),
+    ("v100", PublishedSweep::Chase, "L2", Agrees::End),
+    ("v100", PublishedSweep::Chase, "L2", Agrees::Plateau),
 ];
 
 fn model(gpu: &str) -> Result<&'static DeviceModel> {
@@ -63,7 +63,9 @@ fn every_published_file_names_its_source_and_judges_itself_agreeing() -> Result<
     for gpu in GPUS {
         let model = model(gpu)?;
         let measured = read(gpu)?;
-        let sweeps = Sweep::ALL.iter().filter(|s| !measured.of(**s).is_empty());
+        let sweeps = PublishedSweep::ALL
+            .iter()
+            .filter(|s| !measured.of(**s).is_empty());
         assert!(sweeps.count() >= 2, "{gpu}: fewer than two sweeps");
         // The comparison of a sweep with itself finds every level it names agreeing.
         for c in published::compare(model, &measured, &measured) {
@@ -78,7 +80,7 @@ fn every_published_file_names_its_source_and_judges_itself_agreeing() -> Result<
     Ok(())
 }
 
-fn compared(gpu: &str) -> Result<Vec<Compared>> {
+fn compared(gpu: &str) -> Result<Vec<LevelJudged>> {
     let model = model(gpu)?;
     let predicted = published::predict(model).with_context(|| gpu.to_owned())?;
     Ok(published::compare(model, &predicted, &read(gpu)?))

@@ -58,7 +58,7 @@ fn compare_gives_the_ratios_to_the_first_device() {
         lines
             .iter()
             .find(|l| {
-                l.family.as_str() == family && l.variant == variant && l.param.to_string() == param
+                l.family.as_str() == family && l.variant == variant && l.params.to_string() == param
             })
             .unwrap_or_else(|| panic!("{family}/{variant}/{param} missing"))
     };
@@ -88,7 +88,7 @@ fn compare_orders_params_naturally() {
     let strides: Vec<String> = results::join::join(&devices)
         .into_iter()
         .filter(|l| l.family == Family::Copy && l.variant == "stride")
-        .map(|l| l.param.to_string())
+        .map(|l| l.params.to_string())
         .collect();
     assert_eq!(
         strides,
@@ -561,7 +561,7 @@ fn a_latency_reads_in_ns_per_load() {
         rows: vec![Row {
             family: Family::Latency,
             variant: "chase".into(),
-            param: "footprint=1073741824".parse().unwrap(),
+            params: "footprint=1073741824".parse().unwrap(),
             status: results::Status::Ok,
             elements: 4096,
             bytes: 4 * 4096,
@@ -967,7 +967,7 @@ proptest! {
         let row = Row {
             family: Family::Copy,
             variant: "offset".into(),
-            param: membench::params!(Offset => offset),
+            params: membench::params!(Offset => offset),
             status: membench::results::Status::Ok,
             verified: true,
             bytes: 1,

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use membench::backend::wgpu::GpuContext;
 use membench::sim::model::Prediction;
-use membench::sim::{self, Binding, Kernel, Launch, NoTrace};
+use membench::sim::{self, BoundBuffer, Kernel, Launch, NoTrace};
 use membench::suite::families::{reduce, stencil, subgroup};
 use membench::suite::{Family, Key, REGISTRY, Sizing};
 
@@ -141,8 +141,8 @@ fn lock_step_exchange_matches_the_gpu() {
     let bytes: Vec<u8> = bytemuck::cast_slice(&src).to_vec();
     let kernel = Kernel::load("exchange", EXCHANGE, &[]).unwrap();
     let mut bindings = vec![
-        Binding::buffer(0, 0, bytes.clone()),
-        Binding::buffer(0, 1, vec![0; bytes.len()]),
+        BoundBuffer::buffer(0, 0, bytes.clone()),
+        BoundBuffer::buffer(0, 1, vec![0; bytes.len()]),
     ];
     sim::run(
         &kernel,

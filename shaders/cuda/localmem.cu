@@ -10,7 +10,8 @@
 //
 // Element addresses are 64-bit (`size_t`): with 32-bit unsigned indices, whose
 // wrap-around NVRTC must keep, register_array's 32 loads issue two ahead of their
-// stores instead of fifteen (SASS), and it ran at 0.59 of the 64-bit form (H100).
+// stores instead of fifteen (SASS), and it ran slower than the 64-bit form
+// (docs/tax.md, A lesson from writing the twins).
 
 struct Params {
     unsigned n;

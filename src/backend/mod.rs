@@ -15,7 +15,7 @@ pub mod transfer;
 pub mod wgpu;
 
 use crate::error::{Error, Result};
-use crate::measure::{Clock, Sampler, Timing};
+use crate::measure::{Sampler, TimedWork, Timing};
 use crate::suite::{Cache, Case, CaseData, Expected, Experiment, Setting, TransferPath, Words};
 
 /// What a backend does with one case.
@@ -59,7 +59,7 @@ pub trait Backend {
         &'a self,
         prepared: &'a Self::Prepared,
         cache: Cache,
-    ) -> Result<Box<dyn Clock + 'a>>;
+    ) -> Result<Box<dyn TimedWork + 'a>>;
 
     /// Verifies and times a host↔device transfer along `path`: only a backend with a
     /// host side has one.

@@ -37,6 +37,7 @@ pub fn unavailable() -> Option<&'static str> {
 }
 
 /// One GPU as NVML knows it.
+#[derive(Debug)]
 pub struct Gpu {
     device: nvml_wrapper::Device<'static>,
     pci_bus_id: String,
@@ -57,7 +58,7 @@ pub fn gpu_at(pci_bus_id: &str) -> Option<Gpu> {
 
 /// The GPU's identity as NVML gives it.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Identity {
+pub struct NvmlIdentity {
     /// `GPU-…`, as `nvidia-smi` prints it.
     pub uuid: String,
     /// The link as it runs now: `gen5x16`.
@@ -158,13 +159,13 @@ fn parse_reasons(text: &str) -> ThrottleReasons {
 
 impl Gpu {
     /// Its UUID and link.
-    pub fn identity(&self) -> Identity {
+    pub fn identity(&self) -> NvmlIdentity {
         let link = self
             .device
             .current_pcie_link_gen()
             .ok()
             .zip(self.device.current_pcie_link_width().ok());
-        Identity {
+        NvmlIdentity {
             uuid: self.device.uuid().unwrap_or_default(),
             pcie_link: link.map_or_else(String::new, |(generation, width)| {
                 format!("gen{generation}x{width}")
@@ -228,6 +229,7 @@ impl Gpu {
 const INTERVAL: Duration = Duration::from_millis(10);
 
 /// Readings taken on a thread of their own while a case runs.
+#[derive(Debug)]
 pub struct Watch {
     /// Dropped to stop the readings: the thread wakes at once, not at its next reading.
     stop: mpsc::Sender<()>,

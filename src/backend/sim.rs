@@ -6,10 +6,10 @@ use std::cell::RefCell;
 
 use super::Backend;
 use crate::error::{Error, Result};
-use crate::measure::Clock;
+use crate::measure::TimedWork;
 use crate::sim::device::DeviceModel;
 use crate::sim::model::{self, Prediction};
-use crate::sim::{Binding, Kernel, Launch, NoTrace, SimError, run};
+use crate::sim::{BoundBuffer, Kernel, Launch, NoTrace, SimError, run};
 use crate::suite::shaders;
 use rayon::prelude::*;
 
@@ -26,19 +26,21 @@ pub fn load(experiment: &Experiment, case: &Case) -> Result<Kernel, SimError> {
     let kernel = experiment.kernel_for(case).map_err(missing)?;
     let source =
         shaders::source(kernel).ok_or_else(|| missing(format!("no kernel named {kernel}")))?;
-    Kernel::load(kernel, source, &case.overrides)
+    Kernel::load_entry(kernel, source, shaders::entry(kernel), &case.overrides)
 }
 
 /// The interpreter as a backend: every workgroup of a dispatch, in lock-step, with
 /// subgroups of `subgroup_size`.
+#[derive(Debug)]
 pub struct Simulator {
     pub subgroup_size: u32,
 }
 
 /// A case loaded into the interpreter, its bindings as the last dispatch left them.
+#[derive(Debug)]
 pub struct Loaded {
     kernel: Kernel,
-    bindings: RefCell<Vec<Binding>>,
+    bindings: RefCell<Vec<BoundBuffer>>,
     workgroups: [u32; 3],
     /// The binding index of each output, in order.
     outputs: Vec<usize>,
@@ -62,7 +64,7 @@ impl Backend for Simulator {
                 .buffers
                 .iter()
                 .enumerate()
-                .filter(|(_, b)| matches!(b, Buffer::Output(_)))
+                .filter(|(_, b)| b.is_output())
                 .map(|(index, _)| index)
                 .collect(),
         })
@@ -86,7 +88,7 @@ impl Backend for Simulator {
 
     /// The interpreter has no clock of the device: its time is the model's
     /// prediction ([`predict`]), never a measurement.
-    fn clock<'a>(&'a self, _: &'a Loaded, _: Cache) -> Result<Box<dyn Clock + 'a>> {
+    fn clock<'a>(&'a self, _: &'a Loaded, _: Cache) -> Result<Box<dyn TimedWork + 'a>> {
         Err(Error::Case(
             "the simulator predicts time (membench simulate); it measures none".to_owned(),
         ))
@@ -95,7 +97,7 @@ impl Backend for Simulator {
 
 /// Interpreter bindings for a case: uniforms as declared, inputs from `inputs` (in
 /// binding order), outputs poisoned.
-pub fn bindings(case: &Case, inputs: &[Words]) -> Vec<Binding> {
+pub fn bindings(case: &Case, inputs: &[Words]) -> Vec<BoundBuffer> {
     let mut inputs = inputs.iter();
     case.buffers
         .iter()
@@ -103,7 +105,7 @@ pub fn bindings(case: &Case, inputs: &[Words]) -> Vec<Binding> {
         .map(|(index, buffer)| {
             let bytes = match buffer {
                 Buffer::Uniform(words) => bytemuck::cast_slice(words).to_vec(),
-                Buffer::Input(_) | Buffer::Texture { .. } => {
+                Buffer::Input(_) | Buffer::Texture { .. } | Buffer::InOut(_) => {
                     inputs.next().map_or_else(Vec::new, bytes)
                 }
                 Buffer::Output(words) => bytemuck::cast_slice(&vec![POISON; *words]).to_vec(),
@@ -128,14 +130,14 @@ fn bytes(words: &Words) -> Vec<u8> {
 }
 
 /// The interpreter's binding `index` of `buffer`, holding `data`: a texture's texels
-/// row by row (see [`Binding::texture_width`]).
-fn bound(index: usize, buffer: &Buffer, data: Vec<u8>) -> Binding {
-    Binding {
+/// row by row (see [`BoundBuffer::texture_width`]).
+fn bound(index: usize, buffer: &Buffer, data: Vec<u8>) -> BoundBuffer {
+    BoundBuffer {
         texture_width: match buffer {
             Buffer::Texture { width, .. } => Some(*width),
             _ => None,
         },
-        ..Binding::buffer(0, index as u32, data)
+        ..BoundBuffer::buffer(0, index as u32, data)
     }
 }
 
@@ -185,7 +187,7 @@ pub fn predict(
     device: &DeviceModel,
 ) -> Result<Prediction, SimError> {
     let kernel = load(experiment, case)?;
-    let mut bindings: Vec<Binding> = if case.addresses_from_data {
+    let mut bindings: Vec<BoundBuffer> = if case.addresses_from_data {
         // The addresses are the data (a pointer chase): on zeros it would chase one word.
         bindings(case, &(case.data)().inputs)
     } else {
@@ -195,7 +197,10 @@ pub fn predict(
             .map(|(index, buffer)| {
                 let data = match buffer {
                     Buffer::Uniform(words) => bytemuck::cast_slice(words).to_vec(),
-                    Buffer::Input(_) | Buffer::Texture { .. } | Buffer::Output(_) => {
+                    Buffer::Input(_)
+                    | Buffer::Texture { .. }
+                    | Buffer::Output(_)
+                    | Buffer::InOut(_) => {
                         vec![0; buffer.len_bytes() as usize]
                     }
                 };

@@ -7,11 +7,12 @@
 //! the upload time interleaving hid.
 
 use crate::error::{Error, Result};
-use crate::measure::{Clock, FnClock, Sampler, Stats, Timer, Timing};
+use crate::measure::{FnWork, Sampler, Stats, TimedWork, Timer, Timing};
 use crate::suite::families::transfer::Shape;
 use crate::suite::{Case, CaseData, Expected, Experiment, Schedule, Words};
 
 /// One transfer case: what to send, what must arrive, and the sampler.
+#[derive(Debug)]
 pub struct Payload<'a> {
     pub shape: Shape,
     pub sent: &'a [u32],
@@ -57,7 +58,7 @@ impl<'a> Payload<'a> {
     /// Samples of `transfer(repeats)`, which makes `repeats` transfers and returns the
     /// nanoseconds that count, on `timer`, through the suite's sampler.
     pub fn sample(&self, timer: Timer, transfer: impl FnMut(u32) -> Result<f64>) -> Result<Timing> {
-        let mut clock = FnClock {
+        let mut clock = FnWork {
             timer,
             run: transfer,
         };
@@ -110,7 +111,7 @@ pub fn sample_overlap(
     // Each phase's time per repetition, kept beside the total the sampler sees.
     let mut by_phase: Vec<[f64; PHASES.len()]> = Vec::new();
     let timing = sampler.measure(
-        &mut FnClock {
+        &mut FnWork {
             timer: Timer::Host,
             run: |repeats: u32| -> Result<f64> {
                 let mut ns = [0.0; PHASES.len()];
@@ -164,7 +165,7 @@ fn hidden_percent(uploads: f64, serial: f64, interleaved: f64) -> f64 {
 
 /// The fastest of a few untimed-first runs of `once`: a pilot's estimate.
 fn fastest_ns(mut once: impl FnMut() -> Result<f64>) -> Result<f64> {
-    let mut clock = FnClock {
+    let mut clock = FnWork {
         timer: Timer::Host,
         run: |_| once(),
     };

@@ -16,7 +16,7 @@ use crate::suite::{self, Case, Experiment, REGISTRY, Sizing, Twin};
 pub enum Emit {
     /// The flat WGSL the GPU and the simulator run (`shaders/`, preprocessed).
     Wgsl,
-    /// The PTX NVRTC makes of the CUDA twins (`shaders/cuda/`) for compute_90.
+    /// The PTX NVRTC makes of the CUDA twins (`shaders/cuda/`) for `compute_90`.
     #[cfg(feature = "cuda")]
     Ptx,
     /// The same in the rolled build (run-time trip counts kept rolled).

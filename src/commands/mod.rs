@@ -18,9 +18,11 @@ macro_rules! outln {
 }
 
 mod emit;
+mod kernel;
 mod simulate;
 
 pub use emit::{Emit, emit};
+pub use kernel::{kernel, plan as kernel_plan};
 pub use simulate::{DEFAULT_PRESET, LIST as PRESET_LIST, Validating, simulate, validate};
 
 use std::io::Write;
@@ -202,7 +204,7 @@ pub fn report(
         // adapter's that sorts first by name (`llvmpipe-…` before `nvidia-…`).
         devices.sort_by_key(results::DeviceResults::is_software);
     }
-    let progress = validate::Progress::stderr();
+    let progress = validate::StageProgress::stderr();
     let started = Instant::now();
     let validations = match predictions {
         Some(predictions) => validate::of_results(&devices, predictions, &progress),

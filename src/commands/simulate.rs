@@ -9,7 +9,7 @@ use crate::results;
 use crate::run;
 use crate::sim::device::{self as sim_device, DeviceModel};
 use crate::suite::{self, RunSizing, Sizing};
-use crate::validate::{self, Progress};
+use crate::validate::{self, StageProgress};
 
 /// The preset `simulate` predicts on without `--device` (or `--validate`).
 pub const DEFAULT_PRESET: &str = "h100";
@@ -28,7 +28,7 @@ fn preset(name: &str) -> Result<&'static DeviceModel> {
 
 /// `simulate --device list`: each preset, what it describes and where its numbers
 /// come from, one line each.
-pub fn list(out: &mut dyn Write) -> Result<()> {
+fn list(out: &mut dyn Write) -> Result<()> {
     let width = sim_device::presets()
         .iter()
         .map(|d| d.name.len())
@@ -68,7 +68,7 @@ pub fn simulate(
         model.name,
         model.description
     );
-    let stage = Progress::stderr().stage("predicting the cases", cases.len());
+    let stage = StageProgress::stderr().stage("predicting the cases", cases.len());
     let predictions = run::predict_cases(&cases, model, &|| stage.step());
     drop(stage);
     let sizing = RunSizing {
@@ -81,6 +81,7 @@ pub fn simulate(
 }
 
 /// What `simulate --validate` judges, and how.
+#[derive(Debug)]
 pub struct Validating<'a> {
     /// Results files, one per device.
     pub files: &'a [PathBuf],
@@ -127,7 +128,7 @@ pub fn validate(out: &mut dyn Write, asked: &Validating) -> Result<()> {
         calibrating,
         predictions: validate::Predictions::Afresh,
     };
-    let progress = Progress::stderr();
+    let progress = StageProgress::stderr();
     let validations: Vec<validate::Validation> = files
         .iter()
         .enumerate()

@@ -1,12 +1,12 @@
 //! The baseline judge (`membench compare --baseline`): each case of the compared files
 //! against the same case of a baseline file. Its statistic, named against the
-//! [`Rule`]: the change `gbps / base − 1` against the two rows' noise together,
-//! √(cv² + cv_base²). A change beyond the noise is `faster` or `slower`; one slower
+//! [`NoiseRule`]: the change `gbps / base − 1` against the two rows' noise together,
+//! √(cv² + `cv_base`²). A change beyond the noise is `faster` or `slower`; one slower
 //! beyond the threshold too, or a failed case the baseline measured, is a regression.
 
 use std::collections::BTreeMap;
 
-use super::{Difference, Rule, Side};
+use super::{Difference, NoiseRule, Side};
 use crate::results::{DeviceResults, Row, Status};
 
 /// How many sigmas of the two rows' noise a change must exceed to count.
@@ -36,6 +36,7 @@ impl Change {
 
 /// One case of a compared file, judged against the same case in the same setting
 /// (api and build) of the baseline file.
+#[derive(Debug)]
 pub struct Compared<'a> {
     /// The compared file's device, as the tables name it.
     pub label: &'a str,
@@ -43,7 +44,7 @@ pub struct Compared<'a> {
     pub baseline: &'a Row,
     /// GB/s over the baseline's, less one: 0.05 is 5 % faster.
     pub change: Option<f64>,
-    /// The relative noise of the two measurements together, √(cv² + cv_baseline²).
+    /// The relative noise of the two measurements together, √(cv² + `cv_baseline`²).
     pub noise: f64,
     pub outcome: Change,
     /// Slower by more than the threshold (and the noise), or failed: `membench compare`
@@ -61,11 +62,11 @@ pub fn judge<'a>(
     threshold: f64,
 ) -> Vec<Compared<'a>> {
     // The change is told beyond the noise alone; the regression beyond the threshold.
-    let told = Rule {
+    let told = NoiseRule {
         threshold: 0.0,
         sigmas: SIGMAS,
     };
-    let gate = Rule {
+    let gate = NoiseRule {
         threshold,
         sigmas: SIGMAS,
     };
@@ -126,7 +127,7 @@ mod tests {
         let row = |variant: &str, gbps: Option<f64>, cv: f64| Row {
             family: Family::Copy,
             variant: variant.into(),
-            param: "offset=0".parse().unwrap(),
+            params: "offset=0".parse().unwrap(),
             status: if gbps.is_some() {
                 Status::Ok
             } else {

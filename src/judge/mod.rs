@@ -4,11 +4,11 @@
 //! ([`crate::health`]), the simulator's validation ([`crate::validate`]) and the claims
 //! ([`crate::report::claims`]) judge too, from their own modules for now.
 //!
-//! Both judges here apply one noise rule, [`Rule`]: **a difference counts when it is
+//! Both judges here apply one noise rule, [`NoiseRule`]: **a difference counts when it is
 //! beyond the threshold and beyond `sigmas` times its noise.** Each names its statistic
 //! as a [`Difference`] (the relative difference and its noise) and its `sigmas`:
 //!
-//! - the baseline: x / base − 1 against √(cv² + cv_base²), the two rows' spreads of
+//! - the baseline: x / base − 1 against √(cv² + `cv_base`²), the two rows' spreads of
 //!   samples together, at [`baseline::SIGMAS`] (1);
 //! - the fleet: (x − median) / median against 1.4826 MAD / median, the robust sigma of
 //!   the GPUs' figures, at [`fleet::SIGMAS`] (3.5).
@@ -36,7 +36,7 @@ impl Difference {
     }
 }
 
-/// Where a difference lies, by a [`Rule`].
+/// Where a difference lies, by a [`NoiseRule`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Side {
     /// Within the threshold or within the noise.
@@ -50,14 +50,14 @@ pub enum Side {
 /// The noise rule: a difference counts when it is beyond `threshold` and beyond
 /// `sigmas` times its noise.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Rule {
+pub struct NoiseRule {
     /// A fraction of the reference: 0.05 for 5 %.
     pub threshold: f64,
     /// How many sigmas of noise a difference must exceed.
     pub sigmas: f64,
 }
 
-impl Rule {
+impl NoiseRule {
     /// Which side of the reference `difference` lies on, where it counts.
     pub fn side(&self, difference: Difference) -> Side {
         let size = difference.relative.abs();
@@ -77,7 +77,7 @@ mod tests {
 
     #[test]
     fn a_difference_counts_beyond_the_threshold_and_the_noise() {
-        let rule = Rule {
+        let rule = NoiseRule {
             threshold: 0.05,
             sigmas: 3.5,
         };

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use super::{Clock, Sample, Timing};
+use super::{Sample, TimedWork, Timing};
 use crate::error::Result;
 use crate::suite::{CaseId, Setting};
 
@@ -33,6 +33,7 @@ pub trait Driver {
 
 /// A [`Sample`] whose batches a [`Driver`] asks for; a transfer's samples, which the
 /// backend took on the host clock, are handed to the driver in turn.
+#[derive(Debug)]
 pub struct Driven<D>(pub D);
 
 impl<D: Driver> Sample for Driven<D> {
@@ -45,7 +46,7 @@ impl<D: Driver> Sample for Driven<D> {
         id: &CaseId,
         setting: Setting,
         bytes: u64,
-        clock: &mut dyn Clock,
+        clock: &mut dyn TimedWork,
     ) -> Result<Timing> {
         // A driver's warm-up (criterion's is 100 ms) is too short for a GPU's clocks to
         // rise.
@@ -149,7 +150,7 @@ mod tests {
         fails_at: usize,
     }
 
-    impl Clock for Counting {
+    impl TimedWork for Counting {
         fn timer(&self) -> Timer {
             Timer::Gpu
         }

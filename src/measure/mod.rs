@@ -1,11 +1,12 @@
 //! Measurement: one sampler over a clock.
 //!
-//! A [`Clock`] runs a prepared piece of work (a kernel's dispatches, a transfer) a
-//! given number of times per sample and says how long each sample took on its clock
-//! (GPU timestamps, or the host's). The [`Sampler`] chooses the repetitions per sample
-//! from a pilot, warms up, and takes the samples; kernels and transfers differ only in
-//! its declared constants ([`Sampler::KERNEL`], [`Sampler::TRANSFER`]). `cargo bench`
-//! swaps the sampler for criterion's ([`Sample`], [`Driven`]) and keeps the clock.
+//! A [`TimedWork`] is a prepared piece of work (a kernel's dispatches, a transfer) that
+//! the sampler repeats a given number of times per sample; it says how long each sample
+//! took on its clock (GPU timestamps, or the host's). The [`Sampler`] chooses the
+//! repetitions per sample from a pilot, warms up, and takes the samples; kernels and
+//! transfers differ only in its declared constants ([`Sampler::KERNEL`],
+//! [`Sampler::TRANSFER`]). `cargo bench` swaps the sampler for criterion's ([`Sample`],
+//! [`Driven`]) and keeps the work.
 
 mod driven;
 
@@ -36,8 +37,8 @@ impl Timer {
     }
 }
 
-/// A piece of work that can be repeated and timed.
-pub trait Clock {
+/// A prepared piece of work that the sampler repeats and times on its clock.
+pub trait TimedWork {
     /// Which clock the samples are on.
     fn timer(&self) -> Timer;
 
@@ -78,7 +79,7 @@ pub trait Sample {
         id: &CaseId,
         setting: Setting,
         bytes: u64,
-        clock: &mut dyn Clock,
+        clock: &mut dyn TimedWork,
     ) -> Result<Timing>;
 
     /// The timing of transfer `id`, which the backend sampled itself on the host
@@ -92,9 +93,8 @@ pub trait Sample {
 /// Fewest samples of any case.
 pub const MIN_SAMPLES: u32 = 10;
 
-/// Samples a case takes unless `--samples` says otherwise. Against 30, on every
-/// GPU-clock case of a full run on an H100: the same median cv (0.087 % against
-/// 0.091 %), medians 0.05 % apart (median of the cases), 159 s a run instead of 190.
+/// Samples a case takes unless `--samples` says otherwise: against 30, the same median
+/// cv and medians in a shorter run (docs/method.md, What a run costs).
 pub const DEFAULT_SAMPLES: u32 = 20;
 
 /// The one sampling routine: a pilot, repetitions per sample so that a sample lasts
@@ -157,7 +157,7 @@ impl Sampler {
     }
 
     /// Samples `clock`; `warm` when the device finished timed work within [`WARM_GAP`].
-    pub fn measure(&self, clock: &mut dyn Clock, warm: bool) -> Result<Timing> {
+    pub fn measure(&self, clock: &mut dyn TimedWork, warm: bool) -> Result<Timing> {
         let note = clock.settle()?.unwrap_or_default();
         let mut pilot = clock.samples_ns(1, 1, 1)?;
         if pilot[0] < self.sample_target_ns {
@@ -210,6 +210,7 @@ struct Plan {
 }
 
 /// The suite's own sampling, remembering when the device was last busy.
+#[derive(Debug)]
 pub struct SuiteSampler {
     pub kernel: Sampler,
     pub transfer: Sampler,
@@ -235,7 +236,13 @@ impl SuiteSampler {
 }
 
 impl Sample for SuiteSampler {
-    fn sample(&mut self, _: &CaseId, _: Setting, _: u64, clock: &mut dyn Clock) -> Result<Timing> {
+    fn sample(
+        &mut self,
+        _: &CaseId,
+        _: Setting,
+        _: u64,
+        clock: &mut dyn TimedWork,
+    ) -> Result<Timing> {
         let warm = self
             .last_timed
             .is_some_and(|last| last.elapsed() < WARM_GAP);
@@ -245,15 +252,16 @@ impl Sample for SuiteSampler {
     }
 }
 
-/// A clock over a closure that runs `repeats` repetitions and returns the nanoseconds
+/// Timed work over a closure that runs `repeats` repetitions and returns the nanoseconds
 /// that count: for work whose timed part is not one contiguous stretch (a transfer
 /// whose staging buffers are dropped off the clock).
-pub struct FnClock<F> {
+#[derive(Debug)]
+pub struct FnWork<F> {
     pub timer: Timer,
     pub run: F,
 }
 
-impl<F: FnMut(u32) -> Result<f64>> Clock for FnClock<F> {
+impl<F: FnMut(u32) -> Result<f64>> TimedWork for FnWork<F> {
     fn timer(&self) -> Timer {
         self.timer
     }
@@ -369,7 +377,7 @@ mod tests {
         calls: Vec<(u32, u32, u32)>,
     }
 
-    impl Clock for Fixed {
+    impl TimedWork for Fixed {
         fn timer(&self) -> Timer {
             Timer::Gpu
         }

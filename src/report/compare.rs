@@ -25,7 +25,7 @@ impl Line<'_> {
         vec![
             self.family.to_string(),
             self.variant.to_owned(),
-            self.param.to_string(),
+            self.params.to_string(),
         ]
     }
 
@@ -273,7 +273,7 @@ fn markdown_case_cells(line: &Line<'_>) -> Vec<String> {
     vec![
         line.family.to_string(),
         line.variant.to_owned(),
-        format!("`{}`", line.param),
+        format!("`{}`", line.params),
     ]
 }
 
@@ -378,7 +378,7 @@ pub fn render_changes(
             vec![
                 j.row.family.to_string(),
                 j.row.variant.clone(),
-                j.row.param.to_string(),
+                j.row.params.to_string(),
                 j.row.setting().to_string(),
                 j.label.to_owned(),
                 speed(j.baseline),
@@ -433,7 +433,7 @@ pub fn render_changes(
                     .write_record([
                         j.row.family.to_string(),
                         j.row.variant.clone(),
-                        j.row.param.to_string(),
+                        j.row.params.to_string(),
                         j.row.setting().to_string(),
                         j.label.to_owned(),
                         full(j.baseline.gbps_median),
@@ -503,7 +503,7 @@ mod tests {
         let row = |variant: &str, setting: Setting, timer: &str, gbps: f64| Row {
             family: Family::Reduce,
             variant: variant.into(),
-            param: "n=1024".parse().unwrap(),
+            params: "n=1024".parse().unwrap(),
             status: crate::results::Status::Ok,
             timer: timer.into(),
             gbps_median: Some(gbps),
@@ -603,7 +603,7 @@ mod tests {
         let row = Row {
             family: Family::Copy,
             variant: "offset".into(),
-            param: "offset=0".parse().unwrap(),
+            params: "offset=0".parse().unwrap(),
             status: crate::results::Status::Ok,
             gbps_median: Some(1.5),
             ..Row::default()

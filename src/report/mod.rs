@@ -81,6 +81,7 @@ h2 + details > summary, h3 + details > summary, figure + details > summary { fon
 "#;
 
 /// The page and its charts, not yet written.
+#[derive(Debug)]
 pub struct Report {
     pub html: String,
     pub charts: Vec<Chart>,
@@ -378,7 +379,7 @@ impl Page<'_> {
                             "\n"
                             @for line in &tax.lines {
                                 tr {
-                                    td { (line.family) } td { (line.variant) } td { code { (line.param) } }
+                                    td { (line.family) } td { (line.variant) } td { code { (line.params) } }
                                     @for &column in &tax.columns {
                                         td class="num" { (line.gbps(column).map(|gbps| results::speed_text(line.family, gbps)).unwrap_or_default()) }
                                     }
@@ -883,7 +884,7 @@ fn case_row(line: &Line<'_>, device_count: usize) -> Markup {
     html! {
         tr {
             td { (line.variant) }
-            td { code { (line.param) } }
+            td { code { (line.params) } }
             @for index in 0..device_count {
                 @match line.gbps(index) {
                     Some(gbps) => td class="num" { (in_unit(line.family, Some(gbps))) },
@@ -960,7 +961,7 @@ mod tests {
         let row = Row {
             family: Family::Copy,
             variant: "offset".into(),
-            param: "offset=0".parse().unwrap(),
+            params: "offset=0".parse().unwrap(),
             status: crate::results::Status::Ok,
             verified: true,
             gbps_median: Some(1.5),

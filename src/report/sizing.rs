@@ -4,7 +4,7 @@
 //! `--concurrent` run, measured while other adapters measured too, from those of a
 //! device measured alone.
 //!
-//! [`sizing_of`] and [`Sizing::mixes_with`] are the one place that decides. A file's
+//! [`sizing_of`] and [`SizedFor::mixes_with`] are the one place that decides. A file's
 //! sizing is read from its rows: the element count of each case (files before the
 //! `sizing` column say nothing else), and the adapters that ran at once, as the
 //! `sizing` column records it.
@@ -17,18 +17,19 @@ use crate::suite::{Family, Params};
 
 /// What a device's cases were sized for, each case's element count, and how many
 /// adapters measured at once.
-pub struct Sizing<'r> {
+#[derive(Debug)]
+pub struct SizedFor<'r> {
     elements: BTreeMap<(Family, &'r str, &'r Params), u64>,
     concurrent: Option<u32>,
 }
 
 /// The sizing `rows` were measured at.
-pub fn sizing_of(rows: &[Row]) -> Sizing<'_> {
-    Sizing {
+pub fn sizing_of(rows: &[Row]) -> SizedFor<'_> {
+    SizedFor {
         elements: rows
             .iter()
             .map(|row| {
-                let case = (row.family, row.variant.as_str(), &row.param);
+                let case = (row.family, row.variant.as_str(), &row.params);
                 (case, row.elements)
             })
             .collect(),
@@ -36,11 +37,11 @@ pub fn sizing_of(rows: &[Row]) -> Sizing<'_> {
     }
 }
 
-impl Sizing<'_> {
+impl SizedFor<'_> {
     /// Whether results of the two sizings may share a chart: both measured alone or
     /// beside as many adapters, and no case they both have sized differently (a
     /// partial file shares the charts of its full sizing).
-    pub fn mixes_with(&self, other: &Sizing<'_>) -> bool {
+    pub fn mixes_with(&self, other: &SizedFor<'_>) -> bool {
         self.concurrent == other.concurrent
             && self
                 .elements
@@ -52,7 +53,7 @@ impl Sizing<'_> {
 /// The devices by sizing, as indices in `devices`: each joins the first group it
 /// mixes with, so the first device's group comes first.
 pub fn groups(devices: &[DeviceResults]) -> Vec<Vec<usize>> {
-    let sizings: Vec<Sizing<'_>> = devices.iter().map(|d| sizing_of(&d.rows)).collect();
+    let sizings: Vec<SizedFor<'_>> = devices.iter().map(|d| sizing_of(&d.rows)).collect();
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for (index, sizing) in sizings.iter().enumerate() {
         let joins = groups.iter_mut().find(|group| {
@@ -84,7 +85,7 @@ mod tests {
                 .map(|&(param, elements)| Row {
                     family: Family::Copy,
                     variant: "offset".into(),
-                    param: param.parse().unwrap(),
+                    params: param.parse().unwrap(),
                     elements,
                     ..Row::default()
                 })

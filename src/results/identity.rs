@@ -41,6 +41,14 @@ impl Identity {
         ))
     }
 
+    /// The file of `membench kernel`'s rows beside [`Identity::default_path`]: its stem
+    /// and `-kernels`.
+    pub fn kernels_path(&self) -> PathBuf {
+        let path = self.default_path();
+        let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+        path.with_file_name(format!("{stem}-kernels.csv"))
+    }
+
     /// The GPU's UUID's first eight hex digits (after `GPU-`), as file names and
     /// `--out`'s `{uuid}` say it; empty for a GPU without one.
     pub fn short_uuid(&self) -> String {
@@ -117,8 +125,8 @@ impl Identity {
                 }
                 if row.sizing.is_none() {
                     let case = cases.iter().find(|case| {
-                        (&case.family, &case.variant, &case.param)
-                            == (&row.family, &row.variant, &row.param)
+                        (&case.family, &case.variant, &case.params)
+                            == (&row.family, &row.variant, &row.params)
                     });
                     if let Some(case) =
                         case.filter(|c| (c.elements, c.bytes) != (row.elements, row.bytes))
@@ -130,7 +138,7 @@ impl Identity {
                                  (the file records no sizing)",
                                 row.family,
                                 row.variant,
-                                row.param,
+                                row.params,
                                 row.bytes,
                                 self.sizing,
                                 case.bytes
@@ -296,7 +304,7 @@ mod tests {
         Row {
             family: Family::Copy,
             variant: "peak".into(),
-            param: "launch=vec4".parse().unwrap(),
+            params: "launch=vec4".parse().unwrap(),
             status: Status::Ok,
             bytes,
             device: "GPU".into(),

@@ -14,7 +14,7 @@ use crate::suite::{Family, Params, REGISTRY};
 pub struct Line<'a> {
     pub family: Family,
     pub variant: &'a str,
-    pub param: &'a Params,
+    pub params: &'a Params,
     /// One per device, in file order; `None` where the file has no row for the case.
     pub cells: Vec<Option<&'a Row>>,
 }
@@ -56,17 +56,17 @@ pub fn join(devices: &[DeviceResults]) -> Vec<Line<'_>> {
     for (index, device) in devices.iter().enumerate() {
         for row in &device.rows {
             let cells = lines
-                .entry(CaseKey(row.family, &row.variant, &row.param))
+                .entry(CaseKey(row.family, &row.variant, &row.params))
                 .or_insert_with(|| vec![None; devices.len()]);
             cells[index] = Some(row);
         }
     }
     lines
         .into_iter()
-        .map(|(CaseKey(family, variant, param), cells)| Line {
+        .map(|(CaseKey(family, variant, params), cells)| Line {
             family,
             variant,
-            param,
+            params,
             cells,
         })
         .collect()
@@ -105,6 +105,7 @@ pub fn experiment_order(family: Family, variant: &str) -> (Family, usize, &str) 
 /// One device measured in several settings: per case, each setting's GB/s and its
 /// ratio to the setting closest to the hardware — the toolchain's tax beside the
 /// memory system.
+#[derive(Debug)]
 pub struct Tax<'l, 'r> {
     pub device: &'r str,
     /// Indexes of this device's settings among the compared ones, in setting order.

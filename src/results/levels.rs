@@ -34,7 +34,8 @@ pub enum Sense {
 impl Sense {
     /// How much worse than its plateau's median a point must be to start a new plateau.
     /// Bandwidth wobbles within a level; the chase's time per load is steadier, and a
-    /// split L2's far level is only 1.23 × faster than DRAM in wgpu (H100, 2147016).
+    /// split L2's far level is not much faster than DRAM in wgpu (docs/hierarchy.md,
+    /// The levels).
     pub fn step(self) -> f64 {
         match self {
             Sense::Bandwidth => 0.25,
@@ -174,7 +175,7 @@ pub fn sweep_points(
 /// One row's point of a sweep: its footprint and its GB/s (or ns per load), measured
 /// or predicted.
 pub fn sweep_point(row: &Row, sense: Sense, predicted: bool) -> Option<(u64, f64)> {
-    let bytes = row.param.number(Key::Footprint)?;
+    let bytes = row.params.number(Key::Footprint)?;
     let gbps = if predicted {
         row.sim_gbps
     } else {
@@ -422,8 +423,8 @@ mod tests {
 
     #[test]
     fn a_far_l2_a_fifth_faster_than_dram_is_a_level_of_its_own() {
-        // wgpu's chase on an H100: the far L2 reads 1.23 × faster than DRAM, and the
-        // rise from the near level spans three footprints.
+        // As wgpu's chase on an H100 (docs/hierarchy.md, The levels): the far L2 a
+        // fifth faster than DRAM, and the rise from the near level spans three footprints.
         let mut points = staircase(&[(29.0, 16 << 10), (153.0, 18 << 20)], 4.0, 0.01);
         let mib = |m: f64| (m * f64::from(1u32 << 20)) as u64;
         points.extend([

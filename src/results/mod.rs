@@ -31,6 +31,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::sim::model::Bound;
+use crate::suite::id::names;
 use crate::suite::{Api, Build, CaseId, Family, Params, RunSizing, Setting};
 
 /// Bumped whenever a column changes meaning, appears or disappears.
@@ -74,63 +75,28 @@ const IDENTITY_COLUMNS: [&str; 11] = [
 /// The largest results file read: a full run of every api and build is under 1 MiB.
 pub const MAX_FILE_BYTES: u64 = 64 << 20;
 
-/// What became of a case.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase", try_from = "String")]
-pub enum Status {
-    /// Verified and timed.
-    Ok,
-    /// Not verified (or not timed): a row nobody measured is never `ok`.
-    #[default]
-    Failed,
-    /// The device cannot run the case; the note says why.
-    Skipped,
-    /// Predicted only (`membench simulate`, never in a results file).
-    Simulated,
-    /// A transfer `membench simulate` has no model for.
-    #[serde(rename = "not simulated")]
-    NotSimulated,
+names! {
+    /// What became of a case.
+    #[derive(Default)]
+    Status {
+        /// Verified and timed.
+        Ok = "ok",
+        /// Not verified (or not timed): a row nobody measured is never `ok`.
+        #[default]
+        Failed = "failed",
+        /// The device cannot run the case; the note says why.
+        Skipped = "skipped",
+        /// Predicted only (`membench simulate`, never in a results file).
+        Simulated = "simulated",
+        /// A transfer `membench simulate` has no model for.
+        NotSimulated = "not simulated",
+    }
 }
 
 impl Status {
-    /// The text form, as in the CSV.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Ok => "ok",
-            Status::Failed => "failed",
-            Status::Skipped => "skipped",
-            Status::Simulated => "simulated",
-            Status::NotSimulated => "not simulated",
-        }
-    }
-
     /// Whether a results file may hold it: a file holds what a device did.
     fn measured(self) -> bool {
         matches!(self, Status::Ok | Status::Failed | Status::Skipped)
-    }
-}
-
-impl TryFrom<String> for Status {
-    type Error = String;
-
-    /// Read through a string, so that a bad value is reported with its column.
-    fn try_from(text: String) -> std::result::Result<Self, String> {
-        [
-            Status::Ok,
-            Status::Failed,
-            Status::Skipped,
-            Status::Simulated,
-            Status::NotSimulated,
-        ]
-        .into_iter()
-        .find(|status| status.as_str() == text)
-        .ok_or_else(|| format!("unknown status `{text}`"))
-    }
-}
-
-impl std::fmt::Display for Status {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
@@ -141,7 +107,9 @@ pub struct Row {
     /// registry's grammar ([`crate::suite::check_variant`]).
     pub family: Family,
     pub variant: String,
-    pub param: Params,
+    /// The CSV column is `param`, as it always was.
+    #[serde(rename = "param")]
+    pub params: Params,
     pub status: Status,
     pub elements: u64,
     pub bytes: u64,
@@ -229,14 +197,14 @@ mod bound_column {
 
     use crate::sim::model::Bound;
 
-    pub fn serialize<S: Serializer>(
+    pub(crate) fn serialize<S: Serializer>(
         bound: &Option<Bound>,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(bound.map_or("", Bound::name))
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Option<Bound>, D::Error> {
         let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
@@ -272,7 +240,7 @@ pub struct GpuIdentity {
 impl Row {
     /// The key rows are merged on: the case and the setting it was measured in.
     pub fn key(&self) -> (Family, &str, &Params, Setting) {
-        (self.family, &self.variant, &self.param, self.setting())
+        (self.family, &self.variant, &self.params, self.setting())
     }
 
     /// The case the row is of.
@@ -280,7 +248,7 @@ impl Row {
         CaseId {
             family: self.family,
             variant: self.variant.clone(),
-            params: self.param.clone(),
+            params: self.params.clone(),
         }
     }
 
@@ -398,7 +366,7 @@ pub(crate) mod tests {
         Row {
             family: Family::Copy,
             variant: variant.into(),
-            param: param.parse().unwrap(),
+            params: param.parse().unwrap(),
             status: Status::Ok,
             verified: true,
             bytes: 1_000_000,

@@ -146,7 +146,7 @@ pub fn parse_with_lines(path: &Path, bytes: &[u8]) -> Result<Vec<(u64, Row)>> {
             record.get(index)
         };
         if let Some(text) = field("status")
-            && let Err(why) = Status::try_from(text.to_owned())
+            && let Err(why) = text.parse::<Status>()
         {
             return Err(error(format!("{}: {why}", at("status"))));
         }
@@ -196,7 +196,7 @@ pub fn parse_with_lines(path: &Path, bytes: &[u8]) -> Result<Vec<(u64, Row)>> {
                 "line {line}: the case {}/{}/{} in {} again (first on line {earlier})",
                 row.family,
                 row.variant,
-                row.param,
+                row.params,
                 row.setting()
             )));
         }

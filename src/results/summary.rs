@@ -151,7 +151,7 @@ pub(super) fn summary_cells(rows: &[Row]) -> Vec<Vec<String>> {
             vec![
                 row.family.to_string(),
                 row.variant.clone(),
-                row.param.to_string(),
+                row.params.to_string(),
                 row.setting().to_string(),
                 speed(row.gbps_median),
                 share,

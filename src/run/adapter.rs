@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use super::plan::{Concurrent, Out, expand, is_template, print};
 use super::progress::Bars;
-use super::{Backends, Destination, Ended, Measurer, Output, Plan, Ran, Session, stop};
+use super::{Backends, Cases, Destination, Ended, Measurer, Output, Plan, Ran, Session, stop};
 use crate::backend::nvml;
 use crate::backend::wgpu::{self as gpu, GpuContext};
 use crate::error::{Error, Result};
@@ -116,7 +116,10 @@ impl Plan {
     ) -> Result<Opened<'c>> {
         let settings = self.settings(concurrent.map(|c| c.adapters));
         let sizing = ctx.sizing(settings.quick, settings.buffer_bytes, settings.matrix)?;
-        let mut cases = suite::select(&sizing, &self.filters)?;
+        let mut cases = match &self.cases {
+            Cases::Suite => suite::select(&sizing, &self.filters)?,
+            Cases::Given(given) => (given.make)(&sizing)?,
+        };
         if let Some(profile) = self.profile {
             cases = profile.select(cases);
         }
@@ -127,6 +130,7 @@ impl Plan {
         }
         let identity = super::identity(&ctx.info, &ctx.identity, settings.sizing());
         let file = match destination {
+            Destination::DefaultFile if self.cases.kernels() => Some(identity.kernels_path()),
             Destination::DefaultFile => Some(identity.default_path()),
             Destination::File(path) if is_template(path) => {
                 let index = adapter_index(adapter, ctx);
@@ -135,11 +139,16 @@ impl Plan {
             Destination::File(path) => Some(path.clone()),
             Destination::Stdout(_) => None,
         };
-        let case_rows = super::case_rows(&suite::select(&sizing, &[])?);
+        let case_rows = match &self.cases {
+            Cases::Suite => super::case_rows(&suite::select(&sizing, &[])?),
+            Cases::Given(_) => super::case_rows(&cases),
+        };
         let old_rows = match &file {
             Some(path) => {
                 files::check_writable(path)?;
-                identity.admit(path, results::read_existing(path)?, &case_rows)?
+                let rows = identity.admit(path, results::read_existing(path)?, &case_rows)?;
+                check_unmixed(path, &rows, self.cases.kernels())?;
+                rows
             }
             None => Vec::new(),
         };
@@ -171,7 +180,10 @@ impl Plan {
         started: Instant,
         out: &Out,
     ) -> Result<Ended> {
-        let summary = summary(opened, ran, target, started);
+        let mut summary = summary(opened, ran, target, started);
+        if let Cases::Given(given) = &self.cases {
+            summary.push_str(&(given.explain)(&ran.rows, &opened.identity.default_path()));
+        }
         match destination {
             Destination::Stdout(format) => {
                 stderr!("{summary}");
@@ -200,7 +212,7 @@ impl Plan {
         }
         Ok(if ran.interrupted {
             Ended::Stopped(stop::stopped_by())
-        } else if ran.failed > 0 || verdict.as_ref().is_some_and(health::Verdict::incomplete) {
+        } else if ran.failed > 0 || verdict.as_ref().is_some_and(health::Checkup::incomplete) {
             Ended::Failed
         } else if verdict.as_ref().is_some_and(|v| !v.healthy()) {
             Ended::BelowExpectation
@@ -250,6 +262,26 @@ fn announce(
         stderrln!("membench: {}{why}", opened.tag);
     }
     Ok(target)
+}
+
+/// An error unless the rows of the file at `path` are all a user's kernels (`kernels`)
+/// or all the suite's: the two never share a file.
+fn check_unmixed(path: &std::path::Path, rows: &[Row], kernels: bool) -> Result<()> {
+    let other = rows
+        .iter()
+        .find(|row| (row.family == suite::Family::Kernel) != kernels);
+    match other {
+        None => Ok(()),
+        Some(row) => Err(Error::Results {
+            path: path.to_owned(),
+            message: format!(
+                "holds {} rows ({}/{}), and a file of `membench kernel` rows never mixes                  with a suite results file: choose another --out",
+                if kernels { "the suite's" } else { "kernel" },
+                row.family,
+                row.variant
+            ),
+        }),
+    }
 }
 
 /// The measurements of the run: each case in every setting that takes it.

@@ -12,7 +12,7 @@ use crate::results;
 use crate::suite::{Api, Build, Profile};
 
 /// What `membench run` takes.
-#[derive(clap::Args)]
+#[derive(clap::Args, Debug)]
 pub struct RunArgs {
     /// Only cases whose id (family/variant/param) contains one of these
     /// (comma-separated, e.g. `copy/offset,copy/peak`).
@@ -23,7 +23,7 @@ pub struct RunArgs {
     pub quick: bool,
     /// Adapter by index, name substring, GPU UUID (or its first 8 digits) or PCI bus
     /// id (see `membench devices`), or `all` for every adapter in turn, each into its
-    /// own results file; default: the best one, or WGPU_ADAPTER_NAME.
+    /// own results file; default: the best one, or `WGPU_ADAPTER_NAME`.
     #[arg(long)]
     pub adapter: Option<String>,
     /// With `--adapter all`: every adapter that computes at the same time, one thread
@@ -65,8 +65,9 @@ pub struct RunArgs {
     /// or 1000x3000 (default 4096x4096 and 8192x8192 where the device allows).
     #[arg(long, value_parser = parse_matrix)]
     pub size: Option<(u32, u32)>,
-    /// Only the cases of a profile: `health`, the few that show a sick memory system,
-    /// in wgpu's default build (seconds on a GPU).
+    /// Only the cases of a profile, in wgpu's default build: `health`, the few that
+    /// show a sick memory system (seconds on a GPU); `levels`, the hierarchy and
+    /// latency sweeps at coarse steps (the memory levels `membench kernel` reads).
     #[arg(long, value_enum)]
     pub profile: Option<Profile>,
     /// Checks the run against an expectation file of the GPU's model (shipped in
@@ -90,6 +91,8 @@ impl RunArgs {
         // A profile measures what a plain wgpu program gets.
         let (apis, builds) = match self.profile {
             Some(Profile::Health) => (vec![health::SETTING.api()], vec![health::SETTING.build()]),
+            // The levels `membench kernel` reads are wgpu's default build's.
+            Some(Profile::Levels) => (vec![Api::Wgpu], vec![Build::Default]),
             None => (self.api, self.build),
         };
         check_settings(&apis, &builds)?;
@@ -101,6 +104,7 @@ impl RunArgs {
             ));
         }
         Ok(Plan {
+            cases: super::Cases::Suite,
             profile: self.profile,
             expect: self.expect,
             bless: self.bless,

@@ -12,6 +12,7 @@ use crate::suite::{Api, Build, CudaBuild, Setting, WgpuBuild};
 use super::{Measurer, measurer};
 
 /// The backends of one run on one device, owned for the run.
+#[derive(Debug)]
 pub struct Backends<'a> {
     ctx: &'a GpuContext,
     wgpu: Vec<Wgpu<'a>>,

@@ -7,11 +7,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 /// The meeting point of a fixed number of parties.
+#[derive(Debug)]
 pub struct Lockstep {
     state: Mutex<State>,
     changed: Condvar,
 }
 
+#[derive(Debug)]
 struct State {
     /// Parties that have not left.
     parties: usize,
@@ -24,6 +26,7 @@ struct State {
 }
 
 /// One party's place in a [`Lockstep`]: it leaves when dropped, if not before.
+#[derive(Debug)]
 pub struct Party<'l> {
     lockstep: &'l Lockstep,
     left: AtomicBool,

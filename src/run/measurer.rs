@@ -8,6 +8,7 @@ use crate::results::RunInfo;
 use crate::suite::{Case, CaseData, Experiment, Measure, Setting};
 
 /// What became of one case.
+#[derive(Debug)]
 pub enum Outcome {
     Measured(Timing),
     Skipped(String),

@@ -5,21 +5,21 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use super::{Lockstep, Party, RunSettings, stop};
 use crate::backend::wgpu as gpu;
 use crate::error::{Error, Result};
 use crate::results;
-use crate::suite::{self, Api, Build, Profile, RunSizing, Setting, Sizing};
+use crate::suite::{self, Api, Build, Case, Experiment, Profile, RunSizing, Setting, Sizing};
 use crate::text;
 
 /// The adapters a run measures.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Adapters {
     /// One, by `--adapter`'s selector (an index or a part of a name); `None` for the
-    /// best one, or WGPU_ADAPTER_NAME.
+    /// best one, or `WGPU_ADAPTER_NAME`.
     One(Option<String>),
     /// Every adapter in turn, each into its own default results file.
     EachInTurn,
@@ -39,9 +39,58 @@ pub enum Destination {
     Stdout(results::Format),
 }
 
+/// Where a plan's cases come from.
+#[derive(Clone)]
+pub enum Cases {
+    /// The registry's, as the filters and the profile select them.
+    Suite,
+    /// Made for the device by the caller (`membench kernel`): rows of their own file.
+    Given(Given),
+}
+
+/// Cases made for a device, and what the run's end says of their rows.
+#[derive(Clone)]
+pub struct Given {
+    pub make: Arc<MakeCases>,
+    /// Lines after the run's summary, from its rows and the device's default results
+    /// file.
+    pub explain: Arc<Explain>,
+}
+
+impl std::fmt::Debug for Given {
+    // Both fields are closures, with nothing to print.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Given").finish_non_exhaustive()
+    }
+}
+
+/// What makes a plan's cases for a device ([`Given::make`]).
+pub type MakeCases = dyn Fn(&Sizing) -> Result<Vec<(&'static Experiment, Case)>> + Send + Sync;
+
+/// What explains a run's rows ([`Given::explain`]).
+pub type Explain = dyn Fn(&[results::Row], &std::path::Path) -> String + Send + Sync;
+
+impl std::fmt::Debug for Cases {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Cases::Suite => "Suite",
+            Cases::Given(_) => "Given",
+        })
+    }
+}
+
+impl Cases {
+    /// Whether its rows are a user's kernels, which never share a file with the suite's.
+    pub fn kernels(&self) -> bool {
+        matches!(self, Cases::Given(_))
+    }
+}
+
 /// What `membench run` asked for.
 #[derive(Clone, Debug)]
 pub struct Plan {
+    /// The registry's cases, or cases made by the caller.
+    pub cases: Cases,
     /// Only cases whose id contains one of these (all where empty).
     pub filters: Vec<String>,
     /// What changes the measurements; `concurrent` is set by the plan itself.
@@ -145,7 +194,7 @@ impl Ended {
 
 /// The exit status of a run slower than its expectation: 1 is a run that could not
 /// measure, 2 a usage error.
-pub const BELOW_EXPECTATION: u8 = 3;
+pub(crate) const BELOW_EXPECTATION: u8 = 3;
 
 /// Stdout, as the runs on several adapters share it.
 pub(super) type Out<'o> = Mutex<&'o mut (dyn Write + Send)>;
@@ -273,12 +322,12 @@ fn adapter_paths(listed: &[Listed], sizing: RunSizing, destination: &Destination
 
 /// The fields `--out` may name, each replaced by the run's: several runs (a job array,
 /// one process per GPU) into one directory, each into its own file.
-pub const TEMPLATE_FIELDS: [&str; 3] = ["{host}", "{uuid}", "{adapter}"];
+pub(crate) const TEMPLATE_FIELDS: [&str; 3] = ["{host}", "{uuid}", "{adapter}"];
 
 /// `template` with `{host}`, `{uuid}` ([`results::Identity::uuid_word`]) and
 /// `{adapter}` (its index) replaced, on the path's bytes: the rest of it, in any
 /// encoding, is kept. A path without them is itself.
-pub fn expand(
+pub(crate) fn expand(
     template: &std::path::Path,
     identity: &results::Identity,
     gpu: &results::GpuIdentity,

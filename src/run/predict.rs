@@ -179,6 +179,7 @@ pub fn predicted_rows(
 }
 
 /// A run's predictions, the model they were made with, and how long they took.
+#[derive(Debug)]
 pub struct Predicted {
     pub model: DeviceModel,
     pub predictions: Vec<Option<Result<Prediction, String>>>,
@@ -221,6 +222,7 @@ impl Predicted {
 }
 
 /// Predictions made on a thread of their own while the GPU measures.
+#[derive(Debug)]
 pub enum Background<'scope> {
     /// Not started (the model is not calibrated yet).
     Waiting,
@@ -230,7 +232,7 @@ pub enum Background<'scope> {
 
 impl<'scope> Background<'scope> {
     /// Starts calibrating the model (`model`) and predicting `cases` on it in `scope`:
-    /// the calibration simulates its cases too (4 s on an H100's host), so it does not
+    /// the calibration simulates its cases too (seconds on a GPU's host), so it does not
     /// hold the measurements back either.
     pub fn start(
         scope: &'scope std::thread::Scope<'scope, '_>,

@@ -58,8 +58,8 @@ fn in_data_pool(case: &Case) -> CaseData {
 
 /// Half the cores, for the next case's data, apart from rayon's global pool, which the
 /// measured case's uploads and comparisons use. With one pool a case's first upload took
-/// 3× as long as the same upload for the next build; apart, the families that move the
-/// most data ran 4–8 % faster (H100, A/B in one command).
+/// longer than the same upload for the next build; apart, the families that move the
+/// most data ran faster (docs/method.md, What a run costs).
 fn data_pool() -> Option<&'static rayon::ThreadPool> {
     static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
     POOL.get_or_init(|| {

@@ -44,6 +44,7 @@ fn notice(id: &CaseId, setting: Setting, outcome: &Outcome) -> Option<String> {
 /// error is no terminal (a log, CI), or several adapters print at once, a line per
 /// measurement instead, with the time since the start, so that a log shows where a run
 /// spends its time.
+#[derive(Debug)]
 pub struct Bars {
     cases: ProgressBar,
     simulation: ProgressBar,
@@ -158,6 +159,7 @@ impl Progress for Bars {
 
 /// Only what was skipped or failed, a line each on stderr: `cargo bench`, where
 /// criterion tells the rest.
+#[derive(Debug)]
 pub struct Notices;
 
 impl Progress for Notices {

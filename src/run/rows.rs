@@ -40,11 +40,15 @@ pub fn row(
         Outcome::Measured(timing) => match Stats::of(&timing.samples_ns) {
             Some(stats) if stats.min > 0.0 => {
                 row.status = Status::Ok;
-                row.verified = true;
+                row.verified = case.unverified.is_none();
                 row.timer = timing.timer.label().to_owned();
                 row.samples = timing.samples_ns.len() as u32;
                 row.dispatches_per_sample = timing.dispatches_per_sample;
-                row.note = timing.note.clone();
+                row.note = match &case.unverified {
+                    Some(why) if timing.note.is_empty() => format!("not verified: {why}"),
+                    Some(why) => format!("not verified: {why}; {}", timing.note),
+                    None => timing.note.clone(),
+                };
                 row.time_us_median = Some(stats.median / 1e3);
                 row.time_us_min = Some(stats.min / 1e3);
                 row.time_us_max = Some(stats.max / 1e3);
@@ -75,7 +79,7 @@ pub fn case_row(experiment: &Experiment, case: &Case) -> Row {
     Row {
         family: experiment.family,
         variant: experiment.variant.to_owned(),
-        param: case.params.clone(),
+        params: case.params.clone(),
         elements: case.elements,
         bytes: case.bytes,
         // A pure transfer runs no kernel, so has no workgroup.

@@ -33,12 +33,14 @@ pub trait Progress: Sync {
 }
 
 /// Nothing to tell.
+#[derive(Debug)]
 pub struct Quiet;
 
 impl Progress for Quiet {}
 
 /// Where a run's rows go: a results file, which may hold rows of other runs of its
 /// identity; this run's rows replace those of the same case and setting.
+#[derive(Debug)]
 pub struct Output<'a> {
     pub path: &'a Path,
     /// What the file's rows must be of.
@@ -78,7 +80,15 @@ pub struct Session<'a> {
     pub telemetry: Option<&'a nvml::Gpu>,
 }
 
+impl std::fmt::Debug for Session<'_> {
+    // Its measurers are trait objects, its device a whole model: only the name prints.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session").finish_non_exhaustive()
+    }
+}
+
 /// What a session made.
+#[derive(Debug)]
 pub struct Ran {
     /// One row per case and backend that takes it, in case order.
     pub rows: Vec<Row>,
@@ -90,7 +100,8 @@ pub struct Ran {
 }
 
 /// How often a run saves its rows while it measures. Each save re-reads and rewrites
-/// the whole file, synced: after every case, that took 7 s of a 208 s run on an H100.
+/// the whole file, synced: after every case, that took seconds of a full run
+/// (docs/method.md, What a run costs).
 /// A run that is killed loses at most this much of its measuring; one stopped by a
 /// signal loses nothing.
 const SAVE_INTERVAL: Duration = Duration::from_secs(2);
@@ -179,8 +190,8 @@ impl<'a> Session<'a> {
     /// The order the cases are measured in. The calibration cases go first where the
     /// predictions run beside or a signal may stop the run: the predictions then run
     /// beside the rest of the GPU-clock cases and are made before the host-clock
-    /// transfers, which wait for them (on an H100 they had held the transfers back by
-    /// 27 s), and a run stopped early is calibrated. A session that predicts at its end
+    /// transfers, which wait for them (they had held the transfers back: docs/method.md,
+    /// What a run costs), and a run stopped early is calibrated. A session that predicts at its end
     /// and runs to it (`cargo bench`) keeps the cases' order.
     fn order(&self, cases: &[(&'static Experiment, Case)]) -> Order {
         let calibration_first = self.work_beside || self.stop.is_some();

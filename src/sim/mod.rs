@@ -14,8 +14,8 @@ pub mod model;
 pub mod transfer;
 
 pub use exec::{
-    Access, Binding, Costs, Kernel, Launch, NoTrace, Request, SimError, Space, Stats, Target,
-    TraceSink, run,
+    Access, BoundBuffer, Costs, ExecStats, Kernel, Launch, NoTrace, Request, SimError, Space,
+    Target, TraceSink, run,
 };
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 
 use super::exec::{
-    Access, Binding, Kernel, Launch, NoTrace, Request, SimError, Space, Target, run,
+    Access, BoundBuffer, Kernel, Launch, NoTrace, Request, SimError, Space, Target, run,
 };
 
 /// A suite kernel as the GPU gets it (flattened by `build.rs`), with workgroups of
@@ -31,8 +31,8 @@ fn floats(n: usize, seed: u32) -> Vec<u32> {
         .collect()
 }
 
-fn bind(group: u32, binding: u32, data: Vec<u8>) -> Binding {
-    Binding::buffer(group, binding, data)
+fn bind(group: u32, binding: u32, data: Vec<u8>) -> BoundBuffer {
+    BoundBuffer::buffer(group, binding, data)
 }
 
 /// A request copied out of the stream, for tests that look at many.
@@ -50,7 +50,7 @@ struct Req {
 
 fn collect(
     kernel: &Kernel,
-    bindings: &mut [Binding],
+    bindings: &mut [BoundBuffer],
     launch: &Launch,
 ) -> Result<Vec<Req>, SimError> {
     let mut out = Vec::new();
@@ -81,7 +81,7 @@ fn sectors(r: &Req) -> usize {
     s.len()
 }
 
-/// Runs copy_offset or copy_stride (`param` = offset or stride) and returns dst and
+/// Runs `copy_offset` or `copy_stride` (`param` = offset or stride) and returns dst and
 /// the trace.
 fn run_copy(
     name: &str,
@@ -531,7 +531,7 @@ fn main(@builtin(local_invocation_index) i: u32) {
     let k = Kernel::load("texture_read", wgsl, &[])?;
     // Three rows of two texels: 0 1 / 2 3 / 4 5.
     let texels: Vec<u8> = (0..6).flat_map(|v| (v as f32).to_le_bytes()).collect();
-    let texture = Binding {
+    let texture = BoundBuffer {
         texture_width: Some(2),
         ..bind(0, 0, texels.clone())
     };
@@ -578,7 +578,7 @@ fn out_of_bounds_is_an_error_naming_the_shader() -> anyhow::Result<()> {
         "{msg}"
     );
     // A missing binding and a bad parse are named too.
-    let mut none: Vec<Binding> = Vec::new();
+    let mut none: Vec<BoundBuffer> = Vec::new();
     let err = run(&k, &mut none, &Launch::all([1, 1, 1], 32), &mut NoTrace)
         .err()
         .ok_or_else(|| anyhow::anyhow!("ran without buffers"))?;

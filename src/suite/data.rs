@@ -61,6 +61,31 @@ impl Words {
         }
     }
 
+    /// Writes the words from `start` on into `out`, on all cores: into pinned memory or
+    /// a scratch kept from piece to piece, where a piece of its own would be fresh memory,
+    /// whose page faults cost a full run more than making the words (docs/method.md).
+    pub fn fill(&self, start: usize, out: &mut [u32]) {
+        const PART: usize = 1 << 16;
+        match self {
+            Words::Held(words) => {
+                let from = &words[start..start + out.len()];
+                out.par_chunks_mut(PART)
+                    .zip(from.par_chunks(PART))
+                    .for_each(|(to, from)| to.copy_from_slice(from))
+            }
+            Words::Made { word, .. } => {
+                out.par_chunks_mut(PART)
+                    .enumerate()
+                    .for_each(|(part, chunk)| {
+                        let first = start + part * PART;
+                        for (i, to) in chunk.iter_mut().enumerate() {
+                            *to = word(first + i);
+                        }
+                    })
+            }
+        }
+    }
+
     /// Every word, borrowed where held: for what needs them all at once.
     pub fn whole(&self) -> Cow<'_, [u32]> {
         self.piece(0..self.len())

@@ -30,29 +30,36 @@ macro_rules! names {
             }
         }
 
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        impl ::std::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str(self.as_str())
             }
         }
 
-        impl serde::Serialize for $name {
-            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        impl ::serde::Serialize for $name {
+            fn serialize<S: ::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::std::result::Result<S::Ok, S::Error> {
                 serializer.serialize_str(self.as_str())
             }
         }
 
-        impl<'de> serde::Deserialize<'de> for $name {
-            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
-                text.parse().map_err(serde::de::Error::custom)
+        impl<'de> ::serde::Deserialize<'de> for $name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::std::result::Result<Self, D::Error> {
+                let text = <::std::borrow::Cow<'de, str> as ::serde::Deserialize<'de>>::deserialize(
+                    deserializer,
+                )?;
+                text.parse().map_err(::serde::de::Error::custom)
             }
         }
 
-        impl FromStr for $name {
+        impl ::std::str::FromStr for $name {
             type Err = String;
 
-            fn from_str(text: &str) -> Result<Self, String> {
+            fn from_str(text: &str) -> ::std::result::Result<Self, String> {
                 $name::ALL
                     .iter()
                     .copied()
@@ -62,6 +69,9 @@ macro_rules! names {
         }
     };
 }
+
+// The crate's other closed sets of names (`results::Status`) are declared by it too.
+pub(crate) use names;
 
 names! {
     /// A family of experiments, in the order runs and reports show them.
@@ -79,6 +89,8 @@ names! {
         Latency = "latency",
         Hierarchy = "hierarchy",
         Transfer = "transfer",
+        /// A user's own kernel (`membench kernel`): variant its name, `size` its sizes.
+        Kernel = "kernel",
     }
 }
 
@@ -293,6 +305,8 @@ pub enum Value {
     Dims(u32, u32),
     /// A named choice (`vec4`, `2d`, `broadcast`).
     Word(String),
+    /// Named whole numbers `n:1024,D:768`: a user kernel's sizes, in the order given.
+    Vars(Vec<(String, u64)>),
 }
 
 impl fmt::Display for Value {
@@ -301,6 +315,13 @@ impl fmt::Display for Value {
             Value::Number(n) => write!(f, "{n}"),
             Value::Dims(x, y) => write!(f, "{x}x{y}"),
             Value::Word(word) => f.write_str(word),
+            Value::Vars(vars) => {
+                for (i, (name, value)) in vars.iter().enumerate() {
+                    let sep = if i == 0 { "" } else { "," };
+                    write!(f, "{sep}{name}:{value}")?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -320,8 +341,27 @@ impl FromStr for Value {
         if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             return Ok(Value::Word(text.to_owned()));
         }
+        if let Some(vars) = parse_vars(text) {
+            return Ok(Value::Vars(vars));
+        }
         Err(format!("`{text}` is not a number, `XxY` or a word"))
     }
+}
+
+/// `name:number,name:number`, each name a WGSL-like identifier, or `None`.
+fn parse_vars(text: &str) -> Option<Vec<(String, u64)>> {
+    text.split(',')
+        .map(|pair| {
+            let (name, value) = pair.split_once(':')?;
+            let identifier = name
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            identifier.then_some(())?;
+            Some((name.to_owned(), value.parse().ok()?))
+        })
+        .collect()
 }
 
 impl From<u64> for Value {
@@ -439,7 +479,8 @@ impl serde::Serialize for Params {
 
 impl<'de> serde::Deserialize<'de> for Params {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        let text =
+            <::std::borrow::Cow<'de, str> as ::serde::Deserialize<'de>>::deserialize(deserializer)?;
         text.parse().map_err(serde::de::Error::custom)
     }
 }
@@ -549,6 +590,17 @@ mod tests {
         assert_eq!(Setting::of(Api::Wgpu, Build::Rolled), None);
         assert!(Setting::selected(&[Api::Cuda], &[Build::TaxFree, Build::Unchecked]).is_empty());
         assert!(Setting::selected(&[Api::Wgpu], &[Build::Rolled]).is_empty());
+    }
+
+    #[test]
+    fn a_kernels_sizes_round_trip_and_bad_ones_are_refused() {
+        let params: Params = "size=n:1024,D:768".parse().unwrap();
+        let vars = vec![("n".to_owned(), 1024), ("D".to_owned(), 768)];
+        assert_eq!(params.get(Key::Size), Some(&Value::Vars(vars)));
+        assert_eq!(params.to_string(), "size=n:1024,D:768");
+        for bad in ["size=n:", "size=1n:4", "size=n:4,", "size=n-1:4"] {
+            assert!(bad.parse::<Params>().is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -77,7 +77,7 @@ pub fn wgsl_skip(experiment: &Experiment, case: &Case) -> Option<String> {
 }
 
 /// One experiment: one kernel (or a transfer) and the cases it is measured at.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct Experiment {
     pub family: Family,
     pub variant: &'static str,

@@ -1,7 +1,7 @@
 //! Profiles: named sets of cases a run can take instead of the whole registry. `health`
 //! is the few cases that show a sick memory system, measured in seconds.
 
-use super::families::{bank, copy, latency, reduce, transfer, transpose};
+use super::families::{bank, copy, hierarchy, latency, reduce, transfer, transpose};
 use super::{Case, Experiment, Key, Params};
 use crate::params;
 
@@ -12,7 +12,14 @@ pub enum Profile {
     /// best reduction, latency in L1, L2 and DRAM, upload and readback, conflict-free
     /// workgroup memory.
     Health,
+    /// The device's memory levels, quickly: the hierarchy's window and shared-buffer
+    /// sweeps and the latency chase at every other step, in wgpu's default build. What
+    /// `membench kernel` places a kernel against.
+    Levels,
 }
+
+/// The sweeps of the levels profile.
+const LEVELS: &[&Experiment] = &[&hierarchy::WINDOW, &hierarchy::SHARED, &latency::CHASE];
 
 /// One entry of a profile: the experiment's case with these params, whatever the
 /// sizing makes its size (the largest such case).
@@ -76,6 +83,7 @@ impl Profile {
     ) -> Vec<(&'static Experiment, Case)> {
         let entries = match self {
             Profile::Health => HEALTH,
+            Profile::Levels => return levels(cases),
         };
         let chosen: Vec<usize> = entries
             .iter()
@@ -99,6 +107,38 @@ impl Profile {
             .map(|(_, case)| case)
             .collect()
     }
+}
+
+/// Of `cases`, every other case of each sweep of [`LEVELS`] (by footprint, the first
+/// and the last kept), in registry order: the steps twice as coarse, each level still
+/// several points wide.
+fn levels(cases: Vec<(&'static Experiment, Case)>) -> Vec<(&'static Experiment, Case)> {
+    let mut kept = Vec::new();
+    for sweep in LEVELS {
+        let mut footprints: Vec<u64> = cases
+            .iter()
+            .filter(|(experiment, _)| experiment.is(sweep))
+            .filter_map(|(_, case)| case.params.number(Key::Footprint))
+            .collect();
+        footprints.sort_unstable();
+        footprints.dedup();
+        let last = footprints.len().saturating_sub(1);
+        kept.extend(
+            footprints
+                .iter()
+                .enumerate()
+                .filter(|(index, _)| index % 2 == 0 || *index == last)
+                .map(|(_, footprint)| (sweep.variant, *footprint)),
+        );
+    }
+    cases
+        .into_iter()
+        .filter(|(experiment, case)| {
+            let footprint = case.params.number(Key::Footprint);
+            LEVELS.iter().any(|sweep| experiment.is(sweep))
+                && footprint.is_some_and(|f| kept.contains(&(experiment.variant, f)))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -133,6 +173,31 @@ mod tests {
             ],
             "{ids:?}"
         );
+    }
+
+    #[test]
+    fn levels_take_every_other_step_of_the_sweeps_and_their_ends() {
+        let sizing = Sizing::nominal(false);
+        let all = select(&sizing, &[]).unwrap();
+        let of = |cases: &[(&'static Experiment, Case)], sweep: &Experiment| {
+            let mut footprints: Vec<u64> = cases
+                .iter()
+                .filter(|(e, _)| e.is(sweep))
+                .filter_map(|(_, c)| c.params.number(Key::Footprint))
+                .collect();
+            footprints.sort_unstable();
+            footprints.dedup();
+            footprints
+        };
+        let levels = Profile::Levels.select(select(&sizing, &[]).unwrap());
+        assert!(levels.iter().all(|(e, _)| LEVELS.iter().any(|s| e.is(s))));
+        for sweep in LEVELS {
+            let (whole, coarse) = (of(&all, sweep), of(&levels, sweep));
+            assert!(coarse.len() < whole.len(), "{}", sweep.name());
+            assert!(coarse.len() >= whole.len() / 2, "{}", sweep.name());
+            assert_eq!(coarse.first(), whole.first());
+            assert_eq!(coarse.last(), whole.last());
+        }
     }
 
     #[test]

@@ -37,7 +37,7 @@ impl std::fmt::Display for Unmatched {
 }
 
 /// The registry's cases at each sizing asked for, made once.
-#[derive(Default)]
+#[derive(Default, Debug)]
 pub struct Rebuilder {
     cases: HashMap<Option<RunSizing>, Vec<HashMap<CaseId, Rebuilt>>>,
 }

@@ -16,6 +16,65 @@ pub fn source(kernel: &str) -> Option<&'static str> {
         .iter()
         .find(|(name, _)| *name == kernel)
         .map(|(_, source)| *source)
+        .or_else(|| registered(kernel).map(|r| r.source))
+}
+
+/// The compute entry point of a kernel: `main` for the suite's, the one given for a
+/// registered kernel.
+pub fn entry(kernel: &str) -> &'static str {
+    registered(kernel).map_or("main", |r| r.entry)
+}
+
+/// A kernel from outside the suite (`membench kernel`, the library's
+/// [`crate::kernel`]), registered at run time. Leaked: experiments and pipelines name
+/// kernels by `&'static str`, and a process registers a few at most.
+#[derive(Clone, Copy)]
+struct Registered {
+    name: &'static str,
+    source: &'static str,
+    entry: &'static str,
+    reflection: &'static Reflection,
+}
+
+static REGISTERED: std::sync::Mutex<Vec<Registered>> = std::sync::Mutex::new(Vec::new());
+
+fn registered(kernel: &str) -> Option<Registered> {
+    let all = REGISTERED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    all.iter().find(|r| r.name == kernel).copied()
+}
+
+/// Registers `source` as kernel `name` with entry point `entry`, reflected as the
+/// suite's kernels are; the same registration again is the one before. A name of the
+/// suite's, or one registered with another text, is refused.
+pub fn register(name: &str, source: &str, entry: &str) -> Result<&'static str, String> {
+    if SHADERS.iter().any(|(suite, _)| *suite == name) {
+        return Err(format!(
+            "`{name}` is a kernel of the suite: give your kernel another --name"
+        ));
+    }
+    let mut all = REGISTERED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(known) = all.iter().find(|r| r.name == name) {
+        return if known.source == source && known.entry == entry {
+            Ok(known.name)
+        } else {
+            Err(format!(
+                "a kernel named `{name}` with another text is already registered"
+            ))
+        };
+    }
+    let reflection = reflect(name, source)?;
+    let registered = Registered {
+        name: Box::leak(name.to_owned().into_boxed_str()),
+        source: Box::leak(source.to_owned().into_boxed_str()),
+        entry: Box::leak(entry.to_owned().into_boxed_str()),
+        reflection: Box::leak(Box::new(reflection)),
+    };
+    all.push(registered);
+    Ok(registered.name)
 }
 
 /// Where a kernel's WGSL comes from: `shaders/<kernel>.wgsl`, or its source file and
@@ -147,6 +206,8 @@ pub fn signature(kernel: &str) -> Result<&'static Reflection, String> {
     match all.iter().find(|(name, _)| *name == kernel) {
         Some((_, Ok(reflection))) => Ok(reflection),
         Some((_, Err(error))) => Err(error.clone()),
-        None => Err(format!("no shader named {kernel}")),
+        None => registered(kernel)
+            .map(|r| r.reflection)
+            .ok_or_else(|| format!("no shader named {kernel}")),
     }
 }

@@ -1,6 +1,9 @@
 //! Verification: what an output must hold after one dispatch ([`Expected`]), checked
 //! whole or piece by piece as it is read back ([`Checker`]), on all cores.
 
+use std::cell::RefCell;
+use std::ops::Range;
+
 use rayon::prelude::*;
 
 use super::Words;
@@ -23,6 +26,29 @@ pub enum Expected {
     Strided { stride: usize, values: Vec<u32> },
     /// `words` words that `rule` accepts.
     Rule { words: usize, rule: Rule },
+}
+
+impl std::fmt::Debug for Expected {
+    // A rule is a closure: only its length prints.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Expected::Exact(values) => f.debug_tuple("Exact").field(values).finish(),
+            Expected::Approx { values, tolerance } => f
+                .debug_struct("Approx")
+                .field("values", values)
+                .field("tolerance", tolerance)
+                .finish(),
+            Expected::Strided { stride, values } => f
+                .debug_struct("Strided")
+                .field("stride", stride)
+                .field("values", values)
+                .finish(),
+            Expected::Rule { words, .. } => f
+                .debug_struct("Rule")
+                .field("words", words)
+                .finish_non_exhaustive(),
+        }
+    }
 }
 
 impl Expected {
@@ -74,8 +100,27 @@ impl Expected {
     }
 }
 
+thread_local! {
+    /// Made reference words of the piece under way, kept from piece to piece and check to
+    /// check: fresh memory for each cost a full run its page faults (docs/method.md).
+    static SCRATCH: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `words` of `range`: borrowed where held, else made into `scratch`.
+fn piece_of<'a>(words: &'a Words, range: Range<usize>, scratch: &'a mut Vec<u32>) -> &'a [u32] {
+    match words.held() {
+        Some(held) => &held[range],
+        None => {
+            scratch.resize(range.len(), 0);
+            words.fill(range.start, scratch);
+            scratch
+        }
+    }
+}
+
 /// [`Expected::check`] of an output fed piece by piece: references are compared
 /// piece by piece; a [`Rule`], which needs the whole output, gets it gathered.
+#[derive(Debug)]
 pub struct Checker<'a> {
     expected: &'a Expected,
     /// Words fed so far.
@@ -91,35 +136,38 @@ impl Checker<'_> {
     pub fn feed(&mut self, piece: &[u32]) {
         let offset = self.seen;
         self.seen += piece.len();
-        let in_reference = |len| offset.min(len)..self.seen.min(len);
+        let seen = self.seen;
+        let in_reference = |len| offset.min(len)..seen.min(len);
         match self.expected {
             Expected::Exact(expected) => {
-                let expected = expected.piece(in_reference(expected.len()));
-                self.count(
-                    offset,
-                    &expected,
-                    piece,
-                    |e, a| e != a,
-                    |e, a| format!("expected {e:#010x}, got {a:#010x}{}", never_written(a)),
-                );
+                SCRATCH.with_borrow_mut(|scratch| {
+                    self.count(
+                        offset,
+                        piece_of(expected, in_reference(expected.len()), scratch),
+                        piece,
+                        |e, a| e != a,
+                        |e, a| format!("expected {e:#010x}, got {a:#010x}{}", never_written(a)),
+                    );
+                });
             }
             Expected::Approx { values, tolerance } => {
                 let tolerance = *tolerance;
-                let expected = values.piece(in_reference(values.len()));
-                self.count(
-                    offset,
-                    &expected,
-                    piece,
-                    |e, a| !within(f32::from_bits(a), f32::from_bits(e), tolerance),
-                    |e, a| {
-                        format!(
-                            "expected {}, got {}{}",
-                            f32::from_bits(e),
-                            f32::from_bits(a),
-                            never_written(a)
-                        )
-                    },
-                );
+                SCRATCH.with_borrow_mut(|scratch| {
+                    self.count(
+                        offset,
+                        piece_of(values, in_reference(values.len()), scratch),
+                        piece,
+                        |e, a| !within(f32::from_bits(a), f32::from_bits(e), tolerance),
+                        |e, a| {
+                            format!(
+                                "expected {}, got {}{}",
+                                f32::from_bits(e),
+                                f32::from_bits(a),
+                                never_written(a)
+                            )
+                        },
+                    );
+                });
             }
             Expected::Strided { stride, values } => {
                 let stride = *stride;

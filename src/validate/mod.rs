@@ -38,7 +38,7 @@ use crate::sim::device::{self as sim_device, DeviceModel};
 use crate::sim::model::Bound;
 use crate::suite::selects;
 use crate::suite::{Api, Build, CaseId, Family, Key, Params, Rebuilder, Rebuilt, Unmatched};
-pub use progress::{Progress, Stage};
+pub use progress::{Stage, StageProgress};
 
 /// Whether `row` is one [`validate`] judges: a kernel row of the wgpu `build` closest
 /// to the hardware, or a transfer row (wgpu's of the default build, the one that
@@ -194,7 +194,7 @@ pub fn validate(
     rows: &[Row],
     modelling: Modelling<'_>,
     filters: &[String],
-    progress: &Progress,
+    progress: &StageProgress,
 ) -> Validation {
     let started = std::time::Instant::now();
     let device = rows.first().map_or_else(String::new, |r| r.device.clone());
@@ -309,7 +309,7 @@ fn predict_now(
     rows: &[&Row],
     model: &DeviceModel,
     role: &dyn Fn(&Row) -> Role,
-    progress: &Progress,
+    progress: &StageProgress,
 ) -> (Vec<Judged>, Vec<NotJudged>) {
     // Transfers need no case rebuilt, nor the measuring host's limits (its cores for
     // the threaded paths) met here.
@@ -360,7 +360,7 @@ fn predict_now(
 pub fn of_results(
     devices: &[DeviceResults],
     predictions: Predictions,
-    progress: &Progress,
+    progress: &StageProgress,
 ) -> Vec<Validation> {
     let mut files: Vec<&Path> = Vec::new();
     for device in devices {
@@ -703,11 +703,11 @@ mod tests {
         let mut gone = rows[0].clone();
         gone.variant = "offset_gone".into();
         let mut resized = rows[0].clone();
-        resized.param = "offset=1".parse().unwrap();
+        resized.params = "offset=1".parse().unwrap();
         resized.bytes /= 2;
         rows.extend([gone, resized, transfer.remove(0)]);
         let path = Path::new("test.csv");
-        let own = validate(path, &rows, Modelling::OWN, &[], &Progress::hidden());
+        let own = validate(path, &rows, Modelling::OWN, &[], &StageProgress::hidden());
         assert_eq!(
             roles(&own),
             [
@@ -757,7 +757,7 @@ mod tests {
             &rows,
             Modelling::OWN,
             &["copy/offset/offset=3".into()],
-            &Progress::hidden(),
+            &StageProgress::hidden(),
         );
         assert_eq!(roles(&offset), [roles(&own)[0].clone()]);
         assert_eq!(offset.model, own.model);
@@ -776,7 +776,7 @@ mod tests {
                 },
                 predictions: Predictions::Afresh,
             };
-            let validation = validate(path, &rows, modelling, &[], &Progress::hidden());
+            let validation = validate(path, &rows, modelling, &[], &StageProgress::hidden());
             assert!(roles(&validation).iter().all(|(_, r)| *r == role), "{from}");
         }
         let alone = Modelling {
@@ -784,7 +784,7 @@ mod tests {
             calibrating: Calibrating::Nothing,
             predictions: Predictions::Afresh,
         };
-        let validation = validate(path, &rows, alone, &[], &Progress::hidden());
+        let validation = validate(path, &rows, alone, &[], &StageProgress::hidden());
         assert!(roles(&validation).iter().all(|(_, r)| *r == Role::HeldOut));
         assert!(!validation.model.calibrated && validation.model.name == "h100");
     }
@@ -812,7 +812,7 @@ mod tests {
             &rows,
             Modelling::OWN,
             &[],
-            &Progress::hidden(),
+            &StageProgress::hidden(),
         );
         let judged: Vec<(String, Api, Role)> = own
             .judged
@@ -885,7 +885,7 @@ mod tests {
             judged.sort_by(|a, b| a.0.cmp(&b.0));
             judged
         };
-        let taken = validate(path, &rows, recorded, &[], &Progress::hidden());
+        let taken = validate(path, &rows, recorded, &[], &StageProgress::hidden());
         assert_eq!(
             judged(&taken),
             [
@@ -914,8 +914,8 @@ mod tests {
         for row in rows.iter_mut().filter(|r| r.variant == "offset") {
             row.sim_gbps = None;
         }
-        let partly = validate(path, &rows, recorded, &[], &Progress::hidden());
-        let afresh = validate(path, &rows, Modelling::OWN, &[], &Progress::hidden());
+        let partly = validate(path, &rows, recorded, &[], &StageProgress::hidden());
+        let afresh = validate(path, &rows, Modelling::OWN, &[], &StageProgress::hidden());
         assert_eq!(judged(&partly)[0], judged(&afresh)[0]);
         assert_eq!(judged(&partly)[1], judged(&taken)[1]);
         assert!(

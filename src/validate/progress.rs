@@ -19,7 +19,7 @@ const TICK: Duration = Duration::from_millis(250);
 /// Where progress goes: bars, lines or nowhere; each stage's words start with `tag`
 /// (the file, and which of how many).
 #[derive(Clone, Debug)]
-pub struct Progress {
+pub struct StageProgress {
     shown: Shown,
     tag: String,
 }
@@ -31,27 +31,27 @@ enum Shown {
     Hidden,
 }
 
-impl Progress {
+impl StageProgress {
     /// Bars where standard error is a terminal, lines elsewhere.
-    pub fn stderr() -> Progress {
+    pub fn stderr() -> StageProgress {
         let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
-        Progress {
+        StageProgress {
             shown: if terminal { Shown::Bars } else { Shown::Lines },
             tag: String::new(),
         }
     }
 
     /// Nothing shown: tests, benches.
-    pub fn hidden() -> Progress {
-        Progress {
+    pub fn hidden() -> StageProgress {
+        StageProgress {
             shown: Shown::Hidden,
             tag: String::new(),
         }
     }
 
     /// The same, each stage's words after `tag`: `[2/3] results/x.csv`.
-    pub fn tagged(&self, tag: String) -> Progress {
-        Progress {
+    pub fn tagged(&self, tag: String) -> StageProgress {
+        StageProgress {
             shown: self.shown,
             tag,
         }
@@ -108,7 +108,8 @@ fn say(line: &str) {
     let _ = writeln!(std::io::stderr(), "{line}");
 }
 
-/// One stage of a [`Progress`], shown until dropped.
+/// One stage of a [`StageProgress`], shown until dropped.
+#[derive(Debug)]
 pub struct Stage {
     bar: ProgressBar,
     ticker: Option<Ticker>,
@@ -131,6 +132,7 @@ impl Drop for Stage {
 }
 
 /// The thread that prints a stage's line every [`LINE_EVERY`] until stopped.
+#[derive(Debug)]
 struct Ticker {
     stopped: Arc<(Mutex<bool>, Condvar)>,
     thread: JoinHandle<()>,

@@ -24,34 +24,38 @@ pub const TOLERANCE: f64 = 0.2;
 
 /// One of the three sweeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Sweep {
+pub enum PublishedSweep {
     Window,
     Shared,
     Chase,
 }
 
-impl Sweep {
-    pub const ALL: [Sweep; 3] = [Sweep::Window, Sweep::Shared, Sweep::Chase];
+impl PublishedSweep {
+    pub const ALL: [PublishedSweep; 3] = [
+        PublishedSweep::Window,
+        PublishedSweep::Shared,
+        PublishedSweep::Chase,
+    ];
 
     /// The name in a published file's `sweep` column and in tables.
     pub fn name(self) -> &'static str {
         match self {
-            Sweep::Window => "window",
-            Sweep::Shared => "shared",
-            Sweep::Chase => "chase",
+            PublishedSweep::Window => "window",
+            PublishedSweep::Shared => "shared",
+            PublishedSweep::Chase => "chase",
         }
     }
 
     fn sense(self) -> Sense {
         match self {
-            Sweep::Chase => Sense::Latency,
+            PublishedSweep::Chase => Sense::Latency,
             _ => Sense::Bandwidth,
         }
     }
 
     fn min_points(self) -> usize {
         match self {
-            Sweep::Chase => LATENCY_MIN_POINTS,
+            PublishedSweep::Chase => LATENCY_MIN_POINTS,
             _ => BANDWIDTH_MIN_POINTS,
         }
     }
@@ -59,9 +63,9 @@ impl Sweep {
     /// membench's experiment of this sweep.
     fn experiment(self) -> &'static Experiment {
         match self {
-            Sweep::Window => &hierarchy::WINDOW,
-            Sweep::Shared => &hierarchy::SHARED,
-            Sweep::Chase => &latency::CHASE,
+            PublishedSweep::Window => &hierarchy::WINDOW,
+            PublishedSweep::Shared => &hierarchy::SHARED,
+            PublishedSweep::Chase => &latency::CHASE,
         }
     }
 
@@ -69,7 +73,7 @@ impl Sweep {
     /// 2^(1/4) for `window`, 2^(1/5) for `shared` and the chase beyond 1 MiB.
     pub fn step(self) -> f64 {
         match self {
-            Sweep::Window => 2f64.powf(0.25),
+            PublishedSweep::Window => 2f64.powf(0.25),
             _ => 2f64.powf(0.2),
         }
     }
@@ -80,9 +84,9 @@ impl Sweep {
     fn level_names(self, model: &DeviceModel) -> Vec<&'static str> {
         let names = model.level_names();
         match self {
-            Sweep::Window => names.into_iter().take(2).collect(),
-            Sweep::Shared => names.into_iter().skip(1).collect(),
-            Sweep::Chase => names,
+            PublishedSweep::Window => names.into_iter().take(2).collect(),
+            PublishedSweep::Shared => names.into_iter().skip(1).collect(),
+            PublishedSweep::Chase => names,
         }
     }
 }
@@ -96,19 +100,19 @@ pub struct Sweeps {
 }
 
 impl Sweeps {
-    pub fn of(&self, sweep: Sweep) -> &[(u64, f64)] {
+    pub fn of(&self, sweep: PublishedSweep) -> &[(u64, f64)] {
         match sweep {
-            Sweep::Window => &self.window,
-            Sweep::Shared => &self.shared,
-            Sweep::Chase => &self.chase,
+            PublishedSweep::Window => &self.window,
+            PublishedSweep::Shared => &self.shared,
+            PublishedSweep::Chase => &self.chase,
         }
     }
 
-    fn of_mut(&mut self, sweep: Sweep) -> &mut Vec<(u64, f64)> {
+    fn of_mut(&mut self, sweep: PublishedSweep) -> &mut Vec<(u64, f64)> {
         match sweep {
-            Sweep::Window => &mut self.window,
-            Sweep::Shared => &mut self.shared,
-            Sweep::Chase => &mut self.chase,
+            PublishedSweep::Window => &mut self.window,
+            PublishedSweep::Shared => &mut self.shared,
+            PublishedSweep::Chase => &mut self.chase,
         }
     }
 }
@@ -132,7 +136,7 @@ pub fn parse(text: &str) -> Result<Sweeps> {
         let [sweep, bytes, value] = fields[..] else {
             return Err(bad(n, "expected three fields"));
         };
-        let sweep = Sweep::ALL
+        let sweep = PublishedSweep::ALL
             .into_iter()
             .find(|s| s.name() == sweep)
             .ok_or_else(|| bad(n, "unknown sweep"))?;
@@ -152,7 +156,7 @@ fn largest_footprint(model: &DeviceModel) -> u64 {
 /// The three sweeps predicted on `model` at a full run's sizes (to
 /// [`largest_footprint`]).
 pub fn predict(model: &DeviceModel) -> Result<Sweeps> {
-    let names: Vec<String> = Sweep::ALL
+    let names: Vec<String> = PublishedSweep::ALL
         .iter()
         .map(|s| {
             let e = s.experiment();
@@ -171,7 +175,7 @@ pub fn predict(model: &DeviceModel) -> Result<Sweeps> {
     let predictions = run::predict_cases(&cases, model, &|| {});
     let rows = run::predicted_rows(&cases, RunSizing::default(), &predictions, model);
     let mut sweeps = Sweeps::default();
-    for sweep in Sweep::ALL {
+    for sweep in PublishedSweep::ALL {
         let e = sweep.experiment();
         *sweeps.of_mut(sweep) = rows
             .iter()
@@ -184,8 +188,8 @@ pub fn predict(model: &DeviceModel) -> Result<Sweeps> {
 
 /// One level of one sweep, predicted against published.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Compared {
-    pub sweep: Sweep,
+pub struct LevelJudged {
+    pub sweep: PublishedSweep,
     pub level: &'static str,
     pub predicted: Option<Level>,
     pub published: Option<Level>,
@@ -198,7 +202,7 @@ pub struct Compared {
 
 /// The levels of `points` on `model`'s sweep, named from its hierarchy: all of them
 /// where there are as many as it has, else the first and the last.
-fn named(points: &[(u64, f64)], sweep: Sweep, names: &[&str]) -> Vec<Level> {
+fn named(points: &[(u64, f64)], sweep: PublishedSweep, names: &[&str]) -> Vec<Level> {
     let mut found = levels::levels(points, sweep.sense(), sweep.min_points());
     if found.len() == names.len() {
         return levels::renamed(found, names);
@@ -216,9 +220,9 @@ fn named(points: &[(u64, f64)], sweep: Sweep, names: &[&str]) -> Vec<Level> {
 
 /// Every level `model`'s hierarchy has in each sweep that `published` has points of,
 /// predicted (`predicted`) against published.
-pub fn compare(model: &DeviceModel, predicted: &Sweeps, published: &Sweeps) -> Vec<Compared> {
+pub fn compare(model: &DeviceModel, predicted: &Sweeps, published: &Sweeps) -> Vec<LevelJudged> {
     let mut compared = Vec::new();
-    for sweep in Sweep::ALL {
+    for sweep in PublishedSweep::ALL {
         if published.of(sweep).is_empty() {
             continue;
         }
@@ -238,7 +242,7 @@ pub fn compare(model: &DeviceModel, predicted: &Sweeps, published: &Sweeps) -> V
                 }
                 _ => ((!last).then_some(false), false),
             };
-            compared.push(Compared {
+            compared.push(LevelJudged {
                 sweep,
                 level: name,
                 predicted: p,
@@ -253,7 +257,7 @@ pub fn compare(model: &DeviceModel, predicted: &Sweeps, published: &Sweeps) -> V
 
 /// A markdown table of `compared` for the GPU `gpu`: per sweep and level, where it ends
 /// and its plateau, predicted and published.
-pub fn table(gpu: &str, compared: &[Compared]) -> String {
+pub fn table(gpu: &str, compared: &[LevelJudged]) -> String {
     let level = |l: &Option<Level>, sense: Sense, last: bool| match l {
         Some(l) if last => levels::value_text(l.value, sense),
         Some(l) => format!(

@@ -5,7 +5,7 @@
 //!
 //! Every number is of the ratio measured ÷ predicted *bandwidth* of a row, which, for
 //! the same bytes, is predicted ÷ measured *time*: the absolute percentage error of the
-//! predicted time, |t_pred − t_meas| / t_meas, is |ratio − 1|.
+//! predicted time, |`t_pred` − `t_meas`| / `t_meas`, is |ratio − 1|.
 
 use crate::measure::Stats;
 
@@ -84,8 +84,8 @@ pub fn ranks(values: &[f64]) -> Vec<f64> {
 }
 
 /// Measurements closer than this (relative) are the same: repeat runs of one build in
-/// one command on the H100 differ by up to 0.3–0.5 % at the 95th percentile (115
-/// GPU-clock cases, two pairs of runs), so a finer order is the noise's.
+/// one command differ by about this much (docs/simulator.md, Judging the simulator),
+/// so a finer order is the noise's.
 pub const MEASURED_RESOLUTION: f64 = 0.005;
 
 /// `values` with every run of neighbours (in sorted order) less than `resolution`

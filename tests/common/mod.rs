@@ -1,14 +1,14 @@
 //! Helpers the integration tests that run the binary share.
-#![allow(dead_code)] // each test crate uses some of them
+#![allow(dead_code, reason = "each test crate uses some of them")]
 
 use std::path::PathBuf;
 use std::process::{Command, ExitStatus, Output};
 
 /// One quick case: seconds on lavapipe.
-pub const ONE_CASE: &str = "copy/peak/launch=vec4$";
+pub(crate) const ONE_CASE: &str = "copy/peak/launch=vec4$";
 
 /// A fresh empty directory for one test, named after its test crate and `name`.
-pub fn scratch(name: &str) -> std::io::Result<PathBuf> {
+pub(crate) fn scratch(name: &str) -> std::io::Result<PathBuf> {
     let crate_name = env!("CARGO_CRATE_NAME");
     let dir = std::env::temp_dir().join(format!(
         "membench-{crate_name}-{name}-{}",
@@ -20,7 +20,7 @@ pub fn scratch(name: &str) -> std::io::Result<PathBuf> {
 }
 
 /// The outcome of `command`: its status, stdout and stderr.
-pub fn outcome(command: &mut Command) -> std::io::Result<(ExitStatus, String, String)> {
+pub(crate) fn outcome(command: &mut Command) -> std::io::Result<(ExitStatus, String, String)> {
     let Output {
         status,
         stdout,
@@ -35,7 +35,7 @@ pub fn outcome(command: &mut Command) -> std::io::Result<(ExitStatus, String, St
 
 /// Whether the run could not start for want of an adapter (outside CI, the test then
 /// passes with a note).
-pub fn no_adapter(stderr: &str) -> bool {
+pub(crate) fn no_adapter(stderr: &str) -> bool {
     let missing = stderr.contains("no GPU adapter found");
     if missing {
         assert!(std::env::var_os("CI").is_none(), "{stderr}");

@@ -2,9 +2,6 @@
 //! readback goes through, inputs uploaded through it, and outputs poisoned before a
 //! kernel writes them.
 
-use std::borrow::Cow;
-use std::ops::Range;
-
 use cudarc::driver::sys;
 use cudarc::driver::{CudaSlice, DevicePtr};
 use rayon::prelude::*;
@@ -21,20 +18,26 @@ impl Cuda {
     /// A device buffer holding `words`, copied in through the staging buffer piece by
     /// piece.
     pub(super) fn upload(&self, words: &[u32]) -> Result<CudaSlice<u32>> {
-        self.upload_pieces(words.len(), |range| Cow::Borrowed(&words[range]))
+        self.upload_pieces(words.len(), |start, to| {
+            let from = &words[start..start + to.len()];
+            to.par_chunks_mut(1 << 18)
+                .zip(from.par_chunks(1 << 18))
+                .for_each(|(to, from)| to.copy_from_slice(from))
+        })
     }
 
     /// A device buffer holding `words`, made and copied in piece by piece: made words
     /// are never held whole.
     pub(super) fn upload_words(&self, words: &Words) -> Result<CudaSlice<u32>> {
-        self.upload_pieces(words.len(), |range| words.piece(range))
+        self.upload_pieces(words.len(), |start, to| words.fill(start, to))
     }
 
-    /// A device buffer of `len` words, `piece` giving each range of them in turn.
-    fn upload_pieces<'w>(
+    /// A device buffer of `len` words, `fill` writing each piece of them in turn from its
+    /// first word on.
+    fn upload_pieces(
         &self,
         len: usize,
-        piece: impl Fn(Range<usize>) -> Cow<'w, [u32]>,
+        fill: impl Fn(usize, &mut [u32]),
     ) -> Result<CudaSlice<u32>> {
         if len == 0 {
             return self.poisoned(0);
@@ -45,13 +48,10 @@ impl Cuda {
         self.with_staging(|staging| {
             let piece_words = staging.len();
             for start in (0..len).step_by(piece_words) {
-                let piece = piece(start..(start + piece_words).min(len));
-                let host = &mut staging[..piece.len()];
-                host.par_chunks_mut(1 << 18)
-                    .zip(piece.par_chunks(1 << 18))
-                    .for_each(|(to, from)| to.copy_from_slice(from));
+                let host = &mut staging[..piece_words.min(len - start)];
+                fill(start, host);
                 self.stream
-                    .memcpy_htod(&*host, &mut buffer.slice_mut(start..start + piece.len()))
+                    .memcpy_htod(&*host, &mut buffer.slice_mut(start..start + host.len()))
                     .map_err(driver_error("uploading an input"))?;
                 // From pinned memory the copy is asynchronous: done before the next piece.
                 self.stream

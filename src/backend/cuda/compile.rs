@@ -346,7 +346,7 @@ mod tests {
     }
 
     /// Every case's twin at quick size, each distinct program once, compiled for the
-    /// H100/H200's compute_90 and held to the conventions against the case's buffers.
+    /// H100/H200's `compute_90` and held to the conventions against the case's buffers.
     /// Without NVRTC it says why and passes, except where CI requires NVRTC
     /// (`CI` and `MEMBENCH_NVRTC_REQUIRED` set).
     #[test]

@@ -19,6 +19,7 @@ static NONE: Words = Words::Held(Vec::new());
 
 /// One kernel argument: a storage buffer, a texture object, or an output (by its index
 /// in [`Prepared::outputs`]).
+#[derive(Debug)]
 pub(super) enum Argument {
     Buffer(CudaSlice<u32>),
     Texture(Texture),
@@ -26,6 +27,7 @@ pub(super) enum Argument {
 }
 
 /// A case ready to launch: its twin, buffers and launch shape.
+#[derive(Debug)]
 pub struct Prepared {
     pub(super) label: String,
     /// Holds `params`, which the uniform is copied into.
@@ -98,6 +100,13 @@ impl Cuda {
                         (*width, *height),
                         words,
                     )?));
+                }
+                // A user kernel's (`membench kernel`), which has no twin: never here.
+                Buffer::InOut(_) => {
+                    return Err(Error::Cuda(format!(
+                        "{}: a read-write input has no CUDA twin",
+                        experiment.name()
+                    )));
                 }
                 Buffer::Output(words) => {
                     outputs.push(self.poisoned(*words)?);

@@ -38,7 +38,7 @@ use cudarc::driver::{
 
 use super::Backend;
 use crate::error::{Error, Result};
-use crate::measure::{Clock, Sampler, Timing};
+use crate::measure::{Sampler, TimedWork, Timing};
 use crate::results::RunInfo;
 use crate::suite::{
     Cache, Case, CaseData, CudaBuild, CudaLaunch, Expected, Experiment, Measure, Setting,
@@ -63,7 +63,7 @@ fn describe(error: &DriverError) -> String {
 /// The CUDA backend on one device in one build: a context, the stream everything runs
 /// on, and the modules compiled so far. Its builds ([`Cuda::with_build`]) share all but
 /// the build.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct Cuda {
     pub device: CudaDevice,
     /// How the twins are compiled.
@@ -232,7 +232,11 @@ impl Backend for Cuda {
         self.check(prepared, expected)
     }
 
-    fn clock<'a>(&'a self, prepared: &'a Prepared, cache: Cache) -> Result<Box<dyn Clock + 'a>> {
+    fn clock<'a>(
+        &'a self,
+        prepared: &'a Prepared,
+        cache: Cache,
+    ) -> Result<Box<dyn TimedWork + 'a>> {
         Ok(Box::new(EventClock::new(self, prepared, cache)))
     }
 
@@ -245,7 +249,7 @@ impl Backend for Cuda {
         data: &CaseData,
     ) -> Result<Timing> {
         // A persist case's window and set-aside halved a 256 MiB device copy that
-        // followed it (H100: 1161 against 2971 GB/s alone): no transfer inherits them.
+        // followed it (docs/transfers.md): no transfer inherits them.
         self.leave_persisting(&mut self.persisting.lock().unwrap_or_else(|e| e.into_inner()))?;
         transfer::measure(self, experiment, case, path, sampler, data)
     }

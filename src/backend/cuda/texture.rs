@@ -15,6 +15,7 @@ use super::{Cuda, driver_error};
 use crate::error::{Error, Result};
 
 /// A texture object over a CUDA array of f32 texels.
+#[derive(Debug)]
 pub struct Texture {
     ctx: Arc<CudaContext>,
     array: sys::CUarray,

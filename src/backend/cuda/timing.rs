@@ -9,13 +9,14 @@ use cudarc::driver::{CudaEvent, DevicePtr};
 
 use super::{Cuda, Prepared, driver_error};
 use crate::error::{Error, Result};
-use crate::measure::{Clock, Timer};
+use crate::measure::{TimedWork, Timer};
 use crate::suite::{Cache, FLUSH_BYTES};
 
 /// GPU work queued before the host waits for it: far inside the hang timeout.
 const BATCH_TARGET_NS: f64 = 0.5e9;
 
 /// A prepared case on CUDA events.
+#[derive(Debug)]
 pub struct EventClock<'a> {
     cuda: &'a Cuda,
     prepared: &'a Prepared,
@@ -94,7 +95,7 @@ impl<'a> EventClock<'a> {
     }
 }
 
-impl Clock for EventClock<'_> {
+impl TimedWork for EventClock<'_> {
     fn timer(&self) -> Timer {
         Timer::Gpu
     }

@@ -1,6 +1,7 @@
 //! Buffers between host and device: the staging buffers every upload and readback
 //! goes through, outputs poisoned before a kernel writes them, and mapping.
 
+use std::cell::RefCell;
 use std::sync::OnceLock;
 
 use super::GpuContext;
@@ -14,7 +15,7 @@ const STAGING_BYTES: u64 = 64 << 20;
 /// The staging and poison buffers every case reuses, made on first use: allocating a
 /// fresh staging buffer of hundreds of MiB costs more than filling it, and poison is
 /// cheaper copied on the device.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub(super) struct Staging {
     /// Host writes, the device copies from (`MAP_WRITE | COPY_SRC`).
     upload: OnceLock<wgpu::Buffer>,
@@ -123,14 +124,21 @@ impl GpuContext {
         let staging = self.upload_staging();
         let piece_words = staging.size() as usize / 4;
         for start in (0..words.len()).step_by(piece_words.max(1)) {
-            let piece = words.piece(start..(start + piece_words).min(words.len()));
-            let bytes: &[u8] = bytemuck::cast_slice(&piece);
+            let range = start..(start + piece_words).min(words.len());
+            let bytes = 4 * range.len() as u64;
             self.map_all([staging], wgpu::MapMode::Write)?;
-            write_parallel(staging, bytes)?;
+            match words.held() {
+                Some(held) => write_parallel(staging, bytemuck::cast_slice(&held[range]))?,
+                None => PIECE.with_borrow_mut(|piece| {
+                    piece.resize(range.len(), 0);
+                    words.fill(start, piece);
+                    write_parallel(staging, bytemuck::cast_slice(piece))
+                })?,
+            }
             staging.unmap();
             let mut encoder = self.device.create_command_encoder(&Default::default());
             let offset = 4 * start as u64;
-            encoder.copy_buffer_to_buffer(staging, 0, &buffer, offset, bytes.len() as u64);
+            encoder.copy_buffer_to_buffer(staging, 0, &buffer, offset, bytes);
             self.submit_and_wait(encoder.finish())?;
         }
         Ok(buffer)
@@ -300,6 +308,13 @@ impl GpuContext {
         }
         Ok(())
     }
+}
+
+thread_local! {
+    /// The piece of made words an upload copies to the staging buffer, kept from upload
+    /// to upload: fresh memory for each piece cost a full run its page faults
+    /// (docs/method.md, what a run costs).
+    static PIECE: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Writes `bytes` at the start of the mapped `staging` buffer, on all cores: a copy

@@ -1,9 +1,9 @@
 //! The clock guard: a kernel is timed only once the GPU runs at the clocks it reaches
 //! under sustained load. GPUs scale their clocks with load, and the suite's load comes
 //! in bursts (a case's samples, then the host verifying and making the next case's
-//! data). On an H100, `--api wgpu` runs measured on-chip kernels up to 1.75× slower in
-//! some runs than in others, each case steady within itself; with the CUDA backend in
-//! the same process (its context, its rows), within 1.1 %. So before a
+//! data). `--api wgpu` runs measured on-chip kernels much slower in some runs than in
+//! others, each case steady within itself, and runs with the CUDA backend in the same
+//! process did not (docs/findings.md, Clocks follow load under Vulkan alone). So before a
 //! kernel's samples a reference kernel of dependent integer arithmetic (bound by the
 //! SM clock alone) runs until it is as fast as it has been this run.
 
@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::timing::gpu_pass_times_ns;
-use super::{GpuContext, Kernel};
+use super::{BoundKernel, GpuContext};
 use crate::error::{Error, Result};
 
 /// A chain of dependent multiply-adds per invocation: its time follows the SM clock.
@@ -40,8 +40,9 @@ const FIRST_SETTLE: Duration = Duration::from_millis(300);
 const MAX_SETTLE: Duration = Duration::from_secs(3);
 
 /// The reference kernel and the fastest pass it ran this run.
+#[derive(Debug)]
 pub struct ClockGuard {
-    reference: Kernel,
+    reference: BoundKernel,
     /// Dispatches per timed pass, and the fastest pass's time per dispatch (ns).
     state: Mutex<Option<(u32, f64)>>,
 }
@@ -76,7 +77,7 @@ impl ClockGuard {
                     resource: out.as_entire_binding(),
                 }],
             });
-            Kernel::new(pipeline, bind_group, [WORKGROUPS, 1, 1])
+            BoundKernel::new(pipeline, bind_group, [WORKGROUPS, 1, 1])
         })?;
         Ok(ClockGuard {
             reference,

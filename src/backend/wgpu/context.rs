@@ -18,6 +18,7 @@ use crate::suite::{FLUSH_BYTES, SOFTWARE_FLUSH_BYTES, Setting, Sizing, WgpuBuild
 use crate::text::shown_lines;
 
 /// Device, queue and what the CSV records about them; built once, passed by reference.
+#[derive(Debug)]
 pub struct GpuContext {
     pub adapter: wgpu::Adapter,
     pub device: wgpu::Device,
@@ -44,11 +45,10 @@ pub struct GpuContext {
 /// The device memory blocks wgpu's allocator shares among buffers: 4 MiB, the
 /// smallest it takes, so that every larger buffer gets a device allocation of its own.
 /// With the default blocks (128–256 MiB, shared by the buffers that fit), where a
-/// case's buffers landed depended on the cases run before it: on the H100,
-/// `reduce/neighbored` at 2^24 took 131.6 µs alone and 389 µs after the `smem_pad`
-/// transposes (`interleaved` 104.8 µs both ways, 92.8 after the copies); with blocks
-/// of their own, 128–130 and 92.8 µs in all three orders. A full run A/B in one
-/// command: GPU-clock rows' median ratio 1.000.
+/// case's buffers landed depended on the cases run before it, and `reduce/neighbored`
+/// took three times as long after the `smem_pad` transposes as alone; with blocks of
+/// their own, the same in every order (docs/findings.md, Where a buffer lies can
+/// matter more than noise).
 const SHARED_BLOCK_BYTES: u64 = 4 << 20;
 
 impl GpuContext {

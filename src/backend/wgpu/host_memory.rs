@@ -23,7 +23,7 @@ const HANDLE: vk::ExternalMemoryHandleTypeFlags =
 /// Opens `adapter`'s device as `request_device` would, with the extension enabled where
 /// the adapter is Vulkan and offers it; `None` where it does not (the caller opens the
 /// device the plain way).
-pub fn open_device(
+pub(crate) fn open_device(
     adapter: &wgpu::Adapter,
     desc: &wgpu::DeviceDescriptor<'_>,
 ) -> Option<Result<(wgpu::Device, wgpu::Queue)>> {
@@ -60,7 +60,7 @@ pub fn open_device(
 }
 
 /// Why `device` cannot import host memory, if it cannot.
-pub fn unavailable(device: &wgpu::Device) -> Option<String> {
+pub(crate) fn unavailable(device: &wgpu::Device) -> Option<String> {
     // SAFETY: only reads which extensions the device was opened with.
     let enabled = unsafe {
         device
@@ -75,7 +75,7 @@ pub fn unavailable(device: &wgpu::Device) -> Option<String> {
 }
 
 /// A host allocation the GPU reads and writes as the buffer `buffer`.
-pub struct HostBuffer {
+pub(crate) struct HostBuffer {
     pub buffer: wgpu::Buffer,
     /// The allocation's address, as a number: it is freed by the buffer's drop callback.
     address: usize,
@@ -84,7 +84,7 @@ pub struct HostBuffer {
 
 impl HostBuffer {
     /// The host's view of the buffer's bytes: what the GPU reads, or wrote.
-    pub fn bytes_mut(&mut self) -> &mut [u8] {
+    pub(crate) fn bytes_mut(&mut self) -> &mut [u8] {
         // SAFETY: the allocation lives until `buffer`'s last user is gone, which is after
         // `self`; `&mut self` makes this view the only one on the host. The GPU touches
         // the bytes only inside a submission the caller waits for.
@@ -94,7 +94,7 @@ impl HostBuffer {
 
 /// `bytes` of zeroed, page-aligned host memory imported as a buffer with `usage` (a
 /// copy's source or destination, storage), on a device opened by [`open_device`].
-pub fn import(
+pub(crate) fn import(
     device: &wgpu::Device,
     label: &str,
     bytes: u64,

@@ -7,21 +7,22 @@ use crate::error::{Error, Result};
 use crate::suite::{Buffer, Case, Experiment, WgpuBuild, Words, check_inputs};
 
 /// A case ready to dispatch: pipeline, bound buffers and grid.
-pub struct Kernel {
+#[derive(Debug)]
+pub struct BoundKernel {
     pipeline: wgpu::ComputePipeline,
     bind_group: wgpu::BindGroup,
     workgroups: [u32; 3],
     pub(super) outputs: Vec<wgpu::Buffer>,
 }
 
-impl Kernel {
+impl BoundKernel {
     /// A kernel over buffers its caller owns (and checks).
     pub fn new(
         pipeline: wgpu::ComputePipeline,
         bind_group: wgpu::BindGroup,
         workgroups: [u32; 3],
     ) -> Self {
-        Kernel {
+        BoundKernel {
             pipeline,
             bind_group,
             workgroups,
@@ -68,7 +69,7 @@ impl GpuContext {
         case: &Case,
         build: WgpuBuild,
         inputs: &[Words],
-    ) -> Result<Kernel> {
+    ) -> Result<BoundKernel> {
         let pipeline = describe_pipeline(experiment, case, build)?;
         let limit = self
             .limits
@@ -97,7 +98,7 @@ impl GpuContext {
         pipeline: &Pipeline,
         inputs: &[Words],
         workgroups: [u32; 3],
-    ) -> Result<Kernel> {
+    ) -> Result<BoundKernel> {
         check_inputs(pipeline.buffers, inputs)
             .map_err(|why| Error::Gpu(format!("{}: {why}", pipeline.label)))?;
         self.scoped(|| {
@@ -120,6 +121,14 @@ impl GpuContext {
                         let words = inputs.next().unwrap_or(&NONE);
                         let texture = self.upload_texture(&label, (*width, *height), words)?;
                         Bound::Texture(texture.create_view(&Default::default()))
+                    }
+                    Buffer::InOut(_) => {
+                        let words = inputs.next().unwrap_or(&NONE);
+                        // COPY_SRC: read back for verification, as an output is.
+                        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
+                        let output = self.upload_words(&label, usage, words)?;
+                        outputs.push(output.clone());
+                        Bound::Buffer(output)
                     }
                     Buffer::Output(words) => {
                         let output = self.poisoned(&label, *words)?;
@@ -145,7 +154,7 @@ impl GpuContext {
                 layout: &compiled.get_bind_group_layout(0),
                 entries: &entries,
             });
-            Ok(Kernel {
+            Ok(BoundKernel {
                 pipeline: compiled,
                 bind_group,
                 workgroups,
@@ -155,7 +164,7 @@ impl GpuContext {
     }
 
     /// Dispatches the kernel once and waits for it.
-    pub(super) fn dispatch_once(&self, kernel: &Kernel) -> Result<()> {
+    pub(super) fn dispatch_once(&self, kernel: &BoundKernel) -> Result<()> {
         let mut encoder = self.device.create_command_encoder(&Default::default());
         kernel.encode_pass(&mut encoder, None, 1);
         self.submit_and_wait(encoder.finish())

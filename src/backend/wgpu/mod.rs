@@ -24,25 +24,26 @@ pub use adapter::{
     adapter_report, adapters, describe, info, instance, no_compute, select_adapter, subgroup_label,
 };
 pub use context::GpuContext;
-pub use kernel::Kernel;
+pub use kernel::BoundKernel;
 pub use timing::Timestamps;
 
 use super::Backend;
 use crate::error::Result;
-use crate::measure::{Clock, Sampler, Timing};
+use crate::measure::{Sampler, TimedWork, Timing};
 use crate::suite::{
     Cache, Case, CaseData, Expected, Experiment, Measure, Setting, TransferPath, WgpuBuild, Words,
 };
 use timing::KernelClock;
 
 /// The wgpu backend: a device, and the build its kernels are made with.
+#[derive(Debug)]
 pub struct Wgpu<'a> {
     pub ctx: &'a GpuContext,
     pub build: WgpuBuild,
 }
 
 impl Backend for Wgpu<'_> {
-    type Prepared = Kernel;
+    type Prepared = BoundKernel;
 
     fn setting(&self) -> Setting {
         Setting::Wgpu(self.build)
@@ -61,15 +62,24 @@ impl Backend for Wgpu<'_> {
         crate::suite::wgsl_skip(experiment, case)
     }
 
-    fn prepare(&self, experiment: &Experiment, case: &Case, inputs: &[Words]) -> Result<Kernel> {
+    fn prepare(
+        &self,
+        experiment: &Experiment,
+        case: &Case,
+        inputs: &[Words],
+    ) -> Result<BoundKernel> {
         self.ctx.build(experiment, case, self.build, inputs)
     }
 
-    fn verify(&self, kernel: &Kernel, expected: &[Expected]) -> Result<()> {
+    fn verify(&self, kernel: &BoundKernel, expected: &[Expected]) -> Result<()> {
         self.ctx.verify(kernel, expected)
     }
 
-    fn clock<'a>(&'a self, kernel: &'a Kernel, cache: Cache) -> Result<Box<dyn Clock + 'a>> {
+    fn clock<'a>(
+        &'a self,
+        kernel: &'a BoundKernel,
+        cache: Cache,
+    ) -> Result<Box<dyn TimedWork + 'a>> {
         Ok(Box::new(KernelClock::new(self.ctx, kernel, cache)))
     }
 

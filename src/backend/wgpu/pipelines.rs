@@ -13,7 +13,7 @@ use crate::suite::{Binding, Buffer, Case, Experiment, WgpuBuild};
 /// Only the last few are kept: a pipeline holds the driver's compiled code, and the
 /// whole run's (hundreds) held to its end grew a quick lavapipe run's host memory by
 /// half.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub(super) struct PipelineCache {
     pipelines: Mutex<Vec<(String, wgpu::ComputePipeline)>>,
 }
@@ -173,7 +173,7 @@ impl GpuContext {
                 let spirv = spirv::tax_free(pipeline.label, pipeline.source, pipeline.overrides)?;
                 let [x, y, z] = spirv.workgroup_size;
                 let entry_points = [wgpu::PassthroughShaderEntryPoint {
-                    name: spirv::ENTRY_POINT.into(),
+                    name: crate::suite::shaders::entry(pipeline.label).into(),
                     workgroup_size: (x, y, z),
                 }];
                 // SAFETY: naga parsed and validated the kernel before writing these
@@ -223,7 +223,7 @@ impl GpuContext {
                 label: Some(pipeline.label),
                 layout: Some(&layout),
                 module: &module,
-                entry_point: Some(spirv::ENTRY_POINT),
+                entry_point: Some(crate::suite::shaders::entry(pipeline.label)),
                 compilation_options: wgpu::PipelineCompilationOptions {
                     constants,
                     // Timed kernels must not pay an injected zeroing loop.

@@ -14,9 +14,6 @@ use rspirv::spirv::{LoopControl, MemorySemantics, Op, Scope, Word};
 
 use crate::error::{Error, Result};
 
-/// The compute entry point of every kernel.
-pub const ENTRY_POINT: &str = "main";
-
 /// SPIR-V 1.3 is the first with subgroup (`GroupNonUniform`) operations; every
 /// Vulkan 1.1 driver takes it.
 const SPIRV_VERSION: (u8, u8) = (1, 3);
@@ -111,22 +108,23 @@ fn naga_spirv(
         .map(|&(name, value)| (name.to_owned(), value))
         .collect();
     let stage = naga::ShaderStage::Compute;
+    let entry_point = crate::suite::shaders::entry(kernel);
     let (module, info) = naga::back::pipeline_constants::process_overrides(
         &module,
         &info,
-        Some((stage, ENTRY_POINT)),
+        Some((stage, entry_point)),
         &constants,
     )
     .map_err(|e| fail("overrides", e.to_string()))?;
     let workgroup_size = module
         .entry_points
         .iter()
-        .find(|entry| entry.name == ENTRY_POINT && entry.stage == stage)
+        .find(|entry| entry.name == entry_point && entry.stage == stage)
         .map(|entry| entry.workgroup_size)
         .ok_or_else(|| {
             fail(
                 "entry point",
-                format!("no compute entry point {ENTRY_POINT}"),
+                format!("no compute entry point {entry_point}"),
             )
         })?;
     let unchecked = naga::proc::BoundsCheckPolicy::Unchecked;
@@ -149,7 +147,7 @@ fn naga_spirv(
     };
     let pipeline = naga::back::spv::PipelineOptions {
         shader_stage: stage,
-        entry_point: ENTRY_POINT.to_owned(),
+        entry_point: entry_point.to_owned(),
     };
     let words = naga::back::spv::write_vec(&module, &info, &options, Some(&pipeline))
         .map_err(|e| fail("SPIR-V", e.to_string()))?;
@@ -173,7 +171,7 @@ fn rewritten(
 }
 
 /// Asks the driver to unroll every loop: sets `Unroll` (and clears `DontUnroll`) in the
-/// loop control of each OpLoopMerge; returns how many loops there are. The NVIDIA
+/// loop control of each `OpLoopMerge`; returns how many loops there are. The NVIDIA
 /// Vulkan compiler honours the hint: with it, the reductions' tree loops (a barrier
 /// per step) and the bank loop ran up to 1.46× faster, A/B in one command (README,
 /// "What wgpu costs").
@@ -191,7 +189,7 @@ fn unroll_loops(module: &mut Module) -> usize {
     count
 }
 
-/// Gives every OpControlBarrier and OpMemoryBarrier whose memory scope is Device the
+/// Gives every `OpControlBarrier` and `OpMemoryBarrier` whose memory scope is Device the
 /// Workgroup scope (a constant of the same type, reused or added); returns how many
 /// changed. Their semantics stay as they are.
 fn narrow_barriers(module: &mut Module) -> Result<usize, String> {
@@ -306,7 +304,7 @@ mod tests {
             data[i] += data[WORKGROUP_SIZE - 1u - i];\n\
         }\n";
 
-    /// The loop control of every OpLoopMerge of `words`.
+    /// The loop control of every `OpLoopMerge` of `words`.
     fn loop_controls(words: &[u32]) -> Vec<LoopControl> {
         let module = rspirv::dr::load_words(words).unwrap();
         module
@@ -319,7 +317,7 @@ mod tests {
             .collect()
     }
 
-    /// (execution, memory) scope of every OpControlBarrier of `words`.
+    /// (execution, memory) scope of every `OpControlBarrier` of `words`.
     fn control_barrier_scopes(words: &[u32]) -> Vec<(u32, u32)> {
         let module = rspirv::dr::load_words(words).unwrap();
         let constants = int_constants(&module);

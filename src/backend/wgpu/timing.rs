@@ -6,25 +6,26 @@
 
 use std::time::Instant;
 
-use super::{GpuContext, Kernel};
+use super::{BoundKernel, GpuContext};
 use crate::error::{Error, Result};
-use crate::measure::{Clock, Timer};
+use crate::measure::{TimedWork, Timer};
 use crate::suite::Cache;
 
 /// GPU work per submission: far inside the hang timeout even on software adapters.
 const SUBMISSION_TARGET_NS: f64 = 0.5e9;
 
 /// A built kernel on its device's clock.
+#[derive(Debug)]
 pub struct KernelClock<'a> {
     ctx: &'a GpuContext,
-    kernel: &'a Kernel,
+    kernel: &'a BoundKernel,
     cache: Cache,
     /// The fastest dispatch seen so far: sizes the submissions.
     fastest_dispatch_ns: Option<f64>,
 }
 
 impl<'a> KernelClock<'a> {
-    pub fn new(ctx: &'a GpuContext, kernel: &'a Kernel, cache: Cache) -> Self {
+    pub fn new(ctx: &'a GpuContext, kernel: &'a BoundKernel, cache: Cache) -> Self {
         KernelClock {
             ctx,
             kernel,
@@ -34,7 +35,7 @@ impl<'a> KernelClock<'a> {
     }
 }
 
-impl Clock for KernelClock<'_> {
+impl TimedWork for KernelClock<'_> {
     fn timer(&self) -> Timer {
         if self.ctx.has_timestamps() {
             Timer::Gpu
@@ -94,6 +95,7 @@ impl Clock for KernelClock<'_> {
 
 /// A query set of the most timestamps one submission may write, and the buffers that
 /// bring them to the host.
+#[derive(Debug)]
 pub struct Timestamps {
     pub query_set: wgpu::QuerySet,
     resolved: wgpu::Buffer,
@@ -160,7 +162,7 @@ impl GpuContext {
 /// with the first); with `flush`, each timed pass follows an untimed clear of it.
 pub fn gpu_pass_times_ns(
     ctx: &GpuContext,
-    kernel: &Kernel,
+    kernel: &BoundKernel,
     passes: u32,
     dispatches: u32,
     warmup: u32,
@@ -183,7 +185,7 @@ pub fn gpu_pass_times_ns(
 
 fn gpu_batch(
     ctx: &GpuContext,
-    kernel: &Kernel,
+    kernel: &BoundKernel,
     passes: u32,
     dispatches: u32,
     warmup: u32,
@@ -228,7 +230,7 @@ pub fn gpu_ns(ctx: &GpuContext, begin: u64, end: u64) -> Result<f64> {
 /// Wall-clock fallback: submit and wait per pass, so the time includes submission.
 fn wall_pass_times_ns(
     ctx: &GpuContext,
-    kernel: &Kernel,
+    kernel: &BoundKernel,
     passes: u32,
     dispatches: u32,
     warmup: u32,

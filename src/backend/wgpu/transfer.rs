@@ -46,7 +46,7 @@ use rayon::prelude::*;
 
 use super::host_memory::{self, HostBuffer};
 use super::timing::{gpu_ns, gpu_pass_times_ns};
-use super::{GpuContext, Kernel};
+use super::{BoundKernel, GpuContext};
 use crate::backend::transfer::{self, Payload, Phase};
 use crate::error::{Error, Result};
 use crate::measure::{Sampler, Stats, Timer, Timing, gbps};
@@ -202,7 +202,7 @@ impl Transfer<'_> {
         Ok([filled, elapsed_ns(start) - filled])
     }
 
-    /// MAP_WRITE staging buffers may only be copy sources.
+    /// `MAP_WRITE` staging buffers may only be copy sources.
     const STAGING: wgpu::BufferUsages =
         wgpu::BufferUsages::MAP_WRITE.union(wgpu::BufferUsages::COPY_SRC);
 
@@ -320,7 +320,7 @@ impl Transfer<'_> {
         workgroup_size: u32,
         input: &wgpu::Buffer,
         output: &wgpu::Buffer,
-    ) -> Result<Vec<Kernel>> {
+    ) -> Result<Vec<BoundKernel>> {
         let ctx = self.ctx;
         let chunk_bytes = self.payload.shape.chunk_bytes();
         let workgroups = Grid::TwoD
@@ -345,7 +345,7 @@ impl Transfer<'_> {
                     layout: &layout,
                     entries: &[chunk(0, input), chunk(1, output)],
                 });
-                Kernel::new(pipeline.clone(), bind_group, workgroups)
+                BoundKernel::new(pipeline.clone(), bind_group, workgroups)
             })
             .collect())
     }

@@ -2,7 +2,7 @@
 //! compared with their CPU references, and any WGSL run once for tests.
 
 use super::GpuContext;
-use super::kernel::Kernel;
+use super::kernel::BoundKernel;
 use super::pipelines::Pipeline;
 use crate::error::{Error, Result};
 use crate::suite::{Buffer, Expected, WgpuBuild, Words};
@@ -21,7 +21,7 @@ impl GpuContext {
     }
 
     /// Runs the kernel once and checks every output against its reference.
-    pub fn verify(&self, kernel: &Kernel, expected: &[Expected]) -> Result<()> {
+    pub fn verify(&self, kernel: &BoundKernel, expected: &[Expected]) -> Result<()> {
         self.scoped(|| {
             self.dispatch_once(kernel)?;
             for (output, expected) in kernel.outputs.iter().zip(expected) {

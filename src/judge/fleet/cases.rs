@@ -4,13 +4,13 @@
 use super::read::Measurement;
 use super::spans::Span;
 use super::{Entry, MAD_SCALE, MIN_MEMBERS, Member, SIGMAS};
-use crate::judge::{Difference, Rule, Side};
+use crate::judge::{Difference, NoiseRule, Side};
 use crate::results::Status;
 use crate::suite::CaseId;
 
 /// One case of a group: what is typical and where each GPU stands.
 #[derive(Clone, Debug)]
-pub struct Case {
+pub struct GroupCase {
     pub id: CaseId,
     /// The median of the GPUs' figures, where at least [`MIN_MEMBERS`] have one.
     pub median_gbps: Option<f64>,
@@ -22,7 +22,7 @@ pub struct Case {
     pub cells: Vec<Cell>,
 }
 
-impl Case {
+impl GroupCase {
     /// The robust sigma relative to the median (1.4826 MAD / median).
     pub fn sigma(&self) -> Option<f64> {
         self.median_gbps
@@ -135,7 +135,12 @@ impl Standing {
 
 /// One case of a group of `size` GPUs, from their measurements of it. A slow GPU is
 /// [`Standing::Slower`] here; [`count`] tells the evidence from the unsteady.
-pub(super) fn judge_case(id: CaseId, mut entries: Vec<Entry>, size: usize, threshold: f64) -> Case {
+pub(super) fn judge_case(
+    id: CaseId,
+    mut entries: Vec<Entry>,
+    size: usize,
+    threshold: f64,
+) -> GroupCase {
     let mut cells = vec![Cell::EMPTY; size];
     entries.sort_by_key(|&(position, _)| position);
     for runs in entries.chunk_by(|a, b| a.0 == b.0) {
@@ -166,7 +171,7 @@ pub(super) fn judge_case(id: CaseId, mut entries: Vec<Entry>, size: usize, thres
             _ => Standing::Unjudged,
         };
     }
-    Case {
+    GroupCase {
         id,
         median_gbps: stats.map(|(median, _)| median),
         mad_gbps: stats.map(|(_, mad)| mad),
@@ -205,7 +210,7 @@ fn merged_cell(entries: &[Entry]) -> Cell {
 /// Counts the member at `position` over its group's `cases`, telling its slower cases
 /// apart: evidence where a span it is slower in holds the case or where every run was
 /// slow (two runs or more), else unsteady.
-pub(super) fn count(member: &mut Member, position: usize, cases: &mut [Case], spans: &[Span]) {
+pub(super) fn count(member: &mut Member, position: usize, cases: &mut [GroupCase], spans: &[Span]) {
     for (index, case) in cases.iter_mut().enumerate() {
         let cell = &mut case.cells[position];
         let in_slow_span = || {
@@ -263,7 +268,7 @@ pub fn difference(gbps: f64, median: f64, mad: f64) -> Difference {
 
 /// Where a difference stands by the noise rule at `threshold` and [`SIGMAS`].
 pub fn stand(difference: Difference, threshold: f64) -> Standing {
-    let rule = Rule {
+    let rule = NoiseRule {
         threshold,
         sigmas: SIGMAS,
     };

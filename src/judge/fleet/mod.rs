@@ -2,7 +2,7 @@
 //! A GPU is one physical GPU ([`GpuId`]: its UUID, else host and bus id), however many
 //! files hold it; GPUs of one model, backend, api/build and sizing form a group. Per
 //! case of a group the median and MAD of the GPUs' `gbps_median` say what is typical,
-//! and a GPU beyond the threshold and the noise ([`super::Rule`]) is slower in it.
+//! and a GPU beyond the threshold and the noise ([`super::NoiseRule`]) is slower in it.
 //!
 //! A GPU is named sick only on evidence that spans cases: a family or a sweep in which
 //! the median of its cases is slower than its siblings' ([`Span`]), a case that stays
@@ -19,7 +19,7 @@ mod spans;
 mod tests;
 mod text;
 
-pub use cases::{Case, Cell, Standing, difference, median_mad, stand};
+pub use cases::{Cell, GroupCase, Standing, difference, median_mad, stand};
 pub use read::{GpuId, inputs};
 pub use render::{render, write};
 pub use spans::{MIN_CASES as MIN_SPAN_CASES, Span};
@@ -198,7 +198,7 @@ pub struct Group {
     /// Its GPUs, indices into [`Fleet::members`], in the order first read.
     pub members: Vec<usize>,
     /// Every case any of its GPUs has a row for, in case order.
-    pub cases: Vec<Case>,
+    pub cases: Vec<GroupCase>,
     /// Its families and sweeps of [`MIN_SPAN_CASES`] cases or more.
     pub spans: Vec<Span>,
 }
@@ -453,7 +453,7 @@ fn judge_group(
 ) -> (Group, Vec<Member>, Vec<Merged>) {
     let (mut members, rows, merged) = merge(parts);
     let size = members.len();
-    let mut cases: Vec<Case> = rows
+    let mut cases: Vec<GroupCase> = rows
         .into_par_iter()
         .map(|(id, entries)| cases::judge_case(id, entries, size, threshold))
         .collect();

@@ -267,7 +267,7 @@ fn read_parts(path: &Path) -> Result<Vec<Part>> {
         let Row {
             family,
             variant,
-            param,
+            params,
             status,
             gbps_median,
             ..
@@ -275,7 +275,7 @@ fn read_parts(path: &Path) -> Result<Vec<Part>> {
         let id = CaseId {
             family,
             variant,
-            params: param,
+            params,
         };
         let gbps = gbps_median.filter(|_| status == Status::Ok);
         parts[index]

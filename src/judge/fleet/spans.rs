@@ -9,7 +9,7 @@ use std::fmt;
 use std::ops::Range;
 
 use super::MIN_MEMBERS;
-use super::cases::{Case, Standing, difference, median, median_mad, stand};
+use super::cases::{GroupCase, Standing, difference, median, median_mad, stand};
 use crate::suite::Family;
 
 /// The fewest cases a span holds, and a GPU must have a figure in.
@@ -37,7 +37,7 @@ impl fmt::Display for Span {
 
 /// The spans of `cases` (in case order): each sweep of [`MIN_CASES`] cases or more, and
 /// each family of as many that has more than one sweep.
-pub(super) fn spans_of(cases: &[Case]) -> Vec<Span> {
+pub(super) fn spans_of(cases: &[GroupCase]) -> Vec<Span> {
     let mut spans = Vec::new();
     let mut start = 0;
     for family in cases.chunk_by(|a, b| a.id.family == b.id.family) {
@@ -69,7 +69,7 @@ pub(super) fn spans_of(cases: &[Case]) -> Vec<Span> {
 /// Per GPU of a group of `size`, the spans it is slower in: the span's index and the
 /// distance of its figure from the GPUs' median figure.
 pub(super) fn slow_spans(
-    cases: &[Case],
+    cases: &[GroupCase],
     spans: &[Span],
     size: usize,
     threshold: f64,
@@ -102,7 +102,7 @@ pub(super) fn slow_spans(
 
 /// The GPU's figure over `cases`: the median of its speeds (1 + distance), where it has
 /// [`MIN_CASES`] or more.
-fn figure(cases: &[Case], position: usize) -> Option<f64> {
+fn figure(cases: &[GroupCase], position: usize) -> Option<f64> {
     let mut speeds: Vec<f64> = cases
         .iter()
         .filter_map(|case| case.cells[position].distance)

@@ -9,8 +9,8 @@ use comfy_table::{CellAlignment, Table, TableStyle};
 
 use super::read::known;
 use super::{
-    Case, Cell, Conclusion, Fleet, Group, MAD_SCALE, MIN_MEMBERS, Member, Merge, Merged, SIGMAS,
-    Standing, Tally,
+    Cell, Conclusion, Fleet, Group, GroupCase, MAD_SCALE, MIN_MEMBERS, Member, Merge, Merged,
+    SIGMAS, Standing, Tally,
 };
 use crate::plural;
 use crate::results::markdown_table;
@@ -335,7 +335,7 @@ fn unsteady(text: &mut Text, fleet: &Fleet) {
 }
 
 /// The cases the member at `index` is unsteady in, with its cells.
-fn unsteady_cases(fleet: &Fleet, index: usize) -> Vec<(&Case, &Cell)> {
+fn unsteady_cases(fleet: &Fleet, index: usize) -> Vec<(&GroupCase, &Cell)> {
     let group = &fleet.groups[fleet.members[index].group];
     let Some(position) = group.members.iter().position(|&m| m == index) else {
         return Vec::new();
@@ -541,7 +541,7 @@ fn median_rows(group: &Group) -> Vec<Vec<String>> {
     group.cases.iter().map(median_row).collect()
 }
 
-fn median_row(case: &Case) -> Vec<String> {
+fn median_row(case: &GroupCase) -> Vec<String> {
     let extent = case.extent();
     vec![
         case.id.family.to_string(),

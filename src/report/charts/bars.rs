@@ -62,7 +62,7 @@ pub(super) fn group_by_split<'l, 'a>(
 ) -> Vec<(Option<ParamValue>, Vec<&'l Line<'a>>)> {
     let mut groups: Vec<(Option<ParamValue>, Vec<&Line<'_>>)> = Vec::new();
     for line in lines {
-        let value = split.and_then(|key| line.param.get(key).cloned());
+        let value = split.and_then(|key| line.params.get(key).cloned());
         match groups.iter_mut().find(|(v, _)| *v == value) {
             Some((_, group)) => group.push(line),
             None => groups.push((value, vec![line])),
@@ -96,7 +96,7 @@ pub(super) fn gaps(
         }
         for line in group {
             for (index, device) in devices.iter().enumerate() {
-                let case = format!("{}/{}/{}", line.family, line.variant, line.param);
+                let case = format!("{}/{}/{}", line.family, line.variant, line.params);
                 if line.gbps(index).is_none() {
                     gaps.push(format!("{case}: no bar on {}", device.label));
                 }
@@ -162,7 +162,7 @@ impl ChartCases<'_, '_, '_> {
 
     /// Pairs every case of the chart shares: they go to the title, not to each bar.
     fn shared_pairs(&self) -> Params {
-        let Some(first) = self.group.first().map(|line| line.param) else {
+        let Some(first) = self.group.first().map(|line| line.params) else {
             return Params::new();
         };
         first
@@ -170,7 +170,7 @@ impl ChartCases<'_, '_, '_> {
             .filter(|(key, _)| self.split != Some(*key))
             .filter(|(key, value)| {
                 let pair = Params::new().with(*key, value.clone());
-                self.group.iter().all(|line| line.param.contains(&pair))
+                self.group.iter().all(|line| line.params.contains(&pair))
             })
             .fold(Params::new(), |shared, (key, value)| {
                 shared.with(*key, value.clone())
@@ -222,7 +222,7 @@ fn variant_list(lines: &[&Line<'_>]) -> String {
 /// that does not parse as it stands).
 fn bar_label(line: &Line<'_>, split: Option<Key>, shared: &Params) -> String {
     let rest = line
-        .param
+        .params
         .iter()
         .filter(|(key, _)| split != Some(*key))
         .filter(|(key, value)| !shared.contains(&Params::new().with(*key, value.clone())))
@@ -654,7 +654,7 @@ mod tests {
         let line = |variant| Line {
             family: Family::Copy,
             variant,
-            param: &none,
+            params: &none,
             cells: Vec::new(),
         };
         let (peak, launch, other) = (line("peak"), line("launch"), line("offset"));
@@ -672,7 +672,7 @@ mod tests {
         let line = Line {
             family: Family::Transpose,
             variant: "naive_col",
-            param: &param,
+            params: &param,
             cells: Vec::new(),
         };
         assert_eq!(

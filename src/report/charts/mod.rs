@@ -54,6 +54,7 @@ impl Chart {
 }
 
 /// The devices one set of family charts draws, and their cases.
+#[derive(Debug)]
 pub struct Panel<'d> {
     pub devices: Vec<&'d DeviceResults>,
     /// Every case of the devices, the cells in the order of `devices`.

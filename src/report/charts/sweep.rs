@@ -197,7 +197,7 @@ impl Sweep {
 
     /// The swept key's value, where the case has it as a number.
     fn x_of(&self, line: &Line<'_>) -> Option<f64> {
-        line.param.number(self.key).map(|x| x as f64)
+        line.params.number(self.key).map(|x| x as f64)
     }
 
     /// The indices of the lines this sweep draws: those it covers that are a point of a
@@ -327,7 +327,7 @@ impl Sweep {
 
     /// The variant, and the param without the swept key.
     fn series_key(&self, line: &Line<'_>) -> SeriesKey {
-        let rest = line.param.without(self.key).to_string();
+        let rest = line.params.without(self.key).to_string();
         (line.variant.to_owned(), rest)
     }
 
@@ -529,7 +529,7 @@ impl Sweep {
             .map(|i| lines[i])
         {
             for (index, device) in devices.iter().enumerate() {
-                let case = format!("{}/{}/{}", line.family, line.variant, line.param);
+                let case = format!("{}/{}/{}", line.family, line.variant, line.params);
                 if line.gbps(index).is_none() {
                     gaps.push(format!(
                         "{}: {case} not measured on {}",

@@ -118,6 +118,7 @@ fn as_shown(value: f64) -> f64 {
 
 /// A family's one-line finding in the report's summary: one of its claims, whose
 /// ratio is shown per device.
+#[derive(Debug)]
 pub struct Finding {
     pub claim: &'static Claim,
     /// What the ratio is: `misaligned copy (offset 1 ÷ offset 0)`.
@@ -148,7 +149,7 @@ pub enum Kind {
 }
 
 /// One claim of the catalogue and the rule that decides it.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct Claim {
     /// Stable name, also the HTML anchor: `family-what`.
     pub id: &'static str,
@@ -209,6 +210,7 @@ pub enum Source {
 }
 
 /// One device's rows as the rules see them: each with its identity, parsed once.
+#[derive(Debug)]
 pub struct Cases<'a> {
     rows: Vec<(CaseId, &'a Row)>,
     source: Source,
@@ -521,7 +523,7 @@ pub(crate) mod testing {
         Row {
             family: experiment.family,
             variant: experiment.variant.to_owned(),
-            param: params,
+            params,
             status: Status::Ok,
             verified: true,
             gbps_median: Some(gbps),
@@ -740,7 +742,7 @@ mod tests {
         assert!(!params!(Offset => 1u32).same_pairs(&params!(Offset => 10u32)));
         // A row matches whatever the order of its param's pairs.
         let mut row = testing::row(&copy::LAUNCH, wg_grid, 100.0);
-        row.param = "grid=2d;wg=512".parse().unwrap();
+        row.params = "grid=2d;wg=512".parse().unwrap();
         let rows = [row];
         let cases = Cases::new(&rows, Source::Measured);
         assert_eq!(

@@ -56,8 +56,8 @@ pub struct DeviceModel {
     pub max_workgroups_per_sm: u32,
     /// DRAM bandwidth as a copy meets it (as many bytes written as read), GB/s.
     pub dram_gbps: f64,
-    /// A read-only stream's DRAM rate over a copy's (`hierarchy/dram_read` reads 3121
-    /// GB/s where `copy/peak` copies at 2980 on an H100; why was not isolated). Reads
+    /// A read-only stream's DRAM rate over a copy's (`hierarchy/dram_read` reads faster
+    /// than `copy/peak` copies: docs/hierarchy.md; why was not isolated). Reads
     /// move at `dram_gbps` times this, writes at [`DeviceModel::dram_write_gbps`],
     /// which keeps a copy at `dram_gbps`. 1: one rate for both directions.
     pub dram_read_speedup: f64,
@@ -73,8 +73,9 @@ pub struct DeviceModel {
     /// Write requests the L2 takes per second, whole chip: one per line a request
     /// writes, whatever part of the line (one sector's byte or all four sectors) it
     /// carries. `transpose/naive_row` (one 4-byte store per line) measures it; a
-    /// coalesced store of whole lines then runs at this rate × `line_bytes`, which on
-    /// the H100 (60 G/s × 128 B = 7.7 TB/s) is about the L2 bandwidth.
+    /// coalesced store of whole lines then runs at this rate × `line_bytes`, about the
+    /// L2 bandwidth on the H100 as calibrated (docs/simulator.md, Device models and
+    /// calibration).
     pub l2_write_requests_per_s: f64,
     /// Shared-memory wavefronts per second, whole chip.
     pub shared_wavefronts_per_s: f64,

@@ -23,7 +23,7 @@ pub(super) const H100: DeviceModel = DeviceModel {
     l2_bytes: 50 << 20, // whitepaper: 50 MB L2
     // The A100 whitepaper: the L2 "is divided into two partitions", each caching data
     // for the SMs of the GPCs directly connected to it. The H100's chase measures two
-    // L2 latencies (147 and 273 ns), the near one to about half the L2.
+    // L2 latencies, the near one to about half the L2 (docs/hierarchy.md, The levels).
     l2_partitions: 2,
     llc_bytes: 0, // NVIDIA GPUs have no cache beyond the L2
     llc_gbps: 0.0,
@@ -43,7 +43,7 @@ pub(super) const H100: DeviceModel = DeviceModel {
     // from hierarchy/shared at 16 MiB.
     l2_gbps: 7000.0,
     // Estimate: as many write requests as sector reads (7 TB/s / 32 B); calibrated
-    // from transpose/naive_row (60 G/s on the H100, 73 G/s on the H200).
+    // from transpose/naive_row (docs/simulator.md, Device models and calibration).
     l2_write_requests_per_s: 7000e9 / 32.0,
     shared_wavefronts_per_s: per_clock(132, 1.98),
     l1_wavefronts_per_s: per_clock(132, 1.98),
@@ -190,8 +190,8 @@ pub(super) const GTX1050TI: DeviceModel = DeviceModel {
     // Estimate (NVIDIA does not publish Pascal L2 bandwidth): 64 B/clk per memory
     // controller × 4 controllers × 1.392 GHz.
     l2_gbps: 64.0 * 4.0 * 1.392,
-    // Estimate: a quarter of the read sectors, as the H100 measures (its calibrated
-    // transpose/naive_row takes 58-60 G line writes/s against 219 G read sectors/s).
+    // Estimate: a quarter of the read sectors, as the H100's calibrated
+    // transpose/naive_row writes lines against its L2's read sectors.
     l2_write_requests_per_s: 0.27 * 64.0 * 4.0 * 1.392e9 / 32.0,
     shared_wavefronts_per_s: per_clock(6, 1.392),
     // GP104 whitepaper, SM diagram: two L1/texture caches per SM (one per pair of

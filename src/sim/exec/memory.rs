@@ -282,11 +282,11 @@ impl<'k> Exec<'k, '_> {
     /// Where a lane's byte `offset` into its slot of a local-memory variable lies:
     /// local memory interleaves lanes word by word (word w of every invocation of the
     /// grid, then word w + 1), so that a subgroup's access to one slot coalesces.
-    /// Seen on the H100 (Nsight Compute on the CUDA twin of localmem/dynamic_index,
-    /// whose 128-byte window ptxas puts on the stack): 2097152 local load requests
-    /// touch 8388608 sectors, 4 per 32-lane request; and its local stores are written
-    /// through to the L2 (L1-to-L2 write sectors = local plus global store sectors), as
-    /// the model's L1 treats every write.
+    /// Seen in Nsight Compute on the CUDA twin of `localmem/dynamic_index`, whose 128-byte
+    /// window ptxas puts on the stack: 4 sectors per 32-lane local load request; and its
+    /// local stores are written through to the L2 (L1-to-L2 write sectors = local plus
+    /// global store sectors), as the model's L1 treats every write (docs/simulator.md,
+    /// Local memory).
     fn local_address(&self, region: Region, lane: usize, offset: u64) -> u64 {
         let l = self.lanes as u64;
         let stride = self.buf(region).map_or(0, |b| b.len() as u64) / l.max(1);

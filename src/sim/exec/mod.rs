@@ -139,7 +139,7 @@ pub struct Request<'a> {
     /// Byte address of each active lane within the buffer or workgroup variable, in the
     /// order of `lanes`.
     pub addresses: &'a [u64],
-    /// When it issues on the workgroup's scoreboard ([`Stats::critical_ns`]), ns from
+    /// When it issues on the workgroup's scoreboard ([`ExecStats::critical_ns`]), ns from
     /// the workgroup's start: the memory model tells a hit on a sector already in the
     /// L1 from one on a sector still on its way.
     pub issued_ns: f64,
@@ -161,6 +161,7 @@ pub trait TraceSink {
 }
 
 /// The sink that wants nothing: run a kernel for its outputs only.
+#[derive(Debug)]
 pub struct NoTrace;
 
 impl TraceSink for NoTrace {
@@ -178,7 +179,7 @@ impl<F: FnMut(&Request<'_>)> TraceSink for F {
 
 /// A buffer bound at `@group(group) @binding(binding)`, as raw bytes (what the GPU sees).
 #[derive(Clone, Debug)]
-pub struct Binding {
+pub struct BoundBuffer {
     pub group: u32,
     pub binding: u32,
     pub data: Vec<u8>,
@@ -189,10 +190,10 @@ pub struct Binding {
     pub texture_width: Option<u32>,
 }
 
-impl Binding {
+impl BoundBuffer {
     /// A buffer of `data` at `@group(group) @binding(binding)`.
-    pub fn buffer(group: u32, binding: u32, data: Vec<u8>) -> Binding {
-        Binding {
+    pub fn buffer(group: u32, binding: u32, data: Vec<u8>) -> BoundBuffer {
+        BoundBuffer {
             group,
             binding,
             data,
@@ -201,7 +202,7 @@ impl Binding {
     }
 }
 
-/// What the in-order scoreboard charges (see [`Stats::critical_ns`]); all zero by
+/// What the in-order scoreboard charges (see [`ExecStats::critical_ns`]); all zero by
 /// default, which times nothing.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Costs {
@@ -250,7 +251,7 @@ impl Launch {
 
 /// Work done by a run, for cost accounting.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Stats {
+pub struct ExecStats {
     pub workgroups: u64,
     /// Lane-operations: each expression evaluated, each leaf loaded or stored and each
     /// atomic, times the lanes of the workgroup (inactive lanes included: lock-step
@@ -297,7 +298,7 @@ impl Ready {
     }
 }
 
-/// The variant name of an IR node from its `Debug` form ("ImageLoad { .. }" -> "ImageLoad").
+/// The variant name of an IR node from its `Debug` form (`ImageLoad { .. }` -> `ImageLoad`).
 fn variant<T: std::fmt::Debug>(x: &T) -> String {
     let s = format!("{x:?}");
     s.split(|c: char| !c.is_alphanumeric() && c != '_')
@@ -360,10 +361,10 @@ struct Frame<'k> {
 /// requests to `sink`. Buffers are updated in place, as on the GPU.
 pub fn run(
     kernel: &Kernel,
-    bindings: &mut [Binding],
+    bindings: &mut [BoundBuffer],
     launch: &Launch,
     sink: &mut dyn TraceSink,
-) -> Result<Stats, SimError> {
+) -> Result<ExecStats, SimError> {
     let (lanes, sg) = check_launch(kernel, launch)?;
     let nwg = launch.num_workgroups;
     let m = &kernel.module;
@@ -394,7 +395,7 @@ pub fn run(
         nwg,
         lane_buf: Vec::with_capacity(sg),
         addr_buf: Vec::with_capacity(sg),
-        stats: Stats::default(),
+        stats: ExecStats::default(),
         costs: launch.costs,
         now: Ready::default(),
         operands: Ready::default(),
@@ -461,9 +462,9 @@ fn check_launch(kernel: &Kernel, launch: &Launch) -> Result<(usize, usize), SimE
 }
 
 /// The slot in `bindings` (and the space) of each storage or uniform global variable,
-/// and of each texture (read as storage: see [`Binding::texture_width`]), by handle
+/// and of each texture (read as storage: see [`BoundBuffer::texture_width`]), by handle
 /// index; `None` where nothing is bound.
-fn binding_slots(m: &Module, bindings: &[Binding]) -> Vec<Option<(u32, Space)>> {
+fn binding_slots(m: &Module, bindings: &[BoundBuffer]) -> Vec<Option<(u32, Space)>> {
     let mut slot_of = vec![None; m.global_variables.len()];
     for (h, g) in m.global_variables.iter() {
         let space = match g.space {
@@ -503,7 +504,7 @@ struct LoopForm<'k> {
 /// the trace sink.
 struct Exec<'k, 'r> {
     k: &'k Kernel,
-    bindings: &'r mut [Binding],
+    bindings: &'r mut [BoundBuffer],
     slot_of: Vec<Option<(u32, Space)>>,
     wg_mem: Vec<Vec<u8>>,
     private_mem: Vec<Vec<u8>>,
@@ -516,7 +517,7 @@ struct Exec<'k, 'r> {
     nwg: [u32; 3],
     lane_buf: Vec<u32>,
     addr_buf: Vec<u64>,
-    stats: Stats,
+    stats: ExecStats,
     costs: Costs,
     /// The scoreboard's clock: where the workgroup's in-order issue stands.
     now: Ready,

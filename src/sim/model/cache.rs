@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
 use super::counts::Counts;
-use super::line_cache::{Eviction, FULL, Level, LineCache, MulHasher};
+use super::line_cache::{CacheLevel, Eviction, FULL, LineCache, MulHasher};
 use crate::sim::device::DeviceModel;
 use crate::sim::exec::Access;
 
@@ -61,6 +61,13 @@ pub(super) struct Caches {
     l2_far_ns: f64,
     llc_ns: f64,
     dram_ns: f64,
+}
+
+impl std::fmt::Debug for Caches {
+    // Their lines are many and say little one by one.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Caches").finish_non_exhaustive()
+    }
 }
 
 impl Caches {
@@ -146,7 +153,7 @@ impl Caches {
         (key, written): Covered,
         issued_ns: f64,
         local: bool,
-    ) -> (Level, bool) {
+    ) -> (CacheLevel, bool) {
         if access == Access::Read
             && let Some(l1) = self.l1.get_mut(sm)
         {
@@ -156,17 +163,17 @@ impl Caches {
                 c.l1_hit_sectors += 1;
                 let level = match l1.fill(key) {
                     Some((ready_ns, from)) if issued_ns < ready_ns => from,
-                    _ => Level::L1,
+                    _ => CacheLevel::L1,
                 };
                 return (level, false);
             }
             let level = self.l2_access(c, access, key, written);
             let level = self.near_or_far(sm, key, level);
             let latency_ns = match level {
-                Level::L1 | Level::L2 => self.l2_ns,
-                Level::L2Far => self.l2_far_ns,
-                Level::Llc => self.llc_ns,
-                Level::Dram => self.dram_ns,
+                CacheLevel::L1 | CacheLevel::L2 => self.l2_ns,
+                CacheLevel::L2Far => self.l2_far_ns,
+                CacheLevel::Llc => self.llc_ns,
+                CacheLevel::Dram => self.dram_ns,
             };
             if let Some(l1) = self.l1.get_mut(sm) {
                 l1.set_fill(key, issued_ns + latency_ns, level);
@@ -197,14 +204,14 @@ impl Caches {
     /// Where a read that reached the L2 from `sm` was served (`level`, as the whole
     /// L2 says): an L2 hit is far unless `sm`'s partition read the line lately, and
     /// the partition keeps it from now on.
-    fn near_or_far(&mut self, sm: usize, key: u64, level: Level) -> Level {
+    fn near_or_far(&mut self, sm: usize, key: u64, level: CacheLevel) -> CacheLevel {
         let Some(near) = self.l2_near.get_mut(sm / self.sms_per_partition) else {
             return level;
         };
-        if near.touch(key / self.per_line, 0) || level != Level::L2 {
+        if near.touch(key / self.per_line, 0) || level != CacheLevel::L2 {
             level
         } else {
-            Level::L2Far
+            CacheLevel::L2Far
         }
     }
 
@@ -267,7 +274,7 @@ impl Caches {
     }
 
     /// A sector access that reaches the L2.
-    fn l2_access(&mut self, c: &mut Counts, access: Access, key: u64, written: u32) -> Level {
+    fn l2_access(&mut self, c: &mut Counts, access: Access, key: u64, written: u32) -> CacheLevel {
         c.l2_sectors += 1;
         c.l2_write_sectors += u64::from(access != Access::Read);
         let written = match access {
@@ -278,19 +285,19 @@ impl Caches {
         let hit = self.l2.touch(key, written);
         let level = if hit {
             c.l2_hit_sectors += 1;
-            Level::L2
+            CacheLevel::L2
         } else if access == Access::Write {
-            Level::Dram
+            CacheLevel::Dram
         } else if self.llc.as_mut().is_some_and(|llc| llc.touch(key, 0)) {
             c.llc_hit_sectors += 1;
-            Level::Llc
+            CacheLevel::Llc
         } else {
             c.dram_read_bytes += self.sector_bytes;
             self.line_reads
                 .entry(key / self.per_line)
                 .or_default()
                 .moved += 1;
-            Level::Dram
+            CacheLevel::Dram
         };
         for i in 0..self.l2.evicted().len() {
             let (victim, dirty, valid) = self.l2.evicted()[i];
@@ -310,7 +317,7 @@ mod tests {
     use super::*;
     use crate::sim::model::fixtures::{copy_bindings, counts, h100, suite_kernel};
 
-    /// DRAM bytes of copy_offset over `n` invocations on `device`.
+    /// DRAM bytes of `copy_offset` over `n` invocations on `device`.
     fn copy_offset_dram(device: &DeviceModel, n: u32, offset: u32) -> Counts {
         let k = suite_kernel("copy_offset");
         let mut b = copy_bindings(n, offset, (n + offset) as usize);
@@ -389,20 +396,20 @@ mod tests {
             (0..lines).for_each(|line| _ = read(&mut caches, 0, line));
             (0..lines).map(|line| read(&mut caches, 0, line)).max()
         };
-        assert_eq!(second_walk(24), Some(Level::L2));
-        assert_eq!(second_walk(48), Some(Level::L2Far));
-        assert_eq!(second_walk(80), Some(Level::Dram));
+        assert_eq!(second_walk(24), Some(CacheLevel::L2));
+        assert_eq!(second_walk(48), Some(CacheLevel::L2Far));
+        assert_eq!(second_walk(80), Some(CacheLevel::Dram));
 
         let mut caches = Caches::new(&device, 2);
-        assert_eq!(read(&mut caches, 0, 7), Level::Dram);
-        assert_eq!(read(&mut caches, 0, 7), Level::L2);
+        assert_eq!(read(&mut caches, 0, 7), CacheLevel::Dram);
+        assert_eq!(read(&mut caches, 0, 7), CacheLevel::L2);
         // The other partition's SM finds the line far, then near.
-        assert_eq!(read(&mut caches, 1, 7), Level::L2Far);
-        assert_eq!(read(&mut caches, 1, 7), Level::L2);
+        assert_eq!(read(&mut caches, 1, 7), CacheLevel::L2Far);
+        assert_eq!(read(&mut caches, 1, 7), CacheLevel::L2);
         // A write leaves no near copy.
         let mut c = Counts::default();
         caches.access(&mut c, 0, Access::Write, (7 * 4, FULL), 0.0, false);
-        assert_eq!(read(&mut caches, 0, 7), Level::L2Far);
+        assert_eq!(read(&mut caches, 0, 7), CacheLevel::L2Far);
 
         let one = DeviceModel {
             l2_partitions: 1,
@@ -412,7 +419,7 @@ mod tests {
         read(&mut caches, 0, 7);
         assert_eq!(
             read(&mut caches, 1, 7),
-            Level::L2,
+            CacheLevel::L2,
             "one partition is all near"
         );
     }
@@ -440,8 +447,8 @@ mod tests {
                 })
                 .max()
         };
-        assert_eq!(walk(&mut c), Some(Level::Dram));
-        assert_eq!(walk(&mut c), Some(Level::Llc));
+        assert_eq!(walk(&mut c), Some(CacheLevel::Dram));
+        assert_eq!(walk(&mut c), Some(CacheLevel::Llc));
         assert_eq!(c.dram_read_bytes, 16 * 32);
         assert_eq!(c.llc_hit_sectors, 16);
         // Without it, the second walk reads DRAM again.

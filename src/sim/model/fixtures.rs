@@ -4,7 +4,7 @@
 use super::counts::Counts;
 use super::memory::MemoryModel;
 use crate::sim::device::{DeviceModel, preset};
-use crate::sim::exec::{Binding, Kernel, Launch, run};
+use crate::sim::exec::{BoundBuffer, Kernel, Launch, run};
 
 /// A suite kernel as the GPU gets it (flattened by `build.rs`), with workgroups of 256
 /// invocations.
@@ -19,8 +19,8 @@ pub(super) fn h100() -> DeviceModel {
 }
 
 /// A binding of group 0.
-pub(super) fn bind(binding: u32, data: Vec<u8>) -> Binding {
-    Binding::buffer(0, binding, data)
+pub(super) fn bind(binding: u32, data: Vec<u8>) -> BoundBuffer {
+    BoundBuffer::buffer(0, binding, data)
 }
 
 /// A 16-byte uniform of `words`, zero-padded.
@@ -33,7 +33,7 @@ pub(super) fn params(words: &[u32]) -> Vec<u8> {
 /// Run every workgroup into a fresh model and return its counts.
 pub(super) fn counts(
     k: &Kernel,
-    b: &mut [Binding],
+    b: &mut [BoundBuffer],
     grid: [u32; 3],
     device: &DeviceModel,
 ) -> Counts {
@@ -43,8 +43,8 @@ pub(super) fn counts(
     m.finish()
 }
 
-/// copy_offset or copy_stride over `n` invocations, buffers of `len` f32.
-pub(super) fn copy_bindings(n: u32, param: u32, len: usize) -> Vec<Binding> {
+/// `copy_offset` or `copy_stride` over `n` invocations, buffers of `len` f32.
+pub(super) fn copy_bindings(n: u32, param: u32, len: usize) -> Vec<BoundBuffer> {
     vec![
         bind(0, params(&[n, param])),
         bind(1, vec![0; 4 * len]),

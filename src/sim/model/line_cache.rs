@@ -8,7 +8,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 /// Where a sector access was served, nearest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(super) enum Level {
+pub(super) enum CacheLevel {
     L1,
     /// The L2, near (the partition of the reading SM, or the only one).
     L2,
@@ -52,7 +52,7 @@ struct Node {
     /// In an L1: when the fill that allocated the sector arrives (ns on the issuing
     /// workgroup's scoreboard) and where it comes from.
     ready_ns: f64,
-    from: Level,
+    from: CacheLevel,
     /// In an L1: allocated by a read miss and not touched since (its fill may still
     /// be on its way).
     missed: bool,
@@ -197,7 +197,7 @@ impl LineCache {
             dirty,
             valid: if dirty { written } else { FULL },
             ready_ns: 0.0,
-            from: Level::L1,
+            from: CacheLevel::L1,
             missed: false,
         };
         let i = match self.free.pop() {
@@ -275,7 +275,7 @@ impl LineCache {
     }
 
     /// When the fill of a held sector arrives and from where.
-    pub(super) fn fill(&self, key: u64) -> Option<(f64, Level)> {
+    pub(super) fn fill(&self, key: u64) -> Option<(f64, CacheLevel)> {
         self.map
             .get(&key)
             .map(|&i| (self.nodes[i as usize].ready_ns, self.nodes[i as usize].from))
@@ -283,7 +283,7 @@ impl LineCache {
 
     /// Record when the fill of a held sector arrives and from where; it is now a read
     /// miss's, untouched since.
-    pub(super) fn set_fill(&mut self, key: u64, ready_ns: f64, from: Level) {
+    pub(super) fn set_fill(&mut self, key: u64, ready_ns: f64, from: CacheLevel) {
         if let Some(&i) = self.map.get(&key) {
             self.nodes[i as usize].ready_ns = ready_ns;
             self.nodes[i as usize].from = from;

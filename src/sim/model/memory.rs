@@ -6,12 +6,12 @@ use std::collections::HashSet;
 
 use super::cache::{Caches, Covered};
 use super::counts::Counts;
-use super::line_cache::Level;
+use super::line_cache::CacheLevel;
 use crate::sim::device::DeviceModel;
 use crate::sim::exec::{Access, Request, Space, Target, TraceSink};
 
 /// A buffered global request: its SM, direction and sectors (a range of `sectors`).
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 struct Pending {
     sm: u32,
     access: Access,
@@ -23,6 +23,7 @@ struct Pending {
 }
 
 /// The memory model as a [`TraceSink`]: feed it a run, then [`MemoryModel::finish`].
+#[derive(Debug)]
 pub struct MemoryModel {
     sector_bytes: u64,
     /// Sectors per line.
@@ -216,7 +217,7 @@ impl MemoryModel {
         let longest = self.slots.iter().map(Vec::len).max().unwrap_or(0);
         // Per workgroup, the read round open and the farthest level it has reached
         // (a workgroup's rounds come in ascending order).
-        let mut rounds: Vec<Option<(u32, Level)>> = vec![None; self.slots.len()];
+        let mut rounds: Vec<Option<(u32, CacheLevel)>> = vec![None; self.slots.len()];
         for i in 0..longest {
             for (slot, open) in self.slots.iter().zip(&mut rounds) {
                 if let Some(p) = slot.get(i) {
@@ -224,7 +225,7 @@ impl MemoryModel {
                     if p.access != Access::Write {
                         self.caches.read_lines(sectors);
                     }
-                    let mut farthest = Level::L1;
+                    let mut farthest = CacheLevel::L1;
                     let mut hazard = false;
                     for &covered in sectors {
                         let (level, met) = self.caches.access(

@@ -24,16 +24,15 @@
 //!     requests in order, holds the SM's other requests with it. So a ring buffer that
 //!     overflows the L1 and writes each slot right after reading it
 //!     (`localmem/dynamic_index`) costs about that half round trip per request per SM
-//!     (Nsight Compute on the H100's twin: about 170 clocks per step per SM, 3.3×
-//!     less when the load and the store of a step use different addresses).
+//!     (measured in Nsight Compute: docs/simulator.md, Local memory).
 //!   - one chip-wide **L2**, `l2_bytes`, sector-granular LRU, write-back with
 //!     write-allocate. A read miss reads the sector from DRAM; a write miss does not
 //!     (no read-for-ownership): a written sector, even partly written, costs one full
 //!     `sector_bytes` DRAM write, once, when it is evicted dirty or at the end of the
 //!     run; the L2 keeps a byte mask per sector, and a sector whose bytes were not all
 //!     written (nor read from DRAM) is merged with a DRAM read first (an assumption,
-//!     not isolated on the device: with it `copy/stride` at strides 2–8 is predicted
-//!     within 2 % on the H100, without it a third too fast). An atomic miss reads the
+//!     not isolated on the device: without it `copy/stride` at strides 2–8 is predicted
+//!     a third too fast). An atomic miss reads the
 //!     sector and dirties it. Every sector access that
 //!     reaches the L2 (read misses of the L1, writes, atomics) is L2 traffic.
 //!
@@ -72,7 +71,7 @@
 //! L1 and workgroup memory being one SRAM array with one 128-byte data path per SM.
 //! Latency (Little's law): the
 //! interpreter's scoreboard gives each workgroup's critical path and the storage loads
-//! on it ([`super::Stats::critical_ns`]); a load on it takes the latency of where read
+//! on it ([`super::ExecStats::critical_ns`]); a load on it takes the latency of where read
 //! requests were served (a request waits for its farthest sector: L1, L2 or DRAM),
 //! DRAM's rising from `dram_latency_ns` (idle) to `loaded_latency_ns` with the share of
 //! the time the busiest memory path (DRAM or L2: both queue) is in use, where the

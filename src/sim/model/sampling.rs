@@ -7,7 +7,7 @@ use std::ops::Range;
 use super::memory::MemoryModel;
 use super::timing::{Prediction, Work, costs};
 use crate::sim::device::DeviceModel;
-use crate::sim::exec::{Binding, Kernel, Launch, SimError, run};
+use crate::sim::exec::{BoundBuffer, Kernel, Launch, SimError, run};
 
 /// The workgroups [`predict`] simulates: all of a grid of at most `max_workgroups`,
 /// else `max_workgroups` consecutive ones in the middle, the start rounded down to a
@@ -41,7 +41,7 @@ pub struct Sampling {
 /// GPU).
 pub fn predict(
     kernel: &Kernel,
-    bindings: &mut [Binding],
+    bindings: &mut [BoundBuffer],
     num_workgroups: [u32; 3],
     device: &DeviceModel,
     declared_bytes: u64,
@@ -67,7 +67,7 @@ pub fn predict(
 /// runs, and its cost sets how many of the window's others follow.
 pub fn predict_sampled(
     kernel: &Kernel,
-    bindings: &mut [Binding],
+    bindings: &mut [BoundBuffer],
     num_workgroups: [u32; 3],
     device: &DeviceModel,
     declared_bytes: u64,

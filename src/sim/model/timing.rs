@@ -4,7 +4,7 @@
 
 use super::counts::Counts;
 use crate::sim::device::DeviceModel;
-use crate::sim::{Costs, Stats};
+use crate::sim::{Costs, ExecStats};
 
 /// What bounds the predicted time: a memory path's bandwidth, or the latency, issue
 /// or launch limit of the workgroups in flight.
@@ -190,12 +190,12 @@ impl Terms {
 }
 
 /// What the interpreter measured of the workgroups it ran, besides their memory
-/// requests ([`crate::sim::Stats`]), and their shape.
+/// requests ([`crate::sim::ExecStats`]), and their shape.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Work {
     /// Invocations per workgroup.
     pub lanes: u32,
-    /// Arithmetic instructions issued, per subgroup ([`crate::sim::Stats::warp_ops`]).
+    /// Arithmetic instructions issued, per subgroup ([`crate::sim::ExecStats::warp_ops`]).
     pub warp_ops: u64,
     /// Subgroup shuffles and broadcasts issued, per subgroup.
     pub shuffles: u64,
@@ -207,7 +207,7 @@ pub struct Work {
 
 impl Work {
     /// The work `runs` recorded, for workgroups of `lanes` invocations.
-    pub(super) fn of(runs: &[Stats], lanes: u32) -> Work {
+    pub(super) fn of(runs: &[ExecStats], lanes: u32) -> Work {
         Work {
             lanes,
             warp_ops: runs.iter().map(|r| r.warp_ops).sum(),
@@ -280,8 +280,8 @@ impl Prediction {
             device.l2_gbps * 1e9,
         ) + l2_writes_s;
         // The L1's data path moves a line's worth of sectors a clock, from however many
-        // lines: Nsight Compute counts `hierarchy/window`'s CUDA twin moving 3.9 sectors
-        // a clock at 96 % of the L1's throughput, with 4.9 lines a request (H100).
+        // lines, as Nsight Compute counts `hierarchy/window`'s CUDA twin (docs/simulator.md,
+        // What the model assumes about each level, and what was measured).
         let l1_s = per_s(
             scaled(counts.global_sectors()) as f64 / device.sectors_per_line() as f64,
             device.l1_wavefronts_per_s,

@@ -22,8 +22,8 @@ use crate::suite::{
 };
 
 /// Workgroup size and grid of the one-element-per-invocation kernels: the fastest
-/// that `launch` measured on an H200 (512: 2409 GB/s, 256: 2295, 1024: 2192; 1-D and
-/// 2-D equal where both fit).
+/// that `launch` measured (docs/method.md, Cases and families; 1-D and 2-D equal where
+/// both fit).
 pub const DEFAULT_WORKGROUP: u32 = 512;
 pub const DEFAULT_GRID: Grid = Grid::TwoD;
 

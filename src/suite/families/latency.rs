@@ -67,9 +67,8 @@ pub const MIN_STEPS: u32 = 4096;
 /// Footprints up to this (a third of an H100's L2) are walked whole by every dispatch.
 const WARMED_MAX_BYTES: u64 = 16 << 20;
 /// Larger footprints up to this (past an H200's 60 MiB L2 by two sweep steps, so that
-/// the sweep shows where the L2 ends) are walked whole once before timing: 1.3 s of
-/// untimed loads per build on an H100, at the latencies the chase measures there
-/// (their sum over the walked footprints' lines). Past it every footprint is DRAM's.
+/// the sweep shows where the L2 ends) are walked whole once before timing (what that
+/// costs: docs/method.md, What a run costs). Past it every footprint is DRAM's.
 const WALKED_MAX_BYTES: u64 = 96 << 20;
 /// llvmpipe ends every shader's loops after 65535 iterations in all
 /// (`LP_MAX_TGSI_LOOP_ITERATIONS`, Mesa's gallivm): a longer walk stopped there and

@@ -29,9 +29,8 @@ use crate::suite::{
 const SWEEP_MIN_BYTES: u64 = 4 << 10;
 const SIZE_STEP: u64 = 4;
 /// Largest transfer of a full run, of a `--quick` run and on software adapters. Larger
-/// ones lengthened a full run by a fifth and showed nothing new: on an H100 the pinned
-/// paths and device copies ran within 1 % at 1 GiB and 256 MiB, and the pageable and
-/// staged ones up to 16 % slower at 1 GiB, not faster.
+/// ones lengthened a full run by a fifth and showed nothing new: no path ran faster at
+/// 1 GiB than at 256 MiB (docs/transfers.md, Cases and sampling).
 const FULL_MAX_BYTES: u64 = 256 << 20;
 const QUICK_MAX_BYTES: u64 = 4 << 20;
 const SOFTWARE_MAX_BYTES: u64 = 64 << 20;

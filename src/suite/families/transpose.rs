@@ -31,8 +31,8 @@ const SWEEP_BLOCKS: [(u32, u32); 6] = [(32, 32), (32, 16), (32, 8), (64, 16), (6
 /// Rows per invocation tried for `smem_pad`, on 32 × 8 workgroups (tiles 32 × 8R).
 const SWEEP_ROWS: [u32; 2] = [2, 4];
 /// The workgroup of `smem_pad_vec4` outside its sweep: 8 vec4s across a 32-wide tile,
-/// 32 rows, one vec4 in and out per invocation; the fastest on an H100 (0.93 of the
-/// vec4 copy at 8192², against 0.89 with 16 rows and 0.77 with 8).
+/// 32 rows, one vec4 in and out per invocation; the fastest on an H100 (docs/findings.md,
+/// The padded tile reaches the row copy only without the checks).
 const VEC4_BLOCK: (u32, u32) = (8, 32);
 
 /// The classic size, and a larger one whose 256 MiB matrices leave every cache behind.
@@ -443,7 +443,7 @@ const SEED: u64 = 4;
 ///
 /// A subgroup of 32 reads `32 / tile_y` output rows of `tile_y` elements: lane
 /// (q, c) reads word `c * (tile_x + pad) + r + q`, on bank `(c * pad + r + q) % 32`
-/// for a tile_x that is a multiple of 32. One word suffices for tiles 32 or more rows
+/// for a `tile_x` that is a multiple of 32. One word suffices for tiles 32 or more rows
 /// tall; shorter tiles need `32 / tile_y` words (2 for the default 32 x 16).
 fn pad_words(tile_y: u32) -> u32 {
     (32 / tile_y).max(1)

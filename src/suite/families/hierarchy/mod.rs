@@ -6,8 +6,7 @@
 //! read/write/copy split): the same wide reads served by the L1 while the data fits an
 //! SM's L1, by the L2 while it fits the L2, then by DRAM. The texts expect each level's
 //! bandwidth to be a plateau that ends near its capacity, and each plateau to be well
-//! below the one before (an H100: tens of TB/s from the L1s together, several from the
-//! L2, about 3 from HBM3).
+//! below the one before (an H100's and an H200's: docs/hierarchy.md).
 //!
 //! Every input is words with all 32 bits random (not a fixed exponent, which a
 //! compressing memory system might exploit), every access a vec4<u32>, every read
@@ -37,9 +36,8 @@ const CHUNK_BYTES: u64 = WORKGROUP as u64 * VEC4_BYTES;
 const FULL_WORKGROUPS: u32 = 8192;
 const SMALL_WORKGROUPS: u32 = 32;
 /// Loads per invocation of `window` and passes of `shared` at full size: 8192 × 256
-/// invocations × 512 vec4s is 17 GB a dispatch, about 0.7 ms at the 25 TB/s of an
-/// H100's L1s and 2 to 3 ms from its L2; `shared`'s 8.6 GB about 1 ms from the L2 and
-/// 2.6 ms from HBM3 (estimates, not measurements).
+/// invocations × 512 vec4s is 17 GB a dispatch, and `shared`'s 8.6 GB: a few ms on a big
+/// GPU at the rates docs/hierarchy.md shows for each level.
 const FULL_WINDOW_LOADS: u32 = 512;
 const FULL_SHARED_PASSES: u32 = 256;
 const SMALL_REPEATS: u32 = 16;
@@ -157,9 +155,10 @@ pub const CARVEOUTS: [u32; 2] = [0, 100];
 
 /// Every workgroup reads a different 4 KiB chunk of one buffer (`footprint=<bytes>`,
 /// 1 MiB to 1 GiB) a pass, the chunk rotating between passes so no SM re-reads its
-/// own: the L2 serves while it holds the buffer (an H100's near partition about half
-/// of its 50 MiB), then DRAM. Bytes are the bytes read. Plain loads, which an L1 may
-/// still serve now and then; `shared_l1_bypass` is the CUDA twin with the L1 bypassed.
+/// own: the L2 serves while it holds the buffer (a split L2's near partition first:
+/// docs/hierarchy.md, The levels), then DRAM. Bytes are the bytes read. Plain loads,
+/// which an L1 may still serve now and then; `shared_l1_bypass` is the CUDA twin with
+/// the L1 bypassed.
 pub const SHARED: Experiment = Experiment {
     family: Family::Hierarchy,
     variant: "shared",
@@ -336,7 +335,7 @@ fn window_case(sizing: &Sizing, bytes: u64, launch: CudaLaunch) -> Case {
 }
 
 /// Each workgroup's sum: workgroup g reads the vec4s from (g × rotation) mod n on,
-/// WORKGROUP_SIZE × loads of them round the window, so its sum is whole turns of the
+/// `WORKGROUP_SIZE` × loads of them round the window, so its sum is whole turns of the
 /// window plus one stretch, from prefix sums.
 fn window_reference(src: &Words, params: WindowParams, groups: u32) -> Vec<u32> {
     let n = params.vec4s as u64;
@@ -531,7 +530,7 @@ fn dram_read_cases(sizing: &Sizing) -> Vec<Case> {
 }
 
 /// Each workgroup's sum: a grid-stride loop gives workgroup g every `groups`th block
-/// of WORKGROUP_SIZE vec4s from block g on.
+/// of `WORKGROUP_SIZE` vec4s from block g on.
 fn dram_read_reference(src: &Words, groups: u32) -> Vec<u32> {
     let blocks = block_sums(src, (CHUNK_BYTES / 4) as usize);
     (0..groups as usize)

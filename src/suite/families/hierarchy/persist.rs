@@ -32,8 +32,8 @@ pub const PERSIST: Experiment = Experiment {
 
 /// `persist`'s hot buffers at full size: 8 MiB, which the L2 keeps between its uses
 /// anyway, and 30 MiB, whose lines 30 MiB of stream push out of an H100's 50 MiB L2
-/// before they come round again, within the 31.25 MiB an H100 lets persist (24 MiB
-/// gained 8 % from a window there, 8 MiB 5 %); `--quick` and software adapters use
+/// before they come round again, within the 31.25 MiB an H100 lets persist (what a
+/// window gains: docs/hierarchy.md, persist); `--quick` and software adapters use
 /// 64 KiB. A device that lets less persist skips the window with the reason.
 const PERSIST_HOT_BYTES: [u64; 2] = [8 << 20, 30 << 20];
 const PERSIST_SMALL_HOT_BYTES: u64 = 64 << 10;
@@ -116,7 +116,7 @@ fn persist_case(sizing: &Sizing, bytes: u64, hot: u64, launch: CudaLaunch) -> Ca
         })
 }
 
-/// Each workgroup's sum: its blocks of WORKGROUP_SIZE vec4s of the stream (as
+/// Each workgroup's sum: its blocks of `WORKGROUP_SIZE` vec4s of the stream (as
 /// `dram_read`), and for each the hot block at the same index modulo the hot buffer's
 /// blocks (the hot buffer is whole blocks, so block b of the stream meets hot block
 /// b mod blocks).

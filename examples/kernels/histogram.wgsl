@@ -1,0 +1,29 @@
+// A histogram of n integers into BINS bins: each workgroup counts into its own bins
+// in workgroup memory with atomics, then adds them to the global bins with atomics.
+
+override BINS: u32 = 256u;
+
+@group(0) @binding(0)
+var<storage, read> values: array<u32>;
+@group(0) @binding(1)
+var<storage, read_write> bins: array<atomic<u32>>;
+
+var<workgroup> local_bins: array<atomic<u32>, BINS>;
+
+@compute @workgroup_size(256)
+fn main(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+) {
+    for (var b = lane; b < BINS; b += 256u) {
+        atomicStore(&local_bins[b], 0u);
+    }
+    workgroupBarrier();
+    if id.x < arrayLength(&values) {
+        atomicAdd(&local_bins[values[id.x] % BINS], 1u);
+    }
+    workgroupBarrier();
+    for (var b = lane; b < BINS; b += 256u) {
+        atomicAdd(&bins[b], atomicLoad(&local_bins[b]));
+    }
+}

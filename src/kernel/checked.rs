@@ -1,0 +1,323 @@
+//! Verification of a user's kernel against the WGSL's own meaning: membench's CPU
+//! interpreter runs the kernel on the inputs the GPU gets, and every `read_write`
+//! binding the GPU leaves is compared with what the interpreter left — integers bit
+//! for bit, floats within [`TOLERANCE`]. The interpreter's trace also counts the
+//! distinct bytes the kernel reads and writes: the bytes it must move, where none are
+//! declared.
+
+use std::sync::Arc;
+
+use super::reflect::{Bound, Word};
+use crate::sim::{BoundBuffer, Kernel, Launch, Request, Target, run};
+use crate::suite::Expected;
+
+/// How far a float the GPU computed may be from the interpreter's: relative to the
+/// reference, plus an absolute floor for results near zero. GPUs contract `a * b + c`
+/// into one rounding and approximate `inverseSqrt`, `exp` and their kind; the
+/// interpreter rounds each operation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tolerance {
+    pub relative: f32,
+    pub absolute: f32,
+}
+
+pub const TOLERANCE: Tolerance = Tolerance {
+    relative: 1e-4,
+    absolute: 1e-5,
+};
+
+impl std::fmt::Display for Tolerance {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "floats within {:e} relative + {:e} absolute, integers exactly",
+            self.relative, self.absolute
+        )
+    }
+}
+
+/// What the interpreter made of one dispatch: each read-write binding's words after it
+/// (per subgroup size tried), and the distinct bytes read and written.
+#[derive(Debug)]
+pub struct Interpreted {
+    /// Per subgroup size tried: (the size, each read-write binding's words in binding
+    /// order).
+    pub outputs: Vec<(u32, Vec<Arc<Vec<u32>>>)>,
+    pub read_bytes: u64,
+    pub written_bytes: u64,
+}
+
+/// Runs `kernel` once over `workgroups` on `inputs` (every binding's words in binding
+/// order), at each of `subgroup_sizes`.
+pub fn interpret(
+    kernel: &Kernel,
+    bindings: &[Bound],
+    inputs: &[Arc<Vec<u32>>],
+    workgroups: [u32; 3],
+    subgroup_sizes: &[u32],
+) -> Result<Interpreted, String> {
+    let mut interpreted = Interpreted {
+        outputs: Vec::new(),
+        read_bytes: 0,
+        written_bytes: 0,
+    };
+    for (tried, &subgroup_size) in subgroup_sizes.iter().enumerate() {
+        let mut bound: Vec<BoundBuffer> = inputs
+            .iter()
+            .enumerate()
+            .map(|(index, words)| {
+                let bytes = bytemuck::cast_slice(words.as_slice()).to_vec();
+                BoundBuffer::buffer(0, index as u32, bytes)
+            })
+            .collect();
+        let launch = Launch::all(workgroups, subgroup_size);
+        // The bytes touched are counted on the first run: the others touch the same.
+        let mut touched = Touched::new(inputs);
+        let mut sink = |request: &Request<'_>| touched.request(request);
+        let result = if tried == 0 {
+            run(kernel, &mut bound, &launch, &mut sink)
+        } else {
+            run(kernel, &mut bound, &launch, &mut crate::sim::NoTrace)
+        };
+        result.map_err(|e| e.to_string())?;
+        if tried == 0 {
+            (interpreted.read_bytes, interpreted.written_bytes) = touched.bytes();
+        }
+        let outputs = bindings
+            .iter()
+            .zip(&bound)
+            .filter(|(b, _)| b.access == super::reflect::Access::ReadWrite)
+            .map(|(_, bound)| Arc::new(bytemuck::pod_collect_to_vec(&bound.data)))
+            .collect();
+        interpreted.outputs.push((subgroup_size, outputs));
+    }
+    Ok(interpreted)
+}
+
+/// The words each binding's requests touched, read and written.
+struct Touched {
+    read: Vec<Vec<bool>>,
+    written: Vec<Vec<bool>>,
+}
+
+impl Touched {
+    fn new(inputs: &[Arc<Vec<u32>>]) -> Touched {
+        let words: Vec<Vec<bool>> = inputs.iter().map(|w| vec![false; w.len()]).collect();
+        Touched {
+            read: words.clone(),
+            written: words,
+        }
+    }
+
+    fn request(&mut self, request: &Request<'_>) {
+        let Target::Binding { binding, .. } = request.target else {
+            return;
+        };
+        let binding = binding as usize;
+        let mark = |sets: &mut Vec<Vec<bool>>| {
+            let Some(set) = sets.get_mut(binding) else {
+                return;
+            };
+            for &address in request.addresses {
+                let first = (address / 4) as usize;
+                let last = ((address + u64::from(request.bytes_per_lane)).div_ceil(4)) as usize;
+                for word in first..last.min(set.len()) {
+                    set[word] = true;
+                }
+            }
+        };
+        use crate::sim::Access;
+        match request.access {
+            Access::Read => mark(&mut self.read),
+            Access::Write => mark(&mut self.written),
+            Access::Atomic => {
+                mark(&mut self.read);
+                mark(&mut self.written);
+            }
+        }
+    }
+
+    fn bytes(&self) -> (u64, u64) {
+        let count = |sets: &[Vec<bool>]| -> u64 {
+            sets.iter()
+                .map(|set| 4 * set.iter().filter(|&&w| w).count() as u64)
+                .sum()
+        };
+        (count(&self.read), count(&self.written))
+    }
+}
+
+/// What binding `bound` must hold: one of `references` (the interpreter's, per
+/// subgroup size tried), compared word by word as its layout says.
+pub fn expected(bound: &Bound, references: Vec<(u32, Arc<Vec<u32>>)>) -> Expected {
+    let bound = bound.clone();
+    let words = references.first().map_or(0, |(_, r)| r.len());
+    Expected::Rule {
+        words,
+        rule: Box::new(move |actual| {
+            let mut first_error = None;
+            for (subgroup_size, reference) in &references {
+                match compare(&bound, reference, actual) {
+                    Ok(()) => return Ok(()),
+                    Err(why) if references.len() > 1 => {
+                        first_error.get_or_insert(format!("{why} (subgroup size {subgroup_size})"));
+                    }
+                    Err(why) => return Err(why),
+                }
+            }
+            Err(first_error.unwrap_or_default())
+        }),
+    }
+}
+
+/// `Ok` where `actual` holds `reference` as `bound`'s layout compares it, else one
+/// line: the binding, how many words differ, the first with both values.
+pub fn compare(bound: &Bound, reference: &[u32], actual: &[u32]) -> Result<(), String> {
+    let mut differing = 0usize;
+    let mut first = None;
+    for (index, (&e, &a)) in reference.iter().zip(actual).enumerate() {
+        let word = bound.word(index);
+        if same(word, e, a) {
+            continue;
+        }
+        differing += 1;
+        first.get_or_insert((index, word, e, a));
+    }
+    let Some((index, word, e, a)) = first else {
+        return Ok(());
+    };
+    Err(format!(
+        "binding `{}`: {differing} of {} words differ; the first at {}: expected {}, got {} \
+         ({TOLERANCE})",
+        bound.name,
+        reference.len(),
+        place(bound, index),
+        shown(word, e),
+        shown(word, a)
+    ))
+}
+
+/// Where word `index` of `bound` is: in its runtime-sized array, the element too.
+fn place(bound: &Bound, index: usize) -> String {
+    let byte = 4 * index as u64;
+    match &bound.tail {
+        Some(tail) if byte >= u64::from(bound.fixed_bytes) => {
+            let element = (byte - u64::from(bound.fixed_bytes)) / u64::from(tail.stride);
+            format!("word {index} (element {element})")
+        }
+        _ => format!("word {index}"),
+    }
+}
+
+fn same(word: Word, e: u32, a: u32) -> bool {
+    match word {
+        Word::Exact => e == a,
+        Word::F32 => close(f32::from_bits(e), f32::from_bits(a)),
+        Word::F16x2 => {
+            let halves = |w: u32| [f16_to_f32(w as u16), f16_to_f32((w >> 16) as u16)];
+            halves(e).iter().zip(halves(a)).all(|(&e, a)| close(e, a))
+        }
+    }
+}
+
+fn close(e: f32, a: f32) -> bool {
+    e.to_bits() == a.to_bits()
+        || (e.is_nan() && a.is_nan())
+        || (a - e).abs() <= TOLERANCE.absolute + TOLERANCE.relative * e.abs()
+}
+
+fn shown(word: Word, bits: u32) -> String {
+    match word {
+        Word::Exact => format!("{bits} ({bits:#010x})"),
+        Word::F32 => format!("{}", f32::from_bits(bits)),
+        Word::F16x2 => format!(
+            "({}, {})",
+            f16_to_f32(bits as u16),
+            f16_to_f32((bits >> 16) as u16)
+        ),
+    }
+}
+
+/// An IEEE half's value.
+pub fn f16_to_f32(half: u16) -> f32 {
+    let sign = if half & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exponent = i32::from((half >> 10) & 0x1F);
+    let mantissa = f32::from(half & 0x3FF);
+    sign * match exponent {
+        0 => mantissa * 2f32.powi(-24),
+        31 if mantissa == 0.0 => f32::INFINITY,
+        31 => f32::NAN,
+        _ => (1.0 + mantissa / 1024.0) * 2f32.powi(exponent - 15),
+    }
+}
+
+/// The half nearest below `value` in magnitude (truncated): inputs, not results.
+pub fn f32_to_f16(value: f32) -> u16 {
+    let bits = value.to_bits();
+    let sign = ((bits >> 16) & 0x8000) as u16;
+    let exponent = ((bits >> 23) & 0xFF) as i32 - 127 + 15;
+    let mantissa = ((bits >> 13) & 0x3FF) as u16;
+    match exponent {
+        e if e <= 0 => sign,
+        e if e >= 31 => sign | 0x7C00,
+        e => sign | ((e as u16) << 10) | mantissa,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::reflect::{Access, Tail};
+    use super::*;
+
+    fn floats() -> Bound {
+        Bound {
+            name: "y".to_owned(),
+            binding: 1,
+            access: Access::ReadWrite,
+            fixed_bytes: 4,
+            words: vec![Word::Exact],
+            tail: Some(Tail {
+                stride: 4,
+                words: vec![Word::F32],
+            }),
+            fields: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_mismatch_names_the_binding_the_first_index_and_both_values() {
+        let reference = [7, 1.0f32.to_bits(), 2.0f32.to_bits(), 3.0f32.to_bits()];
+        let mut actual = reference;
+        actual[2] = 2.5f32.to_bits();
+        actual[3] = 9.0f32.to_bits();
+        let error = compare(&floats(), &reference, &actual).unwrap_err();
+        assert_eq!(
+            error,
+            "binding `y`: 2 of 4 words differ; the first at word 2 (element 1): expected 2, \
+             got 2.5 (floats within 1e-4 relative + 1e-5 absolute, integers exactly)"
+        );
+        actual = reference;
+        actual[0] = 8;
+        let error = compare(&floats(), &reference, &actual).unwrap_err();
+        assert!(
+            error.contains("word 0: expected 7 (0x00000007), got 8"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn floats_within_the_tolerance_pass_and_integers_must_be_exact() {
+        let reference = [7, 1.0f32.to_bits()];
+        let close = [7, 1.00001f32.to_bits()];
+        assert_eq!(compare(&floats(), &reference, &close), Ok(()));
+        let far = [7, 1.001f32.to_bits()];
+        assert!(compare(&floats(), &reference, &far).is_err());
+    }
+
+    #[test]
+    fn halves_convert_both_ways() {
+        for value in [0.0f32, 1.0, -0.5, 0.099_975_586, 1024.0] {
+            assert_eq!(f16_to_f32(f32_to_f16(value)), value, "{value}");
+        }
+    }
+}
