@@ -104,7 +104,7 @@ impl RunArgs {
             ));
         }
         Ok(Plan {
-            cases: super::Cases::Suite,
+            cases: super::CaseSource::Suite,
             profile: self.profile,
             expect: self.expect,
             bless: self.bless,
