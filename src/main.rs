@@ -148,7 +148,7 @@ impl ReportArgs {
 #[derive(clap::Args)]
 struct SimulateArgs {
     /// Device preset (default h100; with --validate, the one closest to each file's
-    /// device).
+    /// device); `list` prints the presets and their sources.
     #[arg(long, value_parser = preset_names(), ignore_case = true)]
     device: Option<String>,
     /// Only cases whose id (family/variant/param) contains one of these; with
@@ -244,9 +244,10 @@ fn broken_pipe(error: &anyhow::Error) -> bool {
     })
 }
 
-/// The simulator's device presets, as `--device` accepts them.
+/// The simulator's device presets, as `--device` accepts them, and `list`.
 fn preset_names() -> clap::builder::PossibleValuesParser {
-    clap::builder::PossibleValuesParser::new(sim_device::presets().iter().map(|d| d.name))
+    let names = sim_device::presets().iter().map(|d| d.name);
+    clap::builder::PossibleValuesParser::new(names.chain([commands::PRESET_LIST]))
 }
 
 fn run_cli(cli: Cli) -> anyhow::Result<ExitCode> {

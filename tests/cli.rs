@@ -26,6 +26,26 @@ fn unknown_flag_is_refused() {
 }
 
 #[test]
+fn simulate_lists_every_preset_with_its_sources() {
+    let dir = tempfile::tempdir().unwrap();
+    let (status, stdout, stderr) =
+        membench_in(dir.path(), &["simulate", "--device", "list"]).unwrap();
+    assert!(status.success(), "{stderr}");
+    let presets = membench::sim::device::presets();
+    assert_eq!(stdout.lines().count(), presets.len(), "{stdout}");
+    for (line, preset) in stdout.lines().zip(presets) {
+        assert!(line.starts_with(preset.name), "{line}");
+        assert!(line.ends_with(preset.sources), "{line}");
+    }
+    let (ok, stderr) = membench(&["simulate", "--device", "mi250"]).unwrap();
+    assert!(!ok);
+    assert!(
+        stderr.contains("mi250") && stderr.contains("list"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn too_few_samples_are_refused() {
     let (ok, stderr) = membench(&["run", "--samples", "3"]).unwrap();
     assert!(!ok);

@@ -10,7 +10,9 @@ use crate::backend::wgpu::GpuContext;
 use crate::error::{Error, Result};
 use crate::kernel::{KernelArgs, instance, place, reflect};
 use crate::measure::MIN_SAMPLES;
-use crate::run::{Adapters, Cases, Destination, Ended, Given, Plan, RunSettings, check_settings};
+use crate::run::{
+    Adapters, CaseSource, Destination, Ended, Given, Plan, RunSettings, check_settings,
+};
 use crate::suite::{Api, Build, Profile, Setting, Sizing};
 
 /// Runs `membench kernel` as `args` ask, printing to `out`: the device's levels
@@ -28,7 +30,7 @@ pub fn kernel(out: &mut (dyn Write + Send), args: KernelArgs) -> Result<Ended> {
 /// file: `membench run --profile levels`.
 fn levels_plan(args: &KernelArgs) -> Plan {
     Plan {
-        cases: Cases::Suite,
+        cases: CaseSource::Suite,
         filters: Vec::new(),
         settings: RunSettings {
             quick: args.quick,
@@ -136,7 +138,7 @@ pub fn plan(args: KernelArgs) -> Result<Plan> {
         false => args.samples,
     };
     Ok(Plan {
-        cases: Cases::Given(Given {
+        cases: CaseSource::Given(Given {
             make: Arc::new(make),
             explain: Arc::new(explain),
         }),

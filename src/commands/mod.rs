@@ -23,7 +23,7 @@ mod simulate;
 
 pub use emit::{Emit, emit};
 pub use kernel::{kernel, plan as kernel_plan};
-pub use simulate::{DEFAULT_PRESET, Validating, simulate, validate};
+pub use simulate::{DEFAULT_PRESET, LIST as PRESET_LIST, Validating, simulate, validate};
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

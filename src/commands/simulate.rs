@@ -14,9 +14,36 @@ use crate::validate::{self, StageProgress};
 /// The preset `simulate` predicts on without `--device` (or `--validate`).
 pub const DEFAULT_PRESET: &str = "h100";
 
+/// What `--device` takes besides a preset's name: the list of presets.
+pub const LIST: &str = "list";
+
 /// The preset named `name`; an error where there is none.
 fn preset(name: &str) -> Result<&'static DeviceModel> {
-    sim_device::preset(name).ok_or_else(|| Error::Usage(format!("unknown device preset {name:?}")))
+    sim_device::preset(name).ok_or_else(|| {
+        Error::Usage(format!(
+            "unknown device preset {name:?} (`simulate --device {LIST}` names them)"
+        ))
+    })
+}
+
+/// `simulate --device list`: each preset, what it describes and where its numbers
+/// come from, one line each.
+fn list(out: &mut dyn Write) -> Result<()> {
+    let width = sim_device::presets()
+        .iter()
+        .map(|d| d.name.len())
+        .max()
+        .unwrap_or(0);
+    for d in sim_device::presets() {
+        out!(
+            out,
+            "{:<width$}  {}: {}\n",
+            d.name,
+            d.description,
+            d.sources
+        )?;
+    }
+    Ok(())
 }
 
 /// `simulate`: the summary of every case `filters` select (at `quick` sizes) predicted
@@ -28,6 +55,7 @@ pub fn simulate(
     quick: bool,
 ) -> Result<()> {
     let model = match device {
+        Some(LIST) => return list(out),
         Some(name) => preset(name)?,
         None => sim_device::preset(DEFAULT_PRESET)
             .ok_or_else(|| Error::Usage(format!("no device preset {DEFAULT_PRESET:?}")))?,
@@ -48,7 +76,8 @@ pub fn simulate(
         ..RunSizing::default()
     };
     let rows = run::predicted_rows(&cases, sizing, &predictions, model);
-    out!(out, "{}", results::summary(&rows))
+    let names = model.level_names();
+    out!(out, "{}", results::summary_named(&rows, Some(&names)))
 }
 
 /// What `simulate --validate` judges, and how.

@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use super::reflect::{Bound, Word};
+use super::reflect::{KernelBinding, Word};
 use crate::sim::{BoundBuffer, Kernel, Launch, Request, Target, run};
 use crate::suite::Expected;
 
@@ -51,7 +51,7 @@ pub struct Interpreted {
 /// order), at each of `subgroup_sizes`.
 pub fn interpret(
     kernel: &Kernel,
-    bindings: &[Bound],
+    bindings: &[KernelBinding],
     inputs: &[Arc<Vec<u32>>],
     workgroups: [u32; 3],
     subgroup_sizes: &[u32],
@@ -86,7 +86,7 @@ pub fn interpret(
         let outputs = bindings
             .iter()
             .zip(&bound)
-            .filter(|(b, _)| b.access == super::reflect::Access::ReadWrite)
+            .filter(|(b, _)| b.access == super::reflect::BindingAccess::ReadWrite)
             .map(|(_, bound)| Arc::new(bytemuck::pod_collect_to_vec(&bound.data)))
             .collect();
         interpreted.outputs.push((subgroup_size, outputs));
@@ -149,7 +149,7 @@ impl Touched {
 
 /// What binding `bound` must hold: one of `references` (the interpreter's, per
 /// subgroup size tried), compared word by word as its layout says.
-pub fn expected(bound: &Bound, references: Vec<(u32, Arc<Vec<u32>>)>) -> Expected {
+pub fn expected(bound: &KernelBinding, references: Vec<(u32, Arc<Vec<u32>>)>) -> Expected {
     let bound = bound.clone();
     let words = references.first().map_or(0, |(_, r)| r.len());
     Expected::Rule {
@@ -172,7 +172,7 @@ pub fn expected(bound: &Bound, references: Vec<(u32, Arc<Vec<u32>>)>) -> Expecte
 
 /// `Ok` where `actual` holds `reference` as `bound`'s layout compares it, else one
 /// line: the binding, how many words differ, the first with both values.
-pub fn compare(bound: &Bound, reference: &[u32], actual: &[u32]) -> Result<(), String> {
+pub fn compare(bound: &KernelBinding, reference: &[u32], actual: &[u32]) -> Result<(), String> {
     let mut differing = 0usize;
     let mut first = None;
     for (index, (&e, &a)) in reference.iter().zip(actual).enumerate() {
@@ -198,7 +198,7 @@ pub fn compare(bound: &Bound, reference: &[u32], actual: &[u32]) -> Result<(), S
 }
 
 /// Where word `index` of `bound` is: in its runtime-sized array, the element too.
-fn place(bound: &Bound, index: usize) -> String {
+fn place(bound: &KernelBinding, index: usize) -> String {
     let byte = 4 * index as u64;
     match &bound.tail {
         Some(tail) if byte >= u64::from(bound.fixed_bytes) => {
@@ -266,14 +266,14 @@ pub fn f32_to_f16(value: f32) -> u16 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::reflect::{Access, Tail};
+    use super::super::reflect::{BindingAccess, Tail};
     use super::*;
 
-    fn floats() -> Bound {
-        Bound {
+    fn floats() -> KernelBinding {
+        KernelBinding {
             name: "y".to_owned(),
             binding: 1,
-            access: Access::ReadWrite,
+            access: BindingAccess::ReadWrite,
             fixed_bytes: 4,
             words: vec![Word::Exact],
             tail: Some(Tail {

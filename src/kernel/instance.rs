@@ -6,7 +6,7 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::checked::{self, Interpreted};
-use super::reflect::{self, Access, Bound, Shape, Word};
+use super::reflect::{self, BindingAccess, KernelBinding, KernelShape, Word};
 use crate::suite::{
     Buffer, Case, CaseData, Experiment, Family, Key, Measure, Params, Sizing, Twin, Value, Words,
     mix, shaders,
@@ -98,7 +98,7 @@ impl std::fmt::Display for BytesSource {
 pub struct Instance {
     pub experiment: &'static Experiment,
     pub case: Case,
-    pub shape: Shape,
+    pub shape: KernelShape,
     pub bytes_source: BytesSource,
     /// Bytes of every binding.
     pub footprint: u64,
@@ -111,7 +111,7 @@ pub const INTERPRETED_INVOCATIONS: u64 = 1 << 22;
 
 /// A description's buffers made: its reflection, buffers, first contents and dispatch.
 struct Prepared {
-    shape: Shape,
+    shape: KernelShape,
     buffers: Vec<Buffer>,
     /// Each binding's first contents, word by word.
     inputs: Vec<Contents>,
@@ -233,11 +233,11 @@ pub fn instance(description: &Description, sizing: &Sizing) -> Result<Instance, 
     let references = checked
         .filter(|(_, scale)| *scale == 1.0)
         .map(|(interpreted, _)| Arc::new(interpreted));
-    let written: Vec<Bound> = prepared
+    let written: Vec<KernelBinding> = prepared
         .shape
         .bindings
         .iter()
-        .filter(|b| b.access == Access::ReadWrite)
+        .filter(|b| b.access == BindingAccess::ReadWrite)
         .cloned()
         .collect();
     let data_inputs: Vec<Contents> = prepared
@@ -245,7 +245,7 @@ pub fn instance(description: &Description, sizing: &Sizing) -> Result<Instance, 
         .bindings
         .iter()
         .zip(&prepared.inputs)
-        .filter(|(b, _)| b.access != Access::Uniform)
+        .filter(|(b, _)| b.access != BindingAccess::Uniform)
         .map(|(_, contents)| contents.clone())
         .collect();
     let case = builder.data(move || CaseData {
@@ -298,7 +298,7 @@ fn verification(
 /// uses subgroups.
 fn interpreted(
     d: &Description,
-    shape: &Shape,
+    shape: &KernelShape,
     inputs: &[Arc<Vec<u32>>],
     workgroups: [u32; 3],
     sizing: &Sizing,
@@ -324,7 +324,10 @@ fn subgroup_sizes(uses_subgroups: bool, allowed: Option<(u32, u32)>) -> Vec<u32>
 }
 
 /// The references of the read-write bindings, in binding order.
-fn expectations(written: &[Bound], interpreted: &Interpreted) -> Vec<crate::suite::Expected> {
+fn expectations(
+    written: &[KernelBinding],
+    interpreted: &Interpreted,
+) -> Vec<crate::suite::Expected> {
     written
         .iter()
         .enumerate()
@@ -340,7 +343,7 @@ fn expectations(written: &[Bound], interpreted: &Interpreted) -> Vec<crate::suit
 }
 
 /// An error naming a flag's binding or field that the kernel does not have.
-fn check_names(d: &Description, shape: &Shape) -> Result<(), String> {
+fn check_names(d: &Description, shape: &KernelShape) -> Result<(), String> {
     let names: Vec<&str> = shape.bindings.iter().map(|b| b.name.as_str()).collect();
     let unknown = |flag: &str, name: &str| {
         format!(
@@ -365,7 +368,7 @@ fn check_names(d: &Description, shape: &Shape) -> Result<(), String> {
     for (name, _) in &d.fills {
         match shape.bindings.iter().find(|b| &b.name == name) {
             None => return Err(unknown("--init", name)),
-            Some(b) if b.access == Access::Uniform => {
+            Some(b) if b.access == BindingAccess::Uniform => {
                 return Err(format!(
                     "{}: --init {name}: `{name}` is a uniform; set its fields with --uniform",
                     d.file
@@ -379,11 +382,11 @@ fn check_names(d: &Description, shape: &Shape) -> Result<(), String> {
 
 /// Each binding's buffer: a uniform's words, a storage buffer's size, within the
 /// device's limits.
-fn buffers(d: &Description, shape: &Shape, sizing: &Sizing) -> Result<Vec<Buffer>, String> {
+fn buffers(d: &Description, shape: &KernelShape, sizing: &Sizing) -> Result<Vec<Buffer>, String> {
     let mut unset = Vec::new();
     let mut buffers = Vec::new();
     for bound in &shape.bindings {
-        if bound.access == Access::Uniform {
+        if bound.access == BindingAccess::Uniform {
             buffers.push(Buffer::Uniform(uniform(d, bound, &mut unset)?));
             continue;
         }
@@ -409,7 +412,7 @@ fn buffers(d: &Description, shape: &Shape, sizing: &Sizing) -> Result<Vec<Buffer
         // Whole 16-byte rows, as the GPU's buffers are made: arrayLength sees the same.
         let words = usize::try_from(bytes.div_ceil(16) * 4).map_err(|e| e.to_string())?;
         buffers.push(match bound.access {
-            Access::ReadOnly => Buffer::Input(words),
+            BindingAccess::ReadOnly => Buffer::Input(words),
             _ => Buffer::InOut(words),
         });
     }
@@ -437,7 +440,7 @@ fn buffers(d: &Description, shape: &Shape, sizing: &Sizing) -> Result<Vec<Buffer
 }
 
 /// `NAME.FIELD`, or `NAME` for a uniform that is not a struct.
-fn field_name(bound: &Bound, field: &str) -> String {
+fn field_name(bound: &KernelBinding, field: &str) -> String {
     if field == bound.name && bound.fields.len() == 1 {
         bound.name.clone()
     } else {
@@ -445,7 +448,7 @@ fn field_name(bound: &Bound, field: &str) -> String {
     }
 }
 
-fn uniform_fields(shape: &Shape) -> Vec<String> {
+fn uniform_fields(shape: &KernelShape) -> Vec<String> {
     shape
         .bindings
         .iter()
@@ -455,7 +458,11 @@ fn uniform_fields(shape: &Shape) -> Vec<String> {
 
 /// A uniform's words with its fields written; the fields not given are added to
 /// `unset`.
-fn uniform(d: &Description, bound: &Bound, unset: &mut Vec<String>) -> Result<Vec<u32>, String> {
+fn uniform(
+    d: &Description,
+    bound: &KernelBinding,
+    unset: &mut Vec<String>,
+) -> Result<Vec<u32>, String> {
     let mut words = vec![0u32; bound.fixed_bytes.div_ceil(4) as usize];
     for field in &bound.fields {
         let name = field_name(bound, &field.name);
@@ -501,7 +508,7 @@ fn component(kind: naga::ScalarKind, width: u8, value: f64) -> Result<u32, Strin
 }
 
 /// A binding's first contents: its fill, as its words' kinds say.
-fn contents(d: &Description, bound: &Bound, buffer: &Buffer, index: usize) -> Contents {
+fn contents(d: &Description, bound: &KernelBinding, buffer: &Buffer, index: usize) -> Contents {
     let len = buffer.words();
     if let Buffer::Uniform(words) = buffer {
         let words = Arc::new(words.clone());
@@ -527,7 +534,7 @@ fn contents(d: &Description, bound: &Bound, buffer: &Buffer, index: usize) -> Co
 }
 
 /// The element of its array that word `at` of `bound` belongs to (for a ramp).
-fn element(bound: &Bound, at: usize) -> u64 {
+fn element(bound: &KernelBinding, at: usize) -> u64 {
     let byte = 4 * at as u64;
     match &bound.tail {
         Some(tail) if byte >= u64::from(bound.fixed_bytes) => {
@@ -556,7 +563,7 @@ fn initial(init: Init, word: Word, element: u64, hash: u64) -> u32 {
 }
 
 /// The dispatch: given, or `n / <workgroup x>` rounded up; within the device's limit.
-fn workgroups(d: &Description, shape: &Shape, sizing: &Sizing) -> Result<[u32; 3], String> {
+fn workgroups(d: &Description, shape: &KernelShape, sizing: &Sizing) -> Result<[u32; 3], String> {
     let workgroups = match (d.workgroups, d.sizes.iter().find(|(name, _)| name == "n")) {
         (Some(workgroups), _) => workgroups,
         (None, Some((_, n))) => {

@@ -11,7 +11,7 @@ use naga::{AddressSpace, Module, ScalarKind, TypeInner};
 
 /// How the kernel sees a binding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Access {
+pub enum BindingAccess {
     Uniform,
     ReadOnly,
     ReadWrite,
@@ -48,11 +48,11 @@ pub struct Tail {
 
 /// One binding of the kernel.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Bound {
+pub struct KernelBinding {
     /// The WGSL variable's name.
     pub name: String,
     pub binding: u32,
-    pub access: Access,
+    pub access: BindingAccess,
     /// Bytes before the runtime-sized array, or of the whole binding if it has none.
     pub fixed_bytes: u32,
     /// How each word of the sized part compares.
@@ -62,7 +62,7 @@ pub struct Bound {
     pub fields: Vec<Field>,
 }
 
-impl Bound {
+impl KernelBinding {
     /// Bytes of the binding with `count` elements in its runtime-sized array.
     pub fn bytes(&self, count: u64) -> u64 {
         let tail = self
@@ -86,11 +86,11 @@ impl Bound {
 
 /// What `membench kernel` needs of a kernel.
 #[derive(Clone, Debug)]
-pub struct Shape {
+pub struct KernelShape {
     pub entry: String,
     pub workgroup_size: [u32; 3],
     /// In binding order, numbered 0, 1, 2, … in group 0.
-    pub bindings: Vec<Bound>,
+    pub bindings: Vec<KernelBinding>,
     /// The names of its `override` constants.
     pub overrides: Vec<String>,
     /// Whether it uses subgroup operations or built-ins: its outputs may depend on the
@@ -105,7 +105,7 @@ pub fn shape(
     source: &str,
     entry: Option<&str>,
     overrides: &[(String, f64)],
-) -> Result<Shape, String> {
+) -> Result<KernelShape, String> {
     let module = naga::front::wgsl::parse_str(source).map_err(|e| {
         let at = located(file, e.location(source));
         format!("{at}{}", one_line(e.message()))
@@ -144,7 +144,7 @@ pub fn shape(
         .iter()
         .find(|ep| ep.name == entry)
         .map_or([1, 1, 1], |ep| ep.workgroup_size);
-    Ok(Shape {
+    Ok(KernelShape {
         bindings: bindings(file, &resolved)?,
         entry,
         workgroup_size,
@@ -208,7 +208,7 @@ fn choose_entry(file: &str, module: &Module, entry: Option<&str>) -> Result<Stri
     }
 }
 
-fn bindings(file: &str, module: &Module) -> Result<Vec<Bound>, String> {
+fn bindings(file: &str, module: &Module) -> Result<Vec<KernelBinding>, String> {
     let mut layouter = naga::proc::Layouter::default();
     layouter
         .update(module.to_ctx())
@@ -229,11 +229,11 @@ fn bindings(file: &str, module: &Module) -> Result<Vec<Bound>, String> {
             ));
         }
         let access = match global.space {
-            AddressSpace::Uniform => Access::Uniform,
+            AddressSpace::Uniform => BindingAccess::Uniform,
             AddressSpace::Storage { access } if access.contains(naga::StorageAccess::STORE) => {
-                Access::ReadWrite
+                BindingAccess::ReadWrite
             }
-            AddressSpace::Storage { .. } => Access::ReadOnly,
+            AddressSpace::Storage { .. } => BindingAccess::ReadOnly,
             _ => {
                 return Err(format!(
                     "{file}: binding {at} is a texture or sampler: membench kernel binds \
@@ -244,7 +244,7 @@ fn bindings(file: &str, module: &Module) -> Result<Vec<Bound>, String> {
         let mut layout = Layout::default();
         layout.walk(module, &layouter, global.ty, 0, true)?;
         let fields = match access {
-            Access::Uniform => fields(module, global.ty, &name)
+            BindingAccess::Uniform => fields(module, global.ty, &name)
                 .map_err(|why| format!("{file}: uniform {at}: {why}"))?,
             _ => Vec::new(),
         };
@@ -254,7 +254,7 @@ fn bindings(file: &str, module: &Module) -> Result<Vec<Bound>, String> {
         };
         let mut words = layout.words;
         words.resize(fixed_bytes.div_ceil(4) as usize, Word::Exact);
-        bound.push(Bound {
+        bound.push(KernelBinding {
             name,
             binding: slot.binding,
             access,
@@ -415,7 +415,7 @@ mod tests {
         assert_eq!(shape.entry, "main");
         assert_eq!(shape.workgroup_size, [64, 1, 1]);
         let info = &shape.bindings[0];
-        assert_eq!(info.access, Access::Uniform);
+        assert_eq!(info.access, BindingAccess::Uniform);
         let offsets: Vec<(&str, u32, u32)> = info
             .fields
             .iter()
@@ -432,7 +432,10 @@ mod tests {
     fn a_runtime_array_ending_a_struct_sizes_the_buffer_after_its_header() {
         let shape = shape("k.wgsl", STRUCTS, None, &[]).unwrap();
         let rows = &shape.bindings[1];
-        assert_eq!((rows.access, rows.fixed_bytes), (Access::ReadOnly, 8));
+        assert_eq!(
+            (rows.access, rows.fixed_bytes),
+            (BindingAccess::ReadOnly, 8)
+        );
         let tail = rows.tail.as_ref().unwrap();
         assert_eq!(
             (tail.stride, tail.words.as_slice()),
@@ -443,7 +446,7 @@ mod tests {
         let out = &shape.bindings[2];
         assert_eq!(
             (out.access, out.fixed_bytes, out.bytes(10)),
-            (Access::ReadWrite, 0, 40)
+            (BindingAccess::ReadWrite, 0, 40)
         );
     }
 

@@ -94,6 +94,18 @@ pub fn levels(points: &[(u64, f64)], sense: Sense, min_points: usize) -> Vec<Lev
         .collect()
 }
 
+/// `found` with the names of a hierarchy whose levels are known (a simulator preset's,
+/// [`crate::sim::device::DeviceModel::level_names`]) where it has as many levels;
+/// else as [`levels`] named them, by order.
+pub fn renamed(mut found: Vec<Level>, names: &[&str]) -> Vec<Level> {
+    if found.len() == names.len() {
+        for (level, name) in found.iter_mut().zip(names) {
+            (*name).clone_into(&mut level.name);
+        }
+    }
+    found
+}
+
 /// Whether `value` is more than the sense's step worse than a plateau's `typical`
 /// value, or as much better: a new plateau.
 fn steps(typical: f64, value: f64, sense: Sense) -> bool {
@@ -217,8 +229,9 @@ pub fn levels_text(levels: &[Level], sense: Sense) -> String {
         .join(", ")
 }
 
-/// The lines a run's summary ends with: per setting that ran a sweep, its levels.
-pub fn summary_lines(rows: &[Row]) -> String {
+/// The lines a run's summary ends with: per setting that ran a sweep, its levels,
+/// named as `names` has them where given ([`renamed`]).
+pub fn summary_lines(rows: &[Row], names: Option<&[&str]>) -> String {
     let mut settings: Vec<Setting> = rows.iter().map(Row::setting).collect();
     settings.sort();
     settings.dedup();
@@ -243,7 +256,10 @@ pub fn summary_lines(rows: &[Row]) -> String {
                 if points.is_empty() {
                     continue;
                 }
-                let found = levels(&points, sense, min_points);
+                let mut found = levels(&points, sense, min_points);
+                if let Some(names) = names {
+                    found = renamed(found, names);
+                }
                 let text = if found.is_empty() {
                     "no plateau".to_owned()
                 } else {
@@ -496,12 +512,12 @@ mod tests {
             shared(1 << 30, 3_000.0),
         ];
         assert_eq!(
-            summary_lines(&rows),
+            summary_lines(&rows, None),
             "levels, bandwidth, wgpu/default, measured: L1 20.0 TB/s to 16 KiB, \
              L2 8.0 TB/s to 2 MiB, DRAM 3.0 TB/s to 1 GiB\n"
         );
         assert_eq!(
-            summary_lines(&rows[..1]),
+            summary_lines(&rows[..1], None),
             "levels, bandwidth, wgpu/default, measured: no plateau\n"
         );
     }

@@ -23,7 +23,7 @@ pub use read::{file_bytes, parse, parse_with_lines, read, read_existing, read_wi
 pub use rescue::rescue;
 pub use summary::{
     LATENCY_FAMILIES, ON_CHIP_FAMILIES, copy_peak_gbps, in_unit, ns_per_element, speed_text,
-    summary, unit,
+    summary, summary_named, unit,
 };
 pub use write::{Format, body, head, markdown_table, merge, render, saved, update, write};
 

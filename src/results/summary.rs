@@ -169,6 +169,12 @@ pub(super) fn summary_cells(rows: &[Row]) -> Vec<Vec<String>> {
 /// launch costs ([`super::launch::summary_lines`]), the compute peak and the ridge point
 /// ([`super::compute::summary_lines`]).
 pub fn summary(rows: &[Row]) -> String {
+    summary_named(rows, None)
+}
+
+/// [`summary`] with the memory levels named as `level_names` has them, where the sweeps
+/// show as many (a simulator preset's hierarchy).
+pub fn summary_named(rows: &[Row], level_names: Option<&[&str]>) -> String {
     let (header, cells) = (SUMMARY_HEADER, summary_cells(rows));
     // Text columns at least this wide, numbers exactly this wide: the status, last,
     // runs on.
@@ -204,7 +210,7 @@ pub fn summary(rows: &[Row]) -> String {
     for row in &cells {
         table.push_str(&line(&row.iter().map(String::as_str).collect::<Vec<_>>()));
     }
-    table.push_str(&super::levels::summary_lines(rows));
+    table.push_str(&super::levels::summary_lines(rows, level_names));
     table.push_str(&super::launch::summary_lines(rows));
     table.push_str(&super::compute::summary_lines(rows));
     table

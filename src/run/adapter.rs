@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use super::plan::{Concurrent, Out, expand, is_template, print};
 use super::progress::Bars;
-use super::{Backends, Cases, Destination, Ended, Measurer, Output, Plan, Ran, Session, stop};
+use super::{Backends, CaseSource, Destination, Ended, Measurer, Output, Plan, Ran, Session, stop};
 use crate::backend::nvml;
 use crate::backend::wgpu::{self as gpu, GpuContext};
 use crate::error::{Error, Result};
@@ -117,8 +117,8 @@ impl Plan {
         let settings = self.settings(concurrent.map(|c| c.adapters));
         let sizing = ctx.sizing(settings.quick, settings.buffer_bytes, settings.matrix)?;
         let mut cases = match &self.cases {
-            Cases::Suite => suite::select(&sizing, &self.filters)?,
-            Cases::Given(given) => (given.make)(&sizing)?,
+            CaseSource::Suite => suite::select(&sizing, &self.filters)?,
+            CaseSource::Given(given) => (given.make)(&sizing)?,
         };
         if let Some(profile) = self.profile {
             cases = profile.select(cases);
@@ -140,8 +140,8 @@ impl Plan {
             Destination::Stdout(_) => None,
         };
         let case_rows = match &self.cases {
-            Cases::Suite => super::case_rows(&suite::select(&sizing, &[])?),
-            Cases::Given(_) => super::case_rows(&cases),
+            CaseSource::Suite => super::case_rows(&suite::select(&sizing, &[])?),
+            CaseSource::Given(_) => super::case_rows(&cases),
         };
         let old_rows = match &file {
             Some(path) => {
@@ -181,7 +181,7 @@ impl Plan {
         out: &Out,
     ) -> Result<Ended> {
         let mut summary = summary(opened, ran, target, started);
-        if let Cases::Given(given) = &self.cases {
+        if let CaseSource::Given(given) = &self.cases {
             summary.push_str(&(given.explain)(&ran.rows, &opened.identity.default_path()));
         }
         match destination {

@@ -109,7 +109,7 @@ impl RunArgs {
             ));
         }
         Ok(Plan {
-            cases: super::Cases::Suite,
+            cases: super::CaseSource::Suite,
             profile: self.profile,
             expect: self.expect,
             bless: self.bless,

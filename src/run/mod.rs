@@ -21,8 +21,8 @@ pub use backends::Backends;
 pub use lockstep::{Lockstep, Party};
 pub use measurer::{Measurer, Outcome, measure_case, measurer};
 pub use plan::{
-    Adapters, Cases, Destination, Ended, Explain, Given, MakeCases, Plan, check_settings, identity,
-    parse_matrix,
+    Adapters, CaseSource, Destination, Ended, Explain, Given, MakeCases, Plan, check_settings,
+    identity, parse_matrix,
 };
 pub use progress::{Bars, Notices};
 pub use session::{Output, Progress, Quiet, Ran, Session};

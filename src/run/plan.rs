@@ -41,7 +41,7 @@ pub enum Destination {
 
 /// Where a plan's cases come from.
 #[derive(Clone)]
-pub enum Cases {
+pub enum CaseSource {
     /// The registry's, as the filters and the profile select them.
     Suite,
     /// Made for the device by the caller (`membench kernel`): rows of their own file.
@@ -70,19 +70,19 @@ pub type MakeCases = dyn Fn(&Sizing) -> Result<Vec<(&'static Experiment, Case)>>
 /// What explains a run's rows ([`Given::explain`]).
 pub type Explain = dyn Fn(&[results::Row], &std::path::Path) -> String + Send + Sync;
 
-impl std::fmt::Debug for Cases {
+impl std::fmt::Debug for CaseSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
-            Cases::Suite => "Suite",
-            Cases::Given(_) => "Given",
+            CaseSource::Suite => "Suite",
+            CaseSource::Given(_) => "Given",
         })
     }
 }
 
-impl Cases {
+impl CaseSource {
     /// Whether its rows are a user's kernels, which never share a file with the suite's.
     pub fn kernels(&self) -> bool {
-        matches!(self, Cases::Given(_))
+        matches!(self, CaseSource::Given(_))
     }
 }
 
@@ -90,7 +90,7 @@ impl Cases {
 #[derive(Clone, Debug)]
 pub struct Plan {
     /// The registry's cases, or cases made by the caller.
-    pub cases: Cases,
+    pub cases: CaseSource,
     /// Only cases whose id contains one of these (all where empty).
     pub filters: Vec<String>,
     /// What changes the measurements; `concurrent` is set by the plan itself.

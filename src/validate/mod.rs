@@ -23,6 +23,7 @@
 //! "Simulator" section.
 
 pub mod progress;
+pub mod published;
 mod render;
 pub mod stats;
 

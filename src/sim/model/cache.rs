@@ -1,5 +1,6 @@
 //! The caches: a per-SM L1 for reads (write-through, no write-allocate, except local
-//! memory's writes) and one chip-wide write-back L2, fed one sector at a time; they
+//! memory's writes), one chip-wide write-back L2 and, where the device has one, a
+//! memory-side last-level cache behind it, fed one sector at a time; they
 //! count hits, DRAM bytes and DRAM requests, and say where each access was served. An
 //! L2 split into partitions also keeps, per partition, the lines its SMs read lately:
 //! an L2 hit outside them is far (a longer latency, the same traffic).
@@ -46,6 +47,9 @@ pub(super) struct Caches {
     line_reads: HashMap<u64, LineReads, BuildHasherDefault<MulHasher>>,
     l1: Vec<LineCache>,
     l2: LineCache,
+    /// The last-level cache behind the L2 (reads allocate, write-backs leave a clean
+    /// copy); none where the device has none.
+    llc: Option<LineCache>,
     /// Per L2 partition, the lines its SMs read lately, in its share of the L2's
     /// capacity, keyed by line (a quarter of the nodes sector keys would take); none
     /// where the L2 is one partition.
@@ -55,6 +59,7 @@ pub(super) struct Caches {
     /// Latency of an L1 fill from the L2 (near and far) and from DRAM.
     l2_ns: f64,
     l2_far_ns: f64,
+    llc_ns: f64,
     dram_ns: f64,
 }
 
@@ -90,16 +95,19 @@ impl Caches {
                 })
                 .collect(),
             l2: LineCache::new(sectors_of(device.l2_bytes), per_line),
+            llc: (device.llc_bytes > 0)
+                .then(|| LineCache::new(sectors_of(device.llc_bytes), per_line)),
             l2_near,
             sms_per_partition: (sms as usize).div_ceil(partitions as usize).max(1),
             l2_ns: device.l2_latency_ns,
             l2_far_ns: device.l2_far_latency_ns(),
+            llc_ns: device.llc_latency_ns,
             dram_ns: device.dram_latency_ns,
         }
     }
 
-    /// Shrink each L1 to `l1` and the L2 to `l2` of its capacity (at most all of it),
-    /// writing back the dirty sectors the L2 evicts.
+    /// Shrink each L1 to `l1` and the L2 (and the last-level cache) to `l2` of its
+    /// capacity (at most all of it), writing back the dirty sectors the L2 evicts.
     pub(super) fn share(&mut self, c: &mut Counts, l1: f64, l2: f64) {
         let of = |capacity: usize, share: f64| (capacity as f64 * share.clamp(0.0, 1.0)) as usize;
         for cache in &mut self.l1 {
@@ -112,7 +120,7 @@ impl Caches {
                 self.write_back_sector(c, key, valid != FULL);
             }
         }
-        for near in &mut self.l2_near {
+        for near in self.l2_near.iter_mut().chain(&mut self.llc) {
             let capacity = of(near.capacity(), l2);
             near.set_capacity(capacity);
         }
@@ -164,6 +172,7 @@ impl Caches {
             let latency_ns = match level {
                 CacheLevel::L1 | CacheLevel::L2 => self.l2_ns,
                 CacheLevel::L2Far => self.l2_far_ns,
+                CacheLevel::Llc => self.llc_ns,
                 CacheLevel::Dram => self.dram_ns,
             };
             if let Some(l1) = self.l1.get_mut(sm) {
@@ -253,6 +262,9 @@ impl Caches {
     /// A dirty sector written back to DRAM, merged with a DRAM read first when it is
     /// `partial`.
     fn write_back_sector(&mut self, c: &mut Counts, key: u64, partial: bool) {
+        if let Some(llc) = &mut self.llc {
+            llc.touch(key, 0);
+        }
         c.dram_write_bytes += self.sector_bytes;
         self.dram_sector(c, DramOp::Write, key);
         if partial {
@@ -271,26 +283,29 @@ impl Caches {
             Access::Atomic => FULL,
         };
         let hit = self.l2.touch(key, written);
-        if hit {
+        let level = if hit {
             c.l2_hit_sectors += 1;
-        } else if access != Access::Write {
+            CacheLevel::L2
+        } else if access == Access::Write {
+            CacheLevel::Dram
+        } else if self.llc.as_mut().is_some_and(|llc| llc.touch(key, 0)) {
+            c.llc_hit_sectors += 1;
+            CacheLevel::Llc
+        } else {
             c.dram_read_bytes += self.sector_bytes;
             self.line_reads
                 .entry(key / self.per_line)
                 .or_default()
                 .moved += 1;
-        }
+            CacheLevel::Dram
+        };
         for i in 0..self.l2.evicted().len() {
             let (victim, dirty, valid) = self.l2.evicted()[i];
             if dirty {
                 self.write_back_sector(c, victim, valid != FULL);
             }
         }
-        if hit {
-            CacheLevel::L2
-        } else {
-            CacheLevel::Dram
-        }
+        level
     }
 }
 
@@ -407,6 +422,49 @@ mod tests {
             CacheLevel::L2,
             "one partition is all near"
         );
+    }
+
+    #[test]
+    fn a_last_level_cache_serves_what_the_l2_lost_and_saves_its_dram_reads() {
+        // No L1, an L2 of 8 lines and a last-level cache of 32: a cycle of 16 lines
+        // misses the L2 every time but is read from DRAM only once.
+        let device = DeviceModel {
+            sms: 1,
+            l1_bytes: 0,
+            l2_bytes: 8 * 128,
+            l2_partitions: 1,
+            llc_bytes: 32 * 128,
+            ..h100()
+        };
+        let mut caches = Caches::new(&device, 1);
+        let mut c = Counts::default();
+        let mut walk = |c: &mut Counts| {
+            (0..16u64)
+                .map(|line| {
+                    caches
+                        .access(c, 0, Access::Read, (line * 4, 0), 0.0, false)
+                        .0
+                })
+                .max()
+        };
+        assert_eq!(walk(&mut c), Some(CacheLevel::Dram));
+        assert_eq!(walk(&mut c), Some(CacheLevel::Llc));
+        assert_eq!(c.dram_read_bytes, 16 * 32);
+        assert_eq!(c.llc_hit_sectors, 16);
+        // Without it, the second walk reads DRAM again.
+        let none = DeviceModel {
+            llc_bytes: 0,
+            ..device
+        };
+        let mut caches = Caches::new(&none, 1);
+        let mut c = Counts::default();
+        for _ in 0..2 {
+            for line in 0..16u64 {
+                caches.access(&mut c, 0, Access::Read, (line * 4, 0), 0.0, false);
+            }
+        }
+        assert_eq!(c.dram_read_bytes, 2 * 16 * 32);
+        assert_eq!(c.llc_hit_sectors, 0);
     }
 
     #[test]

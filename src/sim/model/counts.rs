@@ -22,11 +22,13 @@ pub struct Counts {
     pub l2_hit_sectors: u64,
     /// Of `l2_sectors`, the writes and atomics.
     pub l2_write_sectors: u64,
+    /// Sectors that missed the L2 and were read from the last-level cache.
+    pub llc_hit_sectors: u64,
     /// Dependent read rounds by the farthest level one of their sectors came from (L1,
-    /// near L2, far L2, DRAM): a round is the reads one workgroup issues at one round of its
+    /// near L2, far L2, last-level cache, DRAM): a round is the reads one workgroup issues at one round of its
     /// scoreboard ([`crate::sim::exec::Request::round`]), and it waits for its slowest
     /// sector, so a round of one DRAM read among L1 hits takes a DRAM latency.
-    pub read_rounds_from: [u64; 4],
+    pub read_rounds_from: [u64; 5],
     pub dram_read_bytes: u64,
     pub dram_write_bytes: u64,
     /// DRAM reads that merge a partly written sector before it is written back (a

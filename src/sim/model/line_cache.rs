@@ -14,6 +14,8 @@ pub(super) enum CacheLevel {
     L2,
     /// The L2, in the other partition.
     L2Far,
+    /// The last-level cache beyond the L2 ([`crate::sim::device::DeviceModel::llc_bytes`]).
+    Llc,
     Dram,
 }
 

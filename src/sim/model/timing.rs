@@ -11,6 +11,8 @@ use crate::sim::{Costs, ExecStats};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Bound {
     Dram,
+    /// The last-level cache beyond the L2 (Infinity Cache, system-level cache).
+    Llc,
     L2,
     L1,
     Shared,
@@ -39,6 +41,7 @@ impl Bound {
     pub fn name(self) -> &'static str {
         match self {
             Bound::Dram => "dram",
+            Bound::Llc => "llc",
             Bound::L2 => "l2",
             Bound::L1 => "l1",
             Bound::Shared => "banks",
@@ -58,6 +61,7 @@ impl Bound {
     pub fn describe(self) -> &'static str {
         match self {
             Bound::Dram => "DRAM bandwidth",
+            Bound::Llc => "last-level cache bandwidth",
             Bound::L2 => "L2 bandwidth",
             Bound::L1 => "L1 wavefronts",
             Bound::Shared => "shared-memory bank wavefronts",
@@ -74,8 +78,9 @@ impl Bound {
     }
 
     /// Every bound, in the order above.
-    pub const ALL: [Bound; 13] = [
+    pub const ALL: [Bound; 14] = [
         Bound::Dram,
+        Bound::Llc,
         Bound::L2,
         Bound::L1,
         Bound::Shared,
@@ -144,6 +149,7 @@ pub struct Terms {
     pub dram_reads: f64,
     /// Of `dram`, the time of partial-line requests' unmoved sectors.
     pub dram_partial: f64,
+    pub llc: f64,
     pub l2: f64,
     /// Of `l2`, the time of sector writes.
     pub l2_writes: f64,
@@ -159,9 +165,10 @@ impl Terms {
     /// Each limit with the bound it names, in order of precedence: on a tie the
     /// earlier names the bound. `dram_reads`, `dram_partial` and `l2_writes` are parts
     /// of `dram` and `l2`, not limits of their own.
-    pub fn limits(&self) -> [(Bound, f64); 8] {
+    pub fn limits(&self) -> [(Bound, f64); 9] {
         [
             (Bound::Dram, self.dram),
+            (Bound::Llc, self.llc),
             (Bound::L2, self.l2),
             (Bound::L1, self.l1),
             (Bound::Shared, self.shared),
@@ -264,6 +271,10 @@ impl Prediction {
         let dram_s = dram_reads_s
             + per_s(dram_write_bytes as f64, device.dram_write_gbps() * 1e9)
             + dram_partial_s;
+        let llc_s = per_s(
+            (scaled(counts.llc_hit_sectors) * u64::from(device.sector_bytes)) as f64,
+            device.llc_gbps * 1e9,
+        );
         let l2_s = per_s(
             (l2_sectors.saturating_sub(l2_writes) * u64::from(device.sector_bytes)) as f64,
             device.l2_gbps * 1e9,
@@ -291,7 +302,7 @@ impl Prediction {
         ));
         let launch_s = total_workgroups as f64 * device.workgroup_launch_ns * 1e-9 / sms;
         // The busiest path of those that work side by side: the memory paths and issue.
-        let busiest = [dram_s, l2_s, l1_s, shared_s, uniform_s]
+        let busiest = [dram_s, llc_s, l2_s, l1_s, shared_s, uniform_s]
             .into_iter()
             .fold(issue_s, f64::max);
         // Little's law: the workgroups resident at once each take their critical path;
@@ -299,11 +310,12 @@ impl Prediction {
         // share of DRAM bandwidth in use.
         let rounds = counts.read_rounds_from.map(|n| n as f64);
         let reads = rounds.iter().sum::<f64>().max(1.0);
-        let [l1, l2, far, dram] = rounds.map(|n| n / reads);
+        let [l1, l2, far, llc, dram] = rounds.map(|n| n / reads);
         let round_ns = |dram_ns: f64| {
             l1 * device.l1_latency_ns
                 + l2 * device.l2_latency_ns
                 + far * device.l2_far_latency_ns()
+                + llc * device.llc_latency_ns
                 + dram * dram_ns
         };
         let in_flight = device.workgroups_in_flight(work.lanes) as f64;
@@ -327,7 +339,7 @@ impl Prediction {
         // L2: both queue) is in use, and where the latency bounds, that time is its
         // own: t = idle + rise × min(1, load / t), solved for t.
         let rise = latency_s(device.loaded_latency_ns) - idle;
-        let load = dram_s.max(l2_s);
+        let load = dram_s.max(l2_s).max(llc_s);
         let busy = if idle > 0.0 && load > 0.0 {
             let t = (idle + (idle * idle + 4.0 * rise * load).max(0.0).sqrt()) / 2.0;
             (load / t.max(busiest)).min(1.0)
@@ -339,6 +351,7 @@ impl Prediction {
             dram: dram_s,
             dram_reads: dram_reads_s,
             dram_partial: dram_partial_s,
+            llc: llc_s,
             l2: l2_s,
             l2_writes: l2_writes_s,
             l1: l1_s,
@@ -350,7 +363,9 @@ impl Prediction {
         };
         let (mut bound, time_s) = terms.largest();
         // Local-memory traffic bounds the kernel when a memory path it loads does.
-        if counts.local_requests > 0 && matches!(bound, Bound::Dram | Bound::L2 | Bound::L1) {
+        if counts.local_requests > 0
+            && matches!(bound, Bound::Dram | Bound::Llc | Bound::L2 | Bound::L1)
+        {
             bound = Bound::Local;
         }
         Prediction {

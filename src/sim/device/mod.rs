@@ -20,6 +20,9 @@ pub struct DeviceModel {
     pub name: &'static str,
     /// The product it describes.
     pub description: &'static str,
+    /// Where its numbers come from, in one line (`simulate --device list`); each
+    /// number's own source is a comment beside it in the preset.
+    pub sources: &'static str,
     /// Lanes per subgroup (warp / wavefront / SIMD width).
     pub subgroup_size: u32,
     /// DRAM/L2 access granule.
@@ -38,6 +41,13 @@ pub struct DeviceModel {
     /// partition's SMs read lately (an equal share of `l2_bytes`); a hit anywhere else
     /// in the L2 takes [`DeviceModel::l2_far_latency_ns`]. Only latency depends on it.
     pub l2_partitions: u32,
+    /// A last-level cache between the L2 and DRAM, whole chip: AMD's Infinity Cache
+    /// (MALL), Apple's system-level cache (0: none). It is memory-side: reads that miss
+    /// the L2 look in it and allocate in it, write-backs pass through it to DRAM and
+    /// leave it a clean copy.
+    pub llc_bytes: u64,
+    /// The last-level cache's read bandwidth (sectors it serves to the L2), GB/s.
+    pub llc_gbps: f64,
     /// Streaming multiprocessors (compute units; CPU cores for lavapipe).
     pub sms: u32,
     /// Resident lanes per SM and resident workgroups per SM: together with the
@@ -85,6 +95,8 @@ pub struct DeviceModel {
     /// ([`DeviceModel::l2_partitions`]), over `l2_latency_ns`: calibrating the near
     /// latency sets the far one with it ([`DeviceModel::l2_far_latency_ns`]).
     pub l2_far_over_near: f64,
+    /// Latency of a dependent load that misses the L2 and hits the last-level cache.
+    pub llc_latency_ns: f64,
     pub dram_latency_ns: f64,
     /// Latency of a DRAM load while streaming kernels keep the DRAM busy (queueing in
     /// the memory system): a load's latency rises from `dram_latency_ns` towards it
@@ -113,200 +125,20 @@ pub struct DeviceModel {
     pub calibrated: bool,
 }
 
+mod amd;
+mod apple;
+mod intel;
+mod nvidia;
+
+use amd::{MI100, MI210, MI300X, RX6900XT, RX7900XTX};
+use apple::M2;
+use intel::{A770, B580};
+use nvidia::{A100, GTX1050TI, H100, H200, L40, RTX4090, V100};
+
 /// SMs × one per clock × clock, per second.
 const fn per_clock(sms: u32, clock_ghz: f64) -> f64 {
     sms as f64 * clock_ghz * 1e9
 }
-
-/// NVIDIA H100 SXM5 80 GB. Source: "NVIDIA H100 Tensor Core GPU Architecture"
-/// whitepaper (2022) and the H100 datasheet.
-const H100: DeviceModel = DeviceModel {
-    name: "h100",
-    description: "NVIDIA H100 SXM5 80 GB",
-    subgroup_size: 32, // warp, all NVIDIA GPUs
-    sector_bytes: 32,  // whitepapers: 32-byte sectors, 128-byte lines
-    line_bytes: 128,
-    banks: 32, // CUDA C++ Programming Guide, compute capability 9.0: 32 banks of 4 bytes
-    bank_bytes: 4,
-    // Whitepaper: 256 KB combined L1/shared per SM (up to 228 KB shared); the L1's
-    // share depends on the carve-out the driver picks. Estimate: gpu-benches'
-    // `gpu-cache` (Ernst et al.) publishes an H100 PCIe L1 plateau up to about 200 KB
-    // per SM for a kernel with little shared memory.
-    l1_bytes: 200 << 10,
-    l2_bytes: 50 << 20, // whitepaper: 50 MB L2
-    // The A100 whitepaper: the L2 "is divided into two partitions", each caching data
-    // for the SMs of the GPCs directly connected to it. The H100's chase measures two
-    // L2 latencies, the near one to about half the L2 (docs/hierarchy.md, The levels).
-    l2_partitions: 2,
-    sms: 132,                  // whitepaper: 132 SMs on H100 SXM5
-    max_lanes_per_sm: 2048,    // whitepaper: 64 warps per SM
-    max_workgroups_per_sm: 32, // whitepaper: 32 thread blocks per SM
-    dram_gbps: 3350.0,         // datasheet: HBM3 3.35 TB/s
-    // Estimate: one rate for both directions; calibrated from hierarchy/dram_read.
-    dram_read_speedup: 1.0,
-    // Estimate: copy/stride at strides 9 to 32, where every lane's sector is alone in
-    // its line, falls steadily from a whole-sector stream's rate to about half of it
-    // at one sector per 128-byte line (a third of a sector's time per sector left out
-    // of a line); calibrated from copy/stride at stride 32.
-    dram_unmoved_sector_share: 0.33,
-    // Estimate: NVIDIA does not publish Hopper L2 bandwidth; microbenchmarks report
-    // 5.5-7 TB/s, below A100's 5120 B/clk scaled to this clock (10 TB/s). Calibrated
-    // from hierarchy/shared at 16 MiB.
-    l2_gbps: 7000.0,
-    // Estimate: as many write requests as sector reads (7 TB/s / 32 B); calibrated
-    // from transpose/naive_row (docs/simulator.md, Device models and calibration).
-    l2_write_requests_per_s: 7000e9 / 32.0,
-    shared_wavefronts_per_s: per_clock(132, 1.98),
-    l1_wavefronts_per_s: per_clock(132, 1.98),
-    uniform_addresses_per_s: per_clock(132, 1.98),
-    clock_ghz: 1.98, // datasheet: max boost 1980 MHz (SXM5)
-    // Estimates from published pointer chases on Hopper (Luo et al., "Benchmarking and
-    // Dissecting the Nvidia Hopper GPU Architecture", 2024; Chips and Cheese, "Nvidia's
-    // H100: Funny L2, and Tons of Bandwidth", 2023): about 33 and 260 clocks for L1
-    // and L2 hits, 500-600 ns to DRAM. The suite's latency/chase replaces them.
-    l1_latency_ns: 33.0 / 1.98,
-    l2_latency_ns: 260.0 / 1.98,
-    // Estimate: gpu-benches' `gpu-latency` publishes 265 and 475 clocks for the near
-    // and far L2 of an H100 PCIe.
-    l2_far_over_near: 475.0 / 265.0,
-    dram_latency_ns: 550.0,
-    // Estimate: a scalar copy at full occupancy (2048 lanes × 4 B per SM in flight)
-    // reaches about 2.2 TB/s of 3 TB/s: Little's law gives about 1 µs. Calibrated
-    // from copy/offset.
-    loaded_latency_ns: 1000.0,
-    // Estimates: about 30 clocks for a shared-memory load (Luo et al. 2024) and 20
-    // for a barrier.
-    on_chip_latency_ns: 30.0 / 1.98,
-    barrier_ns: 20.0 / 1.98,
-    // Whitepaper: 4 warp schedulers per SM, 1 instruction/clock. Calibrated from
-    // bank/stride at stride 1 (its tax-free kernel runs at the unrolled CUDA twin's
-    // speed, 1.5x the rolled one's).
-    issue_per_clock: 4.0,
-    // CUDA C++ Programming Guide, "Arithmetic Instructions": integer division and
-    // modulo compile to up to 20 instructions.
-    int_div_instructions: 20,
-    // CUDA C++ Programming Guide, "Arithmetic Instructions" (throughput table), compute
-    // capability 9.0: warp shuffle 32 results per clock per SM, one 32-lane subgroup.
-    shuffles_per_clock: 1.0,
-    // Estimate, calibrated from copy/launch at 64 invocations per workgroup.
-    workgroup_launch_ns: 80.0,
-    // PCIe 5.0 x16 (the H100 SXM5's host interface, whitepaper): 32 GT/s × 16 lanes
-    // × 128/130 / 8 = 63.0 GB/s raw, × 256/280 for a 256-byte payload's header and
-    // framing (estimate). Calibrated from transfer/upload_pinned at 256 MiB.
-    link_gbps: crate::sim::link::PCIE5_X16_GBPS,
-    // Estimate: a `cudaMemcpy` of a few bytes takes about 10 µs. Calibrated from
-    // transfer/upload_pinned at 4 KiB.
-    transfer_overhead_us: 10.0,
-    calibrated: false,
-};
-
-/// NVIDIA H200 SXM 141 GB: the H100's GH100 chip with HBM3e. Source: NVIDIA H200
-/// datasheet (2024); chip numbers as [`H100`].
-const H200: DeviceModel = DeviceModel {
-    name: "h200",
-    description: "NVIDIA H200 SXM 141 GB",
-    dram_gbps: 4800.0, // datasheet: HBM3e 4.8 TB/s
-    // The full GH100 has 60 MB of L2 ("NVIDIA H100 Tensor Core GPU Architecture",
-    // full GH100 implementation), the H100 SXM5 50 MB; the lent H200 reports
-    // 62914560 bytes (`cudaDeviceProp::l2CacheSize` through PyTorch).
-    l2_bytes: 60 << 20,
-    ..H100
-};
-
-/// NVIDIA A100 SXM4 40 GB. Source: "NVIDIA A100 Tensor Core GPU Architecture"
-/// whitepaper (2020). The 80 GB part has 2039 GB/s DRAM: calibrate.
-const A100: DeviceModel = DeviceModel {
-    name: "a100",
-    description: "NVIDIA A100 SXM4 40 GB",
-    // Whitepaper: 192 KB combined L1/shared per SM (up to 164 KB shared); estimate: half.
-    l1_bytes: 96 << 10,
-    l2_bytes: 40 << 20, // whitepaper: 40 MB L2
-    sms: 108,           // whitepaper: 108 SMs
-    max_lanes_per_sm: 2048,
-    max_workgroups_per_sm: 32,
-    dram_gbps: 1555.0, // whitepaper: 1555 GB/s HBM2
-    // Whitepaper: L2 read bandwidth 5120 bytes/clk × 1.41 GHz.
-    l2_gbps: 5120.0 * 1.41,
-    l2_write_requests_per_s: 5120.0 * 1.41e9 / 32.0, // estimate: as many as reads
-    shared_wavefronts_per_s: per_clock(108, 1.41),
-    l1_wavefronts_per_s: per_clock(108, 1.41),
-    uniform_addresses_per_s: per_clock(108, 1.41),
-    clock_ghz: 1.41, // whitepaper: boost 1410 MHz
-    on_chip_latency_ns: 30.0 / 1.41,
-    barrier_ns: 20.0 / 1.41,
-    // CUDA C++ Programming Guide, throughput table, compute capability 8.0: warp
-    // shuffle 32 results per clock per SM.
-    shuffles_per_clock: 1.0,
-    link_gbps: crate::sim::link::PCIE4_X16_GBPS, // whitepaper: PCIe 4.0
-    ..H100
-};
-
-/// NVIDIA Tesla V100 SXM2. Source: "NVIDIA Tesla V100 GPU Architecture" whitepaper
-/// (2017); L2 bytes/clk from the A100 whitepaper's comparison table.
-const V100: DeviceModel = DeviceModel {
-    name: "v100",
-    description: "NVIDIA Tesla V100 SXM2",
-    // Whitepaper: 128 KB combined L1/shared per SM (up to 96 KB shared); estimate: half.
-    l1_bytes: 64 << 10,
-    l2_bytes: 6 << 20, // whitepaper: 6144 KB L2
-    l2_partitions: 1,  // the V100 whitepaper names no L2 partitions
-    sms: 80,           // whitepaper: 80 SMs
-    max_lanes_per_sm: 2048,
-    max_workgroups_per_sm: 32,
-    dram_gbps: 900.0, // whitepaper: 900 GB/s HBM2
-    // A100 whitepaper: V100 L2 read bandwidth 2048 bytes/clk × 1.53 GHz.
-    l2_gbps: 2048.0 * 1.53,
-    l2_write_requests_per_s: 2048.0 * 1.53e9 / 32.0, // estimate: as many as reads
-    shared_wavefronts_per_s: per_clock(80, 1.53),
-    l1_wavefronts_per_s: per_clock(80, 1.53),
-    uniform_addresses_per_s: per_clock(80, 1.53),
-    clock_ghz: 1.53, // whitepaper: boost 1530 MHz
-    on_chip_latency_ns: 30.0 / 1.53,
-    barrier_ns: 20.0 / 1.53,
-    // CUDA C++ Programming Guide, throughput table, compute capability 7.0: warp
-    // shuffle 32 results per clock per SM.
-    shuffles_per_clock: 1.0,
-    link_gbps: crate::sim::link::PCIE3_X16_GBPS, // whitepaper: PCIe 3.0
-    ..H100
-};
-
-/// NVIDIA GeForce GTX 1050 Ti (GP107). Sources: the GeForce GTX 1050 Ti specification
-/// page (768 CUDA cores, 1392 MHz boost, 7 Gbps GDDR5 on 128 bits) and the
-/// "NVIDIA GeForce GTX 1080" (GP104) whitepaper for the Pascal SM.
-const GTX1050TI: DeviceModel = DeviceModel {
-    name: "gtx1050ti",
-    description: "NVIDIA GeForce GTX 1050 Ti",
-    // GP104 whitepaper: 48 KB L1/texture per SM, shared memory (96 KB) separate.
-    l1_bytes: 48 << 10,
-    // GP104 whitepaper: 256 KB L2 per 32-bit memory controller; GP107 has 4.
-    l2_bytes: 1 << 20,
-    l2_partitions: 1, // the GP104 whitepaper names no L2 partitions
-    sms: 6,           // spec page: 768 CUDA cores / 128 per Pascal SM
-    max_lanes_per_sm: 2048,
-    max_workgroups_per_sm: 32,
-    dram_gbps: 112.0, // spec page: 7 Gbps × 128 bits / 8
-    // Estimate (NVIDIA does not publish Pascal L2 bandwidth): 64 B/clk per memory
-    // controller × 4 controllers × 1.392 GHz.
-    l2_gbps: 64.0 * 4.0 * 1.392,
-    // Estimate: a quarter of the read sectors, as the H100's calibrated
-    // transpose/naive_row writes lines against its L2's read sectors.
-    l2_write_requests_per_s: 0.27 * 64.0 * 4.0 * 1.392e9 / 32.0,
-    shared_wavefronts_per_s: per_clock(6, 1.392),
-    // GP104 whitepaper, SM diagram: two L1/texture caches per SM (one per pair of
-    // processing blocks), apart from shared memory. Estimate: one line each per clock.
-    l1_wavefronts_per_s: 2.0 * per_clock(6, 1.392),
-    uniform_addresses_per_s: per_clock(6, 1.392),
-    clock_ghz: 1.392, // spec page: boost 1392 MHz
-    on_chip_latency_ns: 30.0 / 1.392,
-    barrier_ns: 20.0 / 1.392,
-    // CUDA C++ Programming Guide, throughput table, compute capability 6.1: warp
-    // shuffle 32 results per clock per SM.
-    shuffles_per_clock: 1.0,
-    // Spec page: PCIe 3.0 x16.
-    link_gbps: crate::sim::link::PCIE3_X16_GBPS,
-    // Estimates for GDDR5 Pascal (pointer chases report 400-600 ns): the H100's.
-    ..H100
-};
 
 /// Mesa lavapipe (llvmpipe's Vulkan driver) on 2 cores of the CI machine's AMD EPYC.
 /// Rough: a CPU has no sectors, banks or constant cache, so the model's structure fits
@@ -314,6 +146,7 @@ const GTX1050TI: DeviceModel = DeviceModel {
 const LAVAPIPE: DeviceModel = DeviceModel {
     name: "lavapipe",
     description: "Mesa lavapipe (software Vulkan) on 2 CPU cores",
+    sources: "lscpu on the CI machine (caches, cores); every rate an estimate",
     subgroup_size: 8, // llvmpipe: 8 lanes of 32 bits in a 256-bit AVX2 vector
     sector_bytes: 32,
     line_bytes: 64, // x86 cache line
@@ -322,6 +155,8 @@ const LAVAPIPE: DeviceModel = DeviceModel {
     l1_bytes: 32 << 10, // lscpu on the CI machine: 32 KiB L1d per core
     l2_bytes: 32 << 20, // lscpu: 32 MiB L3 (shared last level plays the L2's part)
     l2_partitions: 1,
+    llc_bytes: 0, // the L3 plays the L2's part
+    llc_gbps: 0.0,
     sms: 2,              // 2 cores, one workgroup per core thread at a time
     max_lanes_per_sm: 1, // llvmpipe runs one workgroup per thread: 1 resident
     max_workgroups_per_sm: 1,
@@ -342,6 +177,7 @@ const LAVAPIPE: DeviceModel = DeviceModel {
     l1_latency_ns: 2.0,
     l2_latency_ns: 15.0,
     l2_far_over_near: 1.0,
+    llc_latency_ns: 0.0,
     dram_latency_ns: 100.0,
     loaded_latency_ns: 150.0,
     on_chip_latency_ns: 2.0,
@@ -362,6 +198,7 @@ const LAVAPIPE: DeviceModel = DeviceModel {
 const GENERIC: DeviceModel = DeviceModel {
     name: "generic",
     description: "generic mid-range discrete GPU (estimate; calibrate)",
+    sources: "none: every number an estimate",
     l1_bytes: 64 << 10,
     l2_bytes: 4 << 20,
     l2_partitions: 1,
@@ -381,7 +218,10 @@ const GENERIC: DeviceModel = DeviceModel {
     ..H100
 };
 
-static PRESETS: [DeviceModel; 7] = [H100, H200, A100, V100, GTX1050TI, LAVAPIPE, GENERIC];
+static PRESETS: [DeviceModel; 17] = [
+    H100, H200, A100, L40, RTX4090, V100, GTX1050TI, MI100, MI210, MI300X, RX6900XT, RX7900XTX,
+    A770, B580, M2, LAVAPIPE, GENERIC,
+];
 
 /// Every preset, `generic` last.
 pub fn presets() -> &'static [DeviceModel] {
@@ -397,17 +237,30 @@ pub fn preset(name: &str) -> Option<&'static DeviceModel> {
 /// "llvmpipe (LLVM 15.0.7, 256 bits)"), by substring; `generic` when none matches.
 pub fn closest_preset(adapter_name: &str) -> &'static DeviceModel {
     let a = adapter_name.to_ascii_lowercase();
-    let keys: [(&[&str], &DeviceModel); 6] = [
-        (&["h200"], &PRESETS[1]),
-        (&["h100"], &PRESETS[0]),
-        (&["a100"], &PRESETS[2]),
-        (&["v100"], &PRESETS[3]),
-        (&["1050 ti", "1050ti"], &PRESETS[4]),
-        (&["llvmpipe", "lavapipe"], &PRESETS[5]),
+    // The first match wins: the H200 before the H100 ("H100" is no part of "H200",
+    // but a longer name goes first all the same).
+    let keys: [(&[&str], &str); 16] = [
+        (&["h200"], "h200"),
+        (&["h100"], "h100"),
+        (&["a100"], "a100"),
+        (&["l40"], "l40"),
+        (&["4090"], "rtx4090"),
+        (&["v100"], "v100"),
+        (&["1050 ti", "1050ti"], "gtx1050ti"),
+        (&["mi100"], "mi100"),
+        (&["mi210"], "mi210"),
+        (&["mi300x"], "mi300x"),
+        (&["6900 xt", "6900xt"], "rx6900xt"),
+        (&["7900 xtx", "7900xtx"], "rx7900xtx"),
+        (&["a770"], "a770"),
+        (&["b580"], "b580"),
+        (&["apple m2"], "m2"),
+        (&["llvmpipe", "lavapipe"], "lavapipe"),
     ];
     keys.iter()
         .find(|(subs, _)| subs.iter().any(|s| a.contains(s)))
-        .map_or(&PRESETS[6], |&(_, d)| d)
+        .and_then(|&(_, name)| preset(name))
+        .unwrap_or(&PRESETS[PRESETS.len() - 1])
 }
 
 impl DeviceModel {
@@ -426,6 +279,22 @@ impl DeviceModel {
     /// rate count by.
     pub fn sectors_per_line(&self) -> u64 {
         (u64::from(self.line_bytes) / u64::from(self.sector_bytes.max(1))).max(1)
+    }
+
+    /// The levels a sweep of this device shows, nearest first: the L1, the L2 (near and
+    /// far where it is split), the last-level cache where there is one, DRAM.
+    pub fn level_names(&self) -> Vec<&'static str> {
+        let mut names = vec!["L1"];
+        if self.l2_partitions > 1 {
+            names.extend(["L2 near", "L2 far"]);
+        } else {
+            names.push("L2");
+        }
+        if self.llc_bytes > 0 {
+            names.push("LLC");
+        }
+        names.push("DRAM");
+        names
     }
 
     /// Latency of a dependent load that hits the L2 outside its SMs' partition, ns.
@@ -465,7 +334,8 @@ mod tests {
 
     #[test]
     fn presets_by_name_and_adapter() {
-        assert_eq!(presets().len(), 7);
+        assert_eq!(presets().len(), 17);
+        assert_eq!(presets().last().map(|d| d.name), Some("generic"));
         assert_eq!(preset("H100").map(|d| d.name), Some("h100"));
         assert_eq!(preset("GTX1050Ti").map(|d| d.name), Some("gtx1050ti"));
         assert!(preset("b200").is_none());
@@ -476,10 +346,61 @@ mod tests {
             ("Tesla V100-SXM2-16GB", "v100"),
             ("NVIDIA GeForce GTX 1050 Ti", "gtx1050ti"),
             ("llvmpipe (LLVM 15.0.7, 256 bits)", "lavapipe"),
-            ("AMD Radeon RX 7900 XTX", "generic"),
+            ("AMD Radeon RX 7900 XTX", "rx7900xtx"),
+            ("AMD Radeon RX 6900 XT", "rx6900xt"),
+            ("AMD Instinct MI210", "mi210"),
+            ("Intel(R) Arc(TM) A770 Graphics", "a770"),
+            ("Apple M2", "m2"),
+            ("NVIDIA GeForce RTX 4090", "rtx4090"),
+            ("NVIDIA L40", "l40"),
+            ("AMD Radeon RX 580", "generic"),
         ] {
             assert_eq!(closest_preset(adapter).name, want, "{adapter}");
         }
+    }
+
+    #[test]
+    fn every_preset_is_whole_and_names_its_sources() {
+        for d in presets() {
+            assert!(
+                !d.sources.is_empty() && !d.description.is_empty(),
+                "{}",
+                d.name
+            );
+            assert!(d.subgroup_size.is_power_of_two() && (4..=128).contains(&d.subgroup_size));
+            assert!(
+                d.line_bytes % d.sector_bytes == 0 && d.sector_bytes <= 64,
+                "{}",
+                d.name
+            );
+            assert!(
+                d.sms > 0 && d.clock_ghz > 0.0 && d.dram_gbps > 0.0,
+                "{}",
+                d.name
+            );
+            // Latencies rise level by level, and a last-level cache sits between the
+            // L2 and DRAM.
+            assert!(d.l1_latency_ns < d.l2_latency_ns, "{}", d.name);
+            assert!(d.l2_far_latency_ns() < d.dram_latency_ns, "{}", d.name);
+            if d.llc_bytes > 0 {
+                assert!(
+                    d.llc_bytes > d.l2_bytes && d.llc_gbps > d.dram_gbps,
+                    "{}",
+                    d.name
+                );
+                let llc = d.llc_latency_ns;
+                assert!(
+                    d.l2_latency_ns < llc && llc < d.dram_latency_ns,
+                    "{}",
+                    d.name
+                );
+            }
+        }
+        let names = |n: &str| preset(n).map(DeviceModel::level_names);
+        assert_eq!(names("h100"), Some(vec!["L1", "L2 near", "L2 far", "DRAM"]));
+        assert_eq!(names("rx6900xt"), Some(vec!["L1", "L2", "LLC", "DRAM"]));
+        assert_eq!(names("mi100"), Some(vec!["L1", "L2", "DRAM"]));
+        assert_eq!(preset("mi210").map(|d| d.subgroup_size), Some(64));
     }
 
     #[test]
