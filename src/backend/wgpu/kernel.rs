@@ -15,7 +15,7 @@ pub struct BoundKernel {
     pub(super) outputs: Vec<wgpu::Buffer>,
     /// What each binding is bound to, in order: the launch clock binds the same inputs
     /// beside outputs of its own.
-    pub(super) bound: Vec<Bound>,
+    pub(super) bound: Vec<BoundResource>,
     /// How the clock issues the timed dispatches.
     pub(super) dispatch: Dispatch,
 }
@@ -60,7 +60,7 @@ impl BoundKernel {
 
 /// What one binding of a case is bound to.
 #[derive(Clone, Debug)]
-pub(super) enum Bound {
+pub(super) enum BoundResource {
     Buffer(wgpu::Buffer),
     /// An output: written by the kernel, verified.
     Output(wgpu::Buffer),
@@ -123,18 +123,20 @@ impl GpuContext {
             for (binding, buffer) in pipeline.buffers.iter().enumerate() {
                 let label = format!("{}.{binding}", pipeline.label);
                 let created = match buffer {
-                    Buffer::Uniform(words) => {
-                        Bound::Buffer(self.upload(&label, wgpu::BufferUsages::UNIFORM, words)?)
-                    }
+                    Buffer::Uniform(words) => BoundResource::Buffer(self.upload(
+                        &label,
+                        wgpu::BufferUsages::UNIFORM,
+                        words,
+                    )?),
                     Buffer::Input(_) => {
                         let words = inputs.next().unwrap_or(&NONE);
                         let usage = wgpu::BufferUsages::STORAGE;
-                        Bound::Buffer(self.upload_words(&label, usage, words)?)
+                        BoundResource::Buffer(self.upload_words(&label, usage, words)?)
                     }
                     Buffer::Texture { width, height } => {
                         let words = inputs.next().unwrap_or(&NONE);
                         let texture = self.upload_texture(&label, (*width, *height), words)?;
-                        Bound::Texture(texture.create_view(&Default::default()))
+                        BoundResource::Texture(texture.create_view(&Default::default()))
                     }
                     Buffer::InOut(_) => {
                         let words = inputs.next().unwrap_or(&NONE);
@@ -142,12 +144,12 @@ impl GpuContext {
                         let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
                         let output = self.upload_words(&label, usage, words)?;
                         outputs.push(output.clone());
-                        Bound::Buffer(output)
+                        BoundResource::Buffer(output)
                     }
                     Buffer::Output(words) => {
                         let output = self.poisoned(&label, *words)?;
                         outputs.push(output.clone());
-                        Bound::Output(output)
+                        BoundResource::Output(output)
                     }
                 };
                 bound.push(created);
@@ -169,7 +171,7 @@ impl GpuContext {
         &self,
         label: &str,
         pipeline: &wgpu::ComputePipeline,
-        bound: &[Bound],
+        bound: &[BoundResource],
     ) -> wgpu::BindGroup {
         let entries: Vec<wgpu::BindGroupEntry> = bound
             .iter()
@@ -177,8 +179,10 @@ impl GpuContext {
             .map(|(i, bound)| wgpu::BindGroupEntry {
                 binding: i as u32,
                 resource: match bound {
-                    Bound::Buffer(buffer) | Bound::Output(buffer) => buffer.as_entire_binding(),
-                    Bound::Texture(view) => wgpu::BindingResource::TextureView(view),
+                    BoundResource::Buffer(buffer) | BoundResource::Output(buffer) => {
+                        buffer.as_entire_binding()
+                    }
+                    BoundResource::Texture(view) => wgpu::BindingResource::TextureView(view),
                 },
             })
             .collect();

@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use super::kernel::Bound;
+use super::kernel::BoundResource;
 use super::timing::gpu_ns;
 use super::{BoundKernel, GpuContext};
 use crate::error::{Error, Result};
@@ -45,11 +45,11 @@ impl<'a> LaunchClock<'a> {
         ctx.scoped(|| {
             let mut encoder = ctx.device.create_command_encoder(&Default::default());
             while self.apart.len() < dispatches as usize {
-                let bound: Vec<Bound> = kernel
+                let bound: Vec<BoundResource> = kernel
                     .bound
                     .iter()
                     .map(|bound| match bound {
-                        Bound::Output(output) => {
+                        BoundResource::Output(output) => {
                             let own = ctx.device.create_buffer(&wgpu::BufferDescriptor {
                                 label: Some("launch.apart"),
                                 size: output.size(),
@@ -57,7 +57,7 @@ impl<'a> LaunchClock<'a> {
                                 mapped_at_creation: false,
                             });
                             encoder.clear_buffer(&own, 0, None);
-                            Bound::Output(own)
+                            BoundResource::Output(own)
                         }
                         other => other.clone(),
                     })
