@@ -12,7 +12,6 @@ pub mod join;
 pub mod launch;
 pub mod levels;
 mod read;
-mod rescue;
 mod summary;
 mod write;
 
@@ -20,12 +19,11 @@ pub use device::{DeviceResults, load, read_device};
 pub use identity::{Identity, distinct_paths, replace_in_path};
 pub(crate) use read::{csv_message, field_message, unsafe_text};
 pub use read::{file_bytes, parse, parse_with_lines, read, read_existing, read_with_lines};
-pub use rescue::rescue;
 pub use summary::{
     LATENCY_FAMILIES, ON_CHIP_FAMILIES, copy_peak_gbps, in_unit, ns_per_element, speed_text,
     summary, summary_named, unit,
 };
-pub use write::{Format, body, head, markdown_table, merge, render, saved, update, write};
+pub use write::{Format, body, head, markdown_table, merge, render, rescue, saved, update, write};
 
 use std::path::PathBuf;
 

@@ -226,6 +226,28 @@ impl Predicted {
     }
 }
 
+/// Fills the `sim_*` columns of each row of `rows` (each with its case's index into
+/// `cases`) from `predicted`: a kernel's prediction, or an `ok` transfer row's, made
+/// for its api.
+pub(super) fn fill_predictions(
+    rows: &mut [(usize, Row)],
+    cases: &[(&'static Experiment, Case)],
+    predicted: &Predicted,
+) {
+    for (index, row) in rows {
+        if let Some(Some(prediction)) = predicted.predictions.get(*index) {
+            fill_prediction(row, prediction);
+        } else if row.status == Status::Ok {
+            let (experiment, case) = &cases[*index];
+            let case = (&case.params, case.bytes);
+            if let Some(prediction) = predict_transfer(&predicted.model, experiment, case, row.api)
+            {
+                fill_prediction(row, &prediction);
+            }
+        }
+    }
+}
+
 /// Predictions made on a thread of their own while the GPU measures.
 #[derive(Debug)]
 pub enum Background<'scope> {

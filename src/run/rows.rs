@@ -2,7 +2,6 @@
 //! became of it (measured, skipped, failed), with the simulator's prediction beside.
 
 use super::Outcome;
-use super::predict::{Predicted, predict_transfer};
 use crate::backend::nvml;
 use crate::measure::{Stats, gbps};
 use crate::results::{Row, RunInfo, SCHEMA_VERSION, Status};
@@ -134,28 +133,6 @@ pub fn fill_prediction(row: &mut Row, prediction: &Result<Prediction, String>) {
         Err(error) => {
             let sep = if row.note.is_empty() { "" } else { "; " };
             row.note = format!("{}{sep}simulator: {error}", row.note);
-        }
-    }
-}
-
-/// Fills the `sim_*` columns of each row of `rows` (each with its case's index into
-/// `cases`) from `predicted`: a kernel's prediction, or an `ok` transfer row's, made
-/// for its api.
-pub(super) fn fill_predictions(
-    rows: &mut [(usize, Row)],
-    cases: &[(&'static Experiment, Case)],
-    predicted: &Predicted,
-) {
-    for (index, row) in rows {
-        if let Some(Some(prediction)) = predicted.predictions.get(*index) {
-            fill_prediction(row, prediction);
-        } else if row.status == Status::Ok {
-            let (experiment, case) = &cases[*index];
-            let case = (&case.params, case.bytes);
-            if let Some(prediction) = predict_transfer(&predicted.model, experiment, case, row.api)
-            {
-                fill_prediction(row, &prediction);
-            }
         }
     }
 }

@@ -9,9 +9,10 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use super::predict::fill_predictions;
 use super::predict::{Background, Predicted, device_model};
 use super::prefetch::{Data, Prefetch};
-use super::rows::{fill_predictions, fill_telemetry, row};
+use super::rows::{fill_telemetry, row};
 use super::{Measurer, Outcome, Party, RunSettings};
 use crate::backend::nvml;
 use crate::error::Result;

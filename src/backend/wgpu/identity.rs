@@ -51,7 +51,7 @@ pub const HOST_VARIABLE: &str = "MEMBENCH_HOST";
 /// the node's), trimmed, else the system's. A name a row, a path or a terminal could not
 /// take is refused here, before it reaches any, with one line naming its source.
 pub fn host() -> Result<String> {
-    if let Some(host) = super::adapter::environment(HOST_VARIABLE)? {
+    if let Some(host) = crate::text::environment(HOST_VARIABLE).map_err(Error::Environment)? {
         return Ok(host);
     }
     let system = gethostname::gethostname().to_string_lossy().into_owned();

@@ -2,7 +2,6 @@
 //! and MAD of the GPUs' figures, and where each GPU stands by the noise rule.
 
 use super::read::Measurement;
-use super::spans::Span;
 use super::{Entry, MAD_SCALE, MIN_MEMBERS, Member, SIGMAS};
 use crate::judge::{Difference, NoiseRule, Side};
 use crate::results::Status;
@@ -208,18 +207,17 @@ fn merged_cell(entries: &[Entry]) -> Cell {
 }
 
 /// Counts the member at `position` over its group's `cases`, telling its slower cases
-/// apart: evidence where a span it is slower in holds the case or where every run was
-/// slow (two runs or more), else unsteady.
-pub(super) fn count(member: &mut Member, position: usize, cases: &mut [GroupCase], spans: &[Span]) {
+/// apart: evidence where a span it is slower in holds the case (`in_slow_span`, by the
+/// case's index) or where every run was slow (two runs or more), else unsteady.
+pub(super) fn count(
+    member: &mut Member,
+    position: usize,
+    cases: &mut [GroupCase],
+    in_slow_span: impl Fn(usize) -> bool,
+) {
     for (index, case) in cases.iter_mut().enumerate() {
         let cell = &mut case.cells[position];
-        let in_slow_span = || {
-            member
-                .slow_spans
-                .iter()
-                .any(|&(span, _)| spans[span].cases.contains(&index))
-        };
-        if cell.standing == Standing::Slower && cell.runs < 2 && !in_slow_span() {
+        if cell.standing == Standing::Slower && cell.runs < 2 && !in_slow_span(index) {
             cell.standing = Standing::Unsteady;
         }
         match cell.standing {

@@ -461,8 +461,13 @@ fn judge_group(
     let slow = spans::slow_spans(&cases, &spans, size, threshold);
     let judged = size >= MIN_MEMBERS;
     for (position, (member, slow_spans)) in members.iter_mut().zip(slow).enumerate() {
+        let in_slow_span = |index: usize| {
+            slow_spans
+                .iter()
+                .any(|&(span, _)| spans[span].cases.contains(&index))
+        };
+        cases::count(member, position, &mut cases, in_slow_span);
         member.slow_spans = slow_spans;
-        cases::count(member, position, &mut cases, &spans);
         member.condition = condition(member, judged);
     }
     let group = Group {
