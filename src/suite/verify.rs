@@ -106,6 +106,15 @@ thread_local! {
     static SCRATCH: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
 }
 
+/// `work` on [`SCRATCH`], or on a fresh vector where it is in use: a rayon worker
+/// waiting inside a check may take up another check on the same thread.
+fn with_scratch(work: impl FnOnce(&mut Vec<u32>)) {
+    SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
+        Ok(mut scratch) => work(&mut scratch),
+        Err(_) => work(&mut Vec::new()),
+    });
+}
+
 /// `words` of `range`: borrowed where held, else made into `scratch`.
 fn piece_of<'a>(words: &'a Words, range: Range<usize>, scratch: &'a mut Vec<u32>) -> &'a [u32] {
     match words.held() {
@@ -140,7 +149,7 @@ impl Checker<'_> {
         let in_reference = |len| offset.min(len)..seen.min(len);
         match self.expected {
             Expected::Exact(expected) => {
-                SCRATCH.with_borrow_mut(|scratch| {
+                with_scratch(|scratch| {
                     self.count(
                         offset,
                         piece_of(expected, in_reference(expected.len()), scratch),
@@ -152,7 +161,7 @@ impl Checker<'_> {
             }
             Expected::Approx { values, tolerance } => {
                 let tolerance = *tolerance;
-                SCRATCH.with_borrow_mut(|scratch| {
+                with_scratch(|scratch| {
                     self.count(
                         offset,
                         piece_of(values, in_reference(values.len()), scratch),
