@@ -62,8 +62,8 @@ impl Words {
     }
 
     /// Writes the words from `start` on into `out`, on all cores: into pinned memory or
-    /// a scratch kept from piece to piece, where a piece of its own would be fresh memory,
-    /// whose page faults cost a full run more than making the words (docs/method.md).
+    /// a scratch kept from piece to piece, where a piece of its own would be fresh memory
+    /// (a run's page faults doubled when it was: docs/method.md).
     pub fn fill(&self, start: usize, out: &mut [u32]) {
         const PART: usize = 1 << 16;
         match self {

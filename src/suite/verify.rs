@@ -102,7 +102,7 @@ impl Expected {
 
 thread_local! {
     /// Made reference words of the piece under way, kept from piece to piece and check to
-    /// check: fresh memory for each cost a full run its page faults (docs/method.md).
+    /// check: with fresh memory for each a run's page faults doubled (docs/method.md).
     static SCRATCH: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
 }
 

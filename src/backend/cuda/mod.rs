@@ -220,11 +220,11 @@ impl Backend for Cuda {
     fn skip(&self, experiment: &Experiment, case: &Case) -> Option<String> {
         match (experiment.twin, experiment.kernel) {
             (Twin::None(why), Some(_)) => Some(format!("no CUDA twin: {why}")),
-            // Capture needs a stream of its own; the backend launches on the legacy
-            // default stream, where cuStreamBeginCapture fails (docs/launch.md).
+            // Every capture failed; the backend launches on the legacy default stream,
+            // where CUDA allows no capture; untested as the cause (docs/launch.md).
             _ if case.dispatch == Dispatch::Graph => Some(
-                "CUDA graphs not measured yet: capture fails on the legacy default stream \
-                 membench launches on (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED)"
+                "CUDA graphs not measured yet: capture failed (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED) \
+                 on the legacy default stream membench launches on"
                     .to_owned(),
             ),
             _ => case

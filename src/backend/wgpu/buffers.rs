@@ -312,7 +312,7 @@ impl GpuContext {
 
 thread_local! {
     /// The piece of made words an upload copies to the staging buffer, kept from upload
-    /// to upload: fresh memory for each piece cost a full run its page faults
+    /// to upload: with fresh memory for each piece a run's page faults doubled
     /// (docs/method.md, what a run costs).
     static PIECE: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
 }
