@@ -82,7 +82,7 @@ impl Checkup {
     }
 
     /// Whether a case could not be measured (which says nothing of the GPU's speed).
-    pub fn incomplete(&self) -> bool {
+    pub(crate) fn incomplete(&self) -> bool {
         self.problems
             .iter()
             .any(|(_, p)| !matches!(p, Problem::Below { .. }))
@@ -214,7 +214,7 @@ fn line_problem(
 impl Expectations {
     /// An error unless the adapter `device` is the file's model and `cases` (what the run
     /// will measure) hold every case of the file: checked before anything is measured.
-    pub fn admit(&self, device: &str, cases: &[CaseId]) -> Result<()> {
+    pub(crate) fn admit(&self, device: &str, cases: &[CaseId]) -> Result<()> {
         let error = |message: String| Error::Results {
             path: self.path.clone(),
             message,
@@ -326,7 +326,7 @@ pub fn render(expectations: &[Expectation]) -> Result<String> {
 /// An error unless `path` could take a blessed file now, checked before anything is
 /// measured: writable, and not the run's results file `results` (whose rows it would
 /// replace).
-pub fn check_blessable(path: &Path, results: Option<&Path>) -> Result<()> {
+pub(crate) fn check_blessable(path: &Path, results: Option<&Path>) -> Result<()> {
     crate::files::check_writable(path)?;
     let full = |path| {
         crate::files::resolve(path)

@@ -10,7 +10,7 @@ use super::{Difference, NoiseRule, Side};
 use crate::results::{DeviceResults, Row, Status};
 
 /// How many sigmas of the two rows' noise a change must exceed to count.
-pub const SIGMAS: f64 = 1.0;
+pub(crate) const SIGMAS: f64 = 1.0;
 
 /// What a case did against the baseline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,13 +43,13 @@ pub struct Compared<'a> {
     pub row: &'a Row,
     pub baseline: &'a Row,
     /// GB/s over the baseline's, less one: 0.05 is 5 % faster.
-    pub change: Option<f64>,
+    pub(crate) change: Option<f64>,
     /// The relative noise of the two measurements together, √(cv² + `cv_baseline`²).
     pub noise: f64,
     pub outcome: Change,
     /// Slower by more than the threshold (and the noise), or failed: `membench compare`
     /// exits non-zero.
-    pub regression: bool,
+    pub(crate) regression: bool,
 }
 
 /// Every case of `others` that `baseline` measured in the same setting and at the same

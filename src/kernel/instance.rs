@@ -62,7 +62,7 @@ pub struct Description {
     pub fills: Vec<(String, Fill)>,
     /// Uniform fields (`NAME.FIELD`, or `NAME` for a uniform that is no struct) and
     /// their components.
-    pub uniforms: Vec<(String, Vec<f64>)>,
+    pub(crate) uniforms: Vec<(String, Vec<f64>)>,
     /// Workgroup counts; `None`: `n / <workgroup x>` rounded up, where a size `n` is.
     pub workgroups: Option<[u32; 3]>,
     /// The bytes the kernel must move, where declared.
@@ -72,7 +72,7 @@ pub struct Description {
 
 /// Where a row's bytes come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BytesSource {
+pub(crate) enum BytesSource {
     /// `--bytes`.
     Declared,
     /// The interpreter's distinct bytes read plus distinct bytes written.
@@ -95,19 +95,17 @@ impl std::fmt::Display for BytesSource {
 
 /// A kernel made ready for the session.
 #[derive(Debug)]
-pub struct Instance {
+pub(crate) struct Instance {
     pub experiment: &'static Experiment,
     pub case: Case,
     pub shape: KernelShape,
-    pub bytes_source: BytesSource,
-    /// Bytes of every binding.
-    pub footprint: u64,
+    pub(crate) bytes_source: BytesSource,
 }
 
 /// Invocations the interpreter verifies a kernel at without being asked to (about
 /// seconds for a simple kernel in a release build): beyond, `--verify-size` names a
 /// smaller size.
-pub const INTERPRETED_INVOCATIONS: u64 = 1 << 22;
+pub(crate) const INTERPRETED_INVOCATIONS: u64 = 1 << 22;
 
 /// A description's buffers made: its reflection, buffers, first contents and dispatch.
 struct Prepared {
@@ -185,7 +183,7 @@ impl Prepared {
 }
 
 /// The kernel `description` at its sizes, as a case of `sizing`'s device.
-pub fn instance(description: &Description, sizing: &Sizing) -> Result<Instance, String> {
+pub(crate) fn instance(description: &Description, sizing: &Sizing) -> Result<Instance, String> {
     let d = description;
     let prepared = Prepared::of(d, sizing)?;
     crate::suite::check_variant(&d.name)
@@ -260,7 +258,6 @@ pub fn instance(description: &Description, sizing: &Sizing) -> Result<Instance, 
         case,
         shape: prepared.shape,
         bytes_source,
-        footprint,
     })
 }
 

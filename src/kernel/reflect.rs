@@ -11,7 +11,7 @@ use naga::{AddressSpace, Module, ScalarKind, TypeInner};
 
 /// How the kernel sees a binding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BindingAccess {
+pub(crate) enum BindingAccess {
     Uniform,
     ReadOnly,
     ReadWrite,
@@ -35,12 +35,12 @@ pub struct Field {
     /// Bytes of one component: 4, or 2 for f16.
     pub width: u8,
     /// 1 for a scalar, 2 to 4 for a vector.
-    pub components: u32,
+    pub(crate) components: u32,
 }
 
 /// A runtime-sized array ending a storage buffer: `--buffer NAME=COUNT` sizes it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Tail {
+pub(crate) struct Tail {
     pub stride: u32,
     /// How each word of one element compares.
     pub words: Vec<Word>,
@@ -52,12 +52,12 @@ pub struct KernelBinding {
     /// The WGSL variable's name.
     pub name: String,
     pub binding: u32,
-    pub access: BindingAccess,
+    pub(crate) access: BindingAccess,
     /// Bytes before the runtime-sized array, or of the whole binding if it has none.
-    pub fixed_bytes: u32,
+    pub(crate) fixed_bytes: u32,
     /// How each word of the sized part compares.
     pub words: Vec<Word>,
-    pub tail: Option<Tail>,
+    pub(crate) tail: Option<Tail>,
     /// A uniform's fields (a struct's members, or the variable itself).
     pub fields: Vec<Field>,
 }
@@ -95,7 +95,7 @@ pub struct KernelShape {
     pub overrides: Vec<String>,
     /// Whether it uses subgroup operations or built-ins: its outputs may depend on the
     /// subgroup size the driver picks.
-    pub uses_subgroups: bool,
+    pub(crate) uses_subgroups: bool,
 }
 
 /// Reads the kernel `source` (from `file`, for messages): its entry (`entry`, or the

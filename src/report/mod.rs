@@ -23,8 +23,9 @@ mod fleet;
 pub mod sizing;
 mod write;
 
-pub use fleet::fleet_page;
-pub use write::{MANIFEST, destination, write};
+pub(crate) use fleet::fleet_page;
+pub(crate) use write::destination;
+pub use write::{MANIFEST, write};
 
 use std::path::{Path, PathBuf};
 
@@ -113,7 +114,7 @@ pub fn default_inputs(dir: &Path) -> Result<Vec<PathBuf>> {
 /// `devices` with the baseline of the ratios first: the device whose label is
 /// `baseline`, or the only file whose labels contain it (ignoring case), and the
 /// rest of its file after it.
-pub fn with_baseline(
+pub(crate) fn with_baseline(
     mut devices: Vec<DeviceResults>,
     baseline: &str,
 ) -> Result<Vec<DeviceResults>> {

@@ -10,7 +10,7 @@ use crate::suite::Setting;
 
 /// [`read_with_lines`] of a file that must hold rows of one device, with one backend
 /// per setting: what `compare`, `report` and `simulate --validate` read.
-pub fn read_device(path: &Path) -> Result<Vec<(u64, Row)>> {
+pub(crate) fn read_device(path: &Path) -> Result<Vec<(u64, Row)>> {
     let error = |message: String| Error::Results {
         path: path.to_owned(),
         message,
@@ -86,7 +86,7 @@ impl DeviceResults {
     }
 
     /// Whether a software adapter measured it (lavapipe): it has no GPU UUID.
-    pub fn is_software(&self) -> bool {
+    pub(crate) fn is_software(&self) -> bool {
         self.metadata().is_some_and(|row| row.gpu_uuid == "-")
     }
 }

@@ -15,15 +15,20 @@ mod read;
 mod summary;
 mod write;
 
-pub use device::{DeviceResults, load, read_device};
-pub use identity::{Identity, distinct_paths, replace_in_path};
+pub(crate) use device::read_device;
+pub use device::{DeviceResults, load};
+pub use identity::Identity;
+pub(crate) use identity::{distinct_paths, replace_in_path};
 pub(crate) use read::{csv_message, field_message, unsafe_text};
-pub use read::{file_bytes, parse, parse_with_lines, read, read_existing, read_with_lines};
-pub use summary::{
+pub(crate) use read::{file_bytes, read_existing, read_with_lines};
+pub use read::{parse, parse_with_lines, read};
+pub(crate) use summary::{
     LATENCY_FAMILIES, ON_CHIP_FAMILIES, copy_peak_gbps, in_unit, ns_per_element, speed_text,
-    summary, summary_named, unit,
+    summary_named,
 };
-pub use write::{Format, body, head, markdown_table, merge, render, rescue, saved, update, write};
+pub use summary::{summary, unit};
+pub use write::{Format, body, head, render, rescue, saved, write};
+pub(crate) use write::{markdown_table, update};
 
 use std::path::PathBuf;
 
@@ -48,7 +53,7 @@ pub const SCHEMA_VERSION: u32 = 5;
 const OLDEST_SCHEMA_VERSION: u32 = 1;
 
 /// What the `throttle` column says where nothing but idleness held the clocks.
-pub const NO_THROTTLE: &str = "none";
+pub(crate) const NO_THROTTLE: &str = "none";
 
 /// The first schema version with a `sizing` column.
 const SIZING_SCHEMA_VERSION: u32 = 3;
@@ -73,7 +78,7 @@ const IDENTITY_COLUMNS: [&str; 11] = [
 ];
 
 /// The largest results file read: a full run of every api and build is under 1 MiB.
-pub const MAX_FILE_BYTES: u64 = 64 << 20;
+pub(crate) const MAX_FILE_BYTES: u64 = 64 << 20;
 
 names! {
     /// What became of a case.
@@ -234,7 +239,7 @@ pub struct GpuIdentity {
     pub host: String,
     pub gpu_uuid: String,
     pub pci_bus_id: String,
-    pub pcie_link: String,
+    pub(crate) pcie_link: String,
 }
 
 /// The api/builds of `family`'s measured rows among `rows`, each once, in order.
@@ -251,7 +256,7 @@ pub(crate) fn measured_settings(rows: &[Row], family: Family) -> Vec<Setting> {
 
 impl Row {
     /// The key rows are merged on: the case and the setting it was measured in.
-    pub fn key(&self) -> (Family, &str, &Params, Setting) {
+    pub(crate) fn key(&self) -> (Family, &str, &Params, Setting) {
         (self.family, &self.variant, &self.params, self.setting())
     }
 
@@ -273,7 +278,7 @@ impl Row {
     /// `device (api[, build][, concurrent=N])`: the api that measured (`wgpu`, `cuda`;
     /// the backend under wgpu has its own column), the build where it is not the api's
     /// default, and the adapters that measured at once where it was not alone.
-    pub fn device_label(&self) -> String {
+    pub(crate) fn device_label(&self) -> String {
         let mut parts = vec![self.api.to_string()];
         if self.build != Build::Default {
             parts.push(self.build.to_string());
@@ -300,7 +305,7 @@ impl Row {
     }
 
     /// Whether a throttle other than idleness held the clocks down while the row ran.
-    pub fn throttled(&self) -> bool {
+    pub(crate) fn throttled(&self) -> bool {
         !self.throttle.is_empty() && self.throttle != NO_THROTTLE
     }
 
@@ -335,7 +340,7 @@ pub fn slug(text: &str) -> String {
 }
 
 /// The text an in-memory CSV writer holds, once it is flushed; or what went wrong.
-pub fn csv_text(writer: csv::Writer<Vec<u8>>) -> std::result::Result<String, String> {
+pub(crate) fn csv_text(writer: csv::Writer<Vec<u8>>) -> std::result::Result<String, String> {
     let bytes = writer.into_inner().map_err(|e| e.error().to_string())?;
     String::from_utf8(bytes).map_err(|e| e.to_string())
 }

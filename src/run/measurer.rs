@@ -98,7 +98,10 @@ pub trait Measurer: Sync {
 }
 
 /// `backend` as a [`Measurer`] whose rows record `info`.
-pub fn measurer<'a, B: Backend + Sync>(backend: &'a B, info: RunInfo) -> Box<dyn Measurer + 'a> {
+pub(crate) fn measurer<'a, B: Backend + Sync>(
+    backend: &'a B,
+    info: RunInfo,
+) -> Box<dyn Measurer + 'a> {
     Box::new(Labelled { backend, info })
 }
 

@@ -94,7 +94,7 @@ pub fn case_row(experiment: &Experiment, case: &Case) -> Row {
 
 /// Fills the telemetry columns of `row` with what was read while it ran, and notes a
 /// throttle: its bandwidth is of clocks below the GPU's.
-pub fn fill_telemetry(row: &mut Row, telemetry: &nvml::Telemetry) {
+pub(crate) fn fill_telemetry(row: &mut Row, telemetry: &nvml::Telemetry) {
     row.sm_clock_mhz_min = telemetry.sm_clock_mhz.map(|(low, _)| low);
     row.sm_clock_mhz_max = telemetry.sm_clock_mhz.map(|(_, high)| high);
     row.mem_clock_mhz_min = telemetry.mem_clock_mhz.map(|(low, _)| low);

@@ -35,7 +35,7 @@ pub trait Progress: Sync {
 
 /// Nothing to tell.
 #[derive(Debug)]
-pub struct Quiet;
+pub(crate) struct Quiet;
 
 impl Progress for Quiet {}
 

@@ -153,10 +153,10 @@ names! {
 
 /// Bytes a cold dispatch's untimed flush writes: four times the largest L2 of the
 /// device presets (the H200's 60 MiB), so that none of a case's lines survive it.
-pub const FLUSH_BYTES: u64 = 256 << 20;
+pub(crate) const FLUSH_BYTES: u64 = 256 << 20;
 /// The same on a software adapter: twice a large CPU's last-level cache, since the
 /// clear runs on the CPU at a few GB/s.
-pub const SOFTWARE_FLUSH_BYTES: u64 = 64 << 20;
+pub(crate) const SOFTWARE_FLUSH_BYTES: u64 = 64 << 20;
 
 names! {
     /// The programming interface a row was measured through.
@@ -234,8 +234,8 @@ impl Default for Setting {
 
 impl Setting {
     pub const WGPU: Setting = Setting::Wgpu(WgpuBuild::Default);
-    pub const TAX_FREE: Setting = Setting::Wgpu(WgpuBuild::TaxFree);
-    pub const UNCHECKED: Setting = Setting::Wgpu(WgpuBuild::Unchecked);
+    pub(crate) const TAX_FREE: Setting = Setting::Wgpu(WgpuBuild::TaxFree);
+    pub(crate) const UNCHECKED: Setting = Setting::Wgpu(WgpuBuild::Unchecked);
     pub const CUDA: Setting = Setting::Cuda(CudaBuild::Default);
 
     /// The setting of `api` built as `build`, where the api has that build: what the
@@ -295,7 +295,7 @@ impl Setting {
     /// wgpu's tax-free build, CUDA's rolled loops, wgpu's unchecked and default
     /// builds. Claims are decided on the closest, the toolchain's tax is read against
     /// it.
-    pub fn closeness(self) -> u8 {
+    pub(crate) fn closeness(self) -> u8 {
         match self {
             Setting::Cuda(CudaBuild::Rolled) => 3,
             Setting::Cuda(CudaBuild::Default) => 5,
@@ -448,7 +448,7 @@ impl Params {
     }
 
     /// Whether these and `other` are the same pairs, in any order.
-    pub fn same_pairs(&self, other: &Params) -> bool {
+    pub(crate) fn same_pairs(&self, other: &Params) -> bool {
         fn sorted(params: &Params) -> Vec<&(Key, Value)> {
             let mut pairs: Vec<&(Key, Value)> = params.0.iter().collect();
             pairs.sort();
@@ -463,7 +463,7 @@ impl Params {
     }
 
     /// These parameters with `key`'s value replaced by `value`, in place.
-    pub fn replaced(&self, key: Key, value: impl Into<Value>) -> Params {
+    pub(crate) fn replaced(&self, key: Key, value: impl Into<Value>) -> Params {
         let value = value.into();
         Params(
             self.0
@@ -561,7 +561,7 @@ impl FromStr for CaseId {
 
 impl CaseId {
     /// The identity from the CSV's `family`, `variant` and `param` columns.
-    pub fn from_columns(family: &str, variant: &str, params: &str) -> Result<Self, String> {
+    pub(crate) fn from_columns(family: &str, variant: &str, params: &str) -> Result<Self, String> {
         check_variant(variant)?;
         Ok(CaseId {
             family: family.parse()?,
@@ -573,7 +573,7 @@ impl CaseId {
 
 /// An error unless `variant` is a variant's name: lower-case letters, digits and `_`,
 /// as the registry names them (and so safe in a file name or a page).
-pub fn check_variant(variant: &str) -> Result<(), String> {
+pub(crate) fn check_variant(variant: &str) -> Result<(), String> {
     let valid = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_';
     if variant.is_empty() || !variant.chars().all(valid) {
         return Err(format!(

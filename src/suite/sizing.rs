@@ -40,7 +40,7 @@ impl Sizing {
 
     /// The largest working set of a sweep before device limits: `--buffer-mib` if
     /// given, else `quick`, `software` or `full` by the kind of run.
-    pub fn sweep_max_bytes(&self, full: u64, software: u64, quick: u64) -> u64 {
+    pub(crate) fn sweep_max_bytes(&self, full: u64, software: u64, quick: u64) -> u64 {
         self.buffer_bytes.unwrap_or(if self.quick {
             quick
         } else if self.software {
@@ -70,7 +70,7 @@ impl Sizing {
     }
 
     /// Why a 2-D texture of `width` × `height` texels cannot be made here, if it cannot.
-    pub fn texture_skip(&self, width: u32, height: u32) -> Option<String> {
+    pub(crate) fn texture_skip(&self, width: u32, height: u32) -> Option<String> {
         let max = self.max_texture_dimension_2d;
         (width > max || height > max).then(|| {
             format!("a {width}x{height} texture exceeds the adapter's largest 2-D texture ({max})")
@@ -78,7 +78,7 @@ impl Sizing {
     }
 
     /// Why a kernel that needs subgroup operations cannot run here, if it cannot.
-    pub fn subgroup_skip(&self) -> Option<String> {
+    pub(crate) fn subgroup_skip(&self) -> Option<String> {
         self.subgroup_sizes
             .is_none()
             .then(|| "the adapter does not offer subgroup operations (Features::SUBGROUP)".into())
@@ -86,7 +86,7 @@ impl Sizing {
 
     /// Why a workgroup of `invocations` using `storage_bytes` of workgroup memory
     /// cannot run here, if it cannot.
-    pub fn workgroup_skip(&self, invocations: u32, storage_bytes: u32) -> Option<String> {
+    pub(crate) fn workgroup_skip(&self, invocations: u32, storage_bytes: u32) -> Option<String> {
         if invocations > self.max_workgroup_invocations {
             Some(format!(
                 "workgroup of {invocations} exceeds the adapter's {} invocations",
@@ -104,7 +104,7 @@ impl Sizing {
 
     /// Bytes of the main buffer of a streaming experiment: the requested size, or the
     /// default capped by the device's binding limit (checked against it elsewhere).
-    pub fn stream_buffer_bytes(&self) -> u64 {
+    pub(crate) fn stream_buffer_bytes(&self) -> u64 {
         let default = if self.quick {
             Self::QUICK_BUFFER_BYTES
         } else if self.software {

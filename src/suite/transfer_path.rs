@@ -58,7 +58,8 @@ impl TransferPath {
     }
 
     /// Whether CUDA has this path.
-    pub fn in_cuda(self) -> bool {
+    #[cfg(feature = "cuda")]
+    pub(crate) fn in_cuda(self) -> bool {
         matches!(
             self,
             TransferPath::DeviceCopy

@@ -20,7 +20,7 @@ use crate::suite::families::{hierarchy, latency};
 use crate::suite::{self, Experiment, Key, RunSizing, Sizing};
 
 /// How far a predicted plateau may be from the published one: 20 %.
-pub const TOLERANCE: f64 = 0.2;
+pub(crate) const TOLERANCE: f64 = 0.2;
 
 /// One of the three sweeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

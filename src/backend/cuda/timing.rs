@@ -22,7 +22,7 @@ const BATCH_TARGET_NS: f64 = 0.5e9;
 
 /// A prepared case on CUDA events.
 #[derive(Debug)]
-pub struct EventClock<'a> {
+pub(crate) struct EventClock<'a> {
     cuda: &'a Cuda,
     prepared: &'a Prepared,
     cache: Cache,
@@ -33,7 +33,7 @@ pub struct EventClock<'a> {
 }
 
 impl<'a> EventClock<'a> {
-    pub fn new(cuda: &'a Cuda, prepared: &'a Prepared, cache: Cache) -> Self {
+    pub(crate) fn new(cuda: &'a Cuda, prepared: &'a Prepared, cache: Cache) -> Self {
         EventClock {
             cuda,
             prepared,

@@ -28,7 +28,7 @@ pub(super) struct Staging {
 impl GpuContext {
     /// Maps every one of `buffers` whole in `mode` and waits until all are mapped (or
     /// one fails): the GPU must first finish what it does with them.
-    pub fn map_all<'a>(
+    pub(crate) fn map_all<'a>(
         &self,
         buffers: impl IntoIterator<Item = &'a wgpu::Buffer>,
         mode: wgpu::MapMode,
@@ -60,7 +60,7 @@ impl GpuContext {
 
     /// Maps `buffer` for reading, waits for it, and hands the words of its first
     /// `bytes` to `read`.
-    pub fn read_mapped<T>(
+    pub(crate) fn read_mapped<T>(
         &self,
         buffer: &wgpu::Buffer,
         bytes: u64,
@@ -97,7 +97,7 @@ impl GpuContext {
 
     /// A buffer holding `words`, copied in through the upload staging buffer piece
     /// by piece.
-    pub fn upload(
+    pub(crate) fn upload(
         &self,
         label: &str,
         usage: wgpu::BufferUsages,
@@ -108,7 +108,7 @@ impl GpuContext {
 
     /// A buffer holding `words`, made and copied in through the upload staging buffer
     /// piece by piece: made words are never held whole.
-    pub fn upload_words(
+    pub(crate) fn upload_words(
         &self,
         label: &str,
         usage: wgpu::BufferUsages,
@@ -157,7 +157,7 @@ impl GpuContext {
     /// copied in through the upload staging buffer a band of rows at a time: a buffer
     /// to texture copy takes rows at multiples of [`wgpu::COPY_BYTES_PER_ROW_ALIGNMENT`]
     /// bytes, so each row is padded in the staging buffer.
-    pub fn upload_texture(
+    pub(crate) fn upload_texture(
         &self,
         label: &str,
         (width, height): (u32, u32),
@@ -286,7 +286,7 @@ impl GpuContext {
 
     /// Copies the first `bytes` of `buffer` to the host through the readback staging
     /// buffer and hands them to `visit` piece by piece, in order.
-    pub fn read_pieces(
+    pub(crate) fn read_pieces(
         &self,
         buffer: &wgpu::Buffer,
         bytes: u64,

@@ -22,11 +22,11 @@ use crate::text::shown_lines;
 pub struct GpuContext {
     pub adapter: wgpu::Adapter,
     pub device: wgpu::Device,
-    pub queue: wgpu::Queue,
+    pub(crate) queue: wgpu::Queue,
     pub info: wgpu::AdapterInfo,
     pub limits: wgpu::Limits,
     /// How long one submission may take before the device counts as hung.
-    pub timeout: Duration,
+    pub(crate) timeout: Duration,
     /// Staging and poison buffers every case reuses, made on first use.
     pub(super) staging: Staging,
     /// Pipelines compiled so far, reused by the cases that build the same one.
@@ -214,7 +214,7 @@ impl GpuContext {
     }
 
     /// Timestamps may be written between commands of an encoder, not only around passes.
-    pub fn has_encoder_timestamps(&self) -> bool {
+    pub(crate) fn has_encoder_timestamps(&self) -> bool {
         self.device
             .features()
             .contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
@@ -222,7 +222,7 @@ impl GpuContext {
 
     /// Runs `work` inside validation, out-of-memory and internal error scopes and
     /// turns whatever they caught into an error.
-    pub fn scoped<T>(&self, work: impl FnOnce() -> T) -> Result<T> {
+    pub(crate) fn scoped<T>(&self, work: impl FnOnce() -> T) -> Result<T> {
         let scopes = [
             wgpu::ErrorFilter::Validation,
             wgpu::ErrorFilter::OutOfMemory,
@@ -243,7 +243,7 @@ impl GpuContext {
     }
 
     /// Submits and waits, with a timeout so that a hung kernel is an error.
-    pub fn submit_and_wait(&self, commands: wgpu::CommandBuffer) -> Result<()> {
+    pub(crate) fn submit_and_wait(&self, commands: wgpu::CommandBuffer) -> Result<()> {
         let index = self.queue.submit([commands]);
         self.wait(index)
     }

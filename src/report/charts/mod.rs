@@ -31,9 +31,9 @@ use crate::results::ON_CHIP_FAMILIES;
 use crate::results::join::Line;
 use crate::suite::Family;
 
-pub use scatter::scatter_chart;
-pub use strip::strip_chart;
-pub use tax::tax_chart;
+pub(crate) use scatter::scatter_chart;
+pub(crate) use strip::strip_chart;
+pub(crate) use tax::tax_chart;
 
 /// One chart, ready to be written as `file` and inlined in the page.
 #[derive(Clone, Debug)]
@@ -48,7 +48,7 @@ pub struct Chart {
 
 impl Chart {
     /// The chart's anchor in the page.
-    pub fn anchor(&self) -> String {
+    pub(crate) fn anchor(&self) -> String {
         format!("chart-{}", self.file.trim_end_matches(".svg"))
     }
 }
@@ -156,7 +156,7 @@ fn families_in_order(lines: &[Line<'_>]) -> Vec<Family> {
 }
 
 /// The bandwidth axis' words: on-chip throughput for the on-chip families.
-pub fn gbps_unit(family: Family) -> &'static str {
+pub(crate) fn gbps_unit(family: Family) -> &'static str {
     if ON_CHIP_FAMILIES.contains(&family) {
         "on-chip GB/s (workgroup memory and caches, 10⁹ B/s)"
     } else {

@@ -23,7 +23,7 @@ struct Kernel {
 const ROW_HEIGHT: u32 = 18;
 
 /// The dot plot of `tax`, one of `results::join::taxes(devices, …)`.
-pub fn tax_chart(devices: &[DeviceResults], tax: &Tax<'_, '_>) -> Result<Chart> {
+pub(crate) fn tax_chart(devices: &[DeviceResults], tax: &Tax<'_, '_>) -> Result<Chart> {
     let setting = |column: usize| devices[column].setting.to_string();
     let columns: Vec<usize> = tax.ratio_columns().collect();
     let kernels = kernels(tax, &columns);

@@ -54,7 +54,7 @@ pub enum Verdict {
 /// ratio (at the largest size, for a rule applied at each), that ratio as shown.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Evidence {
-    pub detail: String,
+    pub(crate) detail: String,
     pub ratio: Option<f64>,
 }
 
@@ -76,7 +76,7 @@ impl Verdict {
         }
     }
 
-    pub fn detail(&self) -> &str {
+    pub(crate) fn detail(&self) -> &str {
         match self {
             Verdict::Reproduced(evidence) | Verdict::NotReproduced(evidence) => &evidence.detail,
             Verdict::NotMeasured(why) => why,
@@ -102,7 +102,7 @@ impl Verdict {
 }
 
 /// A ratio as the report shows it, with [`RATIO_DIGITS`] decimals.
-pub fn ratio_text(value: f64) -> String {
+pub(crate) fn ratio_text(value: f64) -> String {
     format!("{value:.RATIO_DIGITS$}")
 }
 
@@ -119,14 +119,14 @@ fn as_shown(value: f64) -> f64 {
 /// A family's one-line finding in the report's summary: one of its claims, whose
 /// ratio is shown per device.
 #[derive(Debug)]
-pub struct Finding {
+pub(crate) struct Finding {
     pub claim: &'static Claim,
     /// What the ratio is: `misaligned copy (offset 1 ÷ offset 0)`.
     pub what: &'static str,
 }
 
 /// One finding per family, in family order.
-pub static FINDINGS: &[Finding] = &[
+pub(crate) static FINDINGS: &[Finding] = &[
     copy::FINDING,
     transpose::FINDING,
     reduce::FINDING,
@@ -157,7 +157,7 @@ pub struct Claim {
     /// What the classic texts say: the one statement of it.
     pub claim: &'static str,
     /// The decision rule in words; `decide` implements exactly this.
-    pub rule: &'static str,
+    pub(crate) rule: &'static str,
     pub kind: Kind,
     /// The experiments whose rows the rule reads: every row it reads is one of theirs,
     /// and without theirs it is not measured.

@@ -99,7 +99,7 @@ pub enum Space {
 
 /// Direction of a traced request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Access {
+pub(crate) enum Access {
     Read,
     Write,
     /// A read-modify-write atomic (atomicAdd, atomicExchange, ...): one request that
@@ -132,8 +132,8 @@ pub struct Request<'a> {
     pub subgroup: u32,
     pub space: Space,
     pub target: Target,
-    pub access: Access,
-    pub bytes_per_lane: u32,
+    pub(crate) access: Access,
+    pub(crate) bytes_per_lane: u32,
     /// Active lanes, as `subgroup_invocation_id`, ascending.
     pub lanes: &'a [u32],
     /// Byte address of each active lane within the buffer or workgroup variable, in the
@@ -142,7 +142,7 @@ pub struct Request<'a> {
     /// When it issues on the workgroup's scoreboard ([`ExecStats::critical_ns`]), ns from
     /// the workgroup's start: the memory model tells a hit on a sector already in the
     /// L1 from one on a sector still on its way.
-    pub issued_ns: f64,
+    pub(crate) issued_ns: f64,
     /// For a storage read: the dependent memory rounds on the workgroup's scoreboard
     /// before it issues (a load issued at round `r` is the workgroup's round `r + 1`
     /// when it waits for it), so that the memory model charges a round the latency of
@@ -187,7 +187,7 @@ pub struct BoundBuffer {
     /// by row, and `textureLoad` at (x, y) reads the word at `y * width + x`, traced as
     /// a storage read of those bytes. The model knows no texture path (no tiled layout,
     /// no texture cache): it predicts a texture read as the same read of a buffer.
-    pub texture_width: Option<u32>,
+    pub(crate) texture_width: Option<u32>,
 }
 
 impl BoundBuffer {
@@ -205,35 +205,35 @@ impl BoundBuffer {
 /// What the in-order scoreboard charges (see [`ExecStats::critical_ns`]); all zero by
 /// default, which times nothing.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Costs {
+pub(crate) struct Costs {
     /// Latency of a load from a storage buffer (one dependent memory round).
-    pub global_ns: f64,
+    pub(crate) global_ns: f64,
     /// Latency of a load from a storage buffer the workgroup has written (in the L2).
-    pub l2_ns: f64,
+    pub(crate) l2_ns: f64,
     /// Latency of a load from workgroup, uniform or local memory.
-    pub on_chip_ns: f64,
+    pub(crate) on_chip_ns: f64,
     /// A workgroup barrier.
-    pub barrier_ns: f64,
+    pub(crate) barrier_ns: f64,
     /// Instructions an integer division or remainder by a non-constant costs (GPUs
     /// without a divider emulate it).
-    pub int_div_instructions: u32,
+    pub(crate) int_div_instructions: u32,
     /// Subgroup instructions one SM issues per clock (its schedulers), and its clock
     /// (0: issue takes no time): a workgroup of more subgroups than schedulers issues
     /// each instruction over several turns.
-    pub schedulers: f64,
-    pub clock_ghz: f64,
+    pub(crate) schedulers: f64,
+    pub(crate) clock_ghz: f64,
 }
 
 /// Which workgroups of a dispatch to run.
 #[derive(Clone, Debug)]
 pub struct Launch {
     /// The full dispatch grid; `num_workgroups` reads this even when only a window runs.
-    pub num_workgroups: [u32; 3],
+    pub(crate) num_workgroups: [u32; 3],
     /// Lanes per subgroup (32 NVIDIA, 64 some AMD, 8 lavapipe); 1..=128.
     pub subgroup_size: u32,
     /// Linear workgroup ids (`x + nx * (y + ny * z)`) to run, in order.
     pub workgroups: Range<u64>,
-    pub costs: Costs,
+    pub(crate) costs: Costs,
 }
 
 impl Launch {
@@ -256,7 +256,7 @@ pub struct ExecStats {
     /// Lane-operations: each expression evaluated, each leaf loaded or stored and each
     /// atomic, times the lanes of the workgroup (inactive lanes included: lock-step
     /// evaluates expressions for all lanes and masks only side effects).
-    pub lane_ops: u64,
+    pub(crate) lane_ops: u64,
     /// Requests handed to the sink (0 when the sink is not [`TraceSink::enabled`]).
     pub requests: u64,
     /// Arithmetic instructions issued: each expression, once per subgroup with an
@@ -264,17 +264,17 @@ pub struct ExecStats {
     /// barriers and shuffles run on other units beside the arithmetic pipes (the memory
     /// terms and `shuffles` count them), and a loop the compiler unrolls computes its
     /// counter and exit test once for all its copies (counted as none).
-    pub warp_ops: u64,
+    pub(crate) warp_ops: u64,
     /// Subgroup shuffles and broadcasts issued, once per subgroup with an active lane.
-    pub shuffles: u64,
+    pub(crate) shuffles: u64,
     /// Per workgroup, summed: the critical path of an in-order core through the
     /// workgroup, by [`Launch::costs`]: every instruction waits for its operands, a
     /// load's result arrives a latency after it issues, barriers cost theirs and wait
     /// for the last subgroup to issue, as does the workgroup's end.
-    pub critical_ns: f64,
+    pub(crate) critical_ns: f64,
     /// Per workgroup, summed: the storage loads along that critical path (dependent
     /// memory rounds).
-    pub critical_rounds: u64,
+    pub(crate) critical_rounds: u64,
 }
 
 /// When a value is ready on the scoreboard, after how many dependent storage loads,

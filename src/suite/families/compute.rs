@@ -20,7 +20,7 @@ use crate::suite::{
 /// Multiply-adds per element: 1 to 1024 in powers of four. Powers of two would add
 /// five cases per api/build (about 2 s of a full run's 150) for a ridge the summary
 /// already places within a factor of four.
-pub const FMAS: [u32; 6] = [1, 4, 16, 64, 256, 1024];
+pub(crate) const FMAS: [u32; 6] = [1, 4, 16, 64, 256, 1024];
 const WORKGROUP: u32 = 256;
 /// Bytes of the input (and of the output): past the L2 of every preset when full, small
 /// where a CPU runs the kernels (1024 multiply-adds per element).
@@ -45,7 +45,7 @@ struct ComputeParams {
 
 /// The element type a variant computes in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Element {
+pub(crate) enum Element {
     F32,
     Int,
 }
@@ -53,14 +53,14 @@ pub enum Element {
 impl Element {
     /// Operations per multiply-add: a fused multiply-add is two flops; the integer one
     /// a multiply and an add.
-    pub const OPS_PER_FMA: u64 = 2;
+    pub(crate) const OPS_PER_FMA: u64 = 2;
 }
 
 /// The family's experiments, in the order runs and reports show them.
 pub const EXPERIMENTS: &[Experiment] = &[F32, INT];
 
 /// f32 `fma`: GFLOP/s against flop per byte.
-pub const F32: Experiment = declare("f32", "compute_f32", |s| cases(s, Element::F32));
+pub(crate) const F32: Experiment = declare("f32", "compute_f32", |s| cases(s, Element::F32));
 /// A wrapping u32 multiply-add: integer operations against operations per byte.
 pub const INT: Experiment = declare("int", "compute_int", |s| cases(s, Element::Int));
 
@@ -81,7 +81,7 @@ const fn declare(
 
 /// Operations (flops, or integer operations) per byte moved at `fmas` multiply-adds
 /// per element: each element is 4 bytes read and 4 written.
-pub fn ops_per_byte(fmas: u64) -> f64 {
+pub(crate) fn ops_per_byte(fmas: u64) -> f64 {
     (Element::OPS_PER_FMA * fmas) as f64 / 8.0
 }
 

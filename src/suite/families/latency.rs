@@ -35,7 +35,7 @@ use crate::suite::{
 };
 
 /// Bytes of one load of the chase (a u32 index): the bytes of a case per element.
-pub const LOAD_BYTES: u64 = 4;
+pub(crate) const LOAD_BYTES: u64 = 4;
 
 /// A chase's time per load, ns, from its bandwidth in GB/s: every step loads
 /// [`LOAD_BYTES`].
@@ -63,7 +63,7 @@ const SOFTWARE_MAX_BYTES: u64 = 64 << 20;
 
 /// Fewest loads of a dispatch: about 2.5 ms at a DRAM latency of 0.6 µs, and every
 /// slot of the smallest footprints visited many times.
-pub const MIN_STEPS: u32 = 4096;
+pub(crate) const MIN_STEPS: u32 = 4096;
 /// Footprints up to this (a third of an H100's L2) are walked whole by every dispatch.
 const WARMED_MAX_BYTES: u64 = 16 << 20;
 /// Larger footprints up to this (past an H200's 60 MiB L2 by two sweep steps, so that

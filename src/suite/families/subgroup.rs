@@ -112,7 +112,7 @@ pub const EXPERIMENTS: &[Experiment] = &[BROADCAST, SHUFFLE_UP, SHUFFLE_DOWN, SH
 
 /// subgroupBroadcast from lane 3 hands one register to every lane without memory;
 /// throughput of bytes received by lanes.
-pub const BROADCAST: Experiment = Experiment {
+pub(crate) const BROADCAST: Experiment = Experiment {
     family: Family::Subgroup,
     variant: "broadcast",
     kernel: Some("subgroup_broadcast"),
@@ -123,7 +123,7 @@ pub const BROADCAST: Experiment = Experiment {
 
 /// subgroupShuffleUp: lane l takes lane l - d (the lowest d lanes keep their own);
 /// throughput of bytes received by lanes.
-pub const SHUFFLE_UP: Experiment = Experiment {
+pub(crate) const SHUFFLE_UP: Experiment = Experiment {
     family: Family::Subgroup,
     variant: "shuffle_up",
     kernel: Some("subgroup_shuffle_up"),
@@ -134,7 +134,7 @@ pub const SHUFFLE_UP: Experiment = Experiment {
 
 /// subgroupShuffleDown: lane l takes lane l + d (the highest d lanes keep their own);
 /// throughput of bytes received by lanes.
-pub const SHUFFLE_DOWN: Experiment = Experiment {
+pub(crate) const SHUFFLE_DOWN: Experiment = Experiment {
     family: Family::Subgroup,
     variant: "shuffle_down",
     kernel: Some("subgroup_shuffle_down"),
@@ -145,7 +145,7 @@ pub const SHUFFLE_DOWN: Experiment = Experiment {
 
 /// subgroupShuffleXor (butterfly): lane l takes lane l ^ m; throughput of bytes
 /// received by lanes.
-pub const SHUFFLE_XOR: Experiment = Experiment {
+pub(crate) const SHUFFLE_XOR: Experiment = Experiment {
     family: Family::Subgroup,
     variant: "shuffle_xor",
     kernel: Some("subgroup_shuffle_xor"),
@@ -157,7 +157,7 @@ pub const SHUFFLE_XOR: Experiment = Experiment {
 /// The array swap between lanes (element 0 of lane l with element 3 of lane l ^ m, one
 /// shuffle between two local swaps of dynamically indexed elements); throughput of
 /// bytes received by lanes.
-pub const SWAP: Experiment = Experiment {
+pub(crate) const SWAP: Experiment = Experiment {
     family: Family::Subgroup,
     variant: "swap",
     kernel: Some("subgroup_swap"),

@@ -101,8 +101,8 @@ struct Vec4sParams {
 mod persist;
 mod staged;
 
-pub use persist::PERSIST;
-pub use staged::{
+pub(crate) use persist::PERSIST;
+pub(crate) use staged::{
     STAGED, STAGED_4, STAGED_8, STAGED_16, STAGED_ASYNC_4, STAGED_ASYNC_8, STAGED_ASYNC_16,
 };
 
@@ -141,7 +141,7 @@ pub const WINDOW: Experiment = Experiment {
 /// set (`carveout=0`: the most L1, `carveout=100`: the most shared memory, the L1 what
 /// is left). The window's L1 plateau should end later at 0 than at 100. WebGPU has no
 /// carve-out: wgpu skips it, and the simulator predicts it as `window`.
-pub const WINDOW_CARVEOUT: Experiment = Experiment {
+pub(crate) const WINDOW_CARVEOUT: Experiment = Experiment {
     family: Family::Hierarchy,
     variant: "window_carveout",
     kernel: Some("hierarchy_window"),
@@ -151,7 +151,7 @@ pub const WINDOW_CARVEOUT: Experiment = Experiment {
 };
 
 /// The carve-outs `window_carveout` compares, percent: the most L1, the most shared.
-pub const CARVEOUTS: [u32; 2] = [0, 100];
+pub(crate) const CARVEOUTS: [u32; 2] = [0, 100];
 
 /// Every workgroup reads a different 4 KiB chunk of one buffer (`footprint=<bytes>`,
 /// 1 MiB to 1 GiB) a pass, the chunk rotating between passes so no SM re-reads its
@@ -159,7 +159,7 @@ pub const CARVEOUTS: [u32; 2] = [0, 100];
 /// docs/hierarchy.md, The levels), then DRAM. Bytes are the bytes read. Plain loads,
 /// which an L1 may still serve now and then; `shared_l1_bypass` is the CUDA twin with
 /// the L1 bypassed.
-pub const SHARED: Experiment = Experiment {
+pub(crate) const SHARED: Experiment = Experiment {
     family: Family::Hierarchy,
     variant: "shared",
     kernel: Some("hierarchy_shared"),
@@ -170,7 +170,7 @@ pub const SHARED: Experiment = Experiment {
 
 /// `shared` with its CUDA twin's loads `__ldcg` (cached in the L2 only). WGSL has no
 /// cache hint: its WGSL is `shared`'s, and wgpu skips it with the reason.
-pub const SHARED_L1_BYPASS: Experiment = Experiment {
+pub(crate) const SHARED_L1_BYPASS: Experiment = Experiment {
     family: Family::Hierarchy,
     variant: "shared_l1_bypass",
     kernel: Some("hierarchy_shared_l1_bypass"),
@@ -181,7 +181,7 @@ pub const SHARED_L1_BYPASS: Experiment = Experiment {
 
 /// Reads a 1 GiB buffer (`size=<bytes>`, the binding limit at most) once, vec4 by
 /// vec4, summing per workgroup. Bytes are the bytes read.
-pub const DRAM_READ: Experiment = Experiment {
+pub(crate) const DRAM_READ: Experiment = Experiment {
     family: Family::Hierarchy,
     variant: "dram_read",
     kernel: Some("hierarchy_dram_read"),
@@ -192,7 +192,7 @@ pub const DRAM_READ: Experiment = Experiment {
 
 /// Writes a known pattern to a 1 GiB buffer, reading nothing. Bytes are the bytes
 /// written.
-pub const DRAM_WRITE: Experiment = Experiment {
+pub(crate) const DRAM_WRITE: Experiment = Experiment {
     family: Family::Hierarchy,
     variant: "dram_write",
     kernel: Some("hierarchy_dram_write"),
@@ -202,7 +202,7 @@ pub const DRAM_WRITE: Experiment = Experiment {
 };
 
 /// Copies a 1 GiB buffer. Bytes are the bytes read plus written.
-pub const DRAM_COPY: Experiment = Experiment {
+pub(crate) const DRAM_COPY: Experiment = Experiment {
     family: Family::Hierarchy,
     variant: "dram_copy",
     kernel: Some("hierarchy_dram_copy"),
@@ -216,7 +216,7 @@ pub const DRAM_COPY: Experiment = Experiment {
 /// inputs are never all zeros, because a memory system that compresses (NVIDIA's
 /// compressible memory, some DRAM controllers) could move zeros faster than data; this
 /// pair breaks that rule on purpose, to show whether it does here.
-pub const COPY_ZERO: Experiment = Experiment {
+pub(crate) const COPY_ZERO: Experiment = Experiment {
     family: Family::Hierarchy,
     variant: "copy_zero",
     kernel: Some("copy_peak"),

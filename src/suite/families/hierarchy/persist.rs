@@ -21,7 +21,7 @@ use crate::suite::{
 /// `hit=<percent>` of its accesses persisting, `setaside=<bytes>` of the L2 reserved):
 /// the texts expect the hot reads then to stay in the L2, and the kernel to run faster.
 /// Without a window (the baseline) wgpu measures it too. Bytes are both buffers' reads.
-pub const PERSIST: Experiment = Experiment {
+pub(crate) const PERSIST: Experiment = Experiment {
     family: Family::Hierarchy,
     variant: "persist",
     kernel: Some("hierarchy_persist"),
