@@ -192,7 +192,9 @@ pub(crate) fn hardware_build(rows: &[Row]) -> Option<Build> {
 /// A model and the calibration rows' cases it was fitted to.
 #[derive(Clone, Debug)]
 pub struct Calibration {
+    /// The fitted model.
     pub model: DeviceModel,
+    /// The cases it was fitted to.
     pub used: Vec<CaseId>,
 }
 

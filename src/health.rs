@@ -59,11 +59,16 @@ pub struct Expectations {
 pub enum Problem {
     /// Measured, verified, and slower than the expectation.
     Below {
+        /// The bandwidth measured, in GB/s.
         measured_gbps: f64,
+        /// What a healthy GPU of the model reaches.
         expectation: Expectation,
     },
     /// Failed (verification or timing) or was skipped: the GPU could not show its health.
-    NotMeasured { why: String },
+    NotMeasured {
+        /// The row's status and note.
+        why: String,
+    },
     /// The run has no row of the case.
     Missing,
 }
@@ -71,7 +76,9 @@ pub enum Problem {
 /// The checkup of a run: each expected case's problem, where it has one.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Checkup {
+    /// Expected cases checked.
     pub checked: usize,
+    /// Each case with a problem, and the problem.
     pub problems: Vec<(CaseId, Problem)>,
 }
 

@@ -33,6 +33,7 @@ pub fn load(experiment: &Experiment, case: &Case) -> Result<Kernel, SimError> {
 /// subgroups of `subgroup_size`.
 #[derive(Debug)]
 pub struct Simulator {
+    /// Lanes per subgroup the interpreter runs together.
     pub subgroup_size: u32,
 }
 

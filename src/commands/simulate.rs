@@ -95,6 +95,7 @@ pub struct Validating<'a> {
     pub no_calibrate: bool,
     /// Every judged row too.
     pub verbose: bool,
+    /// How the table is printed.
     pub format: results::Format,
 }
 

@@ -18,7 +18,9 @@ pub enum Init {
     /// Floats in [-1, 1), integers in [0, 2^16).
     #[default]
     Random,
+    /// Every word zero.
     Zeros,
+    /// Every element one.
     Ones,
     /// Each element its index (floats and integers).
     Ramp,
@@ -27,7 +29,9 @@ pub enum Init {
 /// A buffer's first contents: made by an [`Init`], or given word by word.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Fill {
+    /// Made by an [`Init`].
     Init(Init),
+    /// Given word by word.
     Words(Arc<Vec<u32>>),
 }
 
@@ -51,8 +55,11 @@ pub struct Description {
     pub name: String,
     /// Where the WGSL came from, for messages.
     pub file: String,
+    /// The WGSL text.
     pub source: String,
+    /// The entry point; `None`: the module's only compute entry.
     pub entry: Option<String>,
+    /// Pipeline-override constants and their values.
     pub overrides: Vec<(String, f64)>,
     /// The size variables: the rows' `param`.
     pub sizes: Vec<(String, u64)>,
@@ -67,6 +74,7 @@ pub struct Description {
     pub workgroups: Option<[u32; 3]>,
     /// The bytes the kernel must move, where declared.
     pub bytes: Option<u64>,
+    /// How its outputs are checked.
     pub verify: Verify,
 }
 

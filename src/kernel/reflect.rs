@@ -21,16 +21,22 @@ pub(crate) enum BindingAccess {
 /// tolerance (one f32, or two f16 halves).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Word {
+    /// Bit for bit.
     Exact,
+    /// One f32, within the tolerance.
     F32,
+    /// Two f16 halves, each within the tolerance.
     F16x2,
 }
 
 /// A uniform field: `--uniform NAME.FIELD=…` writes its components at its offset.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Field {
+    /// The field's name (`NAME.FIELD`).
     pub name: String,
+    /// Its byte offset in the uniform.
     pub offset: u32,
+    /// The scalar type of its components.
     pub kind: ScalarKind,
     /// Bytes of one component: 4, or 2 for f16.
     pub width: u8,
@@ -51,6 +57,7 @@ pub(crate) struct Tail {
 pub struct KernelBinding {
     /// The WGSL variable's name.
     pub name: String,
+    /// `@binding(i)` in group 0.
     pub binding: u32,
     pub(crate) access: BindingAccess,
     /// Bytes before the runtime-sized array, or of the whole binding if it has none.
@@ -87,7 +94,9 @@ impl KernelBinding {
 /// What `membench kernel` needs of a kernel.
 #[derive(Clone, Debug)]
 pub struct KernelShape {
+    /// The entry point's name.
     pub entry: String,
+    /// The entry point's workgroup size, overrides resolved.
     pub workgroup_size: [u32; 3],
     /// In binding order, numbered 0, 1, 2, … in group 0.
     pub bindings: Vec<KernelBinding>,

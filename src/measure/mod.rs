@@ -20,6 +20,7 @@ use crate::suite::{CaseId, Setting};
 /// Which clock measured a case.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Timer {
+    /// GPU timestamps around the work.
     Gpu,
     /// Host clock around submit and wait: a GPU without timestamp queries.
     Wall,
@@ -28,6 +29,7 @@ pub enum Timer {
 }
 
 impl Timer {
+    /// The name the CSV's `timer` column holds.
     pub fn label(self) -> &'static str {
         match self {
             Timer::Gpu => "gpu",
@@ -56,7 +58,9 @@ pub trait TimedWork {
 /// transfer or one workload).
 #[derive(Clone, Debug)]
 pub struct Timing {
+    /// Each sample's time per repetition, in nanoseconds.
     pub samples_ns: Vec<f64>,
+    /// The clock that took them.
     pub timer: Timer,
     /// Repetitions (dispatches, transfers) in one sample.
     pub(crate) dispatches_per_sample: u32,
@@ -212,7 +216,9 @@ struct Plan {
 /// The suite's own sampling, remembering when the device was last busy.
 #[derive(Debug)]
 pub struct SuiteSampler {
+    /// Sampling of kernels.
     pub kernel: Sampler,
+    /// Sampling of transfers.
     pub transfer: Sampler,
     last_timed: Option<Instant>,
 }
@@ -277,8 +283,11 @@ impl<F: FnMut(u32) -> Result<f64>> TimedWork for FnWork<F> {
 /// Median, extremes and spread of a set of samples.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Stats {
+    /// The median sample.
     pub median: f64,
+    /// The smallest sample.
     pub min: f64,
+    /// The largest sample.
     pub max: f64,
     /// Coefficient of variation: standard deviation over mean.
     pub cv: f64,

@@ -84,7 +84,9 @@ h2 + details > summary, h3 + details > summary, figure + details > summary { fon
 /// The page and its charts, not yet written.
 #[derive(Debug)]
 pub struct Report {
+    /// The HTML page.
     pub html: String,
+    /// The charts the page links to.
     pub charts: Vec<Chart>,
 }
 

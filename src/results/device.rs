@@ -46,13 +46,16 @@ pub(crate) fn read_device(path: &Path) -> Result<Vec<(u64, Row)>> {
 /// One device's rows in one setting (api and build), from one results file.
 #[derive(Clone, Debug)]
 pub struct DeviceResults {
+    /// The file the rows were read from.
     pub path: PathBuf,
     /// The device as the table names it: adapter, api, the build where it is not the
     /// default and the adapters measuring at once where more than one
     /// (`NVIDIA H200 (wgpu, tax-free, concurrent=2)`); the file name is added where
     /// two would otherwise have the same label.
     pub label: String,
+    /// The api and build the rows share.
     pub setting: Setting,
+    /// The rows, in file order.
     pub rows: Vec<Row>,
 }
 

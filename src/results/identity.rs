@@ -14,12 +14,14 @@ use crate::suite::{Api, RunSizing};
 /// are columns within the file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Identity {
+    /// The adapter's name.
     pub device: String,
     /// The physical GPU's UUID (`-` where it has none): two GPUs of one model are two
     /// identities.
     pub gpu_uuid: String,
     /// wgpu's name of the backend, lower case (`vulkan`).
     pub backend: String,
+    /// The sizing the file's cases were measured at.
     pub sizing: RunSizing,
 }
 

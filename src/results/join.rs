@@ -12,8 +12,11 @@ use crate::suite::{Family, Params, REGISTRY};
 /// One case across devices.
 #[derive(Clone, Debug)]
 pub struct Line<'a> {
+    /// The case's family.
     pub family: Family,
+    /// The case's variant.
     pub variant: &'a str,
+    /// The case's parameters.
     pub params: &'a Params,
     /// One per device, in file order; `None` where the file has no row for the case.
     pub cells: Vec<Option<&'a Row>>,

@@ -47,6 +47,7 @@ impl Sense {
 /// One level found in a sweep.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Level {
+    /// The level's name (`L1`, `L2`, `DRAM`, …).
     pub name: String,
     /// The median of the plateau's values (GB/s or ns).
     pub value: f64,

@@ -10,8 +10,11 @@ use crate::suite::{Case, CaseData, Experiment, Measure, Setting};
 /// What became of one case.
 #[derive(Debug)]
 pub enum Outcome {
+    /// Verified, then timed.
     Measured(Timing),
+    /// Not run, for this reason.
     Skipped(String),
+    /// Ran and failed (verification, a device error), for this reason.
     Failed(String),
     /// Predicted only (`membench simulate`): nothing ran on a device.
     Predicted,

@@ -43,6 +43,7 @@ use crate::suite::{Case, Experiment};
 /// Settings of one run that change what is measured.
 #[derive(Clone, Debug)]
 pub struct RunSettings {
+    /// The `--quick` sizing: small buffers, the fewest samples.
     pub quick: bool,
     /// Timed samples per case (at least [`crate::measure::MIN_SAMPLES`]).
     pub samples: u32,

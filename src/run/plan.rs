@@ -51,6 +51,7 @@ pub enum CaseSource {
 /// Cases made for a device, and what the run's end says of their rows.
 #[derive(Clone)]
 pub struct Given {
+    /// What makes the device's cases.
     pub make: Arc<MakeCases>,
     /// Lines after the run's summary, from its rows and the device's default results
     /// file.
@@ -96,10 +97,13 @@ pub struct Plan {
     pub filters: Vec<String>,
     /// What changes the measurements; `concurrent` is set by the plan itself.
     pub settings: RunSettings,
+    /// The apis each case runs on.
     pub apis: Vec<Api>,
+    /// The builds each case is measured in.
     pub builds: Vec<Build>,
     /// How long one submission may take before the device counts as hung.
     pub(crate) timeout: Duration,
+    /// The adapters that measure.
     pub adapters: Adapters,
     pub(crate) destination: Destination,
     /// Only the cases of this profile (of those the filters select).

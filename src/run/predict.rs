@@ -186,8 +186,11 @@ pub(crate) fn predicted_rows(
 /// A run's predictions, the model they were made with, and how long they took.
 #[derive(Debug)]
 pub struct Predicted {
+    /// The device model the predictions were made with.
     pub model: DeviceModel,
+    /// One per case in order: `None` where the case is not predicted, the error where it failed.
     pub predictions: Vec<Option<Result<Prediction, String>>>,
+    /// Seconds the predictions took.
     pub seconds: f64,
 }
 

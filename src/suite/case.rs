@@ -13,6 +13,7 @@ use super::{
 pub struct Case {
     /// What distinguishes this case among its experiment's, e.g. `offset=3`.
     pub params: Params,
+    /// The workgroup size the kernel is built with.
     pub workgroup_size: [u32; 3],
     /// Bytes of workgroup memory one workgroup uses: what a twin with dynamic shared
     /// memory is launched with.
@@ -138,13 +139,17 @@ impl Case {
 /// or i32; uniform structs are whole words).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Buffer {
+    /// A uniform's contents, in words.
     Uniform(Vec<u32>),
+    /// An input of this many words.
     Input(usize),
     /// An input read through the texture path: an `r32float` 2-D texture (WGSL
     /// `texture_2d<f32>`, read with `textureLoad`; CUDA: a texture object over a CUDA
     /// array, read with an integer texel fetch), its words the texels row by row.
     Texture {
+        /// Texels per row.
         width: u32,
+        /// Rows.
         height: u32,
     },
     /// Written by the kernel: created poisoned, then checked against the reference.
@@ -201,6 +206,7 @@ impl Buffer {
         Buffer::Uniform(words(params))
     }
 
+    /// Its size in 32-bit words.
     pub fn words(&self) -> usize {
         match self {
             Buffer::Uniform(words) => words.len(),
@@ -218,7 +224,9 @@ impl Buffer {
 /// one dispatch, in binding order.
 #[derive(Debug)]
 pub struct CaseData {
+    /// The inputs, in binding order.
     pub inputs: Vec<Words>,
+    /// What each output must hold, in binding order.
     pub expected: Vec<Expected>,
 }
 

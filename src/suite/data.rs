@@ -12,10 +12,13 @@ use rayon::prelude::*;
 /// stays within twice its largest buffer).
 #[derive(Clone)]
 pub enum Words {
+    /// Held whole.
     Held(Vec<u32>),
     /// `len` words, word `i` being `word(i)`.
     Made {
+        /// How many words.
         len: usize,
+        /// Word `i`, made from `i`.
         word: Arc<dyn Fn(usize) -> u32 + Send + Sync>,
     },
 }
@@ -32,6 +35,7 @@ impl Words {
         }
     }
 
+    /// How many words.
     pub fn len(&self) -> usize {
         match self {
             Words::Held(words) => words.len(),
@@ -39,6 +43,7 @@ impl Words {
         }
     }
 
+    /// Whether there are no words.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -15,7 +15,7 @@ macro_rules! names {
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum $name {
-            $($(#[$vmeta])* $variant),+
+            $($(#[$vmeta])* #[doc = concat!("Written `", $text, "`.")] $variant),+
         }
 
         impl $name {
@@ -222,7 +222,9 @@ names! {
 /// named.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Setting {
+    /// Through wgpu, in this build.
     Wgpu(WgpuBuild),
+    /// Through CUDA, in this build.
     Cuda(CudaBuild),
 }
 
@@ -233,9 +235,11 @@ impl Default for Setting {
 }
 
 impl Setting {
+    /// wgpu's default build.
     pub const WGPU: Setting = Setting::Wgpu(WgpuBuild::Default);
     pub(crate) const TAX_FREE: Setting = Setting::Wgpu(WgpuBuild::TaxFree);
     pub(crate) const UNCHECKED: Setting = Setting::Wgpu(WgpuBuild::Unchecked);
+    /// CUDA's default build.
     pub const CUDA: Setting = Setting::Cuda(CudaBuild::Default);
 
     /// The setting of `api` built as `build`, where the api has that build: what the
@@ -420,6 +424,7 @@ impl From<&str> for Value {
 pub struct Params(Vec<(Key, Value)>);
 
 impl Params {
+    /// No parameters.
     pub fn new() -> Self {
         Params(Vec::new())
     }
@@ -430,6 +435,7 @@ impl Params {
         self
     }
 
+    /// The value of `key`, if the case has one.
     pub fn get(&self, key: Key) -> Option<&Value> {
         self.0.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
     }
@@ -473,10 +479,12 @@ impl Params {
         )
     }
 
+    /// Whether there are no parameters.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 
+    /// The pairs, in order.
     pub fn iter(&self) -> impl Iterator<Item = &(Key, Value)> {
         self.0.iter()
     }
@@ -534,8 +542,11 @@ macro_rules! params {
 /// The identity of one case: what filters match, rows are keyed on and reports name.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CaseId {
+    /// The experiment's family.
     pub family: Family,
+    /// The experiment's variant.
     pub variant: String,
+    /// Its parameters.
     pub params: Params,
 }
 

@@ -92,7 +92,9 @@ pub(crate) fn wgsl_skip(experiment: &Experiment, case: &Case) -> Option<String> 
 /// One experiment: one kernel (or a transfer) and the cases it is measured at.
 #[derive(Clone, Copy, Debug)]
 pub struct Experiment {
+    /// The family it belongs to.
     pub family: Family,
+    /// Its name within the family.
     pub variant: &'static str,
     /// Kernel name (see [`shaders`]); also the pipeline label. Its binding signature
     /// is reflected from the WGSL ([`shaders::signature`]). `None` for a pure
@@ -110,7 +112,9 @@ pub struct Experiment {
 /// An experiment's kernel written as the CUDA texts write it, or why it has none.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Twin {
+    /// Its twin.
     Cuda(CudaTwin),
+    /// No twin, for this reason.
     None(&'static str),
 }
 
@@ -120,6 +124,7 @@ pub enum Twin {
 /// `shaders/permutations` keys and the case's override constants as defines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CudaTwin {
+    /// The `.cu` file's stem, also its entry point's name.
     pub source: &'static str,
     /// The twin's workgroup array is `extern __shared__`, sized at launch with the
     /// case's workgroup storage bytes: CUDA's dynamic shared memory, where the WGSL
@@ -259,8 +264,11 @@ impl Experiment {
 /// How a kernel sees one buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Binding {
+    /// A uniform buffer.
     Uniform,
+    /// A storage buffer the kernel only reads.
     ReadOnly,
+    /// A storage buffer the kernel writes.
     ReadWrite,
     /// A `texture_2d<f32>` read with `textureLoad` (no sampler).
     Texture,

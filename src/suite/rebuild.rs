@@ -15,7 +15,12 @@ pub enum Unmatched {
     Gone,
     /// The registry sizes the case differently at the row's sizing: predicting it
     /// would predict another kernel launch.
-    Resized { row_bytes: u64, case_bytes: u64 },
+    Resized {
+        /// The bytes the row records.
+        row_bytes: u64,
+        /// The bytes the registry's case moves.
+        case_bytes: u64,
+    },
     /// The registry skips the case at the row's sizing (nominal limits).
     Skipped(String),
 }

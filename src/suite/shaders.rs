@@ -110,8 +110,10 @@ pub(crate) fn cuda_source(name: &str) -> Option<&'static str> {
 /// `override` constants.
 #[derive(Debug, PartialEq)]
 pub struct Reflection {
+    /// Each `@group(0) @binding(i)`, in order.
     pub bindings: Vec<crate::suite::Binding>,
     pub(crate) uniform_bytes: Option<u64>,
+    /// The names of its `override` constants.
     pub overrides: Vec<String>,
 }
 

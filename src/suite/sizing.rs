@@ -10,8 +10,11 @@ pub struct Sizing {
     pub buffer_bytes: Option<u64>,
     /// A software adapter (lavapipe): its timings only show that the suite runs.
     pub software: bool,
+    /// The device's largest storage binding, in bytes.
     pub max_binding_bytes: u64,
+    /// The device's most invocations in one workgroup.
     pub max_workgroup_invocations: u32,
+    /// The device's most workgroups along one dimension.
     pub max_workgroups_per_dimension: u32,
     /// Bytes of `var<workgroup>` storage one workgroup may use.
     pub max_workgroup_storage_bytes: u32,
@@ -128,6 +131,7 @@ pub enum Grid {
 }
 
 impl Grid {
+    /// The name the CSV and the tables use.
     pub fn label(self) -> &'static str {
         match self {
             Grid::OneD => "1d",

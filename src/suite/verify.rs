@@ -19,13 +19,28 @@ pub enum Expected {
     /// f32 values (`values` their bits) each within `tolerance` of the reference,
     /// relative to max(1, |reference|): for kernels whose summation order differs from
     /// the CPU's.
-    Approx { values: Words, tolerance: f32 },
+    Approx {
+        /// The reference.
+        values: Words,
+        /// The largest relative difference accepted.
+        tolerance: f32,
+    },
     /// Word `i * stride` equal to `values[i]`, the words between unchecked (a
     /// kernel's scratch space): checked piece by piece, where a [`Rule`] would gather
     /// the whole output first.
-    Strided { stride: usize, values: Vec<u32> },
+    Strided {
+        /// Words from one checked word to the next.
+        stride: usize,
+        /// The reference.
+        values: Vec<u32>,
+    },
     /// `words` words that `rule` accepts.
-    Rule { words: usize, rule: Rule },
+    Rule {
+        /// The output's length in words.
+        words: usize,
+        /// What each word must satisfy.
+        rule: Rule,
+    },
 }
 
 impl std::fmt::Debug for Expected {

@@ -84,6 +84,7 @@ pub struct Modelling<'a> {
     /// The preset; `None` for the one closest to each file's device.
     pub preset: Option<&'static DeviceModel>,
     pub(crate) calibrating: Calibrating<'a>,
+    /// Whether the rows' predictions are made afresh or read from the file.
     pub predictions: Predictions,
 }
 
@@ -107,6 +108,7 @@ pub enum Role {
 }
 
 impl Role {
+    /// The word the tables use.
     pub fn label(self) -> &'static str {
         match self {
             Role::HeldOut => "held-out",
@@ -118,10 +120,13 @@ impl Role {
 /// One measured row beside its new prediction.
 #[derive(Clone, Debug)]
 pub struct Judged {
+    /// The case.
     pub id: CaseId,
     /// The api that measured it (CUDA's only among transfers).
     pub api: Api,
+    /// Whether the model was fitted to it.
     pub role: Role,
+    /// The measured bandwidth, in GB/s.
     pub measured_gbps: f64,
     /// The case's bytes over the predicted time: the same bytes as the measurement's.
     pub predicted_gbps: f64,
@@ -173,7 +178,9 @@ impl std::fmt::Display for Unjudged {
 /// One file's validation.
 #[derive(Clone, Debug)]
 pub struct Validation {
+    /// The results file.
     pub path: PathBuf,
+    /// Its adapter's name.
     pub device: String,
     /// The wgpu build whose rows were judged; `None` where the file has no wgpu row.
     pub build: Option<Build>,
@@ -181,6 +188,7 @@ pub struct Validation {
     pub model: DeviceModel,
     /// What the model was calibrated from, in words.
     pub calibrated: String,
+    /// Each judged row, measured beside predicted.
     pub judged: Vec<Judged>,
     /// The measured rows of the build not judged, by case, and why.
     pub unjudged: Vec<NotJudged>,

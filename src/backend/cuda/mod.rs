@@ -67,6 +67,7 @@ fn describe(error: &DriverError) -> String {
 /// the build.
 #[derive(Clone, Debug)]
 pub struct Cuda {
+    /// The CUDA device the context is on.
     pub device: CudaDevice,
     /// How the twins are compiled.
     build: CudaBuild,

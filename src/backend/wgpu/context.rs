@@ -20,10 +20,14 @@ use crate::text::shown_lines;
 /// Device, queue and what the CSV records about them; built once, passed by reference.
 #[derive(Debug)]
 pub struct GpuContext {
+    /// The adapter the device came from.
     pub adapter: wgpu::Adapter,
+    /// The device every buffer and pipeline is made on.
     pub device: wgpu::Device,
     pub(crate) queue: wgpu::Queue,
+    /// The adapter's name, vendor, backend and driver.
     pub info: wgpu::AdapterInfo,
+    /// The limits the device was opened with.
     pub limits: wgpu::Limits,
     /// How long one submission may take before the device counts as hung.
     pub(crate) timeout: Duration,
@@ -69,6 +73,8 @@ impl GpuContext {
         })
     }
 
+    /// Opens the adapter `selector` picks (an index or a part of its name; else the
+    /// best one), each submission given `timeout`.
     pub fn new(selector: Option<&str>, timeout: Duration) -> Result<Self> {
         let instance = instance()?;
         let adapter = select_adapter(&instance, selector)?;
@@ -207,6 +213,7 @@ impl GpuContext {
                 .contains(wgpu::Features::PASSTHROUGH_SHADERS)
     }
 
+    /// Whether the device timestamps compute passes (the GPU clock).
     pub fn has_timestamps(&self) -> bool {
         self.device
             .features()

@@ -39,7 +39,9 @@ use timing::KernelClock;
 /// The wgpu backend: a device, and the build its kernels are made with.
 #[derive(Debug)]
 pub struct Wgpu<'a> {
+    /// The device its kernels run on.
     pub ctx: &'a GpuContext,
+    /// How its kernels are built.
     pub build: WgpuBuild,
 }
 

@@ -10,6 +10,7 @@ use crate::suite::CaseId;
 /// One case of a group: what is typical and where each GPU stands.
 #[derive(Clone, Debug)]
 pub struct GroupCase {
+    /// The case.
     pub id: CaseId,
     /// The median of the GPUs' figures, where at least [`MIN_MEMBERS`] have one.
     pub(crate) median_gbps: Option<f64>,

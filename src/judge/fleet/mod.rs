@@ -81,16 +81,20 @@ impl Default for Options {
 /// An input that was not read, and why.
 #[derive(Clone, Debug)]
 pub struct Skipped {
+    /// The file.
     pub path: PathBuf,
+    /// Why it was not read.
     pub why: String,
 }
 
 /// A file that holds a GPU already read: read once, or merged into it.
 #[derive(Clone, Debug)]
 pub struct Merged {
+    /// The file.
     pub path: PathBuf,
     /// The file it joins.
     pub into: PathBuf,
+    /// Why it joins: the same run read twice, or another run of the GPU.
     pub how: Merge,
 }
 
@@ -193,8 +197,11 @@ impl Member {
 /// GPUs measured alike: one model (`device`), backend, api/build and sizing.
 #[derive(Clone, Debug)]
 pub struct Group {
+    /// The model, as the adapter names it.
     pub device: String,
+    /// The graphics API wgpu ran on.
     pub backend: String,
+    /// The api and build.
     pub setting: Setting,
     /// `None` for files that did not record it (schema version 2 and older).
     pub sizing: Option<RunSizing>,
@@ -243,6 +250,7 @@ pub struct Fleet {
     /// The files read once for two names, or merged into another file of their GPU.
     pub(crate) merged: Vec<Merged>,
     pub(crate) members: Vec<Member>,
+    /// The groups of GPUs measured alike.
     pub groups: Vec<Group>,
 }
 
@@ -282,6 +290,7 @@ impl Conclusion {
 /// What a fleet comes to: the counts the conclusion is drawn from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tally {
+    /// Input files.
     pub files: usize,
     pub(crate) skipped_files: usize,
     pub(crate) merged_files: usize,
@@ -289,6 +298,7 @@ pub struct Tally {
     pub(crate) gpus: usize,
     /// Distinct models (`device`).
     pub(crate) models: usize,
+    /// Groups of GPUs measured alike.
     pub groups: usize,
     /// Distinct GPUs in a group judged.
     pub(crate) judged_gpus: usize,

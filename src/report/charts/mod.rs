@@ -42,7 +42,9 @@ pub struct Chart {
     pub family: Option<Family>,
     /// File name in the report directory, e.g. `copy-offset.svg`.
     pub file: String,
+    /// The chart's title.
     pub title: String,
+    /// The SVG text.
     pub svg: String,
 }
 
@@ -56,6 +58,7 @@ impl Chart {
 /// The devices one set of family charts draws, and their cases.
 #[derive(Debug)]
 pub struct Panel<'d> {
+    /// The devices, in the order of their columns.
     pub devices: Vec<&'d DeviceResults>,
     /// Every case of the devices, the cells in the order of `devices`.
     pub lines: Vec<Line<'d>>,

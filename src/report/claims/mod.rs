@@ -45,6 +45,7 @@ use crate::suite::{concatenate, total_len};
 pub enum Verdict {
     /// The rule holds on the evidence.
     Reproduced(Evidence),
+    /// The rule fails on the evidence.
     NotReproduced(Evidence),
     /// A row the rule needs is absent, skipped or failed; the text says which.
     NotMeasured(String),
@@ -55,6 +56,7 @@ pub enum Verdict {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Evidence {
     pub(crate) detail: String,
+    /// The ratio the rule compared, where it compared one.
     pub ratio: Option<f64>,
 }
 
@@ -68,6 +70,7 @@ impl From<String> for Evidence {
 }
 
 impl Verdict {
+    /// The word the checklist shows.
     pub fn label(&self) -> &'static str {
         match self {
             Verdict::Reproduced(_) => "reproduced",
@@ -144,7 +147,9 @@ pub(crate) static FINDINGS: &[Finding] = &[
 /// about correctness.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
+    /// About bandwidth: asked of the predictions too.
     Bandwidth,
+    /// About correctness.
     Verification,
 }
 
@@ -153,11 +158,13 @@ pub enum Kind {
 pub struct Claim {
     /// Stable name, also the HTML anchor: `family-what`.
     pub id: &'static str,
+    /// The family its rows are of.
     pub family: Family,
     /// What the classic texts say: the one statement of it.
     pub claim: &'static str,
     /// The decision rule in words; `decide` implements exactly this.
     pub(crate) rule: &'static str,
+    /// Whether it is about bandwidth or correctness.
     pub kind: Kind,
     /// The experiments whose rows the rule reads: every row it reads is one of theirs,
     /// and without theirs it is not measured.

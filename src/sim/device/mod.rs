@@ -90,6 +90,7 @@ pub struct DeviceModel {
     /// Latency of a dependent load that hits the L1, hits the L2, and goes to an idle
     /// DRAM (a pointer chase's steps).
     pub l1_latency_ns: f64,
+    /// Latency of a dependent load that hits the L2, in ns.
     pub l2_latency_ns: f64,
     /// A dependent load's latency when it hits the L2 outside its SMs' partition
     /// ([`DeviceModel::l2_partitions`]), over `l2_latency_ns`: calibrating the near

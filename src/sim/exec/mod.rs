@@ -62,35 +62,90 @@ use memory::write_leaves;
 /// shader, and for unsupported input the naga construct, so a failure points at code.
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
+    /// naga could not parse the WGSL.
     #[error("{shader}: WGSL parse error: {message}")]
-    Parse { shader: String, message: String },
+    Parse {
+        /// The shader's name.
+        shader: String,
+        /// What naga said.
+        message: String,
+    },
+    /// naga found the module invalid.
     #[error("{shader}: validation error: {message}")]
-    Validate { shader: String, message: String },
+    Validate {
+        /// The shader's name.
+        shader: String,
+        /// What naga said.
+        message: String,
+    },
+    /// A pipeline-override constant could not be applied.
     #[error("{shader}: override error: {message}")]
-    Override { shader: String, message: String },
+    Override {
+        /// The shader's name.
+        shader: String,
+        /// What naga said.
+        message: String,
+    },
+    /// The module has no compute entry point of that name.
     #[error("{shader}: no compute entry point named `{entry}`")]
-    NoEntryPoint { shader: String, entry: String },
+    NoEntryPoint {
+        /// The shader's name.
+        shader: String,
+        /// The entry point asked for.
+        entry: String,
+    },
+    /// A construct the interpreter does not run.
     #[error("{shader}: unsupported by the simulator: {construct}")]
-    Unsupported { shader: String, construct: String },
+    Unsupported {
+        /// The shader's name.
+        shader: String,
+        /// The naga construct.
+        construct: String,
+    },
+    /// The shader reads a binding the launch did not bind.
     #[error("{shader}: no buffer bound at @group({group}) @binding({binding})")]
     MissingBinding {
+        /// The shader's name.
         shader: String,
+        /// The `@group` of the missing binding.
         group: u32,
+        /// The `@binding` of the missing binding.
         binding: u32,
     },
+    /// An access outside its buffer.
     #[error("{shader}: out-of-bounds access (a bug in the benchmark): {detail}")]
-    OutOfBounds { shader: String, detail: String },
+    OutOfBounds {
+        /// The shader's name.
+        shader: String,
+        /// What went wrong.
+        detail: String,
+    },
+    /// A launch the kernel cannot take.
     #[error("{shader}: bad launch: {detail}")]
-    Launch { shader: String, detail: String },
+    Launch {
+        /// The shader's name.
+        shader: String,
+        /// What went wrong.
+        detail: String,
+    },
+    /// Any other failure while running.
     #[error("{shader}: {detail}")]
-    Runtime { shader: String, detail: String },
+    Runtime {
+        /// The shader's name.
+        shader: String,
+        /// What went wrong.
+        detail: String,
+    },
 }
 
 /// Memory space of a traced request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Space {
+    /// A storage buffer.
     Storage,
+    /// A uniform buffer.
     Uniform,
+    /// A `var<workgroup>`: shared memory.
     Workgroup,
     /// A private array indexed with a value known only at run time: compilers place it
     /// in local memory (per-lane slots interleaved lane by lane, cached like storage).
@@ -111,15 +166,21 @@ pub(crate) enum Access {
 /// the module's workgroup variables in declaration order ([`Kernel::workgroup_vars`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Target {
+    /// A bound buffer.
     Binding {
+        /// Its `@group`.
         group: u32,
+        /// Its `@binding`.
         binding: u32,
     },
+    /// A `var<workgroup>`.
     Workgroup {
+        /// Its index among the module's workgroup variables.
         var: u32,
     },
     /// A function or private variable in local memory.
     Local {
+        /// Which local variable (a private one marked apart).
         var: u32,
     },
 }
@@ -127,10 +188,13 @@ pub enum Target {
 /// One memory request of one subgroup. Borrowed slices keep the stream allocation-free.
 #[derive(Debug)]
 pub struct Request<'a> {
+    /// The workgroup's id.
     pub workgroup: [u32; 3],
     /// Subgroup index within the workgroup (`local_invocation_index / subgroup_size`).
     pub subgroup: u32,
+    /// The memory space it addresses.
     pub space: Space,
+    /// The buffer or variable it addresses.
     pub target: Target,
     pub(crate) access: Access,
     pub(crate) bytes_per_lane: u32,
@@ -157,6 +221,7 @@ pub trait TraceSink {
     fn enabled(&self) -> bool {
         true
     }
+    /// Takes one request as it is made.
     fn request(&mut self, req: &Request<'_>);
 }
 
@@ -180,8 +245,11 @@ impl<F: FnMut(&Request<'_>)> TraceSink for F {
 /// A buffer bound at `@group(group) @binding(binding)`, as raw bytes (what the GPU sees).
 #[derive(Clone, Debug)]
 pub struct BoundBuffer {
+    /// Its `@group`.
     pub group: u32,
+    /// Its `@binding`.
     pub binding: u32,
+    /// Its bytes, read and written in place.
     pub data: Vec<u8>,
     /// For a `texture_2d<f32>` binding, its texels per row: `data` holds the texels row
     /// by row, and `textureLoad` at (x, y) reads the word at `y * width + x`, traced as
@@ -252,6 +320,7 @@ impl Launch {
 /// Work done by a run, for cost accounting.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ExecStats {
+    /// Workgroups run.
     pub workgroups: u64,
     /// Lane-operations: each expression evaluated, each leaf loaded or stored and each
     /// atomic, times the lanes of the workgroup (inactive lanes included: lock-step

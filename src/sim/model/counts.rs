@@ -4,15 +4,20 @@
 /// Global-memory requests of one direction and what they touch.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Traffic {
+    /// Requests: one per subgroup memory instruction.
     pub requests: u64,
+    /// Distinct 32-byte sectors they touch.
     pub sectors: u64,
+    /// Distinct 128-byte lines they touch.
     pub lines: u64,
 }
 
 /// Raw counts of the workgroups that ran (not scaled).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counts {
+    /// Reads.
     pub reads: Traffic,
+    /// Writes.
     pub writes: Traffic,
     pub(crate) atomics: Traffic,
     /// Read sectors served by the L1.
@@ -29,6 +34,7 @@ pub struct Counts {
     /// scoreboard ([`crate::sim::exec::Request::round`]), and it waits for its slowest
     /// sector, so a round of one DRAM read among L1 hits takes a DRAM latency.
     pub(crate) read_rounds_from: [u64; 5],
+    /// Bytes read from DRAM.
     pub dram_read_bytes: u64,
     pub(crate) dram_write_bytes: u64,
     /// DRAM reads that merge a partly written sector before it is written back (a

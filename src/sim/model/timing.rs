@@ -10,12 +10,17 @@ use crate::sim::{Costs, ExecStats};
 /// or launch limit of the workgroups in flight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Bound {
+    /// DRAM bandwidth.
     Dram,
     /// The last-level cache beyond the L2 (Infinity Cache, system-level cache).
     Llc,
+    /// L2 bandwidth.
     L2,
+    /// L1 bandwidth.
     L1,
+    /// Shared-memory bandwidth (bank wavefronts).
     Shared,
+    /// The uniform path's addresses per second.
     Uniform,
     /// Dependent memory rounds × latency over the workgroups resident at once
     /// (Little's law): too few loads in flight to fill the memory system.
@@ -115,10 +120,13 @@ impl std::str::FromStr for Bound {
 /// A prediction for a whole dispatch (counts scaled to the full grid).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Prediction {
+    /// Predicted time of one dispatch, in seconds.
     pub time_s: f64,
+    /// What bounds it.
     pub bound: Bound,
     /// Declared bytes / time (0 when time is 0).
     pub effective_gbps: f64,
+    /// Bytes read from DRAM.
     pub dram_read_bytes: u64,
     pub(crate) dram_write_bytes: u64,
     /// Sector accesses reaching the L2.
