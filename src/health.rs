@@ -313,6 +313,10 @@ pub fn derive(source: &str, rows: &[Row], cases: &[CaseId]) -> Vec<Expectation> 
 }
 
 /// `x` rounded down to four significant digits: a figure to read, not a measurement.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "the floor of a finite f64's log10 lies within ±324"
+)]
 fn significant(x: f64) -> f64 {
     let scale = 10f64.powi(3 - x.abs().log10().floor() as i32);
     (x * scale).floor() / scale

@@ -132,6 +132,10 @@ fn bytes(words: &Words) -> Vec<u8> {
 
 /// The interpreter's binding `index` of `buffer`, holding `data`: a texture's texels
 /// row by row (see [`BoundBuffer::texture_width`]).
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "`index` is a binding's, and WGSL numbers bindings in u32"
+)]
 fn bound(index: usize, buffer: &Buffer, data: Vec<u8>) -> BoundBuffer {
     BoundBuffer {
         texture_width: match buffer {
@@ -202,7 +206,7 @@ pub fn predict(
                     | Buffer::Texture { .. }
                     | Buffer::Output(_)
                     | Buffer::InOut(_) => {
-                        vec![0; buffer.len_bytes() as usize]
+                        vec![0; crate::host_len(buffer.len_bytes())]
                     }
                 };
                 bound(index, buffer, data)

@@ -96,6 +96,10 @@ const PHASES: [Phase; 4] = [
 /// Kernel dispatches per chunk that make the kernels alone about as long as the uploads
 /// alone (then overlap could hide up to all of the upload time); `run(phase, repeats)`
 /// runs one phase with `repeats` dispatches per chunk and returns its host nanoseconds.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "a rounded ratio of two times, clamped to 1..=MAX_KERNEL_REPEATS after `as` saturates it"
+)]
 pub(crate) fn kernel_repeats(run: &mut impl FnMut(Phase, u32) -> Result<f64>) -> Result<u32> {
     let uploads_ns = fastest_ns(|| run(Phase::Uploads, 1))?;
     let kernel_ns = fastest_ns(|| run(Phase::Kernels, 1))?;

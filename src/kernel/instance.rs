@@ -3,6 +3,11 @@
 //! device, and its references made by the interpreter — an [`Experiment`] and a
 //! [`Case`] that the run's session verifies and times like any other.
 
+#![expect(
+    clippy::cast_possible_truncation,
+    reason = "casts not yet reviewed: issue 51, item 5"
+)]
+
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::checked::{self, Interpreted};

@@ -185,6 +185,10 @@ impl Sampler {
 
     /// Repetitions per sample, warm-up repetitions and samples for work whose fastest
     /// repetition took `fastest_ns`, after `warmed_ns` of work already done.
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "whole counts from ratios of times, rounded up and at least 1; `as` saturates"
+    )]
     fn plan(&self, fastest_ns: f64, warmed_ns: f64, warm: bool) -> Plan {
         let repeats =
             ((self.sample_target_ns / fastest_ns).ceil() as u32).clamp(1, self.max_repeats);

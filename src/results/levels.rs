@@ -279,6 +279,10 @@ mod tests {
 
     /// A staircase: (level value, last size) steps over sizes growing by `ratio` from
     /// 4 KiB, each value times 1 + noise from a fixed wobble of ±`noise`.
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "whole bytes of a footprint below 2^64"
+    )]
     fn staircase(steps: &[(f64, u64)], ratio: f64, noise: f64) -> Vec<(u64, f64)> {
         let mut points = Vec::new();
         let mut bytes = 4096.0;
@@ -423,6 +427,10 @@ mod tests {
     }
 
     #[test]
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "whole bytes of footprints of a few MiB"
+    )]
     fn a_far_l2_a_fifth_faster_than_dram_is_a_level_of_its_own() {
         // As wgpu's chase on an H100 (docs/hierarchy.md, The levels): the far L2 a
         // fifth faster than DRAM, and the rise from the near level spans three footprints.
@@ -457,6 +465,10 @@ mod tests {
     /// The committed H100 file: every api and build names both L2 partitions, the far one
     /// ending at the last step below the 50 MiB L2.
     #[test]
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "whole bytes of footprints of a few MiB"
+    )]
     fn the_h100_chase_names_a_near_and_a_far_l2_in_every_setting() {
         let path = std::path::Path::new("results/nvidia-h100-80gb-hbm3-539de1f2-vulkan.csv");
         let rows = crate::results::read::read(path).expect("the committed H100 file");

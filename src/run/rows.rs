@@ -41,7 +41,7 @@ pub fn row(
                 row.status = Status::Ok;
                 row.verified = case.unverified.is_none();
                 row.timer = timing.timer.label().to_owned();
-                row.samples = timing.samples_ns.len() as u32;
+                row.samples = u32::try_from(timing.samples_ns.len()).unwrap_or(u32::MAX);
                 row.dispatches_per_sample = timing.dispatches_per_sample;
                 row.note = match &case.unverified {
                     Some(why) if timing.note.is_empty() => format!("not verified: {why}"),

@@ -151,7 +151,7 @@ impl std::fmt::Debug for Words {
 /// The word of [`f32_data`] at index `i` of seed `seed`.
 pub(crate) fn f32_word(i: usize, seed: u64) -> u32 {
     // 23 random mantissa bits under the exponent of 1.0.
-    0x3F80_0000 | (mix(i, seed) as u32 & 0x007F_FFFF)
+    0x3F80_0000 | (mix(i, seed) & 0x007F_FFFF) as u32
 }
 
 /// [`f32_data`] made piece by piece: never held whole.

@@ -159,11 +159,7 @@ pub fn reflect(kernel: &str, source: &str) -> Result<Reflection, String> {
         bound.push((slot.binding, binding, global.ty));
     }
     bound.sort_by_key(|(slot, _, _)| *slot);
-    if bound
-        .iter()
-        .enumerate()
-        .any(|(i, (slot, _, _))| *slot != i as u32)
-    {
+    if bound.iter().zip(0u32..).any(|((slot, _, _), i)| *slot != i) {
         return Err(format!("{kernel}: bindings are not numbered 0, 1, 2, …"));
     }
     let uniform_bytes = bound

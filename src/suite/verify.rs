@@ -307,7 +307,7 @@ mod tests {
                 .check(&expected)
                 .is_ok()
         );
-        let made = Expected::Exact(Words::made(3, |i| i as u32 + 1));
+        let made = Expected::Exact(Words::made(3, |i| u32::try_from(i).unwrap() + 1));
         assert!(made.check(&expected).is_ok());
         let actual = [1u32, POISON, 4];
         assert!(made.check(&actual).is_err());

@@ -2,6 +2,11 @@
 //! context's persisting set-aside, set before its launches, and cleared with their
 //! persisting lines before another case or a transfer runs. WebGPU has no such thing.
 
+#![expect(
+    clippy::cast_possible_truncation,
+    reason = "casts not yet reviewed: issue 51, item 5"
+)]
+
 use cudarc::driver::DevicePtr;
 use cudarc::driver::sys;
 

@@ -6,6 +6,11 @@
 //! launches captured in a graph and the graph launched between the events, or launches
 //! each synchronised (or all, then one synchronisation) on the host clock.
 
+#![expect(
+    clippy::cast_possible_truncation,
+    reason = "casts not yet reviewed: issue 51, item 5"
+)]
+
 use std::collections::HashMap;
 use std::time::Instant;
 

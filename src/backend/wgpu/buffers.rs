@@ -122,7 +122,7 @@ impl GpuContext {
             mapped_at_creation: false,
         });
         let staging = self.upload_staging();
-        let piece_words = staging.size() as usize / 4;
+        let piece_words = crate::host_len(staging.size()) / 4;
         for start in (0..words.len()).step_by(piece_words.max(1)) {
             let range = start..(start + piece_words).min(words.len());
             let bytes = 4 * range.len() as u64;
@@ -197,7 +197,7 @@ impl GpuContext {
         let row_bytes = 4 * width as usize;
         let padded_row_bytes =
             row_bytes.next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT as usize);
-        let band_rows = (staging.size() as usize / padded_row_bytes).max(1);
+        let band_rows = (crate::host_len(staging.size()) / padded_row_bytes).max(1);
         let band_words = band_rows * width as usize;
         for (band, start) in (0..words.len()).step_by(band_words).enumerate() {
             let piece = words.piece(start..(start + band_words).min(words.len()));
@@ -225,8 +225,8 @@ impl GpuContext {
                     buffer: staging,
                     layout: wgpu::TexelCopyBufferLayout {
                         offset: 0,
-                        bytes_per_row: Some(padded_row_bytes as u32),
-                        rows_per_image: Some(band_height as u32),
+                        bytes_per_row: Some(crate::to_u32(padded_row_bytes, "a texture row")?),
+                        rows_per_image: Some(crate::to_u32(band_height, "a texture band")?),
                     },
                 },
                 wgpu::TexelCopyTextureInfo {
@@ -234,13 +234,13 @@ impl GpuContext {
                     mip_level: 0,
                     origin: wgpu::Origin3d {
                         x: 0,
-                        y: (band * band_rows) as u32,
+                        y: crate::to_u32(band * band_rows, "a texture's rows")?,
                         z: 0,
                     },
                     aspect: wgpu::TextureAspect::All,
                 },
                 wgpu::Extent3d {
-                    height: band_height as u32,
+                    height: crate::to_u32(band_height, "a texture band")?,
                     ..size
                 },
             );

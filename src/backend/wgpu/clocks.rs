@@ -99,6 +99,10 @@ impl ClockGuard {
             Some(known) => known,
             None => {
                 let one = self.pass_ns(ctx, 1)?;
+                #[expect(
+                    clippy::cast_possible_truncation,
+                    reason = "a whole number of dispatches, at least 1; `as` saturates a huge one"
+                )]
                 let dispatches = (PASS_TARGET.as_nanos() as f64 / one).ceil().max(1.0) as u32;
                 (dispatches, f64::INFINITY)
             }

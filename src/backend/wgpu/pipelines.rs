@@ -197,9 +197,9 @@ impl GpuContext {
         let entries: Vec<wgpu::BindGroupLayoutEntry> = pipeline
             .buffers
             .iter()
-            .enumerate()
-            .map(|(i, buffer)| wgpu::BindGroupLayoutEntry {
-                binding: i as u32,
+            .zip(0u32..)
+            .map(|(buffer, i)| wgpu::BindGroupLayoutEntry {
+                binding: i,
                 visibility: wgpu::ShaderStages::COMPUTE,
                 ty: binding_type(buffer.binding()),
                 count: None,

@@ -58,6 +58,10 @@ impl TimedWork for KernelClock<'_> {
             Cache::Cold => (Some(self.ctx.flush_buffer()), samples * repeats, 1),
         };
         let pass_times = if self.timer() == Timer::Gpu {
+            #[expect(
+                clippy::cast_possible_truncation,
+                reason = "a whole number of dispatches per submission; `as` saturates a huge one"
+            )]
             let per_submission = match self.fastest_dispatch_ns {
                 Some(ns) => (SUBMISSION_TARGET_NS / (ns * f64::from(dispatches))) as u32,
                 None => passes,

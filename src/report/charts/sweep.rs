@@ -3,6 +3,11 @@
 //! [`SWEEPS`] says which cases are drawn so, by the registry's experiments and typed
 //! keys; the rest of a family goes to the bars.
 
+#![expect(
+    clippy::cast_possible_truncation,
+    reason = "casts not yet reviewed: issue 51, item 5"
+)]
+
 use std::collections::BTreeMap;
 
 use plotters::coord::Shift;

@@ -23,6 +23,11 @@
 //! failure of the test that decides every claim on one row per registry case at
 //! default sizing.
 
+#![expect(
+    clippy::cast_possible_truncation,
+    reason = "casts not yet reviewed: issue 51, item 5"
+)]
+
 mod bank;
 mod constant;
 mod copy;

@@ -2,6 +2,11 @@
 //! into a per-lane component vector (or a per-lane pointer), on first use or when its
 //! `Emit` runs; and the module's constant expressions.
 
+#![expect(
+    clippy::cast_possible_truncation,
+    reason = "casts not yet reviewed: issue 51, item 5"
+)]
+
 use naga::{
     ArraySize, BinaryOperator, Expression, Handle, Literal, MathFunction, ScalarKind, TypeInner,
     UnaryOperator,

@@ -2,6 +2,11 @@
 //! subgroup reductions, each applied component-wise to per-lane component vectors
 //! (component `c` of lane `l` at `c * lanes + l`).
 
+#![expect(
+    clippy::cast_possible_truncation,
+    reason = "casts not yet reviewed: issue 51, item 5"
+)]
+
 use naga::{BinaryOperator as Bo, MathFunction as Mf, ScalarKind, UnaryOperator};
 
 use super::kernel::K;

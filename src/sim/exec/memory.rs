@@ -2,6 +2,11 @@
 //! variables), pointer indexing with bounds checks, loads, stores and atomics leaf by
 //! leaf, and the requests they record for the trace.
 
+#![expect(
+    clippy::cast_possible_truncation,
+    reason = "casts not yet reviewed: issue 51, item 5"
+)]
+
 use naga::{AddressSpace, ArraySize, Expression, Handle, TypeInner};
 
 use super::kernel::{ExprMeta, K, Leaf, Pointee, matrix_column_stride};

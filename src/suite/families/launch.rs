@@ -12,6 +12,11 @@
 //! Only a case's own output is verified (after one plain dispatch); the outputs of its
 //! other dispatches run the same kernel on the same input.
 
+#![expect(
+    clippy::cast_possible_truncation,
+    reason = "casts not yet reviewed: issue 51, item 5"
+)]
+
 use crate::params;
 use crate::suite::{
     Buffer, Case, Dispatch, Expected, Experiment, Family, Grid, Measure, Sizing, Twin, Words,

@@ -16,6 +16,11 @@
 //! so its first 31 means count the missing elements as 0. Bytes are n reads and n
 //! writes.
 
+#![expect(
+    clippy::cast_possible_truncation,
+    reason = "casts not yet reviewed: issue 51, item 5"
+)]
+
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 

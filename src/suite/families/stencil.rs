@@ -20,6 +20,11 @@
 //! cache's 2-D locality is offered the 1-D stencil's own locality and nothing else; its
 //! params name the width (docs/texture.md).
 
+#![expect(
+    clippy::cast_possible_truncation,
+    reason = "casts not yet reviewed: issue 51, item 5"
+)]
+
 use bytemuck::{Pod, Zeroable};
 
 use super::copy::{DEFAULT_GRID, DEFAULT_WORKGROUP};

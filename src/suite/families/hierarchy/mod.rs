@@ -15,6 +15,11 @@
 //! suite's rule that inputs are never all zeros, on purpose: see [`COPY_ZERO`].
 //! [`crate::results::levels`] names the plateaus of `window` and `shared`.
 
+#![expect(
+    clippy::cast_possible_truncation,
+    reason = "casts not yet reviewed: issue 51, item 5"
+)]
+
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 

@@ -1,6 +1,11 @@
 //! hierarchy/staged*: global memory staged into workgroup memory tile by tile, through
 //! registers (WGSL and CUDA) or by CUDA's asynchronous copy (`cp.async`).
 
+#![expect(
+    clippy::cast_possible_truncation,
+    reason = "casts not yet reviewed: issue 51, item 5"
+)]
+
 use rayon::prelude::*;
 
 use super::{DRAM_SEED, Vec4sParams, WORKGROUP, block_sums, random_words, staged_bytes};
