@@ -41,6 +41,7 @@ pub(crate) use select::{check_filters, unmatched};
 pub use select::{select, selects};
 pub use sizing::Grid;
 pub use sizing::Sizing;
+pub(crate) use sizing::{MAX_BINDING_BYTES, count};
 pub use transfer_path::HostMemory;
 pub use transfer_path::TransferPath;
 pub use transfer_path::{CudaPath, Schedule};

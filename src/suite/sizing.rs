@@ -1,6 +1,17 @@
 //! Sizing: the limits and settings that size cases for one device, the one rule for
 //! what a device cannot run, and the layout of grids beyond one dimension's limit.
 
+/// The largest binding a case sizes, in bytes: `u32::MAX` words, so that a uniform
+/// counts any binding's 4-byte elements in a u32 ([`count`]).
+pub(crate) const MAX_BINDING_BYTES: u64 = 4 * u32::MAX as u64;
+
+/// `n` elements of one binding as the u32 a uniform counts them in. It never
+/// saturates: a binding's elements are 4 bytes or more, and it holds at most
+/// [`MAX_BINDING_BYTES`].
+pub(crate) fn count(n: u64) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
 /// The limits and settings that size cases for one device.
 #[derive(Clone, Debug)]
 pub struct Sizing {
@@ -10,7 +21,7 @@ pub struct Sizing {
     pub buffer_bytes: Option<u64>,
     /// A software adapter (lavapipe): its timings only show that the suite runs.
     pub software: bool,
-    /// The device's largest storage binding, in bytes.
+    /// The device's largest storage binding, in bytes, at most [`MAX_BINDING_BYTES`].
     pub max_binding_bytes: u64,
     /// The device's most invocations in one workgroup.
     pub max_workgroup_invocations: u32,

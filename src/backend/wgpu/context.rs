@@ -142,7 +142,8 @@ impl GpuContext {
         let limits = &self.limits;
         let max_binding_bytes = limits
             .max_storage_buffer_binding_size
-            .min(limits.max_buffer_size);
+            .min(limits.max_buffer_size)
+            .min(crate::suite::MAX_BINDING_BYTES);
         if let Some(requested) = buffer_bytes.filter(|&b| b > max_binding_bytes) {
             return Err(Error::SizeLimit {
                 what: "--buffer-mib",

@@ -17,11 +17,6 @@
 //! depends on every one. Bytes are workgroup-memory bytes (the one write and `r`
 //! reads per invocation): the family's GB/s is on-chip throughput, not DRAM bandwidth.
 
-#![expect(
-    clippy::cast_possible_truncation,
-    reason = "casts not yet reviewed: issue 51, item 5"
-)]
-
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
@@ -368,6 +363,10 @@ fn case(sizing: &Sizing, pattern: Pattern, params: Params) -> Case {
 
 /// What every invocation writes: the fold of its `r` reads of its workgroup's tile,
 /// which invocation i filled with `src` at its write word.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "`i` counts one workgroup's lanes, fewer than `pattern.lanes()`, a u32"
+)]
 fn reference(pattern: Pattern, r: u32, src: &[u32]) -> Vec<u32> {
     let lanes = pattern.lanes() as usize;
     let workgroups: Vec<&[u32]> = src.chunks(lanes).collect();

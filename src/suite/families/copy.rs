@@ -11,11 +11,6 @@
 //! The one-element-per-invocation kernels stay faithful to the originals; the host
 //! side (workgroup size, 1-D or 2-D grid) is ours, and `launch` measures its choices.
 
-#![expect(
-    clippy::cast_possible_truncation,
-    reason = "casts not yet reviewed: issue 51, item 5"
-)]
-
 use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
@@ -178,7 +173,7 @@ fn offset_case(
     CopyCase {
         params,
         uniform: OffsetParams {
-            n: n as u32,
+            n: crate::suite::count(n as u64),
             offset,
         },
         invocations: n,
@@ -232,7 +227,7 @@ fn stride_cases(sizing: &Sizing) -> Vec<Case> {
             CopyCase {
                 params: params!(Stride => stride),
                 uniform: StrideParams {
-                    n: n as u32,
+                    n: crate::suite::count(n as u64),
                     stride,
                 },
                 invocations: n,
@@ -258,7 +253,9 @@ fn peak_cases(sizing: &Sizing) -> Vec<Case> {
     .map(|(launch, invocations)| {
         CopyCase {
             params: params!(Launch => launch),
-            uniform: PeakParams { n: vec4s as u32 },
+            uniform: PeakParams {
+                n: crate::suite::count(vec4s as u64),
+            },
             invocations,
             elements: words,
             words,
@@ -276,7 +273,7 @@ pub(crate) fn grid_stride_invocations(vec4s: usize) -> usize {
     let workgroup = u64::from(DEFAULT_WORKGROUP);
     let groups =
         (vec4s as u64 / (workgroup * GRID_STRIDE_MIN_ITERATIONS)).clamp(1, GRID_STRIDE_WORKGROUPS);
-    (groups * workgroup) as usize
+    crate::host_len(groups * workgroup)
 }
 
 #[cfg(test)]

@@ -12,11 +12,6 @@
 //! Only a case's own output is verified (after one plain dispatch); the outputs of its
 //! other dispatches run the same kernel on the same input.
 
-#![expect(
-    clippy::cast_possible_truncation,
-    reason = "casts not yet reviewed: issue 51, item 5"
-)]
-
 use crate::params;
 use crate::suite::{
     Buffer, Case, Dispatch, Expected, Experiment, Family, Grid, Measure, Sizing, Twin, Words,
@@ -113,7 +108,7 @@ fn scale_case(sizing: &Sizing, bytes: u64, workgroup: u32, dispatch: Dispatch) -
         .moves(words as u64, 2 * bytes)
         .buffers(vec![
             Buffer::uniform(ScaleParams {
-                n: words as u32,
+                n: crate::suite::count(words as u64),
                 scale: FACTOR,
             }),
             Buffer::Input(words),

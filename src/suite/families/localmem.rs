@@ -16,11 +16,6 @@
 //! so its first 31 means count the missing elements as 0. Bytes are n reads and n
 //! writes.
 
-#![expect(
-    clippy::cast_possible_truncation,
-    reason = "casts not yet reviewed: issue 51, item 5"
-)]
-
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
@@ -81,8 +76,8 @@ fn cases(sizing: &Sizing) -> Vec<Case> {
     let series = (sizing.stream_buffer_bytes() / 4) as usize / SERIES_LENGTH;
     let n = series * SERIES_LENGTH;
     let params = Params {
-        n: n as u32,
-        series: series as u32,
+        n: crate::suite::count(n as u64),
+        series: crate::suite::count(series as u64),
     };
     vec![
         Case::builder(sizing, params!(N => n))

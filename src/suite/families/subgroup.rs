@@ -19,11 +19,6 @@
 //! offset), like a step of a reduction or a scan. The simulator models memory only:
 //! its prediction for these cases is the memory bound, far above any shuffle rate.
 
-#![expect(
-    clippy::cast_possible_truncation,
-    reason = "casts not yet reviewed: issue 51, item 5"
-)]
-
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
@@ -188,7 +183,7 @@ fn cases(sizing: &Sizing, op: Op) -> Vec<Case> {
     let invocations = invocations(sizing);
     let groups = invocations / u64::from(WORKGROUP);
     let lane_words = op.words_per_lane();
-    let value_words = invocations as usize * lane_words;
+    let value_words = crate::host_len(invocations) * lane_words;
     let uniform = match op {
         Op::Swap => words(SwapParams {
             rounds: ROUNDS,
@@ -209,7 +204,7 @@ fn cases(sizing: &Sizing, op: Op) -> Vec<Case> {
             .buffers(vec![
                 Buffer::Uniform(uniform),
                 Buffer::Input(value_words),
-                Buffer::Output(value_words + groups as usize),
+                Buffer::Output(value_words + crate::host_len(groups)),
             ])
             .data(move || {
                 let input = f32_data(value_words, 11 + op as u64);
@@ -376,7 +371,7 @@ mod tests {
         // Two lanes of four words, offset 1 (round 0).
         let mut values = vec![0u32; 8 * SWAP_WORDS];
         for (i, v) in values.iter_mut().enumerate() {
-            *v = i as u32;
+            *v = u32::try_from(i).unwrap();
         }
         let swapped = one_round(Op::Swap, 0, &values);
         // Lane 0 (lower) element 0 <- lane 1 element 3; lane 1 element 3 <- lane 0 element 0.

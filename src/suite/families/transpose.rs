@@ -16,11 +16,6 @@
 //! Every case's param names the matrix (`size=NXxNY`) and the workgroup
 //! (`block=WxH`); `rows=R` appears where an invocation moves R tile rows.
 
-#![expect(
-    clippy::cast_possible_truncation,
-    reason = "casts not yet reviewed: issue 51, item 5"
-)]
-
 use bytemuck::{Pod, Zeroable};
 
 use crate::params;
@@ -387,7 +382,7 @@ fn case(sizing: &Sizing, method: Method, (nx, ny): (u32, u32), shape: Shape) -> 
         }
     };
     let elements = u64::from(nx) * u64::from(ny);
-    let words = elements as usize;
+    let words = crate::host_len(elements);
     let workgroups = [nx.div_ceil(per_x), ny.div_ceil(per_y), 1];
     let max = sizing.max_workgroups_per_dimension;
     let output = method.output();
