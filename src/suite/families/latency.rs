@@ -27,11 +27,6 @@
 //! per load), and the summary shows the time per load instead
 //! ([`crate::results::LATENCY_FAMILIES`]).
 
-#![expect(
-    clippy::cast_possible_truncation,
-    reason = "casts not yet reviewed: issue 51, item 5"
-)]
-
 use bytemuck::{Pod, Zeroable};
 
 use crate::params;
@@ -116,6 +111,10 @@ fn max_footprint_bytes(sizing: &Sizing) -> u64 {
 
 /// The footprints of the sweep: 4 KiB, 16 KiB, … 1 MiB, then fine steps to 256 MiB,
 /// then 1 GiB, up to the largest; at least the smallest.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "a footprint of whole lines between two u64 bounds"
+)]
 fn footprints(sizing: &Sizing) -> Vec<u64> {
     let max = max_footprint_bytes(sizing).max(MIN_FOOTPRINT_BYTES);
     let coarse = std::iter::successors(Some(MIN_FOOTPRINT_BYTES), |b| Some(b * FOOTPRINT_STEP));
@@ -170,6 +169,10 @@ fn cases(sizing: &Sizing) -> Vec<Case> {
                 words: u32::try_from(words).unwrap_or(u32::MAX),
             };
             // Dispatches of `steps` that walk the cycle once.
+            #[expect(
+                clippy::cast_possible_truncation,
+                reason = "at most WALKED_MAX_BYTES / LINE_BYTES dispatches, under 2^20"
+            )]
             let walk = if footprint > WARMED_MAX_BYTES && footprint <= WALKED_MAX_BYTES {
                 (footprint / LINE_BYTES).div_ceil(u64::from(steps)) as u32
             } else {
@@ -203,9 +206,9 @@ fn cases(sizing: &Sizing) -> Vec<Case> {
 /// The successor of each of `slots` slots: one cycle through all of them, uniformly
 /// drawn (Sattolo's algorithm: Fisher–Yates with the swap partner strictly below).
 fn cycle(slots: usize, seed: u64) -> Vec<u32> {
-    let mut successor: Vec<u32> = (0..slots as u32).collect();
+    let mut successor: Vec<u32> = (0..crate::suite::count(slots as u64)).collect();
     for i in (1..slots).rev() {
-        let j = (mix(i, seed) % i as u64) as usize;
+        let j = crate::host_len(mix(i, seed) % i as u64);
         successor.swap(i, j);
     }
     successor
@@ -214,6 +217,10 @@ fn cycle(slots: usize, seed: u64) -> Vec<u32> {
 /// A buffer of `words` words: at each slot (every [`SLOT_WORDS`]th word) the word index
 /// of the next slot of one random cycle, non-zero filler elsewhere. Only the cycle is
 /// held (a word a slot); the buffer is made piece by piece.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "SLOT_WORDS is 32; `at`, a word of one binding, counts in u32 (suite::count)"
+)]
 fn chain(words: usize, seed: u64) -> Words {
     let successor = cycle(words / SLOT_WORDS, seed);
     Words::made(words, move |at| match successor.get(at / SLOT_WORDS) {

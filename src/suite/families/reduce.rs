@@ -26,11 +26,6 @@
 //! a workgroup-memory tree, a `subgroupShuffleXor` butterfly, or `subgroupAdd`.
 //! `smem_unroll4` and `subgroup_add` are also swept over workgroup sizes.
 
-#![expect(
-    clippy::cast_possible_truncation,
-    reason = "casts not yet reviewed: issue 51, item 5"
-)]
-
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
@@ -395,7 +390,7 @@ fn case(sizing: &Sizing, variant: &Variant, n: u64, workgroup: u32, params: Para
             };
             let layout = Layout::Stream {
                 workgroup: workgroup as usize,
-                invocations: (groups * w) as usize,
+                invocations: crate::host_len(groups * w),
             };
             (groups, words(params), layout, Grid::OneD)
         }
@@ -405,13 +400,13 @@ fn case(sizing: &Sizing, variant: &Variant, n: u64, workgroup: u32, params: Para
                 blocks: u32::try_from(blocks).unwrap_or(u32::MAX),
             };
             let layout = Layout::Blocks {
-                elements: granule as usize,
+                elements: crate::host_len(granule),
             };
             (blocks, words(params), layout, Grid::TwoD)
         }
     };
-    let words = n as usize;
-    let partials = groups as usize;
+    let words = crate::host_len(n);
+    let partials = crate::host_len(groups);
     let scratch_stride = matches!(variant.kind, Kind::Global { .. }).then_some(workgroup as usize);
     let mut buffers = vec![
         Buffer::Uniform(uniform),
@@ -449,6 +444,10 @@ fn element(i: usize) -> i32 {
 
 /// The input, and what the partials (and the scratch buffer of an in-place tree) must
 /// hold after one dispatch.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "a partial wraps to the i32 the kernel sums in"
+)]
 fn reduce_data(
     words: usize,
     layout: Layout,
@@ -572,8 +571,14 @@ mod tests {
             let blocks = (1u64 << 28) / block;
             let [x, y, z] = case.workgroups;
             assert!(u64::from(x) * u64::from(y) * u64::from(z) >= blocks);
-            assert_eq!(case.buffers[0], Buffer::Uniform(vec![blocks as u32]));
-            assert_eq!(case.buffers[2], Buffer::Output(blocks as usize));
+            assert_eq!(
+                case.buffers[0],
+                Buffer::Uniform(vec![u32::try_from(blocks).unwrap()])
+            );
+            assert_eq!(
+                case.buffers[2],
+                Buffer::Output(usize::try_from(blocks).unwrap())
+            );
             assert_eq!(case.bytes, 4 << 28, "{}", experiment.name());
         }
     }

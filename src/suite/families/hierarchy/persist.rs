@@ -1,11 +1,6 @@
 //! hierarchy/persist: a hot buffer re-read while a stream passes through the L2, with or
 //! without CUDA's L2 persisting access policy window over it.
 
-#![expect(
-    clippy::cast_possible_truncation,
-    reason = "casts not yet reviewed: issue 51, item 5"
-)]
-
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
@@ -103,8 +98,8 @@ fn persist_case(sizing: &Sizing, bytes: u64, hot: u64, launch: CudaLaunch) -> Ca
         .cuda_launch(launch)
         .buffers(vec![
             Buffer::uniform(PersistParams {
-                vec4s: vec4s as u32,
-                hot_vec4s: hot_vec4s as u32,
+                vec4s: crate::suite::count(vec4s),
+                hot_vec4s: crate::suite::count(hot_vec4s),
             }),
             Buffer::Input(words),
             Buffer::Input(hot_words),

@@ -1,11 +1,6 @@
 //! hierarchy/staged*: global memory staged into workgroup memory tile by tile, through
 //! registers (WGSL and CUDA) or by CUDA's asynchronous copy (`cp.async`).
 
-#![expect(
-    clippy::cast_possible_truncation,
-    reason = "casts not yet reviewed: issue 51, item 5"
-)]
-
 use rayon::prelude::*;
 
 use super::{DRAM_SEED, Vec4sParams, WORKGROUP, block_sums, random_words, staged_bytes};
@@ -109,6 +104,10 @@ fn staged_16_cases(sizing: &Sizing) -> Vec<Case> {
 
 /// The staged cases of elements of `element_bytes`: the DRAM buffer, one case per
 /// number of stages.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "`element_bytes` is 4, 8 or 16"
+)]
 fn staged_cases(sizing: &Sizing, element_bytes: u64) -> Vec<Case> {
     let bytes = staged_bytes(sizing);
     let words = (bytes / 4) as usize;
@@ -133,7 +132,7 @@ fn staged_cases(sizing: &Sizing, element_bytes: u64) -> Vec<Case> {
                 .moves(bytes / element_bytes, bytes)
                 .buffers(vec![
                     Buffer::uniform(Vec4sParams {
-                        vec4s: tiles as u32,
+                        vec4s: crate::suite::count(tiles),
                     }),
                     Buffer::Input(words),
                     Buffer::Output(groups as usize),
