@@ -6,11 +6,6 @@
 //! A chart draws in axis coordinates: the value itself on a linear axis, its logarithm
 //! on a logarithmic one, so that plotters only ever sees a plain linear range.
 
-#![expect(
-    clippy::cast_possible_truncation,
-    reason = "casts not yet reviewed: issue 51, item 5"
-)]
-
 use std::ops::Range;
 
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
@@ -129,6 +124,10 @@ impl Axis {
     /// At most [`MAX_TICKS`] ticks within the extent, in axis coordinates: round
     /// numbers on a linear axis, powers of the base (and 2× and 5× within a decade or
     /// two) on a logarithmic one.
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "exponents of a log axis over finite f64s: within ±324"
+    )]
     pub(super) fn ticks(&self) -> Vec<f64> {
         let Range { start, end } = self.range();
         let ticks = match self.scale {

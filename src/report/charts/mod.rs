@@ -15,11 +15,6 @@
 //! A [`Panel`] is what one set of family charts draws: the devices of one sizing, in
 //! the settings the charts show.
 
-#![expect(
-    clippy::cast_possible_truncation,
-    reason = "casts not yet reviewed: issue 51, item 5"
-)]
-
 mod axis;
 mod bars;
 mod legend;
@@ -212,6 +207,10 @@ fn draw_marker<C: plotters::coord::CoordTranslate>(
 }
 
 /// Pixels for a column of row labels: about 8 per character of the longest, and a margin.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "the characters of a row label: far below 2^32"
+)]
 fn label_width<'a>(labels: impl Iterator<Item = &'a str>) -> u32 {
     labels.map(|label| label.chars().count()).max().unwrap_or(0) as u32 * 8 + 24
 }

@@ -2,11 +2,6 @@
 //! a dot per setting at its GB/s over the reference setting's (the one closest to the
 //! hardware), the median over the kernel's cases; a dashed line at 1.
 
-#![expect(
-    clippy::cast_possible_truncation,
-    reason = "casts not yet reviewed: issue 51, item 5"
-)]
-
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -92,7 +87,7 @@ fn median(values: impl Iterator<Item = f64>) -> Option<f64> {
 
 fn dot_plot(title: &str, kernels: &[Kernel], entries: &[Entry]) -> Result<String, String> {
     let legend_height = legend_height(entries);
-    let plot_height = 110 + kernels.len() as u32 * ROW_HEIGHT;
+    let plot_height = 110 + u32::try_from(kernels.len()).map_err(|e| e.to_string())? * ROW_HEIGHT;
     let label_width = super::label_width(kernels.iter().map(|k| k.name.as_str()));
     let ratios = kernels
         .iter()
