@@ -5,11 +5,6 @@
 //! distinct bytes the kernel reads and writes: the bytes it must move, where none are
 //! declared.
 
-#![expect(
-    clippy::cast_possible_truncation,
-    reason = "casts not yet reviewed: issue 51, item 5"
-)]
-
 use std::sync::Arc;
 
 use super::reflect::{KernelBinding, Word};
@@ -69,10 +64,10 @@ pub(crate) fn interpret(
     for (tried, &subgroup_size) in subgroup_sizes.iter().enumerate() {
         let mut bound: Vec<BoundBuffer> = inputs
             .iter()
-            .enumerate()
-            .map(|(index, words)| {
+            .zip(0u32..)
+            .map(|(words, index)| {
                 let bytes = bytemuck::cast_slice(words.as_slice()).to_vec();
-                BoundBuffer::buffer(0, index as u32, bytes)
+                BoundBuffer::buffer(0, index, bytes)
             })
             .collect();
         let launch = Launch::all(workgroups, subgroup_size);
@@ -124,8 +119,9 @@ impl Touched {
                 return;
             };
             for &address in request.addresses {
-                let first = (address / 4) as usize;
-                let last = ((address + u64::from(request.bytes_per_lane)).div_ceil(4)) as usize;
+                let first = crate::host_len(address / 4);
+                let last =
+                    crate::host_len((address + u64::from(request.bytes_per_lane)).div_ceil(4));
                 for word in first..last.min(set.len()) {
                     set[word] = true;
                 }
@@ -214,6 +210,10 @@ fn place(bound: &KernelBinding, index: usize) -> String {
     }
 }
 
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "the low and high halves of a 32-bit word"
+)]
 fn same(word: Word, e: u32, a: u32) -> bool {
     match word {
         Word::Exact => e == a,
@@ -231,6 +231,10 @@ fn close(e: f32, a: f32) -> bool {
         || (a - e).abs() <= TOLERANCE.absolute + TOLERANCE.relative * e.abs()
 }
 
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "the low and high halves of a 32-bit word"
+)]
 fn shown(word: Word, bits: u32) -> String {
     match word {
         Word::Exact => format!("{bits} ({bits:#010x})"),
@@ -257,6 +261,10 @@ pub(crate) fn f16_to_f32(half: u16) -> f32 {
 }
 
 /// The half nearest below `value` in magnitude (truncated): inputs, not results.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "the exponent cast is in 1..=30, the arms before it take the rest"
+)]
 pub(crate) fn f32_to_f16(value: f32) -> u16 {
     let bits = value.to_bits();
     let sign = ((bits >> 16) & 0x8000) as u16;

@@ -3,11 +3,6 @@
 //! device, and its references made by the interpreter — an [`Experiment`] and a
 //! [`Case`] that the run's session verifies and times like any other.
 
-#![expect(
-    clippy::cast_possible_truncation,
-    reason = "casts not yet reviewed: issue 51, item 5"
-)]
-
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::checked::{self, Interpreted};
@@ -210,6 +205,10 @@ pub(crate) fn instance(description: &Description, sizing: &Sizing) -> Result<Ins
     let experiment = experiment(&d.name, kernel_name);
     let footprint: u64 = prepared.buffers.iter().map(Buffer::len_bytes).sum();
     let (checked, unverified) = verification(d, &prepared, sizing);
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "whole bytes of a scaled count of u64 bytes; `as` saturates"
+    )]
     let (bytes, bytes_source) = match (d.bytes, &checked) {
         (Some(bytes), _) => (bytes, BytesSource::Declared),
         (None, Some((interpreted, scale))) => {
@@ -500,6 +499,10 @@ fn uniform(
 }
 
 /// One component's bits.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "`whole` checks an integer's range first; a float field takes the nearest f32"
+)]
 fn component(kind: naga::ScalarKind, width: u8, value: f64) -> Result<u32, String> {
     let whole = |low: f64, high: f64| {
         (value.fract() == 0.0 && (low..=high).contains(&value))
@@ -555,6 +558,10 @@ fn element(bound: &KernelBinding, at: usize) -> u64 {
 }
 
 /// A word of kind `word` as `init` makes it, from the element's index and a hash.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "a ramp takes the element's low 32 bits, as a u32 counter would"
+)]
 fn initial(init: Init, word: Word, element: u64, hash: u64) -> u32 {
     let unit = |h: u64| (h >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0;
     let half = |v: f32| u32::from(checked::f32_to_f16(v));

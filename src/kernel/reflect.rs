@@ -7,11 +7,6 @@
 //! Parse and validation errors are one line: the file, line and column, and naga's
 //! message.
 
-#![expect(
-    clippy::cast_possible_truncation,
-    reason = "casts not yet reviewed: issue 51, item 5"
-)]
-
 use naga::{AddressSpace, Module, ScalarKind, TypeInner};
 
 /// How the kernel sees a binding.
@@ -279,10 +274,10 @@ fn bindings(file: &str, module: &Module) -> Result<Vec<KernelBinding>, String> {
         });
     }
     bound.sort_by_key(|b| b.binding);
-    if let Some((index, b)) = bound
+    if let Some((b, index)) = bound
         .iter()
-        .enumerate()
-        .find(|(index, b)| b.binding != *index as u32)
+        .zip(0u32..)
+        .find(|(b, index)| b.binding != *index)
     {
         return Err(format!(
             "{file}: binding `{}` is @binding({}) where {index} is expected: membench kernel \

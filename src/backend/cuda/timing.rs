@@ -6,11 +6,6 @@
 //! launches captured in a graph and the graph launched between the events, or launches
 //! each synchronised (or all, then one synchronisation) on the host clock.
 
-#![expect(
-    clippy::cast_possible_truncation,
-    reason = "casts not yet reviewed: issue 51, item 5"
-)]
-
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
@@ -231,6 +226,10 @@ impl TimedWork for EventClock<'_> {
                 self.cuda.launch(self.prepared)?;
             }
         }
+        #[expect(
+            clippy::cast_possible_truncation,
+            reason = "a whole number of launches per batch, at least 1; `as` saturates a huge one"
+        )]
         let per_batch = match self.fastest_launch_ns {
             Some(ns) => ((BATCH_TARGET_NS / (ns * f64::from(repeats.max(1)))) as u32).max(1),
             None => samples,

@@ -21,11 +21,6 @@
 //! never holds a zero word), one transfer runs, and what arrived is compared with what
 //! was sent (or, for the overlap, with the kernel's reference), bit for bit.
 
-#![expect(
-    clippy::cast_possible_truncation,
-    reason = "casts not yet reviewed: issue 51, item 5"
-)]
-
 use std::ffi::c_void;
 use std::sync::Arc;
 use std::time::Instant;
@@ -88,7 +83,7 @@ impl Transfer<'_> {
 
     /// Each chunk as (byte offset, bytes).
     fn chunks(&self) -> impl Iterator<Item = (usize, usize)> + use<> {
-        let bytes = self.payload.shape.chunk_bytes() as usize;
+        let bytes = crate::host_len(self.payload.shape.chunk_bytes());
         (0..self.payload.shape.chunks as usize).map(move |i| (i * bytes, bytes))
     }
 
