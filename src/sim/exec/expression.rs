@@ -2,11 +2,6 @@
 //! into a per-lane component vector (or a per-lane pointer), on first use or when its
 //! `Emit` runs; and the module's constant expressions.
 
-#![expect(
-    clippy::cast_possible_truncation,
-    reason = "casts not yet reviewed: issue 51, item 5"
-)]
-
 use naga::{
     ArraySize, BinaryOperator, Expression, Handle, Literal, MathFunction, ScalarKind, TypeInner,
     UnaryOperator,
@@ -507,6 +502,10 @@ impl<'k> Exec<'k, '_> {
 
     /// `arrayLength`: the elements of the runtime-sized array that fit in the bound
     /// buffer after the array's offset.
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "arrayLength is a u32 in WGSL, as the suite counts a binding's elements"
+    )]
     fn array_length(
         &mut self,
         fr: &mut Frame<'k>,
@@ -550,6 +549,10 @@ impl<'k> Exec<'k, '_> {
 
     /// Select components of a value: a vector's component, a matrix's column, an
     /// array's element or a struct's member.
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "the message shows an index's bits as the signed value a shader may have meant"
+    )]
     fn access_value(
         &self,
         fr: &Frame<'k>,

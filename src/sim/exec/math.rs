@@ -2,11 +2,6 @@
 //! subgroup reductions, each applied component-wise to per-lane component vectors
 //! (component `c` of lane `l` at `c * lanes + l`).
 
-#![expect(
-    clippy::cast_possible_truncation,
-    reason = "casts not yet reviewed: issue 51, item 5"
-)]
-
 use naga::{BinaryOperator as Bo, MathFunction as Mf, ScalarKind, UnaryOperator};
 
 use super::kernel::K;
@@ -377,6 +372,10 @@ impl Exec<'_, '_> {
 
     /// `to(a)` from `from`: a value conversion when `convert` gives the width, else a
     /// bitcast.
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "WGSL converts a float to an integer toward zero, saturating, as `as` does"
+    )]
     pub(super) fn cast(
         &self,
         a: &[u32],

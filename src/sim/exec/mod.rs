@@ -41,11 +41,6 @@
 //! control flow, `subgroup` runs the subgroup operations, `memory` addresses, loads,
 //! stores and traces memory, and `math` computes on component vectors.
 
-#![expect(
-    clippy::cast_possible_truncation,
-    reason = "casts not yet reviewed: issue 51, item 5"
-)]
-
 mod expression;
 mod kernel;
 mod math;
@@ -486,7 +481,12 @@ pub fn run(
         let x = id % u64::from(nwg[0]);
         let y = (id / u64::from(nwg[0])) % u64::from(nwg[1]);
         let z = id / (u64::from(nwg[0]) * u64::from(nwg[1]));
-        ex.wid = [x as u32, y as u32, z as u32];
+        #[expect(
+            clippy::cast_possible_truncation,
+            reason = "x, y and z are below `nwg`'s u32s: check_launch keeps the ids in the grid"
+        )]
+        let wid = [x as u32, y as u32, z as u32];
+        ex.wid = wid;
         ex.now = Ready::default();
         ex.stores_at = 0.0;
         ex.skew_ns = 0.0;
@@ -515,6 +515,11 @@ fn check_launch(kernel: &Kernel, launch: &Launch) -> Result<(usize, usize), SimE
     if lanes == 0 {
         return Err(bad("empty workgroup".into()));
     }
+    if u32::try_from(lanes).is_err() {
+        return Err(bad(format!(
+            "{lanes} lanes in a workgroup: more than a u32 counts"
+        )));
+    }
     let sg = launch.subgroup_size as usize;
     if !(1..=128).contains(&sg) {
         return Err(bad(format!(
@@ -538,6 +543,10 @@ fn check_launch(kernel: &Kernel, launch: &Launch) -> Result<(usize, usize), SimE
 /// The slot in `bindings` (and the space) of each storage or uniform global variable,
 /// and of each texture (read as storage: see [`BoundBuffer::texture_width`]), by handle
 /// index; `None` where nothing is bound.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "an index among the launch's bindings, which WGSL numbers in u32"
+)]
 fn binding_slots(m: &Module, bindings: &[BoundBuffer]) -> Vec<Option<(u32, Space)>> {
     let mut slot_of = vec![None; m.global_variables.len()];
     for (h, g) in m.global_variables.iter() {
@@ -710,6 +719,10 @@ impl<'k> Exec<'k, '_> {
     }
 
     /// A built-in input's value in every lane.
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "lane indices of one workgroup: check_launch keeps its lanes within u32"
+    )]
     fn builtin(&self, bi: naga::BuiltIn) -> Result<Vec<u32>, SimError> {
         use naga::BuiltIn as B;
         let l = self.lanes;
@@ -759,7 +772,10 @@ impl<'k> Exec<'k, '_> {
     ) -> Result<Vec<u32>, SimError> {
         let k = self.k;
         let l = self.lanes;
-        let local_base = self.local_mem.len() as u32;
+        let local_base = u32::try_from(self.local_mem.len()).map_err(|_| SimError::Runtime {
+            shader: k.name.clone(),
+            detail: "more local variables than a u32 counts".into(),
+        })?;
         for (_, lv) in fun.local_variables.iter() {
             let size = k.layouter[lv.ty].to_stride() as usize * l;
             self.local_mem.push(vec![0u8; size]);

@@ -1,11 +1,6 @@
 //! Subgroup operations: ballots, reductions and scans, broadcasts and shuffles, each
 //! over the consecutive lanes of one subgroup and its active lanes only.
 
-#![expect(
-    clippy::cast_possible_truncation,
-    reason = "casts not yet reviewed: issue 51, item 5"
-)]
-
 use naga::{Expression, Handle};
 
 use super::kernel::K;
@@ -164,6 +159,10 @@ impl<'k> Exec<'k, '_> {
 
     /// A subgroup broadcast or shuffle. A source lane out of range keeps the lane's own
     /// value (as NVIDIA's shfl does); WGSL leaves it indeterminate.
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "a lane within its subgroup: at most 128"
+    )]
     pub(super) fn gather(
         &mut self,
         fr: &mut Frame<'k>,

@@ -2,11 +2,6 @@
 //! lines, buffers an in-flight group of workgroups and replays it round-robin through
 //! the caches, and counts shared-memory bank wavefronts and uniform addresses.
 
-#![expect(
-    clippy::cast_possible_truncation,
-    reason = "casts not yet reviewed: issue 51, item 5"
-)]
-
 use std::collections::HashSet;
 
 use super::cache::{Caches, Covered};
@@ -162,6 +157,10 @@ impl MemoryModel {
         self.scratch.dedup();
     }
 
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "an SM index below the device's SM count, and sectors in flight: far below 2^32"
+    )]
     fn global(&mut self, req: &Request<'_>) {
         let [nx, ny, _] = self.num_workgroups.map(u64::from);
         let [x, y, z] = req.workgroup.map(u64::from);
@@ -276,7 +275,7 @@ impl MemoryModel {
         self.units(req, self.bank_bytes);
         self.per_bank.fill(0);
         for &w in &self.scratch {
-            self.per_bank[(w % self.banks) as usize] += 1;
+            self.per_bank[crate::host_len(w % self.banks)] += 1;
         }
         let ways = self.per_bank.iter().copied().max().unwrap_or(0).max(1);
         self.counts.shared_requests += 1;

@@ -2,11 +2,6 @@
 //! memory paths' bandwidths, issue, latency by Little's law, launch) in [`Terms`]; the
 //! largest is the predicted time and names the [`Bound`].
 
-#![expect(
-    clippy::cast_possible_truncation,
-    reason = "casts not yet reviewed: issue 51, item 5"
-)]
-
 use super::counts::Counts;
 use crate::sim::device::DeviceModel;
 use crate::sim::{Costs, ExecStats};
@@ -250,6 +245,10 @@ impl Prediction {
     /// Scale `counts` and `work` by `total / simulated` workgroups and apply the time
     /// model: the largest of the memory paths' times, the issue time, the latency
     /// time and the launch time.
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "a count scaled to the whole grid, rounded: `as` saturates"
+    )]
     pub(crate) fn from_counts(
         counts: &Counts,
         work: &Work,
