@@ -25,11 +25,11 @@ pub(crate) const TOLERANCE: f64 = 0.2;
 /// One of the three sweeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PublishedSweep {
-    /// The persisting-window sweep (GB/s).
+    /// Each SM re-reads its own data set: the L1 (GB/s).
     Window,
-    /// The shared-memory sweep (GB/s).
+    /// Every workgroup reads a slice of one data set: the L2 and beyond (GB/s).
     Shared,
-    /// The pointer chase (ns per load).
+    /// One dependent load after another (ns per load).
     Chase,
 }
 
@@ -98,11 +98,11 @@ impl PublishedSweep {
 /// The `(footprint bytes, value)` points of each sweep: GB/s, or ns per load.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Sweeps {
-    /// The persisting-window sweep's points.
+    /// The `window` sweep's points.
     pub window: Vec<(u64, f64)>,
-    /// The shared-memory sweep's points.
+    /// The `shared` sweep's points.
     pub shared: Vec<(u64, f64)>,
-    /// The pointer chase's points.
+    /// The `chase` sweep's points.
     pub chase: Vec<(u64, f64)>,
 }
 
