@@ -421,6 +421,24 @@ mod tests {
     }
 
     #[test]
+    fn a_line_emptied_gives_its_slot_to_the_next_line() {
+        // Room for one line of four sectors.
+        let mut l = LineCache::new(4, 4);
+        l.touch(0, 0);
+        l.touch(1, 0xF);
+        l.remove(0);
+        l.remove(1);
+        assert!(l.fill(1).is_none(), "removed");
+        // Line 2 takes the freed slot: it fits, and line 0's sectors stay gone.
+        assert!(!l.touch(9, 0));
+        assert!(l.evicted().is_empty());
+        assert!(l.fill(1).is_none() && l.fill(9).is_some());
+        assert!(!l.touch(1, 0), "line 0 is not held");
+        assert_eq!(l.evicted(), [(9, false, FULL)]);
+        assert_eq!(l.write_back(), vec![]);
+    }
+
+    #[test]
     fn random_eviction_keeps_part_of_a_cycle_larger_than_the_cache() {
         // A cycle over 2× the room: least recent first never hits, a random victim
         // leaves part of the cycle in place.
