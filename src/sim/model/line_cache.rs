@@ -86,6 +86,8 @@ pub(super) struct LineCache {
     eviction: Eviction,
     /// Sectors per line (sector key ÷ this = line).
     per_line: u64,
+    /// The same, as an index: entries of `slots` per line slot.
+    width: usize,
     /// The slot of each line with a sector held.
     lines: HashMap<u64, u32, BuildHasherDefault<MulHasher>>,
     /// Per line slot, the node of each of its sectors in address order (`NIL` where
@@ -114,6 +116,7 @@ impl LineCache {
             capacity,
             eviction,
             per_line: per_line.max(1),
+            width: usize::try_from(per_line.max(1)).unwrap_or(usize::MAX),
             lines: HashMap::default(),
             slots: Vec::new(),
             held: Vec::new(),
@@ -153,7 +156,7 @@ impl LineCache {
 
     /// The entry of `slots` for sector `key` of the line in `slot`.
     fn entry(&self, slot: u32, key: u64) -> usize {
-        slot as usize * self.per_line as usize + (key % self.per_line) as usize
+        slot as usize * self.width + usize::try_from(key % self.per_line).unwrap_or(0)
     }
 
     /// The node holding sector `key`, if held.
@@ -208,8 +211,7 @@ impl LineCache {
             return slot;
         }
         let slot = self.free_slots.pop().unwrap_or_else(|| {
-            self.slots
-                .extend(std::iter::repeat_n(NIL, self.per_line as usize));
+            self.slots.extend(std::iter::repeat_n(NIL, self.width));
             self.held.push(0);
             u32::try_from(self.held.len() - 1).unwrap_or(NIL)
         });
@@ -278,8 +280,8 @@ impl LineCache {
             return;
         };
         let slot = self.nodes[victim as usize].line;
-        let first = slot as usize * self.per_line as usize;
-        for entry in first..first + self.per_line as usize {
+        let first = slot as usize * self.width;
+        for entry in first..first + self.width {
             let i = self.slots[entry];
             if i != NIL {
                 let node = self.drop_node(i);
@@ -303,8 +305,8 @@ impl LineCache {
             *state ^= *state << 17;
             // Draw slots of the arena until one holds a sector: the free ones are few (a
             // cache runs full).
-            let i = *state % self.nodes.len() as u64;
-            let node = &self.nodes[i as usize];
+            let i = usize::try_from(*state % self.nodes.len() as u64).unwrap_or(0);
+            let node = &self.nodes[i];
             if node.held && (node.line != head_line || self.lines.len() == 1) {
                 break u32::try_from(i).unwrap_or(NIL);
             }
