@@ -18,7 +18,9 @@ pub enum Init {
     /// Floats in [-1, 1), integers in [0, 2^16).
     #[default]
     Random,
+    /// Every word zero.
     Zeros,
+    /// Every element one.
     Ones,
     /// Each element its index (floats and integers).
     Ramp,
@@ -27,7 +29,9 @@ pub enum Init {
 /// A buffer's first contents: made by an [`Init`], or given word by word.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Fill {
+    /// Made by an [`Init`].
     Init(Init),
+    /// Given word by word.
     Words(Arc<Vec<u32>>),
 }
 
@@ -51,8 +55,11 @@ pub struct Description {
     pub name: String,
     /// Where the WGSL came from, for messages.
     pub file: String,
+    /// The WGSL text.
     pub source: String,
+    /// The entry point; `None`: the module's only compute entry.
     pub entry: Option<String>,
+    /// Pipeline-override constants and their values.
     pub overrides: Vec<(String, f64)>,
     /// The size variables: the rows' `param`.
     pub sizes: Vec<(String, u64)>,
@@ -62,17 +69,18 @@ pub struct Description {
     pub fills: Vec<(String, Fill)>,
     /// Uniform fields (`NAME.FIELD`, or `NAME` for a uniform that is no struct) and
     /// their components.
-    pub uniforms: Vec<(String, Vec<f64>)>,
+    pub(crate) uniforms: Vec<(String, Vec<f64>)>,
     /// Workgroup counts; `None`: `n / <workgroup x>` rounded up, where a size `n` is.
     pub workgroups: Option<[u32; 3]>,
     /// The bytes the kernel must move, where declared.
     pub bytes: Option<u64>,
+    /// How its outputs are checked.
     pub verify: Verify,
 }
 
 /// Where a row's bytes come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BytesSource {
+pub(crate) enum BytesSource {
     /// `--bytes`.
     Declared,
     /// The interpreter's distinct bytes read plus distinct bytes written.
@@ -95,19 +103,17 @@ impl std::fmt::Display for BytesSource {
 
 /// A kernel made ready for the session.
 #[derive(Debug)]
-pub struct Instance {
+pub(crate) struct Instance {
     pub experiment: &'static Experiment,
     pub case: Case,
     pub shape: KernelShape,
-    pub bytes_source: BytesSource,
-    /// Bytes of every binding.
-    pub footprint: u64,
+    pub(crate) bytes_source: BytesSource,
 }
 
 /// Invocations the interpreter verifies a kernel at without being asked to (about
 /// seconds for a simple kernel in a release build): beyond, `--verify-size` names a
 /// smaller size.
-pub const INTERPRETED_INVOCATIONS: u64 = 1 << 22;
+pub(crate) const INTERPRETED_INVOCATIONS: u64 = 1 << 22;
 
 /// A description's buffers made: its reflection, buffers, first contents and dispatch.
 struct Prepared {
@@ -185,7 +191,7 @@ impl Prepared {
 }
 
 /// The kernel `description` at its sizes, as a case of `sizing`'s device.
-pub fn instance(description: &Description, sizing: &Sizing) -> Result<Instance, String> {
+pub(crate) fn instance(description: &Description, sizing: &Sizing) -> Result<Instance, String> {
     let d = description;
     let prepared = Prepared::of(d, sizing)?;
     crate::suite::check_variant(&d.name)
@@ -199,6 +205,10 @@ pub fn instance(description: &Description, sizing: &Sizing) -> Result<Instance, 
     let experiment = experiment(&d.name, kernel_name);
     let footprint: u64 = prepared.buffers.iter().map(Buffer::len_bytes).sum();
     let (checked, unverified) = verification(d, &prepared, sizing);
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "whole bytes of a scaled count of u64 bytes; `as` saturates"
+    )]
     let (bytes, bytes_source) = match (d.bytes, &checked) {
         (Some(bytes), _) => (bytes, BytesSource::Declared),
         (None, Some((interpreted, scale))) => {
@@ -260,7 +270,6 @@ pub fn instance(description: &Description, sizing: &Sizing) -> Result<Instance, 
         case,
         shape: prepared.shape,
         bytes_source,
-        footprint,
     })
 }
 
@@ -490,6 +499,10 @@ fn uniform(
 }
 
 /// One component's bits.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "`whole` checks an integer's range first; a float field takes the nearest f32"
+)]
 fn component(kind: naga::ScalarKind, width: u8, value: f64) -> Result<u32, String> {
     let whole = |low: f64, high: f64| {
         (value.fract() == 0.0 && (low..=high).contains(&value))
@@ -545,6 +558,10 @@ fn element(bound: &KernelBinding, at: usize) -> u64 {
 }
 
 /// A word of kind `word` as `init` makes it, from the element's index and a hash.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "a ramp takes the element's low 32 bits, as a u32 counter would"
+)]
 fn initial(init: Init, word: Word, element: u64, hash: u64) -> u32 {
     let unit = |h: u64| (h >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0;
     let half = |v: f32| u32::from(checked::f32_to_f16(v));

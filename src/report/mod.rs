@@ -23,8 +23,9 @@ mod fleet;
 pub mod sizing;
 mod write;
 
-pub use fleet::fleet_page;
-pub use write::{MANIFEST, destination, write};
+pub(crate) use fleet::fleet_page;
+pub(crate) use write::destination;
+pub use write::{MANIFEST, write};
 
 use std::path::{Path, PathBuf};
 
@@ -83,7 +84,9 @@ h2 + details > summary, h3 + details > summary, figure + details > summary { fon
 /// The page and its charts, not yet written.
 #[derive(Debug)]
 pub struct Report {
+    /// The HTML page.
     pub html: String,
+    /// The charts the page links to.
     pub charts: Vec<Chart>,
 }
 
@@ -113,7 +116,7 @@ pub fn default_inputs(dir: &Path) -> Result<Vec<PathBuf>> {
 /// `devices` with the baseline of the ratios first: the device whose label is
 /// `baseline`, or the only file whose labels contain it (ignoring case), and the
 /// rest of its file after it.
-pub fn with_baseline(
+pub(crate) fn with_baseline(
     mut devices: Vec<DeviceResults>,
     baseline: &str,
 ) -> Result<Vec<DeviceResults>> {

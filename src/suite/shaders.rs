@@ -5,7 +5,7 @@
 //! [`cuda_source`].
 
 /// A kernel's `shaders/permutations` keys: (KEY, VALUE), no VALUE for a FLAG.
-pub type KernelKeys = &'static [(&'static str, Option<&'static str>)];
+pub(crate) type KernelKeys = &'static [(&'static str, Option<&'static str>)];
 
 include!(concat!(env!("OUT_DIR"), "/shaders.rs"));
 include!(concat!(env!("OUT_DIR"), "/cuda.rs"));
@@ -48,7 +48,7 @@ fn registered(kernel: &str) -> Option<Registered> {
 /// Registers `source` as kernel `name` with entry point `entry`, reflected as the
 /// suite's kernels are; the same registration again is the one before. A name of the
 /// suite's, or one registered with another text, is refused.
-pub fn register(name: &str, source: &str, entry: &str) -> Result<&'static str, String> {
+pub(crate) fn register(name: &str, source: &str, entry: &str) -> Result<&'static str, String> {
     if SHADERS.iter().any(|(suite, _)| *suite == name) {
         return Err(format!(
             "`{name}` is a kernel of the suite: give your kernel another --name"
@@ -89,14 +89,16 @@ pub fn origin(kernel: &str) -> Option<&'static str> {
 /// The keys a kernel's `shaders/permutations` line sets, (KEY, VALUE) with no VALUE
 /// for a FLAG; none for a plain file. Its CUDA twin is compiled with them as defines,
 /// so that one twin source makes the same variants.
-pub fn keys(kernel: &str) -> KernelKeys {
+#[cfg(feature = "cuda")]
+pub(crate) fn keys(kernel: &str) -> KernelKeys {
     KEYS.iter()
         .find(|(name, _)| *name == kernel)
         .map_or(&[], |(_, keys)| *keys)
 }
 
 /// The text of `shaders/cuda/<name>.cu`, a CUDA C twin.
-pub fn cuda_source(name: &str) -> Option<&'static str> {
+#[cfg(any(test, feature = "cuda"))]
+pub(crate) fn cuda_source(name: &str) -> Option<&'static str> {
     CUDA_SOURCES
         .iter()
         .find(|(stem, _)| *stem == name)
@@ -108,8 +110,10 @@ pub fn cuda_source(name: &str) -> Option<&'static str> {
 /// `override` constants.
 #[derive(Debug, PartialEq)]
 pub struct Reflection {
+    /// Each `@group(0) @binding(i)`, in order.
     pub bindings: Vec<crate::suite::Binding>,
-    pub uniform_bytes: Option<u64>,
+    pub(crate) uniform_bytes: Option<u64>,
+    /// The names of its `override` constants.
     pub overrides: Vec<String>,
 }
 
@@ -155,11 +159,7 @@ pub fn reflect(kernel: &str, source: &str) -> Result<Reflection, String> {
         bound.push((slot.binding, binding, global.ty));
     }
     bound.sort_by_key(|(slot, _, _)| *slot);
-    if bound
-        .iter()
-        .enumerate()
-        .any(|(i, (slot, _, _))| *slot != i as u32)
-    {
+    if bound.iter().zip(0u32..).any(|((slot, _, _), i)| *slot != i) {
         return Err(format!("{kernel}: bindings are not numbered 0, 1, 2, …"));
     }
     let uniform_bytes = bound

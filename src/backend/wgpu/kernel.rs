@@ -39,7 +39,7 @@ impl BoundKernel {
 
     /// One compute pass of `dispatches` back-to-back dispatches, optionally with
     /// timestamps at its beginning and end.
-    pub fn encode_pass(
+    pub(crate) fn encode_pass(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         timestamp_writes: Option<wgpu::ComputePassTimestampWrites>,
@@ -175,9 +175,9 @@ impl GpuContext {
     ) -> wgpu::BindGroup {
         let entries: Vec<wgpu::BindGroupEntry> = bound
             .iter()
-            .enumerate()
-            .map(|(i, bound)| wgpu::BindGroupEntry {
-                binding: i as u32,
+            .zip(0u32..)
+            .map(|(bound, i)| wgpu::BindGroupEntry {
+                binding: i,
                 resource: match bound {
                     BoundResource::Buffer(buffer) | BoundResource::Output(buffer) => {
                         buffer.as_entire_binding()

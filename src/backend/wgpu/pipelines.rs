@@ -117,7 +117,7 @@ fn binding_type(binding: Binding) -> wgpu::BindingType {
 impl GpuContext {
     /// The compute pipeline of a case's kernel with its overrides, for callers that
     /// bind buffers of their own (sub-ranges, as the transfer overlap does).
-    pub fn case_pipeline(
+    pub(crate) fn case_pipeline(
         &self,
         experiment: &Experiment,
         case: &Case,
@@ -197,9 +197,9 @@ impl GpuContext {
         let entries: Vec<wgpu::BindGroupLayoutEntry> = pipeline
             .buffers
             .iter()
-            .enumerate()
-            .map(|(i, buffer)| wgpu::BindGroupLayoutEntry {
-                binding: i as u32,
+            .zip(0u32..)
+            .map(|(buffer, i)| wgpu::BindGroupLayoutEntry {
+                binding: i,
                 visibility: wgpu::ShaderStages::COMPUTE,
                 ty: binding_type(buffer.binding()),
                 count: None,
