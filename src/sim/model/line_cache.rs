@@ -116,7 +116,7 @@ impl LineCache {
             capacity,
             eviction,
             per_line: per_line.max(1),
-            width: usize::try_from(per_line.max(1)).unwrap_or(usize::MAX),
+            width: crate::host_len(per_line.max(1)),
             lines: HashMap::default(),
             slots: Vec::new(),
             held: Vec::new(),
@@ -156,7 +156,7 @@ impl LineCache {
 
     /// The entry of `slots` for sector `key` of the line in `slot`.
     fn entry(&self, slot: u32, key: u64) -> usize {
-        slot as usize * self.width + usize::try_from(key % self.per_line).unwrap_or(0)
+        slot as usize * self.width + crate::host_len(key % self.per_line)
     }
 
     /// The node holding sector `key`, if held.
@@ -223,10 +223,6 @@ impl LineCache {
     /// marks it dirty; allocates on a miss (a read fills every byte). A held sector is
     /// no longer one a read miss allocated and nothing touched since. Returns whether
     /// it hit; [`LineCache::evicted`] says which sectors left to make room.
-    #[expect(
-        clippy::cast_possible_truncation,
-        reason = "the arena holds a node per cached line: a device cache's lines number far below 2^32"
-    )]
     pub(super) fn touch(&mut self, key: u64, written: u32) -> bool {
         self.evicted.clear();
         let dirty = written != 0;
@@ -295,10 +291,6 @@ impl LineCache {
     }
 
     /// The sector whose line goes next.
-    #[expect(
-        clippy::cast_possible_truncation,
-        reason = "an index into the arena, whose nodes number far below 2^32 (touch)"
-    )]
     fn victim(&mut self) -> Option<u32> {
         if self.tail == NIL {
             return None;
@@ -313,7 +305,7 @@ impl LineCache {
             *state ^= *state << 17;
             // Draw slots of the arena until one holds a sector: the free ones are few (a
             // cache runs full).
-            let i = usize::try_from(*state % self.nodes.len() as u64).unwrap_or(0);
+            let i = crate::host_len(*state % self.nodes.len() as u64);
             let node = &self.nodes[i];
             if node.held && (node.line != head_line || self.lines.len() == 1) {
                 break u32::try_from(i).unwrap_or(NIL);
