@@ -6,7 +6,7 @@
 //! not modelled: an L0 miss goes to the L2. The Infinity Cache is the model's
 //! last-level cache. Latencies and every rate AMD does not publish are estimates.
 
-use super::{DeviceModel, H100, per_clock};
+use super::{DeviceModel, H100, clocked, per_clock};
 
 /// AMD Instinct MI100 (CDNA, gfx908). Sources: "AMD CDNA Architecture" whitepaper
 /// (2020) and the MI100 datasheet.
@@ -26,7 +26,6 @@ pub(super) const MI100: DeviceModel = DeviceModel {
     l2_partitions: 1,
     llc_bytes: 0,
     llc_gbps: 0.0,
-    sms: 120, // datasheet: 120 CUs
     // Whitepaper: 4 SIMD16 units per CU, each holding 10 wavefronts of 64 lanes.
     max_lanes_per_sm: 4 * 10 * 64,
     max_workgroups_per_sm: 16, // estimate: GCN's 16 workgroups per CU
@@ -34,29 +33,22 @@ pub(super) const MI100: DeviceModel = DeviceModel {
     // Whitepaper: 16 L2 channels of 64 bytes a clock.
     l2_gbps: 16.0 * 64.0 * 1.502,
     l2_write_requests_per_s: 16.0 * 64.0 * 1.502e9 / 64.0, // estimate: as many as reads
-    // LDS: 32 banks × 4 bytes = 128 bytes a clock per CU, one wavefront (of 32 lanes'
-    // words) a clock.
-    shared_wavefronts_per_s: per_clock(120, 1.502),
-    // Estimate: the vector L1 returns 64 bytes (one line) a clock per CU.
-    l1_wavefronts_per_s: per_clock(120, 1.502),
-    // Estimate: the scalar cache serves one address a clock per CU.
-    uniform_addresses_per_s: per_clock(120, 1.502),
-    clock_ghz: 1.502, // datasheet: peak engine clock 1502 MHz
-    // Estimates: the H100 preset's latencies in clocks (33 and 260) at this clock,
-    // DRAM's (HBM2) as the H100's.
-    l1_latency_ns: 33.0 / 1.502,
-    l2_latency_ns: 260.0 / 1.502,
     l2_far_over_near: 1.0,
     llc_latency_ns: 0.0,
-    on_chip_latency_ns: 30.0 / 1.502,
-    barrier_ns: 20.0 / 1.502,
     // A CU issues one wavefront instruction a clock: 4 SIMD16 units take 4 clocks each
     // for 64 lanes (whitepaper).
     issue_per_clock: 1.0,
     // Estimate: one cross-lane (DPP or permute) wavefront instruction a clock.
     shuffles_per_clock: 1.0,
     link_gbps: crate::sim::link::PCIE4_X16_GBPS, // datasheet: PCIe 4.0 x16
-    ..H100
+    // LDS: 32 banks × 4 bytes = 128 bytes a clock per CU, one wavefront (of 32 lanes'
+    // words) a clock.
+    // Estimate: the vector L1 returns 64 bytes (one line) a clock per CU.
+    // Estimate: the scalar cache serves one address a clock per CU.
+    // Estimates: the H100 preset's latencies in clocks (33 and 260) at this clock,
+    // DRAM's (HBM2) as the H100's.
+    // Datasheet: 120 CUs, peak engine clock 1502 MHz.
+    ..clocked(H100, 120, 1.502)
 };
 
 /// AMD Instinct MI210 (CDNA 2, gfx90a). Sources: "AMD CDNA 2 Architecture" whitepaper
@@ -67,23 +59,16 @@ pub(super) const MI210: DeviceModel = DeviceModel {
     sources: "CDNA 2 whitepaper (2021), MI210 datasheet; latencies and L1 rate estimates",
     line_bytes: 128,   // whitepaper: 128-byte L2 lines
     l2_bytes: 8 << 20, // whitepaper: 8 MB L2 per die, 16 channels
-    sms: 104,          // datasheet: 104 CUs
     // Whitepaper: 8 wavefronts per SIMD (down from CDNA's 10).
     max_lanes_per_sm: 4 * 8 * 64,
     dram_gbps: 1638.4, // datasheet: HBM2e 1.6384 TB/s
     // Whitepaper: the L2's channels doubled to 128 bytes a clock each.
     l2_gbps: 16.0 * 128.0 * 1.7,
     l2_write_requests_per_s: 16.0 * 128.0 * 1.7e9 / 128.0, // estimate: as many as reads
-    shared_wavefronts_per_s: per_clock(104, 1.7),
     // Estimate: the vector L1 returns 64 bytes a clock per CU, half a 128-byte line.
     l1_wavefronts_per_s: 0.5 * per_clock(104, 1.7),
-    uniform_addresses_per_s: per_clock(104, 1.7),
-    clock_ghz: 1.7, // datasheet: peak engine clock 1700 MHz
-    l1_latency_ns: 33.0 / 1.7,
-    l2_latency_ns: 260.0 / 1.7,
-    on_chip_latency_ns: 30.0 / 1.7,
-    barrier_ns: 20.0 / 1.7,
-    ..MI100
+    // Datasheet: 104 CUs, peak engine clock 1700 MHz.
+    ..clocked(MI100, 104, 1.7)
 };
 
 /// AMD Instinct MI300X (CDNA 3, gfx942). Sources: "AMD CDNA 3 Architecture" whitepaper
@@ -100,24 +85,16 @@ pub(super) const MI300X: DeviceModel = DeviceModel {
     llc_bytes: 256 << 20, // whitepaper: 256 MB AMD Infinity Cache
     // Whitepaper: 17.2 TB/s peak Infinity Cache bandwidth.
     llc_gbps: 17200.0,
-    sms: 304,          // datasheet: 304 CUs
     dram_gbps: 5300.0, // datasheet: HBM3 5.3 TB/s
     // Whitepaper: 2 KB a clock of L2 bandwidth per XCD (16 channels × 128 bytes).
     l2_gbps: 8.0 * 2048.0 * 2.1,
     l2_write_requests_per_s: 8.0 * 2048.0 * 2.1e9 / 128.0,
-    shared_wavefronts_per_s: per_clock(304, 2.1),
-    // Whitepaper: the vector L1 doubled its bandwidth to 128 bytes a clock per CU.
-    l1_wavefronts_per_s: per_clock(304, 2.1),
-    uniform_addresses_per_s: per_clock(304, 2.1),
-    clock_ghz: 2.1, // datasheet: peak engine clock 2100 MHz
-    l1_latency_ns: 33.0 / 2.1,
-    l2_latency_ns: 260.0 / 2.1,
     // Estimate: between the L2's and DRAM's, as an H100 far L2 (475 clocks).
     llc_latency_ns: 475.0 / 2.1,
-    on_chip_latency_ns: 30.0 / 2.1,
-    barrier_ns: 20.0 / 2.1,
     link_gbps: crate::sim::link::PCIE5_X16_GBPS, // datasheet: PCIe 5.0 x16
-    ..MI210
+    // Whitepaper: the vector L1 doubled its bandwidth to 128 bytes a clock per CU.
+    // Datasheet: 304 CUs, peak engine clock 2100 MHz.
+    ..clocked(MI210, 304, 2.1)
 };
 
 /// AMD Radeon RX 6900 XT (RDNA 2, Navi 21). Sources: "AMD RDNA 2" architecture
@@ -140,7 +117,6 @@ pub(super) const RX6900XT: DeviceModel = DeviceModel {
     // AMD's RDNA 2 launch figure: 1.99 TB/s peak Infinity Cache bandwidth (64 bytes
     // a clock on each of 16 channels at 1.94 GHz).
     llc_gbps: 1987.0,
-    sms: 80, // specifications: 80 CUs
     // Whitepaper: 2 SIMD32 units per CU, 20 waves each (estimate for RDNA 2: RDNA's).
     max_lanes_per_sm: 2 * 20 * 32,
     max_workgroups_per_sm: 16, // estimate, as CDNA's
@@ -148,24 +124,17 @@ pub(super) const RX6900XT: DeviceModel = DeviceModel {
     // Estimate: 16 L2 channels of 64 bytes a clock at the boost clock.
     l2_gbps: 16.0 * 64.0 * 2.25,
     l2_write_requests_per_s: 16.0 * 64.0 * 2.25e9 / 128.0,
-    shared_wavefronts_per_s: per_clock(80, 2.25),
-    // Whitepaper: the L0 returns 128 bytes (one line) a clock per CU.
-    l1_wavefronts_per_s: per_clock(80, 2.25),
-    uniform_addresses_per_s: per_clock(80, 2.25),
-    clock_ghz: 2.25, // specifications: boost clock 2250 MHz
-    // Estimates: the H100 preset's latencies in clocks at this clock; the Infinity
-    // Cache's between the L2's and DRAM's, as an H100 far L2 (475 clocks).
-    l1_latency_ns: 33.0 / 2.25,
-    l2_latency_ns: 260.0 / 2.25,
     l2_far_over_near: 1.0,
     llc_latency_ns: 475.0 / 2.25,
-    on_chip_latency_ns: 30.0 / 2.25,
-    barrier_ns: 20.0 / 2.25,
     // Whitepaper: each of a CU's 2 SIMD32 units issues a wave32 instruction a clock.
     issue_per_clock: 2.0,
     shuffles_per_clock: 1.0,                     // estimate
     link_gbps: crate::sim::link::PCIE4_X16_GBPS, // specifications: PCIe 4.0 x16
-    ..H100
+    // Whitepaper: the L0 returns 128 bytes (one line) a clock per CU.
+    // Estimates: the H100 preset's latencies in clocks at this clock; the Infinity
+    // Cache's between the L2's and DRAM's, as an H100 far L2 (475 clocks).
+    // Specifications: 80 CUs, boost clock 2250 MHz.
+    ..clocked(H100, 80, 2.25)
 };
 
 /// AMD Radeon RX 7900 XTX (RDNA 3, Navi 31). Sources: "AMD RDNA 3" architecture
@@ -178,21 +147,13 @@ pub(super) const RX7900XTX: DeviceModel = DeviceModel {
     l2_bytes: 6 << 20,   // specifications: 6 MB L2
     llc_bytes: 96 << 20, // specifications: 96 MB AMD Infinity Cache (second generation)
     llc_gbps: 5300.0,    // AMD: up to 5.3 TB/s peak Infinity Cache bandwidth
-    sms: 96,             // specifications: 96 CUs
     // Estimate: 16 waves per SIMD32 (RDNA 3 has larger registers per wave).
     max_lanes_per_sm: 2 * 16 * 32,
     dram_gbps: 960.0, // specifications: 20 Gbps GDDR6 × 384 bits / 8
     // Estimate: 24 L2 channels (6 memory controllers × 4) of 64 bytes a clock.
     l2_gbps: 24.0 * 64.0 * 2.5,
     l2_write_requests_per_s: 24.0 * 64.0 * 2.5e9 / 128.0,
-    shared_wavefronts_per_s: per_clock(96, 2.5),
-    l1_wavefronts_per_s: per_clock(96, 2.5),
-    uniform_addresses_per_s: per_clock(96, 2.5),
-    clock_ghz: 2.5, // specifications: boost clock 2500 MHz
-    l1_latency_ns: 33.0 / 2.5,
-    l2_latency_ns: 260.0 / 2.5,
     llc_latency_ns: 475.0 / 2.5,
-    on_chip_latency_ns: 30.0 / 2.5,
-    barrier_ns: 20.0 / 2.5,
-    ..RX6900XT
+    // Specifications: 96 CUs, boost clock 2500 MHz.
+    ..clocked(RX6900XT, 96, 2.5)
 };

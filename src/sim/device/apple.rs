@@ -3,7 +3,7 @@
 //! unified: the system-level cache (SLC) is the model's last-level cache, and a
 //! "transfer" is a host copy.
 
-use super::{DeviceModel, H100, per_clock};
+use super::{DeviceModel, H100, clocked};
 
 /// Apple M2 with a 10-core GPU. Sources: Apple's M2 announcement (2022) and the Metal
 /// feature set tables.
@@ -21,7 +21,6 @@ pub(super) const M2: DeviceModel = DeviceModel {
     l2_partitions: 1,
     llc_bytes: 8 << 20, // estimate: an 8 MB system-level cache shared with the CPU
     llc_gbps: 200.0,    // estimate: twice the DRAM rate
-    sms: 10,            // announcement: 10 GPU cores
     // Estimate: 32 SIMD-groups of 32 lanes per core (Metal allows 1024 threads a
     // threadgroup).
     max_lanes_per_sm: 1024,
@@ -29,21 +28,14 @@ pub(super) const M2: DeviceModel = DeviceModel {
     dram_gbps: 100.0,             // announcement: 100 GB/s unified memory (LPDDR5)
     l2_gbps: 10.0 * 64.0 * 1.398, // estimate: 64 bytes a clock per core
     l2_write_requests_per_s: 10.0 * 64.0 * 1.398e9 / 128.0,
-    shared_wavefronts_per_s: per_clock(10, 1.398),
-    l1_wavefronts_per_s: per_clock(10, 1.398),
-    uniform_addresses_per_s: per_clock(10, 1.398),
-    clock_ghz: 1.398, // estimate: the clock macOS reports for the M2's GPU
-    // Estimates: the H100 preset's latencies in clocks at this clock; the SLC's as an
-    // H100 far L2 (475 clocks); DRAM's (LPDDR5) as the H100's.
-    l1_latency_ns: 33.0 / 1.398,
-    l2_latency_ns: 260.0 / 1.398,
     l2_far_over_near: 1.0,
     llc_latency_ns: 475.0 / 1.398,
-    on_chip_latency_ns: 30.0 / 1.398,
-    barrier_ns: 20.0 / 1.398,
     issue_per_clock: 4.0,    // estimate: 4 SIMD-group schedulers per core
     shuffles_per_clock: 1.0, // estimate
     // Unified memory: no bus, a transfer is one host thread's copy.
     link_gbps: crate::sim::link::HOST_COPY_GBPS_PER_THREAD,
-    ..H100
+    // Estimates: the H100 preset's latencies in clocks at this clock; the SLC's as an
+    // H100 far L2 (475 clocks); DRAM's (LPDDR5) as the H100's.
+    // Announcement: 10 GPU cores; estimate: the clock macOS reports for the M2's GPU.
+    ..clocked(H100, 10, 1.398)
 };

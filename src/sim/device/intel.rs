@@ -2,7 +2,7 @@
 //! L1 (shared with the SLM, the workgroup memory) is the model's L1. Intel publishes
 //! capacities, clocks and bus widths; latencies and rates are estimates.
 
-use super::{DeviceModel, H100, per_clock};
+use super::{DeviceModel, H100, clocked};
 
 /// Intel Arc A770 16 GB (Xe-HPG, ACM-G10). Sources: the Arc A770 specification page and
 /// Intel's Xe-HPG architecture disclosure (Architecture Day 2021).
@@ -24,7 +24,6 @@ pub(super) const A770: DeviceModel = DeviceModel {
     l2_partitions: 1,
     llc_bytes: 0,
     llc_gbps: 0.0,
-    sms: 32, // specifications: 32 Xe cores
     // Architecture Day: 16 vector engines per Xe core, 8 threads each; SIMD16 threads.
     max_lanes_per_sm: 16 * 8 * 16,
     max_workgroups_per_sm: 16, // estimate
@@ -32,23 +31,16 @@ pub(super) const A770: DeviceModel = DeviceModel {
     // Estimate: 64 bytes a clock per Xe core's share of the L2.
     l2_gbps: 32.0 * 64.0 * 2.1,
     l2_write_requests_per_s: 32.0 * 64.0 * 2.1e9 / 64.0,
-    shared_wavefronts_per_s: per_clock(32, 2.1),
-    // Estimate: the L1 returns 64 bytes (one line) a clock per Xe core.
-    l1_wavefronts_per_s: per_clock(32, 2.1),
-    uniform_addresses_per_s: per_clock(32, 2.1),
-    clock_ghz: 2.1, // specifications: graphics clock 2100 MHz
-    // Estimates: the H100 preset's latencies in clocks at this clock.
-    l1_latency_ns: 33.0 / 2.1,
-    l2_latency_ns: 260.0 / 2.1,
     l2_far_over_near: 1.0,
     llc_latency_ns: 0.0,
-    on_chip_latency_ns: 30.0 / 2.1,
-    barrier_ns: 20.0 / 2.1,
     // Estimate: 16 vector engines of SIMD8 take 2 clocks for a SIMD16 instruction.
     issue_per_clock: 8.0,
     shuffles_per_clock: 1.0,                     // estimate
     link_gbps: crate::sim::link::PCIE4_X16_GBPS, // specifications: PCIe 4.0 x16
-    ..H100
+    // Estimate: the L1 returns 64 bytes (one line) a clock per Xe core.
+    // Estimates: the H100 preset's latencies in clocks at this clock.
+    // Specifications: 32 Xe cores, graphics clock 2100 MHz.
+    ..clocked(H100, 32, 2.1)
 };
 
 /// Intel Arc B580 (Xe2-HPG, BMG-G21). Sources: the Arc B580 specification page and
@@ -62,23 +54,15 @@ pub(super) const B580: DeviceModel = DeviceModel {
     // Xe2 disclosure: 256 KB L1/SLM per Xe2 core; estimate: 192 KB of it L1.
     l1_bytes: 192 << 10,
     l2_bytes: 18 << 20, // specifications: 18 MB L2
-    sms: 20,            // specifications: 20 Xe2 cores
     // Xe2 disclosure: 8 vector engines of SIMD16 per core, 8 threads each.
     max_lanes_per_sm: 8 * 8 * 16,
     dram_gbps: 456.0, // specifications: 19 Gbps GDDR6 × 192 bits / 8
     l2_gbps: 20.0 * 64.0 * 2.67,
     l2_write_requests_per_s: 20.0 * 64.0 * 2.67e9 / 64.0,
-    shared_wavefronts_per_s: per_clock(20, 2.67),
-    l1_wavefronts_per_s: per_clock(20, 2.67),
-    uniform_addresses_per_s: per_clock(20, 2.67),
-    clock_ghz: 2.67, // specifications: graphics clock 2670 MHz
-    l1_latency_ns: 33.0 / 2.67,
-    l2_latency_ns: 260.0 / 2.67,
-    on_chip_latency_ns: 30.0 / 2.67,
-    barrier_ns: 20.0 / 2.67,
     // Estimate: 8 SIMD16 vector engines, one instruction a clock each.
     issue_per_clock: 8.0,
     // Specifications: PCIe 4.0 x8, half an x16 link.
     link_gbps: crate::sim::link::PCIE4_X16_GBPS / 2.0,
-    ..A770
+    // Specifications: 20 Xe2 cores, graphics clock 2670 MHz.
+    ..clocked(A770, 20, 2.67)
 };

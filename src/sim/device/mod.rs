@@ -141,6 +141,27 @@ const fn per_clock(sms: u32, clock_ghz: f64) -> f64 {
     sms as f64 * clock_ghz * 1e9
 }
 
+/// `base` with `sms` SMs at `clock_ghz`, and the fields every preset but the H100
+/// derives from those two: one workgroup-memory wavefront, one L1 wavefront and one
+/// uniform address per clock per SM, and the latencies in clocks (estimates: the H100
+/// preset's, 33 for an L1 hit and 260 for an L2 hit, Luo et al. 2024; 30 for a
+/// workgroup-memory load and 20 for a barrier). A preset with its own numbers for any
+/// of them sets them after.
+const fn clocked(base: DeviceModel, sms: u32, clock_ghz: f64) -> DeviceModel {
+    DeviceModel {
+        sms,
+        clock_ghz,
+        shared_wavefronts_per_s: per_clock(sms, clock_ghz),
+        l1_wavefronts_per_s: per_clock(sms, clock_ghz),
+        uniform_addresses_per_s: per_clock(sms, clock_ghz),
+        l1_latency_ns: 33.0 / clock_ghz,
+        l2_latency_ns: 260.0 / clock_ghz,
+        on_chip_latency_ns: 30.0 / clock_ghz,
+        barrier_ns: 20.0 / clock_ghz,
+        ..base
+    }
+}
+
 /// Mesa lavapipe (llvmpipe's Vulkan driver) on 2 cores of the CI machine's AMD EPYC.
 /// Rough: a CPU has no sectors, banks or constant cache, so the model's structure fits
 /// it loosely, and every rate below is an estimate; calibrate DRAM from a measurement.

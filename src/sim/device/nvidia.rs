@@ -2,7 +2,7 @@
 //! (V100) and Pascal (GTX 1050 Ti). One warp of 32 lanes, 32-byte sectors in 128-byte
 //! lines and 32 banks of 4 bytes on all of them (CUDA C++ Programming Guide).
 
-use super::{DeviceModel, per_clock};
+use super::{DeviceModel, clocked, per_clock};
 
 /// NVIDIA H100 SXM5 80 GB. Source: "NVIDIA H100 Tensor Core GPU Architecture"
 /// whitepaper (2022) and the H100 datasheet.
@@ -113,28 +113,20 @@ pub(super) const A100: DeviceModel = DeviceModel {
     // Whitepaper: 192 KB combined L1/shared per SM (up to 164 KB shared); estimate: half.
     l1_bytes: 96 << 10,
     l2_bytes: 40 << 20, // whitepaper: 40 MB L2
-    sms: 108,           // whitepaper: 108 SMs
     max_lanes_per_sm: 2048,
     max_workgroups_per_sm: 32,
     dram_gbps: 1555.0, // whitepaper: 1555 GB/s HBM2
     // Whitepaper: L2 read bandwidth 5120 bytes/clk × 1.41 GHz.
     l2_gbps: 5120.0 * 1.41,
     l2_write_requests_per_s: 5120.0 * 1.41e9 / 32.0, // estimate: as many as reads
-    shared_wavefronts_per_s: per_clock(108, 1.41),
-    l1_wavefronts_per_s: per_clock(108, 1.41),
-    uniform_addresses_per_s: per_clock(108, 1.41),
-    clock_ghz: 1.41, // whitepaper: boost 1410 MHz
-    // Estimates: the H100 preset's latencies in clocks (33 and 260, Luo et al. 2024) at
-    // the A100's clock; an A100 L2 is split in two as the H100's.
-    l1_latency_ns: 33.0 / 1.41,
-    l2_latency_ns: 260.0 / 1.41,
-    on_chip_latency_ns: 30.0 / 1.41,
-    barrier_ns: 20.0 / 1.41,
     // CUDA C++ Programming Guide, throughput table, compute capability 8.0: warp
     // shuffle 32 results per clock per SM.
     shuffles_per_clock: 1.0,
     link_gbps: crate::sim::link::PCIE4_X16_GBPS, // whitepaper: PCIe 4.0
-    ..H100
+    // Estimates: the H100 preset's latencies in clocks (33 and 260, Luo et al. 2024) at
+    // the A100's clock; an A100 L2 is split in two as the H100's.
+    // Whitepaper: 108 SMs, boost 1410 MHz.
+    ..clocked(H100, 108, 1.41)
 };
 
 /// NVIDIA Tesla V100 SXM2. Source: "NVIDIA Tesla V100 GPU Architecture" whitepaper
@@ -147,28 +139,22 @@ pub(super) const V100: DeviceModel = DeviceModel {
     l1_bytes: 64 << 10,
     l2_bytes: 6 << 20, // whitepaper: 6144 KB L2
     l2_partitions: 1,  // the V100 whitepaper names no L2 partitions
-    sms: 80,           // whitepaper: 80 SMs
     max_lanes_per_sm: 2048,
     max_workgroups_per_sm: 32,
     dram_gbps: 900.0, // whitepaper: 900 GB/s HBM2
     // A100 whitepaper: V100 L2 read bandwidth 2048 bytes/clk × 1.53 GHz.
     l2_gbps: 2048.0 * 1.53,
     l2_write_requests_per_s: 2048.0 * 1.53e9 / 32.0, // estimate: as many as reads
-    shared_wavefronts_per_s: per_clock(80, 1.53),
-    l1_wavefronts_per_s: per_clock(80, 1.53),
-    uniform_addresses_per_s: per_clock(80, 1.53),
-    clock_ghz: 1.53, // whitepaper: boost 1530 MHz
     // Jia et al., "Dissecting the NVIDIA Volta GPU Architecture via Microbenchmarking"
     // (2018): 28 clocks for an L1 hit and 193 for an L2 hit.
     l1_latency_ns: 28.0 / 1.53,
     l2_latency_ns: 193.0 / 1.53,
-    on_chip_latency_ns: 30.0 / 1.53,
-    barrier_ns: 20.0 / 1.53,
     // CUDA C++ Programming Guide, throughput table, compute capability 7.0: warp
     // shuffle 32 results per clock per SM.
     shuffles_per_clock: 1.0,
     link_gbps: crate::sim::link::PCIE3_X16_GBPS, // whitepaper: PCIe 3.0
-    ..H100
+    // Whitepaper: 80 SMs, boost 1530 MHz.
+    ..clocked(H100, 80, 1.53)
 };
 
 /// NVIDIA GeForce GTX 1050 Ti (GP107). Sources: the GeForce GTX 1050 Ti specification
@@ -183,7 +169,6 @@ pub(super) const GTX1050TI: DeviceModel = DeviceModel {
     // GP104 whitepaper: 256 KB L2 per 32-bit memory controller; GP107 has 4.
     l2_bytes: 1 << 20,
     l2_partitions: 1, // the GP104 whitepaper names no L2 partitions
-    sms: 6,           // spec page: 768 CUDA cores / 128 per Pascal SM
     max_lanes_per_sm: 2048,
     max_workgroups_per_sm: 32,
     dram_gbps: 112.0, // spec page: 7 Gbps × 128 bits / 8
@@ -193,21 +178,20 @@ pub(super) const GTX1050TI: DeviceModel = DeviceModel {
     // Estimate: a quarter of the read sectors, as the H100's calibrated
     // transpose/naive_row writes lines against its L2's read sectors.
     l2_write_requests_per_s: 0.27 * 64.0 * 4.0 * 1.392e9 / 32.0,
-    shared_wavefronts_per_s: per_clock(6, 1.392),
     // GP104 whitepaper, SM diagram: two L1/texture caches per SM (one per pair of
     // processing blocks), apart from shared memory. Estimate: one line each per clock.
     l1_wavefronts_per_s: 2.0 * per_clock(6, 1.392),
-    uniform_addresses_per_s: per_clock(6, 1.392),
-    clock_ghz: 1.392, // spec page: boost 1392 MHz
-    on_chip_latency_ns: 30.0 / 1.392,
-    barrier_ns: 20.0 / 1.392,
     // CUDA C++ Programming Guide, throughput table, compute capability 6.1: warp
     // shuffle 32 results per clock per SM.
     shuffles_per_clock: 1.0,
     // Spec page: PCIe 3.0 x16.
     link_gbps: crate::sim::link::PCIE3_X16_GBPS,
-    // Estimates for GDDR5 Pascal (pointer chases report 400-600 ns): the H100's.
-    ..H100
+    // Estimates for GDDR5 Pascal (pointer chases report 400-600 ns): the H100's
+    // latencies, in ns (the L1's and L2's too, not its clocks at this clock).
+    l1_latency_ns: H100.l1_latency_ns,
+    l2_latency_ns: H100.l2_latency_ns,
+    // Spec page: 768 CUDA cores / 128 per Pascal SM, boost 1392 MHz.
+    ..clocked(H100, 6, 1.392)
 };
 
 /// NVIDIA L40 (AD102, PCIe). Sources: "NVIDIA ADA GPU Architecture" whitepaper (2022)
@@ -221,7 +205,6 @@ pub(super) const L40: DeviceModel = DeviceModel {
     l1_bytes: 100 << 10,
     l2_bytes: 96 << 20, // datasheet: 96 MB L2
     l2_partitions: 1,   // the Ada whitepaper names no L2 partitions
-    sms: 142,           // datasheet: 18176 CUDA cores / 128 per SM
     // CUDA C++ Programming Guide, compute capability 8.9: 48 warps, 24 blocks per SM.
     max_lanes_per_sm: 1536,
     max_workgroups_per_sm: 24,
@@ -230,22 +213,15 @@ pub(super) const L40: DeviceModel = DeviceModel {
     // L2 slices (2 MB each) at the boost clock.
     l2_gbps: 64.0 * 48.0 * 2.49,
     l2_write_requests_per_s: 64.0 * 48.0 * 2.49e9 / 32.0, // estimate: as many as reads
-    shared_wavefronts_per_s: per_clock(142, 2.49),
-    l1_wavefronts_per_s: per_clock(142, 2.49),
-    uniform_addresses_per_s: per_clock(142, 2.49),
-    clock_ghz: 2.49, // datasheet: boost 2490 MHz
-    // Estimates: the H100 preset's latencies in clocks (33 and 260) at this clock; the
-    // DRAM's (GDDR6) as the H100's.
-    l1_latency_ns: 33.0 / 2.49,
-    l2_latency_ns: 260.0 / 2.49,
     l2_far_over_near: 1.0,
-    on_chip_latency_ns: 30.0 / 2.49,
-    barrier_ns: 20.0 / 2.49,
     // CUDA C++ Programming Guide, throughput table, compute capability 8.9: warp
     // shuffle 32 results per clock per SM.
     shuffles_per_clock: 1.0,
     link_gbps: crate::sim::link::PCIE4_X16_GBPS, // datasheet: PCIe 4.0 x16
-    ..H100
+    // Estimates: the H100 preset's latencies in clocks (33 and 260) at this clock; the
+    // DRAM's (GDDR6) as the H100's.
+    // Datasheet: 18176 CUDA cores / 128 per SM, boost 2490 MHz.
+    ..clocked(H100, 142, 2.49)
 };
 
 /// NVIDIA GeForce RTX 4090 (AD102). Sources: "NVIDIA ADA GPU Architecture" whitepaper
@@ -255,18 +231,10 @@ pub(super) const RTX4090: DeviceModel = DeviceModel {
     description: "NVIDIA GeForce RTX 4090",
     sources: "Ada whitepaper (2022); L2 rate and latencies estimates as the l40 preset's",
     l2_bytes: 72 << 20, // whitepaper: 72 MB L2
-    sms: 128,           // whitepaper: 128 SMs
     dram_gbps: 1008.0,  // whitepaper: 21 Gbps GDDR6X × 384 bits / 8
     // Estimate: as the L40's, 64 B/clk for each of 36 L2 slices (2 MB each).
     l2_gbps: 64.0 * 36.0 * 2.52,
     l2_write_requests_per_s: 64.0 * 36.0 * 2.52e9 / 32.0,
-    shared_wavefronts_per_s: per_clock(128, 2.52),
-    l1_wavefronts_per_s: per_clock(128, 2.52),
-    uniform_addresses_per_s: per_clock(128, 2.52),
-    clock_ghz: 2.52, // whitepaper: boost 2520 MHz
-    l1_latency_ns: 33.0 / 2.52,
-    l2_latency_ns: 260.0 / 2.52,
-    on_chip_latency_ns: 30.0 / 2.52,
-    barrier_ns: 20.0 / 2.52,
-    ..L40
+    // Whitepaper: 128 SMs, boost 2520 MHz.
+    ..clocked(L40, 128, 2.52)
 };

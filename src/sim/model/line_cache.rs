@@ -1,7 +1,7 @@
 //! A fully associative cache of sectors (an arena of nodes in a doubly linked list in
-//! order of use, found by a hash map), with a dirty bit and a byte mask each, that
-//! allocates and evicts whole lines: the building block of the L1s (random eviction)
-//! and the L2 (least recently used).
+//! order of use, found by their line in a hash map), with a dirty bit and a byte mask
+//! each, that allocates and evicts whole lines: the building block of the L1s (random
+//! eviction) and the L2 (least recently used).
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -45,6 +45,10 @@ struct Node {
     key: u64,
     prev: u32,
     next: u32,
+    /// The line slot ([`LineCache::slots`]) of its line.
+    line: u32,
+    /// Holds a sector (not on the free list).
+    held: bool,
     dirty: bool,
     /// Which bytes of the sector the cache holds (bit per byte): all once read from
     /// DRAM, only those written for a sector allocated by a write.
@@ -73,16 +77,27 @@ pub(super) enum Eviction {
 /// A fully associative cache of sectors, with a dirty bit each. Its capacity is in
 /// sectors, and a line with any sector held takes the room of all of its sectors (as
 /// a cache with one tag per line and a valid bit per sector).
+///
+/// A sector is found by its line: one lookup in `lines` gives the line's slot, whose
+/// `per_line` entries of `slots` are its sectors' nodes (the L2 of a large GPU holds
+/// a million sectors, and a map by sector took several lookups a miss).
 pub(super) struct LineCache {
     capacity: usize,
     eviction: Eviction,
     /// Sectors per line (sector key ÷ this = line).
     per_line: u64,
-    /// Sectors held per line.
+    /// The same, as an index: entries of `slots` per line slot.
+    width: usize,
+    /// The slot of each line with a sector held.
     lines: HashMap<u64, u32, BuildHasherDefault<MulHasher>>,
+    /// Per line slot, the node of each of its sectors in address order (`NIL` where
+    /// not held), `per_line` entries a slot.
+    slots: Vec<u32>,
+    /// Per line slot, the sectors it holds.
+    held: Vec<u32>,
+    free_slots: Vec<u32>,
     /// What the last [`LineCache::touch`] evicted.
     evicted: Vec<(u64, bool, u32)>,
-    map: HashMap<u64, u32, BuildHasherDefault<MulHasher>>,
     nodes: Vec<Node>,
     free: Vec<u32>,
     head: u32,
@@ -101,9 +116,12 @@ impl LineCache {
             capacity,
             eviction,
             per_line: per_line.max(1),
+            width: crate::host_len(per_line.max(1)),
             lines: HashMap::default(),
+            slots: Vec::new(),
+            held: Vec::new(),
+            free_slots: Vec::new(),
             evicted: Vec::new(),
-            map: HashMap::default(),
             nodes: Vec::new(),
             free: Vec::new(),
             head: NIL,
@@ -136,18 +154,31 @@ impl LineCache {
         &self.evicted
     }
 
+    /// The entry of `slots` for sector `key` of the line in `slot`.
+    fn entry(&self, slot: u32, key: u64) -> usize {
+        slot as usize * self.width + crate::host_len(key % self.per_line)
+    }
+
+    /// The node holding sector `key`, if held.
+    fn find(&self, key: u64) -> Option<u32> {
+        let &slot = self.lines.get(&(key / self.per_line))?;
+        let i = self.slots[self.entry(slot, key)];
+        (i != NIL).then_some(i)
+    }
+
     /// Unlink and free node `i`, and count its sector out of its line.
     fn drop_node(&mut self, i: u32) -> Node {
         let node = self.nodes[i as usize];
         self.unlink(i);
-        self.map.remove(&node.key);
+        self.nodes[i as usize].held = false;
         self.free.push(i);
-        let line = node.key / self.per_line;
-        if let Some(held) = self.lines.get_mut(&line) {
-            *held -= 1;
-            if *held == 0 {
-                self.lines.remove(&line);
-            }
+        let entry = self.entry(node.line, node.key);
+        self.slots[entry] = NIL;
+        let held = &mut self.held[node.line as usize];
+        *held -= 1;
+        if *held == 0 {
+            self.lines.remove(&(node.key / self.per_line));
+            self.free_slots.push(node.line);
         }
         node
     }
@@ -174,18 +205,31 @@ impl LineCache {
         self.head = i;
     }
 
+    /// The slot of `line`, taken now if it has none.
+    fn slot_of(&mut self, line: u64) -> u32 {
+        if let Some(&slot) = self.lines.get(&line) {
+            return slot;
+        }
+        let slot = self.free_slots.pop().unwrap_or_else(|| {
+            self.slots.extend(std::iter::repeat_n(NIL, self.width));
+            self.held.push(0);
+            u32::try_from(self.held.len() - 1).unwrap_or(NIL)
+        });
+        self.lines.insert(line, slot);
+        slot
+    }
+
     /// Access `key`: a read (`written` = 0) or a write of the bytes `written`, which
     /// marks it dirty; allocates on a miss (a read fills every byte). A held sector is
     /// no longer one a read miss allocated and nothing touched since. Returns whether
     /// it hit; [`LineCache::evicted`] says which sectors left to make room.
-    #[expect(
-        clippy::cast_possible_truncation,
-        reason = "the arena holds a node per cached line: a device cache's lines number far below 2^32"
-    )]
     pub(super) fn touch(&mut self, key: u64, written: u32) -> bool {
         self.evicted.clear();
         let dirty = written != 0;
-        if let Some(&i) = self.map.get(&key) {
+        let slot = self.slot_of(key / self.per_line);
+        let entry = self.entry(slot, key);
+        let i = self.slots[entry];
+        if i != NIL {
             self.unlink(i);
             self.push_front(i);
             let node = &mut self.nodes[i as usize];
@@ -198,6 +242,8 @@ impl LineCache {
             key,
             prev: NIL,
             next: NIL,
+            line: slot,
+            held: true,
             dirty,
             valid: if dirty { written } else { FULL },
             ready_ns: 0.0,
@@ -211,12 +257,12 @@ impl LineCache {
             }
             None => {
                 self.nodes.push(node);
-                (self.nodes.len() - 1) as u32
+                u32::try_from(self.nodes.len() - 1).unwrap_or(NIL)
             }
         };
-        self.map.insert(key, i);
+        self.slots[entry] = i;
+        self.held[slot as usize] += 1;
         self.push_front(i);
-        *self.lines.entry(key / self.per_line).or_insert(0) += 1;
         while self.occupied() > self.capacity {
             let before = self.evicted.len();
             self.evict_line();
@@ -233,9 +279,11 @@ impl LineCache {
         let Some(victim) = self.victim() else {
             return;
         };
-        let line = self.nodes[victim as usize].key / self.per_line;
-        for key in line * self.per_line..(line + 1) * self.per_line {
-            if let Some(&i) = self.map.get(&key) {
+        let slot = self.nodes[victim as usize].line;
+        let first = slot as usize * self.width;
+        for entry in first..first + self.width {
+            let i = self.slots[entry];
+            if i != NIL {
                 let node = self.drop_node(i);
                 self.evicted.push((node.key, node.dirty, node.valid));
             }
@@ -243,10 +291,6 @@ impl LineCache {
     }
 
     /// The sector whose line goes next.
-    #[expect(
-        clippy::cast_possible_truncation,
-        reason = "an index into the arena, whose nodes number far below 2^32 (touch)"
-    )]
     fn victim(&mut self) -> Option<u32> {
         if self.tail == NIL {
             return None;
@@ -254,18 +298,17 @@ impl LineCache {
         let Eviction::Random(state) = &mut self.eviction else {
             return Some(self.tail);
         };
-        let head_line = self.nodes[self.head as usize].key / self.per_line;
+        let head_line = self.nodes[self.head as usize].line;
         Some(loop {
             *state ^= *state << 13;
             *state ^= *state >> 7;
             *state ^= *state << 17;
             // Draw slots of the arena until one holds a sector: the free ones are few (a
             // cache runs full).
-            let i = (*state % self.nodes.len() as u64) as u32;
-            let key = self.nodes[i as usize].key;
-            let held = self.map.get(&key) == Some(&i);
-            if held && (key / self.per_line != head_line || self.lines.len() == 1) {
-                break i;
+            let i = crate::host_len(*state % self.nodes.len() as u64);
+            let node = &self.nodes[i];
+            if node.held && (node.line != head_line || self.lines.len() == 1) {
+                break u32::try_from(i).unwrap_or(NIL);
             }
         })
     }
@@ -274,7 +317,7 @@ impl LineCache {
     pub(super) fn set_capacity(&mut self, capacity: usize) -> Vec<(u64, bool, u32)> {
         self.capacity = capacity;
         let mut evicted = Vec::new();
-        while self.occupied() > self.capacity && !self.map.is_empty() {
+        while self.occupied() > self.capacity && !self.lines.is_empty() {
             self.evicted.clear();
             self.evict_line();
             evicted.append(&mut self.evicted);
@@ -284,32 +327,31 @@ impl LineCache {
 
     /// When the fill of a held sector arrives and from where.
     pub(super) fn fill(&self, key: u64) -> Option<(f64, CacheLevel)> {
-        self.map
-            .get(&key)
-            .map(|&i| (self.nodes[i as usize].ready_ns, self.nodes[i as usize].from))
+        self.find(key)
+            .map(|i| (self.nodes[i as usize].ready_ns, self.nodes[i as usize].from))
     }
 
     /// Record when the fill of a held sector arrives and from where; it is now a read
     /// miss's, untouched since.
     pub(super) fn set_fill(&mut self, key: u64, ready_ns: f64, from: CacheLevel) {
-        if let Some(&i) = self.map.get(&key) {
-            self.nodes[i as usize].ready_ns = ready_ns;
-            self.nodes[i as usize].from = from;
-            self.nodes[i as usize].missed = true;
+        if let Some(i) = self.find(key) {
+            let node = &mut self.nodes[i as usize];
+            node.ready_ns = ready_ns;
+            node.from = from;
+            node.missed = true;
         }
     }
 
     /// Whether a held sector was allocated by a read miss and not touched since; clears
     /// the mark.
     pub(super) fn take_missed(&mut self, key: u64) -> bool {
-        self.map
-            .get(&key)
-            .is_some_and(|&i| std::mem::take(&mut self.nodes[i as usize].missed))
+        self.find(key)
+            .is_some_and(|i| std::mem::take(&mut self.nodes[i as usize].missed))
     }
 
     /// Drop a held sector, dirty or not, without a write-back.
     pub(super) fn remove(&mut self, key: u64) {
-        if let Some(&i) = self.map.get(&key) {
+        if let Some(i) = self.find(key) {
             self.drop_node(i);
         }
     }
@@ -318,8 +360,7 @@ impl LineCache {
     /// order, each with whether it is partly valid.
     pub(super) fn write_back(&mut self) -> Vec<(u64, bool)> {
         let mut dirty = Vec::new();
-        for &i in self.map.values() {
-            let node = &mut self.nodes[i as usize];
+        for node in self.nodes.iter_mut().filter(|n| n.held) {
             if node.dirty {
                 dirty.push((node.key, node.valid != FULL));
             }
@@ -379,6 +420,24 @@ mod tests {
         assert!(l.touch(4, 0) && l.touch(8, 0));
         // Shrinking to one line evicts the other whole.
         assert_eq!(l.set_capacity(4), vec![(4, false, FULL)]);
+    }
+
+    #[test]
+    fn a_line_emptied_gives_its_slot_to_the_next_line() {
+        // Room for one line of four sectors.
+        let mut l = LineCache::new(4, 4);
+        l.touch(0, 0);
+        l.touch(1, 0xF);
+        l.remove(0);
+        l.remove(1);
+        assert!(l.fill(1).is_none(), "removed");
+        // Line 2 takes the freed slot: it fits, and line 0's sectors stay gone.
+        assert!(!l.touch(9, 0));
+        assert!(l.evicted().is_empty());
+        assert!(l.fill(1).is_none() && l.fill(9).is_some());
+        assert!(!l.touch(1, 0), "line 0 is not held");
+        assert_eq!(l.evicted(), [(9, false, FULL)]);
+        assert_eq!(l.write_back(), vec![]);
     }
 
     #[test]
