@@ -2,13 +2,10 @@
 //! `--axis` flags (their product), every expression evaluated with that row's sizes.
 
 use std::path::PathBuf;
-use std::str::FromStr as _;
 
 use super::expr::{self, Division, Vars};
 use super::instance::{Description, Fill, Init, Verify};
-use crate::measure::{DEFAULT_SAMPLES, MIN_SAMPLES};
-use crate::results;
-use crate::suite::{Api, Build};
+use crate::run::MeasureArgs;
 
 /// What `membench kernel` takes.
 #[derive(clap::Args, Clone, Debug)]
@@ -79,21 +76,8 @@ pub struct KernelArgs {
     /// rows is refused. `-` prints the rows to stdout.
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// What `--out -` prints: csv, json, jsonl, table or markdown.
-    #[arg(long, value_enum)]
-    pub format: Option<results::Format>,
-    /// The apis to measure with (a kernel has no CUDA twin: wgpu).
-    #[arg(long, value_delimiter = ',', default_values = ["wgpu"], value_parser = Api::from_str)]
-    pub api: Vec<Api>,
-    /// The builds to measure, comma-separated: default, tax-free, unchecked (as `run`).
-    #[arg(long, value_delimiter = ',', default_values = ["default", "tax-free"], value_parser = Build::from_str)]
-    pub build: Vec<Build>,
-    /// Timed samples per row.
-    #[arg(long, default_value_t = DEFAULT_SAMPLES, value_parser = clap::value_parser!(u32).range(i64::from(MIN_SAMPLES)..=4096))]
-    pub samples: u32,
-    /// Seconds one submission may take before the device counts as hung.
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
-    pub timeout_s: u64,
+    #[command(flatten)]
+    pub measuring: MeasureArgs,
 }
 
 /// `NAME=VALUE`, split; an error names the flag.
@@ -374,6 +358,41 @@ mod tests {
         assert_eq!(last.uniforms[1].1, [0.5]);
         assert_eq!(last.overrides, [("WG".to_owned(), 64.0)]);
         assert_eq!(last.fills, [("x".to_owned(), Fill::Init(Init::Ramp))]);
+    }
+
+    #[test]
+    fn the_measuring_flags_are_runs_own() {
+        #[derive(clap::Parser)]
+        struct RunCli {
+            #[command(flatten)]
+            args: crate::run::RunArgs,
+        }
+        let kernel = <Cli as clap::CommandFactory>::command();
+        let run = <RunCli as clap::CommandFactory>::command();
+        let help = |command: &clap::Command, flag: &str| {
+            command
+                .get_arguments()
+                .find(|a| a.get_long() == Some(flag))
+                .and_then(|a| a.get_help().map(ToString::to_string))
+        };
+        for flag in ["format", "api", "build", "samples", "timeout-s"] {
+            assert!(help(&kernel, flag).is_some(), "--{flag}");
+            assert_eq!(help(&kernel, flag), help(&run, flag), "--{flag}");
+        }
+        let given = args(&[
+            "--samples",
+            "12",
+            "--build",
+            "unchecked",
+            "--timeout-s",
+            "3",
+        ]);
+        assert_eq!(given.measuring.samples, 12);
+        assert_eq!(given.measuring.build, [crate::suite::Build::Unchecked]);
+        assert_eq!(given.measuring.timeout_s, 3);
+        // A kernel has no CUDA twin: wgpu unless asked.
+        let wgpu = [crate::suite::Api::Wgpu];
+        assert_eq!(args(&[]).measuring.apis_or(&wgpu), wgpu);
     }
 
     #[test]

@@ -16,7 +16,7 @@ mod rows;
 mod session;
 pub mod stop;
 
-pub use args::RunArgs;
+pub use args::{MeasureArgs, RunArgs};
 pub use backends::Backends;
 pub use lockstep::{Lockstep, Party};
 pub use measurer::{Measurer, Outcome, measure_case, measurer};
