@@ -312,12 +312,19 @@ const FIXTURES: &[(&str, &str, Gives)] = &[
          --workgroups N/16,N/16",
         Gives::Verified,
     ),
-    // Bindings in @group(1).
+    // A uniform in @group(0), the pass's buffers in @group(1).
     (
         "group1",
-        "--size n=256 --buffer input=n --buffer output=n",
+        "--size n=256 --buffer input=n --buffer output=n --uniform frame.scale=2.5",
+        Gives::Verified,
+    ),
+    // Textures: refused, the binding named.
+    (
+        "image_invert",
+        "--workgroups 8,8",
         Gives::Refused(
-            "binding `input` (@group(1) @binding(0)): membench kernel binds @group(0) only",
+            "binding `source` (@group(0) @binding(0)) is a texture or sampler: membench \
+             kernel binds storage and uniform buffers only",
         ),
     ),
 ];

@@ -64,15 +64,15 @@ pub fn interpret(
     for (tried, &subgroup_size) in subgroup_sizes.iter().enumerate() {
         let mut bound: Vec<BoundBuffer> = inputs
             .iter()
-            .enumerate()
-            .map(|(index, words)| {
+            .zip(bindings)
+            .map(|(words, binding)| {
                 let bytes = bytemuck::cast_slice(words.as_slice()).to_vec();
-                BoundBuffer::buffer(0, index as u32, bytes)
+                BoundBuffer::buffer(binding.slot.group, binding.slot.binding, bytes)
             })
             .collect();
         let launch = Launch::all(workgroups, subgroup_size);
         // The bytes touched are counted on the first run: the others touch the same.
-        let mut touched = Touched::new(inputs);
+        let mut touched = Touched::new(bindings, inputs);
         let mut sink = |request: &Request<'_>| touched.request(request);
         let result = if tried == 0 {
             run(kernel, &mut bound, &launch, &mut sink)
@@ -96,24 +96,33 @@ pub fn interpret(
 
 /// The words each binding's requests touched, read and written.
 struct Touched {
+    /// Each binding's slot, in the order of `read` and `written`.
+    slots: Vec<naga::ResourceBinding>,
     read: Vec<Vec<bool>>,
     written: Vec<Vec<bool>>,
 }
 
 impl Touched {
-    fn new(inputs: &[Arc<Vec<u32>>]) -> Touched {
+    fn new(bindings: &[KernelBinding], inputs: &[Arc<Vec<u32>>]) -> Touched {
         let words: Vec<Vec<bool>> = inputs.iter().map(|w| vec![false; w.len()]).collect();
         Touched {
+            slots: bindings.iter().map(|b| b.slot.clone()).collect(),
             read: words.clone(),
             written: words,
         }
     }
 
     fn request(&mut self, request: &Request<'_>) {
-        let Target::Binding { binding, .. } = request.target else {
+        let Target::Binding { group, binding } = request.target else {
             return;
         };
-        let binding = binding as usize;
+        let Some(binding) = self
+            .slots
+            .iter()
+            .position(|s| s.group == group && s.binding == binding)
+        else {
+            return;
+        };
         let mark = |sets: &mut Vec<Vec<bool>>| {
             let Some(set) = sets.get_mut(binding) else {
                 return;
@@ -272,7 +281,10 @@ mod tests {
     fn floats() -> KernelBinding {
         KernelBinding {
             name: "y".to_owned(),
-            binding: 1,
+            slot: naga::ResourceBinding {
+                group: 0,
+                binding: 1,
+            },
             access: BindingAccess::ReadWrite,
             fixed_bytes: 4,
             words: vec![Word::Exact],

@@ -224,7 +224,15 @@ pub fn instance(description: &Description, sizing: &Sizing) -> Result<Instance, 
         .workgroups(prepared.workgroups)
         .constants(overrides)
         .moves(bytes / 4, bytes)
-        .buffers(prepared.buffers.clone());
+        .buffers(prepared.buffers.clone())
+        .slots(
+            prepared
+                .shape
+                .bindings
+                .iter()
+                .map(|b| b.slot.clone())
+                .collect(),
+        );
     let builder = match unverified {
         Some(why) => builder.unverified(why),
         None => builder,

@@ -30,6 +30,10 @@ pub struct Case {
     pub skip: Option<String>,
     /// The buffers in binding order.
     pub buffers: Vec<Buffer>,
+    /// Each buffer's group and binding, in `buffers`' order; empty: group 0, each
+    /// buffer at its index (the suite's kernels). A user's kernel may bind several
+    /// groups.
+    pub slots: Vec<naga::ResourceBinding>,
     /// The kernel reads its addresses from its inputs (a pointer chase), so its memory
     /// trace is that of the real data only: the simulator predicts it on the inputs
     /// `data` builds, not on zero-filled buffers.
@@ -90,6 +94,7 @@ impl Case {
                 bytes: 0,
                 skip: None,
                 buffers: Vec::new(),
+                slots: Vec::new(),
                 addresses_from_data: false,
                 data: Arc::new(|| CaseData {
                     inputs: Vec::new(),
@@ -102,6 +107,11 @@ impl Case {
                 unverified: None,
             },
         }
+    }
+
+    /// Buffer `index`'s group and binding: its slot, or group 0 at its index.
+    pub fn slot(&self, index: usize) -> naga::ResourceBinding {
+        slot(&self.slots, index)
     }
 
     /// The same case with every timed dispatch started cold (`cache=cold`).
@@ -307,6 +317,12 @@ impl CaseBuilder<'_> {
         self
     }
 
+    /// Each buffer's group and binding: see [`Case::slots`].
+    pub fn slots(mut self, slots: Vec<naga::ResourceBinding>) -> Self {
+        self.case.slots = slots;
+        self
+    }
+
     /// A CUDA-only launch setting (which `params` must record): see
     /// [`Case::cuda_launch`].
     pub fn cuda_launch(mut self, launch: CudaLaunch) -> Self {
@@ -349,4 +365,20 @@ impl CaseBuilder<'_> {
         self.case.data = data;
         self.case
     }
+}
+
+/// The bind groups `count` buffers at `slots` take: 0 up to the last one bound.
+pub fn groups(slots: &[naga::ResourceBinding], count: usize) -> u32 {
+    (0..count)
+        .map(|index| slot(slots, index).group + 1)
+        .max()
+        .unwrap_or(1)
+}
+
+/// Buffer `index`'s group and binding among `slots` (see [`Case::slots`]).
+pub fn slot(slots: &[naga::ResourceBinding], index: usize) -> naga::ResourceBinding {
+    slots.get(index).cloned().unwrap_or(naga::ResourceBinding {
+        group: 0,
+        binding: u32::try_from(index).unwrap_or(u32::MAX),
+    })
 }

@@ -47,6 +47,7 @@ impl GpuContext {
             label: "wgsl",
             source,
             buffers: &buffers,
+            slots: &[],
             overrides: &[],
             build: WgpuBuild::Default,
         };
