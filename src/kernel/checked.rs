@@ -38,13 +38,28 @@ impl std::fmt::Display for Tolerance {
 
 /// What the interpreter made of one dispatch: each read-write binding's words after it
 /// (per subgroup size tried), and the distinct bytes read and written.
-#[derive(Debug)]
 pub struct Interpreted {
     /// Per subgroup size tried: (the size, each read-write binding's words in binding
     /// order).
     pub outputs: Vec<(u32, Vec<Arc<Vec<u32>>>)>,
     pub read_bytes: u64,
     pub written_bytes: u64,
+}
+
+/// The outputs' lengths, not their words: they may be hundreds of MiB.
+impl std::fmt::Debug for Interpreted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let outputs: Vec<(u32, Vec<usize>)> = self
+            .outputs
+            .iter()
+            .map(|(size, outputs)| (*size, outputs.iter().map(|o| o.len()).collect()))
+            .collect();
+        f.debug_struct("Interpreted")
+            .field("output_words_per_subgroup_size", &outputs)
+            .field("read_bytes", &self.read_bytes)
+            .field("written_bytes", &self.written_bytes)
+            .finish()
+    }
 }
 
 /// Runs `kernel` once over `workgroups` on `inputs` (every binding's words in binding
@@ -277,6 +292,20 @@ pub fn f32_to_f16(value: f32) -> u16 {
 mod tests {
     use super::super::reflect::{BindingAccess, Tail};
     use super::*;
+
+    #[test]
+    fn debug_shows_the_outputs_lengths_not_their_words() {
+        let interpreted = Interpreted {
+            outputs: vec![(32, vec![Arc::new(vec![7u32; 1000]), Arc::new(vec![0; 3])])],
+            read_bytes: 4000,
+            written_bytes: 12,
+        };
+        assert_eq!(
+            format!("{interpreted:?}"),
+            "Interpreted { output_words_per_subgroup_size: [(32, [1000, 3])], \
+             read_bytes: 4000, written_bytes: 12 }"
+        );
+    }
 
     fn floats() -> KernelBinding {
         KernelBinding {
