@@ -115,6 +115,41 @@ fn every_documented_example_runs_verified_at_a_quick_size() {
     }
 }
 
+/// The examples that may need more workgroups than x holds index a 2-D grid: a 4 x 4
+/// grid of saxpy and of the histogram verifies, and the interpreter sees it touch
+/// every element (the bytes a 1-D index would leave at a quarter).
+#[test]
+fn saxpy_and_the_histogram_index_a_2_d_grid() {
+    let dir = scratch("grid").unwrap();
+    for (example, flags) in [
+        (
+            "saxpy",
+            "--buffer x=n --buffer y=n --uniform params.a=2.5 --uniform params.n=n",
+        ),
+        (
+            "histogram",
+            "--buffer values=n --buffer bins=256 --init bins=zeros",
+        ),
+    ] {
+        let out = dir.join(format!("{example}.csv")).display().to_string();
+        let mut args = words(&["kernel", &format!("examples/kernels/{example}.wgsl")]);
+        args.extend(words(&["--size", "n=4096", "--workgroups", "4,4"]));
+        args.extend(flags.split_whitespace().map(str::to_owned));
+        args.extend(words(&["--quick", "--build", "default", "--out", &out]));
+        let (status, _, stderr) = membench(&args).unwrap();
+        if no_adapter(&stderr) {
+            return;
+        }
+        assert!(status.success(), "{example}: {stderr}");
+        let rows = std::fs::read_to_string(&out).unwrap();
+        let row = rows.lines().nth(1).unwrap_or_default();
+        assert!(
+            row.contains(",ok,") && row.contains(",true,"),
+            "{example}: {row}"
+        );
+    }
+}
+
 /// Writes `source` as `name` in `dir`, and returns its path as a word.
 fn kernel_file(dir: &Path, name: &str, source: &str) -> std::io::Result<String> {
     let path = dir.join(name);

@@ -105,8 +105,16 @@ pub fn plan(args: KernelArgs) -> Result<Plan> {
             .iter()
             .map(|description| {
                 let made = instance(description, sizing).map_err(Error::Usage)?;
+                // The default dispatch split where n/<workgroup x> exceeds x's limit.
+                let split = match (description.workgroups, made.case.workgroups) {
+                    (None, [_, y, _]) if y > 1 => {
+                        " (a 2-D grid: more workgroups than the device's limit in x; \
+                         invocation (x, y) is element y * num_workgroups.x * <workgroup x> + x)"
+                    }
+                    _ => "",
+                };
                 stderrln!(
-                    "membench: {}/{}: {} workgroups of {:?}; bytes: {} ({}); {}",
+                    "membench: {}/{}: {} workgroups{split} of {:?}; bytes: {} ({}); {}",
                     made.experiment.name(),
                     made.case.params,
                     made.case

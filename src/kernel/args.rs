@@ -40,7 +40,8 @@ pub struct KernelArgs {
     #[arg(long = "override", value_name = "NAME=VALUE")]
     pub overrides: Vec<String>,
     /// Workgroups of the dispatch, X[,Y[,Z]], each an EXPR whose `/` rounds up
-    /// (default: n/<workgroup x> where a size `n` is given).
+    /// (default: n/<workgroup x> where a size `n` is given, as a 2-D grid where x
+    /// would exceed the device's limit).
     #[arg(long, value_name = "X[,Y[,Z]]")]
     pub workgroups: Option<String>,
     /// The bytes the kernel must move (read plus written), an EXPR; default: the

@@ -570,15 +570,16 @@ fn initial(init: Init, word: Word, element: u64, hash: u64) -> u32 {
     }
 }
 
-/// The dispatch: given, or `n / <workgroup x>` rounded up; within the device's limit.
+/// The dispatch: given, or `n / <workgroup x>` rounded up (a 2-D grid where that
+/// exceeds the device's limit in x, see [`grid`]); within the device's limit.
 fn workgroups(d: &Description, shape: &KernelShape, sizing: &Sizing) -> Result<[u32; 3], String> {
     let workgroups = match (d.workgroups, d.sizes.iter().find(|(name, _)| name == "n")) {
         (Some(workgroups), _) => workgroups,
-        (None, Some((_, n))) => {
-            let x = n.div_ceil(u64::from(shape.workgroup_size[0]));
-            let x = u32::try_from(x).map_err(|_| format!("{x} workgroups"))?;
-            [x, 1, 1]
-        }
+        (None, Some((_, n))) => grid(
+            n.div_ceil(u64::from(shape.workgroup_size[0])),
+            sizing.max_workgroups_per_dimension,
+        )
+        .map_err(|why| format!("{}: {why}", d.file))?,
         (None, None) => {
             return Err(format!(
                 "{}: give the dispatch with --workgroups X[,Y[,Z]] (or a size `n`, which \
@@ -602,6 +603,22 @@ fn workgroups(d: &Description, shape: &KernelShape, sizing: &Sizing) -> Result<[
         ));
     }
     Ok(workgroups)
+}
+
+/// `count` workgroups as a grid: all in x where `limit` allows, else a 2-D grid of
+/// about `count` (x × y ≥ count, y as small as can be): the kernel then indexes
+/// `global_id.y * (num_workgroups.x * <workgroup x>) + global_id.x` and guards.
+pub fn grid(count: u64, limit: u32) -> Result<[u32; 3], String> {
+    let limit64 = u64::from(limit.max(1));
+    let y = count.div_ceil(limit64);
+    let x = count.div_ceil(y.max(1));
+    match (u32::try_from(x), u32::try_from(y)) {
+        (Ok(x), Ok(y)) if y <= limit => Ok([x, y, 1]),
+        _ => Err(format!(
+            "{count} workgroups exceed the device's max_compute_workgroups_per_dimension \
+             of {limit} even as a 2-D grid"
+        )),
+    }
 }
 
 /// The experiment `name` of kernel `kernel`: one per name, leaked (an experiment is
@@ -635,4 +652,24 @@ fn leak(name: &str) -> &'static str {
     let made: &'static str = Box::leak(name.to_owned().into_boxed_str());
     leaked.push(made);
     made
+}
+
+#[cfg(test)]
+mod tests {
+    use super::grid;
+
+    #[test]
+    fn the_default_grid_is_1_d_within_the_limit_and_2_d_beyond() {
+        assert_eq!(grid(4096, 65535), Ok([4096, 1, 1]));
+        assert_eq!(grid(65535, 65535), Ok([65535, 1, 1]));
+        // saxpy at n = 2^28 in workgroups of 256.
+        let [x, y, _] = grid(1 << 20, 65535).unwrap();
+        assert_eq!((x, y), (61681, 17));
+        assert!(u64::from(x) * u64::from(y) >= 1 << 20);
+        assert!(
+            grid(1 << 40, 65535)
+                .unwrap_err()
+                .contains("even as a 2-D grid")
+        );
+    }
 }
