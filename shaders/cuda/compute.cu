@@ -1,7 +1,9 @@
 // compute/*: x = a * x + b, FMAS times per element of one loaded vector of four, stored
 // back; the four elements are four independent chains, a and b from params.
 //
-// F32: fmaf on float (a = -1, b = 3: exact); INT: a wrapping unsigned multiply-add.
+// F32: fmaf on float (a = -1, b = 3: exact); F16: fma.rn.f16x2 on the four halves of
+// one uint2 (a and b packed as two halves each; no header needed); INT: a wrapping
+// unsigned multiply-add.
 
 struct Params {
     unsigned n;
@@ -17,7 +19,16 @@ compute(const uint4* __restrict__ src, uint4* __restrict__ dst) {
     if (i >= params.n) {
         return;
     }
+#if F16
+    uint2 h = reinterpret_cast<const uint2*>(src)[i];
+    for (unsigned k = 0; k < FMAS; ++k) {
+        asm("fma.rn.f16x2 %0, %0, %1, %2;" : "+r"(h.x) : "r"(params.a), "r"(params.b));
+        asm("fma.rn.f16x2 %0, %0, %1, %2;" : "+r"(h.y) : "r"(params.a), "r"(params.b));
+    }
+    reinterpret_cast<uint2*>(dst)[i] = h;
+#else
     uint4 v = src[i];
+#endif
 #if F32
     float a = __uint_as_float(params.a);
     float b = __uint_as_float(params.b);

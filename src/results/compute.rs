@@ -4,8 +4,8 @@
 //! bandwidth (the setting's fastest `copy/peak`).
 
 use super::{Row, Status};
-use crate::suite::families::compute::{self, ops_per_byte};
-use crate::suite::{Experiment, Family, Key, Setting};
+use crate::suite::families::compute::Element;
+use crate::suite::{Family, Key, Setting};
 
 /// The peak of one element type: operations per second and where.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -16,8 +16,9 @@ pub struct Peak {
     pub fmas: u64,
 }
 
-/// The peak of `experiment`'s sweep in `setting`, from its measured rows.
-pub fn peak(rows: &[Row], experiment: &Experiment, setting: Setting) -> Option<Peak> {
+/// The peak of `element`'s sweep in `setting`, from its measured rows.
+pub fn peak(rows: &[Row], element: Element, setting: Setting) -> Option<Peak> {
+    let experiment = element.experiment();
     rows.iter()
         .filter(|row| {
             row.family == Family::Compute
@@ -28,7 +29,7 @@ pub fn peak(rows: &[Row], experiment: &Experiment, setting: Setting) -> Option<P
         .filter_map(|row| {
             let fmas = row.params.number(Key::Rounds)?;
             Some(Peak {
-                gops: row.gbps_median? * ops_per_byte(fmas),
+                gops: row.gbps_median? * element.ops_per_byte(fmas),
                 fmas,
             })
         })
@@ -53,11 +54,14 @@ pub fn summary_lines(rows: &[Row]) -> String {
     let mut lines = String::new();
     for setting in super::measured_settings(rows, Family::Compute) {
         let mut parts = Vec::new();
-        let f32_peak = peak(rows, &compute::F32, setting);
+        let f32_peak = peak(rows, Element::F32, setting);
         if let Some(p) = f32_peak {
             parts.push(format!("f32 peak {:.0} GFLOP/s (k={})", p.gops, p.fmas));
         }
-        if let Some(p) = peak(rows, &compute::INT, setting) {
+        if let Some(p) = peak(rows, Element::F16, setting) {
+            parts.push(format!("f16 {:.0} GFLOP/s (k={})", p.gops, p.fmas));
+        }
+        if let Some(p) = peak(rows, Element::Int, setting) {
             parts.push(format!("int {:.0} Gop/s (k={})", p.gops, p.fmas));
         }
         let mut line = format!("compute, {setting}: {}", parts.join(", "));

@@ -1,5 +1,5 @@
 //! The session: the one loop every run and `cargo bench` goes through. It reads as its
-//! steps — order the cases (calibration first), then for each case measure it on every
+//! steps — order the cases (calibration first, host-clock cases last), then for each case measure it on every
 //! backend, save when due, stop when asked, start the predictions once the model can be
 //! calibrated — and ends with the predictions and the rows in case order. The jobs
 //! around the loop are small types: [`Prefetch`] makes the next case's data beside the
@@ -146,7 +146,7 @@ impl<'a> Session<'a> {
             let mut prefetch = Prefetch::new(scope, self.work_beside);
             let mut beside = Background::Waiting;
             for (position, &index) in order.indices.iter().enumerate() {
-                if cases[index].0.measure != Measure::Kernel {
+                if on_host_clock(&cases[index]) {
                     beside = beside.finished()?;
                 }
                 measured.case(
@@ -188,21 +188,31 @@ impl<'a> Session<'a> {
         })
     }
 
-    /// The order the cases are measured in. The calibration cases go first where the
-    /// predictions run beside or a signal may stop the run: the predictions then run
-    /// beside the rest of the GPU-clock cases and are made before the host-clock
-    /// transfers, which wait for them (they had held the transfers back: docs/method.md,
-    /// What a run costs), and a run stopped early is calibrated. A session that predicts at its end
-    /// and runs to it (`cargo bench`) keeps the cases' order.
+    /// The order the cases are measured in. Where the predictions run beside or a
+    /// signal may stop the run, the calibration cases go first and the host-clock cases
+    /// last: the predictions then run beside every other GPU-clock case and are made
+    /// before the host-clock ones, which wait for them (they had held the transfers
+    /// back: docs/method.md, What a run costs), and a run stopped early is calibrated.
+    /// A session that predicts at its end and runs to it (`cargo bench`) keeps the
+    /// cases' order.
     fn order(&self, cases: &[(&'static Experiment, Case)]) -> Order {
-        let calibration_first = self.work_beside || self.stop.is_some();
+        let beside = self.work_beside || self.stop.is_some();
         let (first, rest): (Vec<usize>, Vec<usize>) = (0..cases.len()).partition(|&index| {
             let (experiment, case) = &cases[index];
-            calibration_first && crate::calibrate::is_calibration(&case.id(experiment))
+            beside && crate::calibrate::is_calibration(&case.id(experiment))
         });
+        // The host-clock cases last: the predictions run beside every GPU-clock case
+        // and are done before the first host-clock one, which they would disturb.
+        let (gpu_clock, host_clock): (Vec<usize>, Vec<usize>) = rest
+            .into_iter()
+            .partition(|&index| !beside || !on_host_clock(&cases[index]));
         Order {
             calibrated_after: first.len().checked_sub(1),
-            indices: first.into_iter().chain(rest).collect(),
+            indices: first
+                .into_iter()
+                .chain(gpu_clock)
+                .chain(host_clock)
+                .collect(),
         }
     }
 
@@ -321,6 +331,12 @@ impl<'a> Session<'a> {
 }
 
 /// The order cases are measured in, by index into the run's cases.
+/// Whether `case` is timed on the host clock (a transfer, a submission waited for), where
+/// work beside it would show in its time.
+fn on_host_clock((experiment, case): &(&'static Experiment, Case)) -> bool {
+    experiment.measure != Measure::Kernel || case.dispatch.host_clock()
+}
+
 struct Order {
     indices: Vec<usize>,
     /// The position after which the model can be calibrated (every calibration case
@@ -435,6 +451,27 @@ fn note_alone(row: &mut Row, met: usize) {
 mod tests {
     use super::*;
     use crate::suite::RunSizing;
+
+    #[test]
+    fn beside_predictions_the_host_clock_cases_come_last() {
+        use crate::suite::families::{copy, launch, transfer};
+        let sizing = crate::suite::Sizing::nominal(true);
+        let first =
+            |experiment: &'static Experiment| (experiment, (experiment.cases)(&sizing).remove(0));
+        let cases = [
+            first(&transfer::UPLOAD_STAGING),
+            first(&launch::SUBMIT_WAIT),
+            first(&copy::STRIDE),
+            first(&launch::APART),
+        ];
+        let settings = RunSettings::default();
+        let mut session = Session::new(&[], &settings, "device");
+        assert_eq!(session.order(&cases).indices, [0, 1, 2, 3]);
+        session.work_beside = true;
+        let order = session.order(&cases).indices;
+        let host: Vec<bool> = order.iter().map(|&i| on_host_clock(&cases[i])).collect();
+        assert_eq!(host, [false, false, true, true], "{order:?}");
+    }
 
     #[test]
     fn a_row_measured_with_fewer_adapters_than_the_run_says_so() {

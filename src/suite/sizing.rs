@@ -23,6 +23,8 @@ pub struct Sizing {
     /// The adapter's subgroup sizes (smallest, largest); `None` without
     /// `Features::SUBGROUP`.
     pub subgroup_sizes: Option<(u32, u32)>,
+    /// The adapter runs f16 arithmetic (`Features::SHADER_F16`).
+    pub shader_f16: bool,
     /// Requested matrix size (columns, rows) of the 2-D experiments (`--size`).
     pub matrix: Option<(u32, u32)>,
     /// The largest width and height of a 2-D texture (`max_texture_dimension_2d`).
@@ -63,6 +65,7 @@ impl Sizing {
             mappable_storage: true,
             host_import_skip: None,
             subgroup_sizes: Some((32, 32)),
+            shader_f16: true,
             matrix: None,
             // What wgpu reports for an H100's or H200's Vulkan adapter.
             max_texture_dimension_2d: 32768,
@@ -82,6 +85,12 @@ impl Sizing {
         self.subgroup_sizes
             .is_none()
             .then(|| "the adapter does not offer subgroup operations (Features::SUBGROUP)".into())
+    }
+
+    /// Why a kernel that computes in f16 cannot run here, if it cannot.
+    pub fn f16_skip(&self) -> Option<String> {
+        (!self.shader_f16)
+            .then(|| "the adapter does not offer f16 arithmetic (Features::SHADER_F16)".into())
     }
 
     /// Why a workgroup of `invocations` using `storage_bytes` of workgroup memory

@@ -5,7 +5,9 @@
 use std::sync::Arc;
 
 use cudarc::driver::sys;
-use cudarc::driver::{CudaFunction, CudaModule, CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::driver::{
+    CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig, PushKernelArg,
+};
 use cudarc::nvrtc::Ptx;
 
 use super::compile::{Program, check_ptx};
@@ -194,7 +196,12 @@ impl Cuda {
 
     /// Queues one launch of the prepared twin.
     pub(super) fn launch(&self, prepared: &Prepared) -> Result<()> {
-        let mut launch = self.stream.launch_builder(&prepared.function);
+        self.launch_on(prepared, &self.stream)
+    }
+
+    /// Queues one launch of `prepared` on `stream`.
+    pub(super) fn launch_on(&self, prepared: &Prepared, stream: &Arc<CudaStream>) -> Result<()> {
+        let mut launch = stream.launch_builder(&prepared.function);
         for argument in &prepared.storage {
             match argument {
                 Argument::Buffer(buffer) => launch.arg(buffer),

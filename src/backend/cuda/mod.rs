@@ -41,7 +41,7 @@ use crate::error::{Error, Result};
 use crate::measure::{Sampler, TimedWork, Timing};
 use crate::results::RunInfo;
 use crate::suite::{
-    Cache, Case, CaseData, CudaBuild, CudaLaunch, Dispatch, Expected, Experiment, Measure, Setting,
+    Cache, Case, CaseData, CudaBuild, CudaLaunch, Expected, Experiment, Measure, Setting,
     TransferPath, Twin, Words,
 };
 use device::driver_label;
@@ -137,6 +137,12 @@ impl Cuda {
     fn on(device: CudaDevice, timeout: Duration) -> Result<Cuda> {
         let ctx = CudaContext::new(device.ordinal)
             .map_err(|e| Error::CudaUnavailable(format!("creating a context: {}", describe(&e))))?;
+        // SAFETY: the backend orders its work itself: kernels and copies on one stream,
+        // a transfer's or a graph's own streams synchronised before their buffers are
+        // read or dropped. Without this, every launch after a second stream exists
+        // would also record an event per buffer, and the launch cost would depend on
+        // whether a transfer case ran first.
+        unsafe { ctx.disable_event_tracking() };
         let stream = ctx.default_stream();
         Ok(Cuda {
             device,
@@ -220,13 +226,6 @@ impl Backend for Cuda {
     fn skip(&self, experiment: &Experiment, case: &Case) -> Option<String> {
         match (experiment.twin, experiment.kernel) {
             (Twin::None(why), Some(_)) => Some(format!("no CUDA twin: {why}")),
-            // Every capture failed; the backend launches on the legacy default stream,
-            // where CUDA allows no capture; untested as the cause (docs/launch.md).
-            _ if case.dispatch == Dispatch::Graph => Some(
-                "CUDA graphs not measured yet: capture failed (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED) \
-                 on the legacy default stream membench launches on"
-                    .to_owned(),
-            ),
             _ => case
                 .dispatch
                 .cuda_lacks()

@@ -7,10 +7,11 @@
 //! each synchronised (or all, then one synchronisation) on the host clock.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Instant;
 
 use cudarc::driver::sys::{self, CUevent_flags};
-use cudarc::driver::{CudaEvent, CudaGraph, DevicePtr};
+use cudarc::driver::{CudaEvent, CudaGraph, CudaStream, DevicePtr};
 
 use super::{Cuda, Prepared, driver_error};
 use crate::error::{Error, Result};
@@ -30,6 +31,9 @@ pub struct EventClock<'a> {
     fastest_launch_ns: Option<f64>,
     /// A graph of as many launches, per sample size ([`Dispatch::Graph`]).
     graphs: CapturedGraphs,
+    /// The stream graphs are captured and launched on: CUDA captures no work on the
+    /// legacy default stream the backend's launches use.
+    graph_stream: Option<Arc<CudaStream>>,
 }
 
 impl<'a> EventClock<'a> {
@@ -40,7 +44,13 @@ impl<'a> EventClock<'a> {
             cache,
             fastest_launch_ns: None,
             graphs: CapturedGraphs::default(),
+            graph_stream: None,
         }
+    }
+
+    /// The stream a sample's events are recorded on: the graphs' once they exist.
+    fn timed_stream(&self) -> &Arc<CudaStream> {
+        self.graph_stream.as_ref().unwrap_or(&self.cuda.stream)
     }
 
     /// Queues `repeats` launches: one by one, or as the graph of that many.
@@ -64,12 +74,22 @@ impl<'a> EventClock<'a> {
         if self.graphs.0.contains_key(&repeats) {
             return Ok(());
         }
-        let stream = &self.cuda.stream;
+        if self.graph_stream.is_none() {
+            // The new stream does not wait for the default one: what was queued there
+            // (inputs, the settled parameters) finishes first.
+            self.cuda
+                .stream
+                .synchronize()
+                .map_err(driver_error("synchronising the stream"))?;
+            let made = self.cuda.ctx.new_stream();
+            self.graph_stream = Some(made.map_err(driver_error("creating a stream"))?);
+        }
+        let stream = self.timed_stream();
         let mode = sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL;
         stream
             .begin_capture(mode)
             .map_err(driver_error("capturing a graph"))?;
-        let launched = (0..repeats).try_for_each(|_| self.cuda.launch(self.prepared));
+        let launched = (0..repeats).try_for_each(|_| self.cuda.launch_on(self.prepared, stream));
         // The capture ends whatever became of the launches.
         let graph = stream
             .end_capture(sys::CUgraphInstantiate_flags(0))
@@ -106,8 +126,7 @@ impl<'a> EventClock<'a> {
 
     /// An event that records time (events without it are cheaper but cannot be timed).
     fn record(&self) -> Result<CudaEvent> {
-        self.cuda
-            .stream
+        self.timed_stream()
             .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
             .map_err(driver_error("recording an event"))
     }
@@ -191,6 +210,13 @@ impl TimedWork for EventClock<'_> {
             return (0..samples).map(|_| self.host_sample(repeats)).collect();
         }
         if self.prepared.dispatch == Dispatch::Graph {
+            // A cold launch follows a flush on the default stream, which the graphs'
+            // stream would not wait for.
+            if self.cache == Cache::Cold {
+                return Err(Error::Internal(
+                    "a cold case launched from a graph".to_owned(),
+                ));
+            }
             self.capture(repeats)?;
             for _ in 0..warmup.div_ceil(repeats.max(1)) {
                 self.issue(repeats)?;

@@ -198,6 +198,8 @@ pub(super) fn wanted_features(adapter: &wgpu::Adapter) -> wgpu::Features {
         & (wgpu::Features::TIMESTAMP_QUERY
             | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
             | wgpu::Features::SUBGROUP
+            // f16 arithmetic: the compute family's f16 sweep.
+            | wgpu::Features::SHADER_F16
             // SPIR-V given to the driver as it is: the tax-free build.
             | wgpu::Features::PASSTHROUGH_SHADERS
             // Storage the host maps directly: one of the transfer paths.

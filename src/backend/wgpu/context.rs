@@ -172,6 +172,7 @@ impl GpuContext {
                 .features()
                 .contains(wgpu::Features::SUBGROUP)
                 .then_some((self.info.subgroup_min_size, self.info.subgroup_max_size)),
+            shader_f16: self.device.features().contains(wgpu::Features::SHADER_F16),
             matrix,
             max_texture_dimension_2d: limits.max_texture_dimension_2d,
         })

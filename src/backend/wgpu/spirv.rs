@@ -18,9 +18,13 @@ use crate::error::{Error, Result};
 /// Vulkan 1.1 driver takes it.
 const SPIRV_VERSION: (u8, u8) = (1, 3);
 
-/// What naga lets kernels use: what wgpu allows a device with `Features::SUBGROUP`,
-/// the one shader feature the suite requests.
-const CAPABILITIES: naga::valid::Capabilities = naga::valid::Capabilities::SUBGROUP;
+/// What naga lets kernels use: what wgpu allows a device with `Features::SUBGROUP`
+/// and `Features::SHADER_F16`, the shader features the suite requests (a kernel that
+/// needs one runs only where the device has it), and the f16 conversions inside f32
+/// that WGSL's `unpack2x16float` needs.
+const CAPABILITIES: naga::valid::Capabilities = naga::valid::Capabilities::SUBGROUP
+    .union(naga::valid::Capabilities::SHADER_FLOAT16)
+    .union(naga::valid::Capabilities::SHADER_FLOAT16_IN_FLOAT32);
 
 /// A kernel as the tax-free build gives it to the driver.
 #[derive(Debug)]

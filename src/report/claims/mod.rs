@@ -24,10 +24,12 @@
 //! default sizing.
 
 mod bank;
+mod compute;
 mod constant;
 mod copy;
 mod hierarchy;
 mod latency;
+mod launch;
 mod localmem;
 mod reduce;
 mod stencil;
@@ -138,6 +140,8 @@ pub static FINDINGS: &[Finding] = &[
     latency::FINDING,
     hierarchy::FINDING,
     transfer::FINDING,
+    launch::FINDING,
+    compute::FINDING,
 ];
 
 /// Whether a rule is about bandwidth (and so can be asked of the predictions too) or
@@ -503,6 +507,8 @@ const FAMILIES: &[&[Claim]] = &[
     latency::CLAIMS,
     hierarchy::CLAIMS,
     transfer::CLAIMS,
+    launch::CLAIMS,
+    compute::CLAIMS,
 ];
 
 /// Every claim of the catalogue with its rule, in family order.
@@ -879,8 +885,8 @@ mod tests {
         // levels (docs/hierarchy.md), no text claims a ratio of them; nor of the staging
         // of 4-byte elements, synchronous or not (the async-copy claim is 8 and 16 B).
         // The device copy's probes are read beside device_copy (docs/transfers.md).
-        // The launch costs and the compute peak are named in the summary
-        // (results::launch, results::compute); no rule decides them yet.
+        // A pass per dispatch and the scale sweeps are launch costs the summary names
+        // (results::launch); the integer sweep's peak is named there (results::compute).
         assert_eq!(
             references,
             [
@@ -894,17 +900,10 @@ mod tests {
                 "hierarchy/staged_async_4",
                 "transfer/device_copy_unbound",
                 "transfer/device_copy_kernel",
-                "launch/apart",
-                "launch/shared",
                 "launch/pass",
-                "launch/indirect",
-                "launch/submit_wait",
-                "launch/submit_batch",
-                "launch/graph",
                 "launch/scale",
                 "launch/scale_graph",
-                "compute/f32",
-                "compute/int"
+                "compute/int",
             ]
         );
         assert_eq!(

@@ -6,10 +6,12 @@
 //! (the bytes do not change) until the arithmetic catches up, then to grow with k: the
 //! flat part is the DRAM bandwidth, the rising part the peak FLOP/s, and their ratio
 //! the ridge point (flop per byte) past which a kernel is compute-bound. f32 uses
-//! `fma`; the integer variant a wrapping u32 multiply-add.
+//! `fma`; f16 `fma` on a `vec4<f16>` (where the adapter has `SHADER_F16`); the integer
+//! variant a wrapping u32 multiply-add.
 //!
 //! The references are exact: x → a·x + b composed k times is one affine map, made once
-//! per case, and `a = -1`, `b = 3` keep every f32 step exact (x and 3 − x alternate).
+//! per case, and `a = -1`, `b = 3` keep every float step exact (x and 3 − x alternate
+//! for x in [1, 2), in f32 and in f16).
 
 use crate::params;
 use crate::suite::{
@@ -31,6 +33,12 @@ const SEED: u64 = 11;
 /// f32: x → 3 − x, exact for every x in [1, 2).
 const F32_A: f32 = -1.0;
 const F32_B: f32 = 3.0;
+/// f16: the same map, both halves of a word; the kernel unpacks them
+/// (`unpack2x16float`), as naga has no `bitcast` from u32 to `vec2<f16>`.
+const F16_A: u32 = 0xBC00_BC00;
+const F16_B: u32 = 0x4200_4200;
+/// f16 1.0: inputs are 1 + m/1024 with ten random mantissa bits.
+const F16_ONE: u32 = 0x3C00;
 /// u32: the Numerical Recipes LCG step.
 const INT_A: u32 = 1_664_525;
 const INT_B: u32 = 1_013_904_223;
@@ -47,6 +55,7 @@ struct ComputeParams {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Element {
     F32,
+    F16,
     Int,
 }
 
@@ -54,13 +63,40 @@ impl Element {
     /// Operations per multiply-add: a fused multiply-add is two flops; the integer one
     /// a multiply and an add.
     pub const OPS_PER_FMA: u64 = 2;
+    /// Every element type, in the order the summary names them.
+    pub const ALL: [Element; 3] = [Element::F32, Element::F16, Element::Int];
+
+    /// The experiment that sweeps this element type.
+    pub fn experiment(self) -> &'static Experiment {
+        match self {
+            Element::F32 => &F32,
+            Element::F16 => &F16,
+            Element::Int => &INT,
+        }
+    }
+
+    /// Bytes of one element.
+    pub fn bytes(self) -> u64 {
+        match self {
+            Element::F16 => 2,
+            Element::F32 | Element::Int => 4,
+        }
+    }
+
+    /// Operations (flops, or integer operations) per byte moved at `fmas`
+    /// multiply-adds per element: each element is read once and written once.
+    pub fn ops_per_byte(self, fmas: u64) -> f64 {
+        (Self::OPS_PER_FMA * fmas) as f64 / (2 * self.bytes()) as f64
+    }
 }
 
 /// The family's experiments, in the order runs and reports show them.
-pub const EXPERIMENTS: &[Experiment] = &[F32, INT];
+pub const EXPERIMENTS: &[Experiment] = &[F32, F16, INT];
 
 /// f32 `fma`: GFLOP/s against flop per byte.
 pub const F32: Experiment = declare("f32", "compute_f32", |s| cases(s, Element::F32));
+/// f16 `fma` on a `vec4<f16>` per invocation: GFLOP/s against flop per byte.
+pub const F16: Experiment = declare("f16", "compute_f16", |s| cases(s, Element::F16));
 /// A wrapping u32 multiply-add: integer operations against operations per byte.
 pub const INT: Experiment = declare("int", "compute_int", |s| cases(s, Element::Int));
 
@@ -77,12 +113,6 @@ const fn declare(
         measure: Measure::Kernel,
         twin: Twin::cuda("compute"),
     }
-}
-
-/// Operations (flops, or integer operations) per byte moved at `fmas` multiply-adds
-/// per element: each element is 4 bytes read and 4 written.
-pub fn ops_per_byte(fmas: u64) -> f64 {
-    (Element::OPS_PER_FMA * fmas) as f64 / 8.0
 }
 
 /// The affine map x → a·x + b applied `k` times, as one map `(a_k, b_k)`.
@@ -104,14 +134,20 @@ fn cases(sizing: &Sizing, element: Element) -> Vec<Case> {
         / 16
         * 16;
     let words = (bytes / 4) as usize;
-    let vec4s = words / 4;
+    // One vec4 of elements per invocation.
+    let vec4s = words * 4 / (4 * element.bytes() as usize);
     let (a, b) = match element {
         Element::F32 => (F32_A.to_bits(), F32_B.to_bits()),
+        Element::F16 => (F16_A, F16_B),
         Element::Int => (INT_A, INT_B),
     };
+    let skip = (element == Element::F16)
+        .then(|| sizing.f16_skip())
+        .flatten();
     FMAS.iter()
         .map(|&fmas| {
             Case::builder(sizing, params!(Rounds => fmas))
+                .skip_if(skip.clone())
                 .workgroup([WORKGROUP, 1, 1], 0)
                 .grid(Grid::TwoD, (vec4s as u64).div_ceil(u64::from(WORKGROUP)))
                 .constants([
@@ -129,16 +165,45 @@ fn cases(sizing: &Sizing, element: Element) -> Vec<Case> {
                     Buffer::Output(words),
                 ])
                 .data(move || CaseData {
-                    inputs: vec![f32_words(words, SEED)],
+                    inputs: vec![input(element, words)],
                     expected: vec![Expected::Exact(reference(element, words, fmas))],
                 })
         })
         .collect()
 }
 
+/// Word `i` of the f16 input: two halves 1 + m/1024, ten random mantissa bits each.
+fn f16_word(i: usize) -> u32 {
+    let bits = f32_word(i, SEED);
+    let half = |m: u32| F16_ONE | (m & 0x3FF);
+    half(bits) | half(bits >> 10) << 16
+}
+
+/// The input words of `element`'s sweep.
+fn input(element: Element, words: usize) -> Words {
+    match element {
+        Element::F16 => Words::made(words, f16_word),
+        Element::F32 | Element::Int => f32_words(words, SEED),
+    }
+}
+
+/// The f16 bits of 3 − x for x = 1 + m/1024: 2 − m/1024, exact.
+fn f16_three_minus(x: u32) -> u32 {
+    match x & 0x3FF {
+        0 => 0x4000,
+        m => F16_ONE | (1024 - m),
+    }
+}
+
 /// What `fmas` multiply-adds leave of each input word.
 fn reference(element: Element, words: usize, fmas: u32) -> Words {
     match element {
+        // x → 3 − x, so an odd count leaves 3 − x and an even one x.
+        Element::F16 if fmas.is_multiple_of(2) => Words::made(words, f16_word),
+        Element::F16 => Words::made(words, |i| {
+            let word = f16_word(i);
+            f16_three_minus(word & 0xFFFF) | f16_three_minus(word >> 16) << 16
+        }),
         Element::F32 => {
             let (a, b) = composed_f64(f64::from(F32_A), f64::from(F32_B), fmas);
             Words::made(words, move |i| {
@@ -177,6 +242,18 @@ mod tests {
         let cases = cases(&Sizing::nominal(false), Element::F32);
         assert_eq!(cases.len(), FMAS.len());
         assert!(cases.iter().all(|c| c.bytes == 2 * FULL_BYTES));
-        assert_eq!(ops_per_byte(1024), 256.0);
+        assert_eq!(Element::F32.ops_per_byte(1024), 256.0);
+        assert_eq!(Element::F16.ops_per_byte(1024), 512.0);
+    }
+
+    #[test]
+    fn three_minus_x_in_f16_is_exact() {
+        // 1 + 1/1024 → 2 − 1/1024; 1 → 2; 1.5 → 1.5.
+        assert_eq!(f16_three_minus(0x3C01), 0x3FFF);
+        assert_eq!(f16_three_minus(0x3C00), 0x4000);
+        assert_eq!(f16_three_minus(0x3E00), 0x3E00);
+        let word = f16_word(7);
+        assert_eq!(word & 0xFC00, 0x3C00);
+        assert_eq!(word >> 16 & 0xFC00, 0x3C00);
     }
 }
