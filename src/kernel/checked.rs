@@ -221,6 +221,40 @@ pub fn compare(bound: &KernelBinding, reference: &[u32], actual: &[u32]) -> Resu
     ))
 }
 
+/// What binding `bound` must hold after a second dispatch from the same inputs: `first`,
+/// the first dispatch's words, bit for bit (a race shows as a disagreement).
+pub fn agreeing(bound: &KernelBinding, first: Arc<Vec<u32>>) -> Expected {
+    let bound = bound.clone();
+    Expected::Rule {
+        words: first.len(),
+        rule: Box::new(move |second| disagreement(&bound, &first, second)),
+    }
+}
+
+/// `Ok` where `second` is `first` word for word, else one line: the binding, how many
+/// words differ, the first with both values.
+fn disagreement(bound: &KernelBinding, first: &[u32], second: &[u32]) -> Result<(), String> {
+    let differing = first.iter().zip(second).filter(|(a, b)| a != b).count();
+    let Some((index, (&a, &b))) = first
+        .iter()
+        .zip(second)
+        .enumerate()
+        .find(|(_, (a, b))| a != b)
+    else {
+        return Ok(());
+    };
+    let word = bound.word(index);
+    Err(format!(
+        "binding `{}`: two dispatches from the same inputs disagree (a race?): {differing} of \
+         {} words differ; the first at {}: {} the first time, {} the second",
+        bound.name,
+        first.len(),
+        place(bound, index),
+        shown(word, a),
+        shown(word, b)
+    ))
+}
+
 /// Where word `index` of `bound` is: in its runtime-sized array, the element too.
 fn place(bound: &KernelBinding, index: usize) -> String {
     let byte = 4 * index as u64;
@@ -292,6 +326,27 @@ pub fn f32_to_f16(value: f32) -> u16 {
 mod tests {
     use super::super::reflect::{BindingAccess, Tail};
     use super::*;
+
+    #[test]
+    fn two_dispatches_that_disagree_name_the_binding_the_index_and_both_values() {
+        let first = Arc::new(vec![0, 1.5f32.to_bits(), 2.0f32.to_bits()]);
+        let Expected::Rule { words, rule } = agreeing(&floats(), Arc::clone(&first)) else {
+            panic!("a rule");
+        };
+        assert_eq!(words, 3);
+        assert_eq!(rule(&first), Ok(()));
+        // Within the interpreter's tolerance, yet not the same: a disagreement.
+        let second = [0, 1.5f32.to_bits(), 2.000_001f32.to_bits()];
+        assert_eq!(
+            rule(&second),
+            Err(
+                "binding `y`: two dispatches from the same inputs disagree (a race?): 1 of 3 \
+                 words differ; the first at word 2 (element 1): 2 the first time, 2.000001 the \
+                 second"
+                    .to_owned()
+            )
+        );
+    }
 
     #[test]
     fn debug_shows_the_outputs_lengths_not_their_words() {

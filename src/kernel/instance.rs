@@ -256,6 +256,14 @@ pub fn instance(description: &Description, sizing: &Sizing) -> Result<Instance, 
         .filter(|(b, _)| b.access != BindingAccess::Uniform)
         .map(|(_, contents)| contents.clone())
         .collect();
+    let agreeing = written.clone();
+    let builder = builder.agree(Arc::new(move |first: Vec<Arc<Vec<u32>>>| {
+        agreeing
+            .iter()
+            .zip(first)
+            .map(|(bound, words)| checked::agreeing(bound, words))
+            .collect()
+    }));
     let case = builder.data(move || CaseData {
         inputs: data_inputs.iter().map(Contents::words).collect(),
         expected: match &references {

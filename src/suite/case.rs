@@ -8,6 +8,10 @@ use super::{
     Words, words,
 };
 
+/// The references a second dispatch's outputs must meet, made from the first's outputs
+/// (each in the order of the case's outputs).
+pub type Agree = Arc<dyn Fn(Vec<Arc<Vec<u32>>>) -> Vec<Expected> + Send + Sync>;
+
 /// One measurable configuration of an experiment.
 #[derive(Clone)]
 pub struct Case {
@@ -51,6 +55,10 @@ pub struct Case {
     /// How the clock issues the timed dispatches (the `launch` family's ways; else back
     /// to back in one pass).
     pub dispatch: Dispatch,
+    /// What a second dispatch's outputs from the same inputs must be, from the
+    /// first's, where the case checks that two dispatches agree (a user's kernel, at
+    /// full size: a race shows as a disagreement).
+    pub agree: Option<Agree>,
     /// Why the outputs are not checked, if they are not: its references are empty, and
     /// its rows say `verified` false with this reason (a user's kernel that the
     /// interpreter cannot run, or `--no-verify`).
@@ -105,6 +113,7 @@ impl Case {
                 cuda_launch: CudaLaunch::Plain,
                 dispatch: Dispatch::Pass,
                 unverified: None,
+                agree: None,
             },
         }
     }
@@ -314,6 +323,12 @@ impl CaseBuilder<'_> {
     /// The buffers, in binding order.
     pub fn buffers(mut self, buffers: Vec<Buffer>) -> Self {
         self.case.buffers = buffers;
+        self
+    }
+
+    /// Two dispatches from the same inputs checked to agree: see [`Case::agree`].
+    pub fn agree(mut self, agree: Agree) -> Self {
+        self.case.agree = Some(agree);
         self
     }
 

@@ -24,7 +24,7 @@ pub mod sizing;
 pub mod transfer_path;
 pub mod verify;
 
-pub use case::{Buffer, Case, CaseBuilder, CaseData, check_inputs, groups, slot};
+pub use case::{Agree, Buffer, Case, CaseBuilder, CaseData, check_inputs, groups, slot};
 pub use data::{PIECE_WORDS, Words, f32_data, f32_word, f32_words, mix, words};
 pub use dispatch::Dispatch;
 pub use id::{
