@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 
 use super::expr::{self, Division, Vars};
-use super::instance::{Description, Fill, Init, Verify};
+use super::instance::{
+    Description, Fill, INTERPRETED_INVOCATIONS, Init, Verify, estimated_invocations,
+};
 use crate::run::MeasureArgs;
 
 /// What `membench kernel` takes.
@@ -50,8 +52,9 @@ pub struct KernelArgs {
     pub bytes: Option<String>,
     /// Verify at a smaller size, NAME=EXPR replacing that size (repeatable): a row of
     /// its own, verified against the interpreter; the rows at the sizes asked for say
-    /// where they were verified. Needed where the interpreter would take long (more
-    /// than 2^22 invocations).
+    /// where they were verified. Default, where the kernel has more than 2^22
+    /// invocations (seconds in the interpreter): every size halved together until it
+    /// has at most that many, said in the row's note.
     #[arg(long, value_name = "NAME=EXPR", conflicts_with = "no_verify")]
     pub verify_size: Vec<String>,
     /// Skip the check against the interpreter (the rows say `verified` false).
@@ -181,7 +184,18 @@ impl KernelArgs {
         for point in product(&axes) {
             let full = self.at(&base, &point, &[])?;
             if smaller.is_empty() {
-                descriptions.push(full);
+                match self.chosen(&base, &point, &full)? {
+                    Some(small) => {
+                        if !descriptions.iter().any(|d| d.sizes == small.sizes) {
+                            descriptions.push(small.clone());
+                        }
+                        descriptions.push(Description {
+                            verify: Verify::Chosen(Box::new(small)),
+                            ..full
+                        });
+                    }
+                    None => descriptions.push(full),
+                }
                 continue;
             }
             let small = self.at(&base, &point, &smaller)?;
@@ -196,6 +210,42 @@ impl KernelArgs {
             }
         }
         Ok(descriptions)
+    }
+
+    /// Where `full` is to be verified but has more invocations than the interpreter
+    /// runs unasked: the largest power-of-two scaling of every size (each halved
+    /// together) within [`INTERPRETED_INVOCATIONS`]; `None` where it needs none or no
+    /// size halves evenly (the row then says to give --verify-size).
+    fn chosen(
+        &self,
+        base: &Description,
+        point: &[(String, u64)],
+        full: &Description,
+    ) -> Result<Option<Description>, String> {
+        let needs = !self.no_verify
+            && estimated_invocations(full).is_some_and(|i| i > INTERPRETED_INVOCATIONS);
+        if !needs {
+            return Ok(None);
+        }
+        for halvings in 1..u64::BITS {
+            let divisor = 1u64 << halvings;
+            let scaled: Option<Vec<(String, String)>> = full
+                .sizes
+                .iter()
+                .map(|(name, value)| {
+                    (value % divisor == 0 && *value >= divisor)
+                        .then(|| (name.clone(), (value / divisor).to_string()))
+                })
+                .collect();
+            let Some(scaled) = scaled else {
+                return Ok(None);
+            };
+            let small = self.at(base, point, &scaled)?;
+            if estimated_invocations(&small).is_some_and(|i| i <= INTERPRETED_INVOCATIONS) {
+                return Ok(Some(small));
+            }
+        }
+        Ok(None)
     }
 
     /// The description at one point of the axes: the sizes (those `replaced` names by
@@ -394,6 +444,36 @@ mod tests {
         // A kernel has no CUDA twin: wgpu unless asked.
         let wgpu = [crate::suite::Api::Wgpu];
         assert_eq!(args(&[]).measuring.apis_or(&wgpu), wgpu);
+    }
+
+    #[test]
+    fn a_kernel_too_large_to_interpret_is_verified_at_its_sizes_halved_together() {
+        let source = "@group(0) @binding(0) var<storage, read_write> y: array<f32>;
+            @compute @workgroup_size(256)
+            fn main(@builtin(global_invocation_id) id: vec3<u32>) { y[id.x] = 1.0; }";
+        let rows = args(&["--size", "n=2^24", "--size", "m=12", "--buffer", "y=n"])
+            .descriptions(source)
+            .unwrap();
+        assert_eq!(rows.len(), 2);
+        // 2^24 invocations, a quarter of them within 2^22.
+        assert_eq!(
+            rows[0].sizes,
+            [("n".to_owned(), 1 << 22), ("m".to_owned(), 3)]
+        );
+        assert_eq!(rows[0].counts, [("y".to_owned(), 1 << 22)]);
+        assert!(matches!(&rows[1].verify, Verify::Chosen(small) if small.sizes == rows[0].sizes));
+        // Small enough, or not to be verified: one row.
+        let one = |flags: &[&str]| args(flags).descriptions(source).unwrap().len();
+        assert_eq!(one(&["--size", "n=2^22", "--buffer", "y=n"]), 1);
+        assert_eq!(
+            one(&["--size", "n=2^24", "--buffer", "y=n", "--no-verify"]),
+            1
+        );
+        // A size that does not halve evenly that far: the row says to give --verify-size.
+        assert_eq!(
+            one(&["--size", "n=2^24", "--size", "m=3", "--buffer", "y=n"]),
+            1
+        );
     }
 
     #[test]

@@ -41,6 +41,9 @@ pub enum Verify {
     Skip(String),
     /// At the smaller sizes of this description (`--verify-size`), its own row.
     Smaller(Box<Description>),
+    /// At the smaller sizes of this description, its own row, chosen by membench: the
+    /// sizes halved together until the interpreter's invocations are few enough.
+    Chosen(Box<Description>),
 }
 
 /// One kernel at one set of sizes, as `membench kernel`'s flags (or the library's
@@ -166,8 +169,7 @@ impl Prepared {
     }
 
     fn invocations(&self) -> u64 {
-        let count = |dims: [u32; 3]| dims.iter().map(|&d| u64::from(d)).product::<u64>();
-        count(self.workgroups) * count(self.shape.workgroup_size)
+        invocations(self.workgroups, self.shape.workgroup_size)
     }
 
     /// The interpreter's run on these contents; an error where it cannot run them, or
@@ -176,7 +178,9 @@ impl Prepared {
         let invocations = self.invocations();
         if invocations > INTERPRETED_INVOCATIONS {
             return Err(format!(
-                "{invocations} invocations are more than the interpreter runs unasked                  ({INTERPRETED_INVOCATIONS}): name a smaller size with --verify-size NAME=EXPR"
+                "{invocations} invocations are more than the interpreter runs unasked \
+                 ({INTERPRETED_INVOCATIONS}), and the sizes do not halve evenly that far: \
+                 name a smaller size with --verify-size NAME=EXPR"
             ));
         }
         let inputs: Vec<Arc<Vec<u32>>> = self.inputs.iter().map(Contents::held).collect();
@@ -293,14 +297,24 @@ fn verification(
             Ok(interpreted) => (Some((interpreted, 1.0)), None),
             Err(why) => (None, Some(format!("the interpreter did not run it: {why}"))),
         },
-        Verify::Smaller(smaller) => {
+        Verify::Smaller(smaller) | Verify::Chosen(smaller) => {
+            let chosen = match &d.verify {
+                Verify::Chosen(_) => format!(
+                    " (chosen: the sizes halved together until at most \
+                     {INTERPRETED_INVOCATIONS} invocations, seconds in the interpreter)"
+                ),
+                _ => String::new(),
+            };
             let at = Params::new().with(Key::Size, Value::Vars(smaller.sizes.clone()));
             let ran = Prepared::of(smaller, sizing).and_then(|small| {
                 let scale = prepared.storage_bytes() as f64 / small.storage_bytes().max(1) as f64;
                 Ok((small.interpreted(smaller, sizing)?, scale))
             });
             match ran {
-                Ok(ran) => (Some(ran), Some(format!("verified at {at}, that row"))),
+                Ok(ran) => (
+                    Some(ran),
+                    Some(format!("verified at {at}{chosen}, that row")),
+                ),
                 Err(why) => (
                     None,
                     Some(format!("the interpreter did not run {at}: {why}")),
@@ -611,6 +625,27 @@ fn workgroups(d: &Description, shape: &KernelShape, sizing: &Sizing) -> Result<[
         ));
     }
     Ok(workgroups)
+}
+
+/// The invocations of a dispatch of `workgroups` workgroups of `size`.
+fn invocations(workgroups: [u32; 3], size: [u32; 3]) -> u64 {
+    let count = |dims: [u32; 3]| dims.iter().map(|&d| u64::from(d)).product::<u64>();
+    count(workgroups) * count(size)
+}
+
+/// About the invocations of `d`'s dispatch before a device is known (the default
+/// grid's split aside): `None` where the kernel does not reflect or has no dispatch.
+pub fn estimated_invocations(d: &Description) -> Option<u64> {
+    let shape = reflect::shape(&d.file, &d.source, d.entry.as_deref(), &d.overrides).ok()?;
+    let size = shape.workgroup_size;
+    match (d.workgroups, d.sizes.iter().find(|(name, _)| name == "n")) {
+        (Some(workgroups), _) => Some(invocations(workgroups, size)),
+        (None, Some((_, n))) => {
+            let x = n.div_ceil(u64::from(size[0]));
+            Some(x * u64::from(size[0]) * u64::from(size[1]) * u64::from(size[2]))
+        }
+        (None, None) => None,
+    }
 }
 
 /// `count` workgroups as a grid: all in x where `limit` allows, else a 2-D grid of
