@@ -394,3 +394,40 @@ fn kernels_like_other_projects_run_verified_or_say_why_not_in_one_line() {
         }
     }
 }
+
+/// The library's Rust reference replaces the interpreter's check: a right one verifies
+/// the row, a wrong one fails it naming the binding and both values.
+#[test]
+fn a_rust_reference_checks_the_outputs_in_place_of_the_interpreter() {
+    use membench::kernel::{GpuKernel, Measuring, measure};
+    let source = "@group(0) @binding(0) var<storage, read> x: array<u32>;
+        @group(0) @binding(1) var<storage, read_write> y: array<u32>;
+        @compute @workgroup_size(64)
+        fn main(@builtin(global_invocation_id) id: vec3<u32>) { y[id.x] = x[id.x] * 3u; }";
+    let kernel = |name: &str, factor: u32| {
+        GpuKernel::new(name, source)
+            .size("n", 256)
+            .buffer("x", 256)
+            .buffer("y", 256)
+            .reference(move |inputs| vec![inputs[0].iter().map(|x| x * factor).collect()])
+    };
+    let kernels = [kernel("times_three", 3), kernel("times_four", 4)];
+    let measuring = Measuring {
+        quick: true,
+        ..Measuring::default()
+    };
+    let mut sampler = membench::measure::SuiteSampler::new(10);
+    let ran = match measure(&kernels, &mut sampler, &measuring) {
+        Err(membench::Error::NoAdapter(_)) if std::env::var_os("CI").is_none() => return,
+        ran => ran.unwrap(),
+    };
+    let row = |variant: &str| ran.rows.iter().find(|r| r.variant == variant).unwrap();
+    assert!(row("times_three").verified, "{:?}", row("times_three").note);
+    let wrong = row("times_four");
+    assert!(!wrong.verified);
+    assert!(
+        wrong.note.contains("binding `y`: 256 of 256 words differ"),
+        "{}",
+        wrong.note
+    );
+}

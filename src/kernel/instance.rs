@@ -41,9 +41,25 @@ pub enum Verify {
     Skip(String),
     /// At the smaller sizes of this description (`--verify-size`), its own row.
     Smaller(Box<Description>),
+    /// Against a reference written in Rust (the library's
+    /// [`super::api::GpuKernel::reference`]), in place of the interpreter.
+    Reference(Reference),
     /// At the smaller sizes of this description, its own row, chosen by membench: the
     /// sizes halved together until the interpreter's invocations are few enough.
     Chosen(Box<Description>),
+}
+
+/// A kernel's outputs computed in Rust: from every binding's first words (in group then
+/// binding order, uniforms included), each `read_write` binding's words after one
+/// dispatch, in that order.
+#[derive(Clone)]
+pub struct Reference(pub Arc<dyn Fn(&[&[u32]]) -> Vec<Vec<u32>> + Send + Sync>);
+
+impl std::fmt::Debug for Reference {
+    // A closure: nothing to print but what it is.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Reference(a Rust closure)")
+    }
 }
 
 /// One kernel at one set of sizes, as `membench kernel`'s flags (or the library's
@@ -91,7 +107,9 @@ impl std::fmt::Display for BytesSource {
             BytesSource::Interpreted => {
                 "the interpreter's distinct bytes read plus distinct bytes written"
             }
-            BytesSource::Footprint => "every storage binding's bytes (the interpreter did not run)",
+            BytesSource::Footprint => {
+                "every storage binding's bytes (the interpreter did not count them)"
+            }
         })
     }
 }
@@ -205,6 +223,10 @@ pub fn instance(description: &Description, sizing: &Sizing) -> Result<Instance, 
     let (checked, unverified) = verification(d, &prepared, sizing);
     let (bytes, bytes_source) = match (d.bytes, &checked) {
         (Some(bytes), _) => (bytes, BytesSource::Declared),
+        // A Rust reference counts no bytes.
+        (None, Some(_)) if matches!(d.verify, Verify::Reference(_)) => {
+            (prepared.storage_bytes(), BytesSource::Footprint)
+        }
         (None, Some((interpreted, scale))) => {
             let bytes = (interpreted.read_bytes + interpreted.written_bytes) as f64 * scale;
             (bytes.round() as u64, BytesSource::Interpreted)
@@ -293,6 +315,10 @@ fn verification(
 ) -> (Option<(Interpreted, f64)>, Option<String>) {
     match &d.verify {
         Verify::Skip(why) => (None, Some(why.clone())),
+        Verify::Reference(reference) => match referenced(reference, prepared) {
+            Ok(outputs) => (Some((outputs, 1.0)), None),
+            Err(why) => (None, Some(why)),
+        },
         Verify::Interpreter => match prepared.interpreted(d, sizing) {
             Ok(interpreted) => (Some((interpreted, 1.0)), None),
             Err(why) => (None, Some(format!("the interpreter did not run it: {why}"))),
@@ -322,6 +348,44 @@ fn verification(
             }
         }
     }
+}
+
+/// The outputs `reference` computes from the prepared inputs, as the interpreter's
+/// would be; an error where their lengths are not the bindings'.
+fn referenced(reference: &Reference, prepared: &Prepared) -> Result<Interpreted, String> {
+    let inputs: Vec<Arc<Vec<u32>>> = prepared.inputs.iter().map(Contents::held).collect();
+    let slices: Vec<&[u32]> = inputs.iter().map(|words| words.as_slice()).collect();
+    let outputs = (reference.0)(&slices);
+    let written: Vec<(&KernelBinding, usize)> = prepared
+        .shape
+        .bindings
+        .iter()
+        .zip(&inputs)
+        .filter(|(b, _)| b.access == BindingAccess::ReadWrite)
+        .map(|(b, words)| (b, words.len()))
+        .collect();
+    if outputs.len() != written.len() {
+        return Err(format!(
+            "the Rust reference gave {} outputs where the kernel has {} read_write bindings",
+            outputs.len(),
+            written.len()
+        ));
+    }
+    for ((bound, len), output) in written.iter().zip(&outputs) {
+        if output.len() != *len {
+            return Err(format!(
+                "the Rust reference gave {} words for `{}`, which has {len}",
+                output.len(),
+                bound.name
+            ));
+        }
+    }
+    Ok(Interpreted {
+        // One reference, whatever the subgroup size.
+        outputs: vec![(0, outputs.into_iter().map(Arc::new).collect())],
+        read_bytes: 0,
+        written_bytes: 0,
+    })
 }
 
 /// The interpreter's run, at each subgroup size the adapter may pick where the kernel

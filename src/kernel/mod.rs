@@ -18,4 +18,4 @@ pub mod reflect;
 
 pub use api::{GpuKernel, Measuring, measure};
 pub use args::KernelArgs;
-pub use instance::{Description, Fill, Init, Instance, Verify, instance};
+pub use instance::{Description, Fill, Init, Instance, Reference, Verify, instance};
