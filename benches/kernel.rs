@@ -21,7 +21,9 @@ fn saxpy_reference(inputs: &[&[u32]]) -> Vec<Vec<u32>> {
         return Vec::new();
     };
     let a = params.first().map_or(0.0, |&bits| f32::from_bits(bits));
-    let n = params.get(1).map_or(0, |&n| usize::try_from(n).unwrap_or(0));
+    let n = params
+        .get(1)
+        .map_or(0, |&n| usize::try_from(n).unwrap_or(0));
     let mut out = y.to_vec();
     for (i, word) in out.iter_mut().enumerate().take(n) {
         *word = (a * f32::from_bits(x[i]) + f32::from_bits(*word)).to_bits();

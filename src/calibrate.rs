@@ -18,7 +18,7 @@ use crate::suite::{Api, Build, CaseId, Experiment, Measure, Params, Rebuilder, T
 
 /// The device property a calibration row sets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Property {
+pub(crate) enum Property {
     DramBandwidth,
     /// A read-only stream's DRAM rate over a copy's.
     DramReadRate,
@@ -41,17 +41,21 @@ pub enum Property {
 /// One row a device model is calibrated from: its case, the property it sets and why
 /// that row isolates it.
 #[derive(Debug)]
-pub struct CalibrationRow {
+pub(crate) struct CalibrationRow {
     pub experiment: &'static Experiment,
     /// The case's parameters (a function: `Params` are not made in a constant).
     pub params: fn() -> Params,
-    pub property: Property,
+    pub(crate) property: Property,
+    #[expect(
+        dead_code,
+        reason = "the table says why each row isolates its property for its reader; no code reads it"
+    )]
     pub why: &'static str,
 }
 
 impl CalibrationRow {
     /// The case the row is of.
-    pub fn id(&self) -> CaseId {
+    pub(crate) fn id(&self) -> CaseId {
         CaseId {
             family: self.experiment.family,
             variant: self.experiment.variant.to_owned(),
@@ -61,7 +65,7 @@ impl CalibrationRow {
 
     /// The api whose row calibrates: a path only CUDA has is CUDA's; anything else
     /// wgpu's.
-    pub fn api(&self) -> Api {
+    pub(crate) fn api(&self) -> Api {
         match self.experiment.measure {
             Measure::Transfer(path) if !path.in_wgpu() => Api::Cuda,
             _ => Api::Wgpu,
@@ -69,12 +73,13 @@ impl CalibrationRow {
     }
 
     /// Whether the row calibrates the transfer model rather than the memory model.
-    pub fn is_transfer(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_transfer(&self) -> bool {
         matches!(self.experiment.measure, Measure::Transfer(_))
     }
 
     /// Whether `id` is this row's case (its parameters in any order).
-    pub fn is(&self, id: &CaseId) -> bool {
+    pub(crate) fn is(&self, id: &CaseId) -> bool {
         id.family == self.experiment.family
             && id.variant == self.experiment.variant
             && id.params.same_pairs(&(self.params)())
@@ -82,7 +87,7 @@ impl CalibrationRow {
 }
 
 /// The rows a device model is calibrated from, in the order their properties are set.
-pub const CALIBRATION: &[CalibrationRow] = &[
+pub(crate) const CALIBRATION: &[CalibrationRow] = &[
     CalibrationRow {
         experiment: &copy::PEAK,
         params: || params!(Launch => "vec4"),
@@ -171,14 +176,14 @@ pub const CALIBRATION: &[CalibrationRow] = &[
 ];
 
 /// Whether case `id` is one [`CALIBRATION`] reads.
-pub fn is_calibration(id: &CaseId) -> bool {
+pub(crate) fn is_calibration(id: &CaseId) -> bool {
     CALIBRATION.iter().any(|row| row.is(id))
 }
 
 /// The build whose rows the model is judged and calibrated on: the wgpu build closest
 /// to the hardware that `rows` hold (tax-free, else unchecked, else default). The
 /// simulator runs the WGSL as written, so CUDA twins (other code) are not its rows.
-pub fn hardware_build(rows: &[Row]) -> Option<Build> {
+pub(crate) fn hardware_build(rows: &[Row]) -> Option<Build> {
     [Build::TaxFree, Build::Unchecked, Build::Default]
         .into_iter()
         .find(|&build| rows.iter().any(|r| r.api == Api::Wgpu && r.build == build))
@@ -187,7 +192,9 @@ pub fn hardware_build(rows: &[Row]) -> Option<Build> {
 /// A model and the calibration rows' cases it was fitted to.
 #[derive(Clone, Debug)]
 pub struct Calibration {
+    /// The fitted model.
     pub model: DeviceModel,
+    /// The cases it was fitted to.
     pub used: Vec<CaseId>,
 }
 

@@ -22,7 +22,7 @@ static REPLACING: Mutex<()> = Mutex::new(());
 
 /// Waits until no file is half written, then holds further writes off: an exit on a
 /// second signal takes this first, so that it leaves no temporary file behind.
-pub fn quiesce() -> MutexGuard<'static, ()> {
+pub(crate) fn quiesce() -> MutexGuard<'static, ()> {
     REPLACING.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
@@ -31,7 +31,7 @@ static STOPPING: AtomicBool = AtomicBool::new(false);
 
 /// From now on a wait for a lock gives up once it has lasted [`PATIENCE`]: a signal
 /// must not leave the process waiting on another's lock until it is killed.
-pub fn stop_waiting() {
+pub(crate) fn stop_waiting() {
     STOPPING.store(true, Ordering::SeqCst);
 }
 
@@ -44,7 +44,7 @@ const RETRY: Duration = Duration::from_millis(20);
 
 /// The file `path` names: its symlinks followed to the end, relative ones from their
 /// own directory. The target need not exist yet.
-pub fn resolve(path: &Path) -> Result<PathBuf> {
+pub(crate) fn resolve(path: &Path) -> Result<PathBuf> {
     let io = Error::io(path);
     // What the links lead to, where it is there: a device or a pipe (`/dev/stdout`) is
     // refused as itself, not as the path its last link names.
@@ -75,7 +75,7 @@ pub fn resolve(path: &Path) -> Result<PathBuf> {
 
 /// An error unless `metadata` is a regular file's: membench never reads from or writes
 /// to a device, a FIFO or a directory in a file's place.
-pub fn refuse_unless_regular(path: &Path, metadata: &std::fs::Metadata) -> Result<()> {
+pub(crate) fn refuse_unless_regular(path: &Path, metadata: &std::fs::Metadata) -> Result<()> {
     if metadata.is_file() {
         return Ok(());
     }
@@ -96,7 +96,7 @@ pub fn refuse_unless_regular(path: &Path, metadata: &std::fs::Metadata) -> Resul
 /// Whether the file at `path` (resolved) could be replaced now: it is a regular file
 /// that is not read-only, or it does not exist and its nearest existing directory takes
 /// a new file. Checked before a run measures anything; nothing is left behind.
-pub fn check_writable(path: &Path) -> Result<()> {
+pub(crate) fn check_writable(path: &Path) -> Result<()> {
     let path = resolve(path)?;
     let io = Error::io(&path);
     match std::fs::metadata(&path) {
@@ -341,7 +341,7 @@ impl Drop for Locked {
 }
 
 /// Reads at most `limit` bytes of `file` (at `path`, for errors).
-pub fn read_bounded(path: &Path, file: &File, limit: u64) -> Result<Vec<u8>> {
+pub(crate) fn read_bounded(path: &Path, file: &File, limit: u64) -> Result<Vec<u8>> {
     let mut bytes = Vec::new();
     file.take(limit + 1)
         .read_to_end(&mut bytes)

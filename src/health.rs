@@ -59,11 +59,16 @@ pub struct Expectations {
 pub enum Problem {
     /// Measured, verified, and slower than the expectation.
     Below {
+        /// The bandwidth measured, in GB/s.
         measured_gbps: f64,
+        /// What a healthy GPU of the model reaches.
         expectation: Expectation,
     },
     /// Failed (verification or timing) or was skipped: the GPU could not show its health.
-    NotMeasured { why: String },
+    NotMeasured {
+        /// The row's status and note.
+        why: String,
+    },
     /// The run has no row of the case.
     Missing,
 }
@@ -71,7 +76,9 @@ pub enum Problem {
 /// The checkup of a run: each expected case's problem, where it has one.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Checkup {
+    /// Expected cases checked.
     pub checked: usize,
+    /// Each case with a problem, and the problem.
     pub problems: Vec<(CaseId, Problem)>,
 }
 
@@ -82,7 +89,7 @@ impl Checkup {
     }
 
     /// Whether a case could not be measured (which says nothing of the GPU's speed).
-    pub fn incomplete(&self) -> bool {
+    pub(crate) fn incomplete(&self) -> bool {
         self.problems
             .iter()
             .any(|(_, p)| !matches!(p, Problem::Below { .. }))
@@ -214,7 +221,7 @@ fn line_problem(
 impl Expectations {
     /// An error unless the adapter `device` is the file's model and `cases` (what the run
     /// will measure) hold every case of the file: checked before anything is measured.
-    pub fn admit(&self, device: &str, cases: &[CaseId]) -> Result<()> {
+    pub(crate) fn admit(&self, device: &str, cases: &[CaseId]) -> Result<()> {
         let error = |message: String| Error::Results {
             path: self.path.clone(),
             message,
@@ -306,6 +313,10 @@ pub fn derive(source: &str, rows: &[Row], cases: &[CaseId]) -> Vec<Expectation> 
 }
 
 /// `x` rounded down to four significant digits: a figure to read, not a measurement.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "the floor of a finite f64's log10 lies within ±324"
+)]
 fn significant(x: f64) -> f64 {
     let scale = 10f64.powi(3 - x.abs().log10().floor() as i32);
     (x * scale).floor() / scale
@@ -326,7 +337,7 @@ pub fn render(expectations: &[Expectation]) -> Result<String> {
 /// An error unless `path` could take a blessed file now, checked before anything is
 /// measured: writable, and not the run's results file `results` (whose rows it would
 /// replace).
-pub fn check_blessable(path: &Path, results: Option<&Path>) -> Result<()> {
+pub(crate) fn check_blessable(path: &Path, results: Option<&Path>) -> Result<()> {
     crate::files::check_writable(path)?;
     let full = |path| {
         crate::files::resolve(path)

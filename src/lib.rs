@@ -44,3 +44,25 @@ pub use error::{Error, Result};
 pub(crate) fn plural(count: usize) -> &'static str {
     if count == 1 { "" } else { "s" }
 }
+
+// Buffer sizes are u64 (wgpu's type) and host lengths usize: membench builds for 64-bit
+// hosts alone, where every u64 is a usize.
+const _: () = assert!(usize::BITS == u64::BITS, "membench needs a 64-bit host");
+
+/// `n` (bytes, words) as a host length: lossless, the host being 64-bit (asserted above).
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "usize is 64 bits: asserted above"
+)]
+pub(crate) const fn host_len(n: u64) -> usize {
+    n as usize
+}
+
+/// `n` as the u32 an API takes (a row's bytes, a count), or the limit it passes.
+pub(crate) fn to_u32(n: usize, what: &'static str) -> Result<u32> {
+    u32::try_from(n).map_err(|_| Error::SizeLimit {
+        what,
+        requested: n as u64,
+        limit: u64::from(u32::MAX),
+    })
+}

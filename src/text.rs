@@ -8,7 +8,7 @@ use std::path::Path;
 
 /// The most characters an environment value membench takes may have: a DNS name's 253,
 /// and a Vulkan adapter's name's 256, fit.
-pub const MAX_VALUE_CHARS: usize = 256;
+pub(crate) const MAX_VALUE_CHARS: usize = 256;
 
 /// Whether a terminal would act on `c` instead of showing it: a control character (a
 /// line break, an ANSI escape) or a bidirectional formatting character (which reorders
@@ -55,7 +55,7 @@ pub fn shown_lines(text: &str) -> String {
 }
 
 /// `path` as a terminal may show it.
-pub fn shown_path(path: &Path) -> String {
+pub(crate) fn shown_path(path: &Path) -> String {
     shown(&path.display().to_string()).into_owned()
 }
 
@@ -68,7 +68,10 @@ pub fn environment(name: &str) -> Result<Option<String>, String> {
 }
 
 /// [`environment`] of `value`, as `name` held it.
-pub fn environment_value(name: &str, value: Option<&OsStr>) -> Result<Option<String>, String> {
+pub(crate) fn environment_value(
+    name: &str,
+    value: Option<&OsStr>,
+) -> Result<Option<String>, String> {
     let Some(value) = value else {
         return Ok(None);
     };
@@ -88,7 +91,7 @@ pub fn environment_value(name: &str, value: Option<&OsStr>) -> Result<Option<Str
 
 /// Why `text` may not stand in a row, a path or a terminal as a name, if it may not: a
 /// character of [`is_unsafe`], or more than [`MAX_VALUE_CHARS`] characters.
-pub fn unfit(text: &str) -> Option<String> {
+pub(crate) fn unfit(text: &str) -> Option<String> {
     if let Some(c) = text.chars().find(|&c| is_unsafe(c)) {
         return Some(named(c));
     }

@@ -254,7 +254,7 @@ fn a_timed_case_reports_sane_statistics() {
     };
     // Samples that would add up to more than the case's budget are fewer, never
     // under MIN_SAMPLES: a slow software adapter on busy cores takes fewer.
-    let taken = timing.samples_ns.len() as u32;
+    let taken = u32::try_from(timing.samples_ns.len()).unwrap();
     assert!(
         (MIN_SAMPLES.min(settings.samples)..=settings.samples).contains(&taken),
         "{taken} samples of {}",

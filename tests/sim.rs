@@ -320,7 +320,7 @@ fn predictions_of_the_on_chip_families_give_the_expected_ways_and_addresses() {
                         "stride" => match case.params.number(Key::Stride).unwrap() {
                             // Every lane at one word: a broadcast.
                             0 => (1, 1),
-                            s => (1, gcd(s as u32, 32)),
+                            s => (1, gcd(u32::try_from(s).unwrap(), 32)),
                         },
                         other => panic!("{other}: no expected ways"),
                     };

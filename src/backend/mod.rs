@@ -9,7 +9,7 @@
 
 #[cfg(feature = "cuda")]
 pub mod cuda;
-pub mod nvml;
+pub(crate) mod nvml;
 pub mod sim;
 pub mod transfer;
 pub mod wgpu;

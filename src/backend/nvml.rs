@@ -32,7 +32,7 @@ fn nvml() -> Result<&'static Nvml, &'static str> {
 }
 
 /// Why NVML cannot be used here, if it cannot: said once per run.
-pub fn unavailable() -> Option<&'static str> {
+pub(crate) fn unavailable() -> Option<&'static str> {
     nvml().err()
 }
 
@@ -45,7 +45,7 @@ pub struct Gpu {
 
 /// The NVIDIA GPU at PCI bus `pci_bus_id` (`0000:07:00.0`, as wgpu and CUDA write it);
 /// `None` where there is none or NVML is not there.
-pub fn gpu_at(pci_bus_id: &str) -> Option<Gpu> {
+pub(crate) fn gpu_at(pci_bus_id: &str) -> Option<Gpu> {
     if pci_bus_id.is_empty() {
         return None;
     }
@@ -62,7 +62,7 @@ pub struct NvmlIdentity {
     /// `GPU-…`, as `nvidia-smi` prints it.
     pub uuid: String,
     /// The link as it runs now: `gen5x16`.
-    pub pcie_link: String,
+    pub(crate) pcie_link: String,
 }
 
 /// The clocks, power, temperature and throttle reasons at one moment.
@@ -77,18 +77,18 @@ struct Reading {
 
 /// What the readings of one case come to: each figure's range, the reasons seen.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Telemetry {
-    pub sm_clock_mhz: Option<(u32, u32)>,
-    pub mem_clock_mhz: Option<(u32, u32)>,
-    pub power_w_max: Option<f64>,
-    pub temperature_c_max: Option<u32>,
+pub(crate) struct Telemetry {
+    pub(crate) sm_clock_mhz: Option<(u32, u32)>,
+    pub(crate) mem_clock_mhz: Option<(u32, u32)>,
+    pub(crate) power_w_max: Option<f64>,
+    pub(crate) temperature_c_max: Option<u32>,
     /// Every reason seen, `+` between them; `none` where there was none but idle.
-    pub throttle: Option<String>,
+    pub(crate) throttle: Option<String>,
 }
 
 impl Telemetry {
     /// Whether a reason other than idleness held the clocks down.
-    pub fn throttled(&self) -> bool {
+    pub(crate) fn throttled(&self) -> bool {
         self.throttle.as_deref().is_some_and(|t| t != NO_THROTTLE)
     }
 
@@ -230,7 +230,7 @@ const INTERVAL: Duration = Duration::from_millis(10);
 
 /// Readings taken on a thread of their own while a case runs.
 #[derive(Debug)]
-pub struct Watch {
+pub(crate) struct Watch {
     /// Dropped to stop the readings: the thread wakes at once, not at its next reading.
     stop: mpsc::Sender<()>,
     thread: JoinHandle<()>,
@@ -240,7 +240,7 @@ pub struct Watch {
 impl Watch {
     /// Starts reading `gpu` every [`INTERVAL`], once at once; `None` where NVML
     /// cannot find it again for the thread.
-    pub fn start(gpu: &Gpu) -> Option<Watch> {
+    pub(crate) fn start(gpu: &Gpu) -> Option<Watch> {
         let (stop, stopped) = mpsc::channel();
         let folded = Arc::new(Mutex::new(Telemetry::default()));
         let device = gpu_at(&gpu.pci_bus_id)?;
@@ -267,7 +267,7 @@ impl Watch {
     }
 
     /// Stops reading (after one last reading) and says what the readings came to.
-    pub fn finish(self) -> Telemetry {
+    pub(crate) fn finish(self) -> Telemetry {
         drop(self.stop);
         // A reading thread that panicked leaves what it had read.
         let _ = self.thread.join();

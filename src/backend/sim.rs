@@ -33,6 +33,7 @@ pub fn load(experiment: &Experiment, case: &Case) -> Result<Kernel, SimError> {
 /// subgroups of `subgroup_size`.
 #[derive(Debug)]
 pub struct Simulator {
+    /// Lanes per subgroup the interpreter runs together.
     pub subgroup_size: u32,
 }
 
@@ -154,17 +155,17 @@ pub fn execute(experiment: &Experiment, case: &Case, subgroup_size: u32) -> Resu
 
 /// Workgroups the prediction of one case simulates at most: a few waves of a large
 /// GPU, so a whole suite adds seconds, not minutes, to a run.
-pub const PREDICT_WORKGROUPS: u64 = 1024;
+pub(crate) const PREDICT_WORKGROUPS: u64 = 1024;
 
 /// Interpreter lane-operations one prediction may spend (about a second in a release
 /// build): only kernels whose workgroups loop at length (the on-chip experiments, whose
 /// workgroups all do the same) reach it and are sampled on fewer workgroups.
-pub const PREDICT_LANE_OPS: u64 = 1 << 27;
+pub(crate) const PREDICT_LANE_OPS: u64 = 1 << 27;
 
 /// Host memory a prediction of `case` may take at most: its uniforms and outputs, and
 /// its inputs where they are its addresses; else half its buffers (zero pages that a
 /// sampled window of a strided or grid-stride case touches up to half of).
-pub fn prediction_bytes(case: &Case) -> u64 {
+pub(crate) fn prediction_bytes(case: &Case) -> u64 {
     let bytes: u64 = case.buffers.iter().map(Buffer::len_bytes).sum();
     if case.addresses_from_data {
         bytes
@@ -201,7 +202,7 @@ pub fn predict(
                     | Buffer::Texture { .. }
                     | Buffer::Output(_)
                     | Buffer::InOut(_) => {
-                        vec![0; buffer.len_bytes() as usize]
+                        vec![0; crate::host_len(buffer.len_bytes())]
                     }
                 };
                 bound(case.slot(index), buffer, data)

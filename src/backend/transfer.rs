@@ -13,7 +13,7 @@ use crate::suite::{Case, CaseData, Expected, Experiment, Schedule, Words};
 
 /// One transfer case: what to send, what must arrive, and the sampler.
 #[derive(Debug)]
-pub struct Payload<'a> {
+pub(crate) struct Payload<'a> {
     pub shape: Shape,
     pub sent: &'a [u32],
     pub expected: &'a Expected,
@@ -22,7 +22,7 @@ pub struct Payload<'a> {
 
 impl<'a> Payload<'a> {
     /// The payload of `case` from its data.
-    pub fn of(
+    pub(crate) fn of(
         experiment: &Experiment,
         case: &Case,
         sampler: Sampler,
@@ -51,13 +51,17 @@ impl<'a> Payload<'a> {
     }
 
     /// Whether `words`, read back to the host, are what must arrive.
-    pub fn check_words(&self, words: &[u32]) -> Result<()> {
+    pub(crate) fn check_words(&self, words: &[u32]) -> Result<()> {
         self.expected.check(words).map_err(Error::Verification)
     }
 
     /// Samples of `transfer(repeats)`, which makes `repeats` transfers and returns the
     /// nanoseconds that count, on `timer`, through the suite's sampler.
-    pub fn sample(&self, timer: Timer, transfer: impl FnMut(u32) -> Result<f64>) -> Result<Timing> {
+    pub(crate) fn sample(
+        &self,
+        timer: Timer,
+        transfer: impl FnMut(u32) -> Result<f64>,
+    ) -> Result<Timing> {
         let mut clock = FnWork {
             timer,
             run: transfer,
@@ -73,7 +77,7 @@ const MAX_KERNEL_REPEATS: u32 = 256;
 
 /// The parts of the overlap workload timed on their own and together.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Phase {
+pub(crate) enum Phase {
     /// Every chunk uploaded, no kernel.
     Uploads,
     /// Every chunk processed, no upload.
@@ -92,7 +96,11 @@ const PHASES: [Phase; 4] = [
 /// Kernel dispatches per chunk that make the kernels alone about as long as the uploads
 /// alone (then overlap could hide up to all of the upload time); `run(phase, repeats)`
 /// runs one phase with `repeats` dispatches per chunk and returns its host nanoseconds.
-pub fn kernel_repeats(run: &mut impl FnMut(Phase, u32) -> Result<f64>) -> Result<u32> {
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "a rounded ratio of two times, clamped to 1..=MAX_KERNEL_REPEATS after `as` saturates it"
+)]
+pub(crate) fn kernel_repeats(run: &mut impl FnMut(Phase, u32) -> Result<f64>) -> Result<u32> {
     let uploads_ns = fastest_ns(|| run(Phase::Uploads, 1))?;
     let kernel_ns = fastest_ns(|| run(Phase::Kernels, 1))?;
     Ok(((uploads_ns / kernel_ns).round() as u32).clamp(1, MAX_KERNEL_REPEATS))
@@ -101,7 +109,7 @@ pub fn kernel_repeats(run: &mut impl FnMut(Phase, u32) -> Result<f64>) -> Result
 /// Samples every phase in turn with `kernel_repeats` dispatches per chunk of `chunks`;
 /// the timing's samples are `schedule`'s, and its note gives every phase's median and
 /// the share of the upload time that interleaving hid.
-pub fn sample_overlap(
+pub(crate) fn sample_overlap(
     sampler: &Sampler,
     mut run: impl FnMut(Phase, u32) -> Result<f64>,
     kernel_repeats: u32,

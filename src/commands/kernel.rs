@@ -86,7 +86,7 @@ fn measure_levels(levels: Plan) -> Result<()> {
 
 /// The plan of `args`: the kernel read, reflected and its flags evaluated before any
 /// device is opened, so that bad input costs nothing.
-pub fn plan(args: KernelArgs) -> Result<Plan> {
+pub(crate) fn plan(args: KernelArgs) -> Result<Plan> {
     let source = std::fs::read_to_string(&args.file).map_err(Error::io(&args.file))?;
     let descriptions = args.descriptions(&source).map_err(Error::Usage)?;
     for description in &descriptions {

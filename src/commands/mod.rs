@@ -22,8 +22,8 @@ mod kernel;
 mod simulate;
 
 pub use emit::{Emit, emit};
-pub use kernel::{kernel, plan as kernel_plan};
-pub use simulate::{DEFAULT_PRESET, LIST as PRESET_LIST, Validating, simulate, validate};
+pub use kernel::kernel;
+pub use simulate::{LIST as PRESET_LIST, Validating, simulate, validate};
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

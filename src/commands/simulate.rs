@@ -12,7 +12,7 @@ use crate::suite::{self, RunSizing, Sizing};
 use crate::validate::{self, StageProgress};
 
 /// The preset `simulate` predicts on without `--device` (or `--validate`).
-pub const DEFAULT_PRESET: &str = "h100";
+pub(crate) const DEFAULT_PRESET: &str = "h100";
 
 /// What `--device` takes besides a preset's name: the list of presets.
 pub const LIST: &str = "list";
@@ -95,6 +95,7 @@ pub struct Validating<'a> {
     pub no_calibrate: bool,
     /// Every judged row too.
     pub verbose: bool,
+    /// How the table is printed.
     pub format: results::Format,
 }
 

@@ -10,20 +10,23 @@ use super::{Difference, NoiseRule, Side};
 use crate::results::{DeviceResults, Row, Status};
 
 /// How many sigmas of the two rows' noise a change must exceed to count.
-pub const SIGMAS: f64 = 1.0;
+pub(crate) const SIGMAS: f64 = 1.0;
 
 /// What a case did against the baseline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Change {
     /// The difference is within the noise of the two measurements.
     Same,
+    /// Faster by more than the noise.
     Faster,
+    /// Slower by more than the noise.
     Slower,
     /// Measured in the baseline, failed here.
     Failed,
 }
 
 impl Change {
+    /// The word the tables show.
     pub fn as_str(self) -> &'static str {
         match self {
             Change::Same => "same",
@@ -40,16 +43,19 @@ impl Change {
 pub struct Compared<'a> {
     /// The compared file's device, as the tables name it.
     pub label: &'a str,
+    /// The compared file's row.
     pub row: &'a Row,
+    /// The baseline's row of the same case.
     pub baseline: &'a Row,
     /// GB/s over the baseline's, less one: 0.05 is 5 % faster.
-    pub change: Option<f64>,
+    pub(crate) change: Option<f64>,
     /// The relative noise of the two measurements together, √(cv² + `cv_baseline`²).
     pub noise: f64,
+    /// What the case did.
     pub outcome: Change,
     /// Slower by more than the threshold (and the noise), or failed: `membench compare`
     /// exits non-zero.
-    pub regression: bool,
+    pub(crate) regression: bool,
 }
 
 /// Every case of `others` that `baseline` measured in the same setting and at the same

@@ -21,24 +21,24 @@ pub mod fleet;
 /// A difference from a reference and the noise it is read against, both as fractions
 /// of the reference.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Difference {
+pub(crate) struct Difference {
     /// (x − reference) / reference: −0.08 is 8 % below it.
     pub relative: f64,
     /// One standard deviation of the noise, as a fraction of the reference; 0 where
     /// there is none to read (then the threshold alone decides).
-    pub sigma: f64,
+    pub(crate) sigma: f64,
 }
 
 impl Difference {
     /// The difference in sigmas; none where the noise is 0.
-    pub fn z(&self) -> Option<f64> {
+    pub(crate) fn z(&self) -> Option<f64> {
         (self.sigma > 0.0).then(|| self.relative / self.sigma)
     }
 }
 
 /// Where a difference lies, by a [`NoiseRule`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Side {
+pub(crate) enum Side {
     /// Within the threshold or within the noise.
     Within,
     /// Below the reference, beyond both.
@@ -50,16 +50,16 @@ pub enum Side {
 /// The noise rule: a difference counts when it is beyond `threshold` and beyond
 /// `sigmas` times its noise.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct NoiseRule {
+pub(crate) struct NoiseRule {
     /// A fraction of the reference: 0.05 for 5 %.
     pub threshold: f64,
     /// How many sigmas of noise a difference must exceed.
-    pub sigmas: f64,
+    pub(crate) sigmas: f64,
 }
 
 impl NoiseRule {
     /// Which side of the reference `difference` lies on, where it counts.
-    pub fn side(&self, difference: Difference) -> Side {
+    pub(crate) fn side(&self, difference: Difference) -> Side {
         let size = difference.relative.abs();
         if size <= self.threshold || size <= self.sigmas * difference.sigma {
             Side::Within

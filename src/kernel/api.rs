@@ -125,6 +125,7 @@ impl GpuKernel {
 pub struct Measuring<'a> {
     /// `--quick` sizing and the fewest samples.
     pub quick: bool,
+    /// The builds each case is measured in.
     pub builds: Vec<Build>,
     /// Where the rows are written (a results file of kernels), if anywhere.
     pub out: Option<&'a Path>,

@@ -24,7 +24,7 @@ pub struct KernelArgs {
     /// A size measured at several values, one row each: NAME=A..B (the powers of two
     /// from A to B) or NAME=A,B,C (repeatable; several axes give their product).
     #[arg(long, value_name = "NAME=VALUES")]
-    pub axis: Vec<String>,
+    pub(crate) axis: Vec<String>,
     /// The element count of a storage binding's runtime-sized array (also as a
     /// struct's last member), NAME=EXPR with NAME the WGSL variable (repeatable).
     #[arg(long, value_name = "NAME=EXPR")]
@@ -56,10 +56,10 @@ pub struct KernelArgs {
     /// invocations (seconds in the interpreter): every size halved together until it
     /// has at most that many, said in the row's note.
     #[arg(long, value_name = "NAME=EXPR", conflicts_with = "no_verify")]
-    pub verify_size: Vec<String>,
+    pub(crate) verify_size: Vec<String>,
     /// Skip the check against the interpreter (the rows say `verified` false).
     #[arg(long)]
-    pub no_verify: bool,
+    pub(crate) no_verify: bool,
     /// The rows' variant (default: the file's stem).
     #[arg(long)]
     pub name: Option<String>,
@@ -80,6 +80,7 @@ pub struct KernelArgs {
     /// rows is refused. `-` prints the rows to stdout.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// The measuring flags `run` has too.
     #[command(flatten)]
     pub measuring: MeasureArgs,
 }
@@ -112,7 +113,7 @@ fn axis_values(text: &str) -> Result<Vec<u64>, String> {
 
 impl KernelArgs {
     /// The kernel's descriptions, one per row of sizes, from its `source`.
-    pub fn descriptions(&self, source: &str) -> Result<Vec<Description>, String> {
+    pub(crate) fn descriptions(&self, source: &str) -> Result<Vec<Description>, String> {
         let file = self.file.display().to_string();
         let name = match &self.name {
             Some(name) => name.clone(),

@@ -16,12 +16,12 @@ use crate::suite::Expected;
 /// into one rounding and approximate `inverseSqrt`, `exp` and their kind; the
 /// interpreter rounds each operation.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Tolerance {
+pub(crate) struct Tolerance {
     pub relative: f32,
     pub absolute: f32,
 }
 
-pub const TOLERANCE: Tolerance = Tolerance {
+pub(crate) const TOLERANCE: Tolerance = Tolerance {
     relative: 1e-4,
     absolute: 1e-5,
 };
@@ -38,12 +38,12 @@ impl std::fmt::Display for Tolerance {
 
 /// What the interpreter made of one dispatch: each read-write binding's words after it
 /// (per subgroup size tried), and the distinct bytes read and written.
-pub struct Interpreted {
+pub(crate) struct Interpreted {
     /// Per subgroup size tried: (the size, each read-write binding's words in binding
     /// order).
-    pub outputs: Vec<(u32, Vec<Arc<Vec<u32>>>)>,
-    pub read_bytes: u64,
-    pub written_bytes: u64,
+    pub(crate) outputs: Vec<(u32, Vec<Arc<Vec<u32>>>)>,
+    pub(crate) read_bytes: u64,
+    pub(crate) written_bytes: u64,
 }
 
 /// The outputs' lengths, not their words: they may be hundreds of MiB.
@@ -64,7 +64,7 @@ impl std::fmt::Debug for Interpreted {
 
 /// Runs `kernel` once over `workgroups` on `inputs` (every binding's words in binding
 /// order), at each of `subgroup_sizes`.
-pub fn interpret(
+pub(crate) fn interpret(
     kernel: &Kernel,
     bindings: &[KernelBinding],
     inputs: &[Arc<Vec<u32>>],
@@ -121,7 +121,7 @@ impl Touched {
     fn new(bindings: &[KernelBinding], inputs: &[Arc<Vec<u32>>]) -> Touched {
         let words: Vec<Vec<bool>> = inputs.iter().map(|w| vec![false; w.len()]).collect();
         Touched {
-            slots: bindings.iter().map(|b| b.slot.clone()).collect(),
+            slots: bindings.iter().map(|b| b.slot).collect(),
             read: words.clone(),
             written: words,
         }
@@ -143,8 +143,9 @@ impl Touched {
                 return;
             };
             for &address in request.addresses {
-                let first = (address / 4) as usize;
-                let last = ((address + u64::from(request.bytes_per_lane)).div_ceil(4)) as usize;
+                let first = crate::host_len(address / 4);
+                let last =
+                    crate::host_len((address + u64::from(request.bytes_per_lane)).div_ceil(4));
                 for word in first..last.min(set.len()) {
                     set[word] = true;
                 }
@@ -267,6 +268,10 @@ fn place(bound: &KernelBinding, index: usize) -> String {
     }
 }
 
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "the low and high halves of a 32-bit word"
+)]
 fn same(word: Word, e: u32, a: u32) -> bool {
     match word {
         Word::Exact => e == a,
@@ -284,6 +289,10 @@ fn close(e: f32, a: f32) -> bool {
         || (a - e).abs() <= TOLERANCE.absolute + TOLERANCE.relative * e.abs()
 }
 
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "the low and high halves of a 32-bit word"
+)]
 fn shown(word: Word, bits: u32) -> String {
     match word {
         Word::Exact => format!("{bits} ({bits:#010x})"),
@@ -297,7 +306,7 @@ fn shown(word: Word, bits: u32) -> String {
 }
 
 /// An IEEE half's value.
-pub fn f16_to_f32(half: u16) -> f32 {
+pub(crate) fn f16_to_f32(half: u16) -> f32 {
     let sign = if half & 0x8000 != 0 { -1.0 } else { 1.0 };
     let exponent = i32::from((half >> 10) & 0x1F);
     let mantissa = f32::from(half & 0x3FF);
@@ -310,7 +319,11 @@ pub fn f16_to_f32(half: u16) -> f32 {
 }
 
 /// The half nearest below `value` in magnitude (truncated): inputs, not results.
-pub fn f32_to_f16(value: f32) -> u16 {
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "the exponent cast is in 1..=30, the arms before it take the rest"
+)]
+pub(crate) fn f32_to_f16(value: f32) -> u16 {
     let bits = value.to_bits();
     let sign = ((bits >> 16) & 0x8000) as u16;
     let exponent = ((bits >> 23) & 0xFF) as i32 - 127 + 15;

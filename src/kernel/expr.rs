@@ -6,11 +6,11 @@
 use std::collections::BTreeMap;
 
 /// Size variables by name: `--size`, and the `--axis` value of a row.
-pub type Vars = BTreeMap<String, u64>;
+pub(crate) type Vars = BTreeMap<String, u64>;
 
 /// How `/` divides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Division {
+pub(crate) enum Division {
     /// The quotient must be whole: `n/3` with `n = 10` is an error.
     Exact,
     /// Rounded up: the workgroups that cover a size.
@@ -18,7 +18,7 @@ pub enum Division {
 }
 
 /// Evaluates `text` with `vars`; an error names the expression and what is wrong.
-pub fn eval(text: &str, vars: &Vars, division: Division) -> Result<u64, String> {
+pub(crate) fn eval(text: &str, vars: &Vars, division: Division) -> Result<u64, String> {
     let tokens = tokens(text).map_err(|why| format!("`{text}`: {why}"))?;
     let mut parser = Parser {
         tokens: &tokens,
@@ -34,7 +34,8 @@ pub fn eval(text: &str, vars: &Vars, division: Division) -> Result<u64, String> 
 }
 
 /// The variables `text` names, in order, each once.
-pub fn names(text: &str) -> Vec<String> {
+#[cfg(test)]
+pub(crate) fn names(text: &str) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for token in tokens(text).unwrap_or_default() {
         if let Token::Name(name) = token

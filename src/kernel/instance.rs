@@ -18,7 +18,9 @@ pub enum Init {
     /// Floats in [-1, 1), integers in [0, 2^16).
     #[default]
     Random,
+    /// Every word zero.
     Zeros,
+    /// Every element one.
     Ones,
     /// Each element its index (floats and integers).
     Ramp,
@@ -27,7 +29,9 @@ pub enum Init {
 /// A buffer's first contents: made by an [`Init`], or given word by word.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Fill {
+    /// Made by an [`Init`].
     Init(Init),
+    /// Given word by word.
     Words(Arc<Vec<u32>>),
 }
 
@@ -53,7 +57,10 @@ pub enum Verify {
 /// binding order, uniforms included), each `read_write` binding's words after one
 /// dispatch, in that order.
 #[derive(Clone)]
-pub struct Reference(pub Arc<dyn Fn(&[&[u32]]) -> Vec<Vec<u32>> + Send + Sync>);
+pub struct Reference(pub Arc<ReferenceFn>);
+
+/// The closure of a [`Reference`].
+pub type ReferenceFn = dyn Fn(&[&[u32]]) -> Vec<Vec<u32>> + Send + Sync;
 
 impl std::fmt::Debug for Reference {
     // A closure: nothing to print but what it is.
@@ -70,8 +77,11 @@ pub struct Description {
     pub name: String,
     /// Where the WGSL came from, for messages.
     pub file: String,
+    /// The WGSL text.
     pub source: String,
+    /// The entry point; `None`: the module's only compute entry.
     pub entry: Option<String>,
+    /// Pipeline-override constants and their values.
     pub overrides: Vec<(String, f64)>,
     /// The size variables: the rows' `param`.
     pub sizes: Vec<(String, u64)>,
@@ -81,17 +91,18 @@ pub struct Description {
     pub fills: Vec<(String, Fill)>,
     /// Uniform fields (`NAME.FIELD`, or `NAME` for a uniform that is no struct) and
     /// their components.
-    pub uniforms: Vec<(String, Vec<f64>)>,
+    pub(crate) uniforms: Vec<(String, Vec<f64>)>,
     /// Workgroup counts; `None`: `n / <workgroup x>` rounded up, where a size `n` is.
     pub workgroups: Option<[u32; 3]>,
     /// The bytes the kernel must move, where declared.
     pub bytes: Option<u64>,
+    /// How its outputs are checked.
     pub verify: Verify,
 }
 
 /// Where a row's bytes come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BytesSource {
+pub(crate) enum BytesSource {
     /// `--bytes`.
     Declared,
     /// The interpreter's distinct bytes read plus distinct bytes written.
@@ -116,19 +127,17 @@ impl std::fmt::Display for BytesSource {
 
 /// A kernel made ready for the session.
 #[derive(Debug)]
-pub struct Instance {
+pub(crate) struct Instance {
     pub experiment: &'static Experiment,
     pub case: Case,
     pub shape: KernelShape,
-    pub bytes_source: BytesSource,
-    /// Bytes of every binding.
-    pub footprint: u64,
+    pub(crate) bytes_source: BytesSource,
 }
 
 /// Invocations the interpreter verifies a kernel at without being asked to (about
 /// seconds for a simple kernel in a release build): beyond, `--verify-size` names a
 /// smaller size.
-pub const INTERPRETED_INVOCATIONS: u64 = 1 << 22;
+pub(crate) const INTERPRETED_INVOCATIONS: u64 = 1 << 22;
 
 /// A description's buffers made: its reflection, buffers, first contents and dispatch.
 struct Prepared {
@@ -207,7 +216,7 @@ impl Prepared {
 }
 
 /// The kernel `description` at its sizes, as a case of `sizing`'s device.
-pub fn instance(description: &Description, sizing: &Sizing) -> Result<Instance, String> {
+pub(crate) fn instance(description: &Description, sizing: &Sizing) -> Result<Instance, String> {
     let d = description;
     let prepared = Prepared::of(d, sizing)?;
     crate::suite::check_variant(&d.name)
@@ -221,6 +230,10 @@ pub fn instance(description: &Description, sizing: &Sizing) -> Result<Instance, 
     let experiment = experiment(&d.name, kernel_name);
     let footprint: u64 = prepared.buffers.iter().map(Buffer::len_bytes).sum();
     let (checked, unverified) = verification(d, &prepared, sizing);
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "whole bytes of a scaled count of u64 bytes; `as` saturates"
+    )]
     let (bytes, bytes_source) = match (d.bytes, &checked) {
         (Some(bytes), _) => (bytes, BytesSource::Declared),
         // A Rust reference counts no bytes.
@@ -251,14 +264,7 @@ pub fn instance(description: &Description, sizing: &Sizing) -> Result<Instance, 
         .constants(overrides)
         .moves(bytes / 4, bytes)
         .buffers(prepared.buffers.clone())
-        .slots(
-            prepared
-                .shape
-                .bindings
-                .iter()
-                .map(|b| b.slot.clone())
-                .collect(),
-        );
+        .slots(prepared.shape.bindings.iter().map(|b| b.slot).collect());
     let builder = match unverified {
         Some(why) => builder.unverified(why),
         None => builder,
@@ -302,7 +308,6 @@ pub fn instance(description: &Description, sizing: &Sizing) -> Result<Instance, 
         case,
         shape: prepared.shape,
         bytes_source,
-        footprint,
     })
 }
 
@@ -584,6 +589,10 @@ fn uniform(
 }
 
 /// One component's bits.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "`whole` checks an integer's range first; a float field takes the nearest f32"
+)]
 fn component(kind: naga::ScalarKind, width: u8, value: f64) -> Result<u32, String> {
     let whole = |low: f64, high: f64| {
         (value.fract() == 0.0 && (low..=high).contains(&value))
@@ -639,6 +648,10 @@ fn element(bound: &KernelBinding, at: usize) -> u64 {
 }
 
 /// A word of kind `word` as `init` makes it, from the element's index and a hash.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "a ramp takes the element's low 32 bits, as a u32 counter would"
+)]
 fn initial(init: Init, word: Word, element: u64, hash: u64) -> u32 {
     let unit = |h: u64| (h >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0;
     let half = |v: f32| u32::from(checked::f32_to_f16(v));
@@ -699,7 +712,7 @@ fn invocations(workgroups: [u32; 3], size: [u32; 3]) -> u64 {
 
 /// About the invocations of `d`'s dispatch before a device is known (the default
 /// grid's split aside): `None` where the kernel does not reflect or has no dispatch.
-pub fn estimated_invocations(d: &Description) -> Option<u64> {
+pub(crate) fn estimated_invocations(d: &Description) -> Option<u64> {
     let shape = reflect::shape(&d.file, &d.source, d.entry.as_deref(), &d.overrides).ok()?;
     let size = shape.workgroup_size;
     match (d.workgroups, d.sizes.iter().find(|(name, _)| name == "n")) {
@@ -715,7 +728,7 @@ pub fn estimated_invocations(d: &Description) -> Option<u64> {
 /// `count` workgroups as a grid: all in x where `limit` allows, else a 2-D grid of
 /// about `count` (x × y ≥ count, y as small as can be): the kernel then indexes
 /// `global_id.y * (num_workgroups.x * <workgroup x>) + global_id.x` and guards.
-pub fn grid(count: u64, limit: u32) -> Result<[u32; 3], String> {
+pub(crate) fn grid(count: u64, limit: u32) -> Result<[u32; 3], String> {
     let limit64 = u64::from(limit.max(1));
     let y = count.div_ceil(limit64);
     let x = count.div_ceil(y.max(1));

@@ -11,11 +11,14 @@
 pub mod api;
 pub mod args;
 pub mod checked;
-pub mod expr;
-pub mod instance;
+pub(crate) mod expr;
+pub(crate) mod instance;
 pub mod place;
 pub mod reflect;
 
 pub use api::{GpuKernel, Measuring, measure};
 pub use args::KernelArgs;
-pub use instance::{Description, Fill, Init, Instance, Reference, Verify, instance};
+pub use instance::Fill;
+pub use instance::Verify;
+pub(crate) use instance::instance;
+pub use instance::{Description, Init, Reference, ReferenceFn};

@@ -11,7 +11,7 @@ use crate::suite::{Family, Key, Setting};
 
 /// The level data of `footprint` bytes lives in: the first whose plateau reaches that
 /// size, else the last (DRAM).
-pub fn level_of(footprint: u64, levels: &[Level]) -> Option<&Level> {
+pub(crate) fn level_of(footprint: u64, levels: &[Level]) -> Option<&Level> {
     levels
         .iter()
         .find(|level| footprint <= level.last_bytes)
@@ -20,7 +20,7 @@ pub fn level_of(footprint: u64, levels: &[Level]) -> Option<&Level> {
 
 /// The device's bandwidth levels in `setting` from the rows of its results file (the
 /// setting's own sweep, else wgpu's default build's).
-pub fn device_levels(rows: &[Row], setting: Setting) -> Vec<Level> {
+pub(crate) fn device_levels(rows: &[Row], setting: Setting) -> Vec<Level> {
     [setting, Setting::WGPU]
         .into_iter()
         .map(|setting| {
@@ -35,7 +35,7 @@ pub fn device_levels(rows: &[Row], setting: Setting) -> Vec<Level> {
 /// One line per kernel row of `rows`: its GB/s, footprint and level, the share of the
 /// level's plateau, the simulator's phrase and the tax; the levels from the results
 /// file at `levels_file`.
-pub fn explain(rows: &[Row], levels_file: &Path) -> String {
+pub(crate) fn explain(rows: &[Row], levels_file: &Path) -> String {
     let device_rows = match results::read_existing(levels_file) {
         Ok(rows) => rows.into_iter().map(|(_, row)| row).collect(),
         Err(_) => Vec::new(),

@@ -11,7 +11,7 @@ use naga::{AddressSpace, Module, ScalarKind, TypeInner};
 
 /// How the kernel sees a binding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BindingAccess {
+pub(crate) enum BindingAccess {
     Uniform,
     ReadOnly,
     ReadWrite,
@@ -21,26 +21,32 @@ pub enum BindingAccess {
 /// tolerance (one f32, or two f16 halves).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Word {
+    /// Bit for bit.
     Exact,
+    /// One f32, within the tolerance.
     F32,
+    /// Two f16 halves, each within the tolerance.
     F16x2,
 }
 
 /// A uniform field: `--uniform NAME.FIELD=…` writes its components at its offset.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Field {
+    /// The field's name (`NAME.FIELD`).
     pub name: String,
+    /// Its byte offset in the uniform.
     pub offset: u32,
+    /// The scalar type of its components.
     pub kind: ScalarKind,
     /// Bytes of one component: 4, or 2 for f16.
     pub width: u8,
     /// 1 for a scalar, 2 to 4 for a vector.
-    pub components: u32,
+    pub(crate) components: u32,
 }
 
 /// A runtime-sized array ending a storage buffer: `--buffer NAME=COUNT` sizes it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Tail {
+pub(crate) struct Tail {
     pub stride: u32,
     /// How each word of one element compares.
     pub words: Vec<Word>,
@@ -53,12 +59,12 @@ pub struct KernelBinding {
     pub name: String,
     /// Its `@group` and `@binding`.
     pub slot: naga::ResourceBinding,
-    pub access: BindingAccess,
+    pub(crate) access: BindingAccess,
     /// Bytes before the runtime-sized array, or of the whole binding if it has none.
-    pub fixed_bytes: u32,
+    pub(crate) fixed_bytes: u32,
     /// How each word of the sized part compares.
     pub words: Vec<Word>,
-    pub tail: Option<Tail>,
+    pub(crate) tail: Option<Tail>,
     /// A uniform's fields (a struct's members, or the variable itself).
     pub fields: Vec<Field>,
 }
@@ -88,7 +94,9 @@ impl KernelBinding {
 /// What `membench kernel` needs of a kernel.
 #[derive(Clone, Debug)]
 pub struct KernelShape {
+    /// The entry point's name.
     pub entry: String,
+    /// The entry point's workgroup size, overrides resolved.
     pub workgroup_size: [u32; 3],
     /// In group then binding order, numbered 0, 1, 2, … in each group.
     pub bindings: Vec<KernelBinding>,
@@ -96,7 +104,7 @@ pub struct KernelShape {
     pub overrides: Vec<String>,
     /// Whether it uses subgroup operations or built-ins: its outputs may depend on the
     /// subgroup size the driver picks.
-    pub uses_subgroups: bool,
+    pub(crate) uses_subgroups: bool,
 }
 
 /// Reads the kernel `source` (from `file`, for messages): its entry (`entry`, or the
@@ -252,7 +260,7 @@ fn bindings(file: &str, module: &Module) -> Result<Vec<KernelBinding>, String> {
         words.resize(fixed_bytes.div_ceil(4) as usize, Word::Exact);
         bound.push(KernelBinding {
             name,
-            slot: slot.clone(),
+            slot: *slot,
             access,
             fixed_bytes,
             words,

@@ -41,6 +41,10 @@ impl<D: Driver> Sample for Driven<D> {
         self.0.takes(id, setting)
     }
 
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "whole nanoseconds of a time: `as` drops the fraction, and saturates"
+    )]
     fn sample(
         &mut self,
         id: &CaseId,
@@ -85,6 +89,10 @@ impl<D: Driver> Sample for Driven<D> {
         })
     }
 
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "whole nanoseconds of a time: `as` drops the fraction, and saturates"
+    )]
     fn transfer(&mut self, id: &CaseId, setting: Setting, bytes: u64, timing: Timing) -> Timing {
         let samples = &timing.samples_ns;
         if !samples.is_empty() {

@@ -20,6 +20,7 @@ use crate::suite::{CaseId, Setting};
 /// Which clock measured a case.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Timer {
+    /// GPU timestamps around the work.
     Gpu,
     /// Host clock around submit and wait: a GPU without timestamp queries.
     Wall,
@@ -28,6 +29,7 @@ pub enum Timer {
 }
 
 impl Timer {
+    /// The name the CSV's `timer` column holds.
     pub fn label(self) -> &'static str {
         match self {
             Timer::Gpu => "gpu",
@@ -56,10 +58,12 @@ pub trait TimedWork {
 /// transfer or one workload).
 #[derive(Clone, Debug)]
 pub struct Timing {
+    /// Each sample's time per repetition, in nanoseconds.
     pub samples_ns: Vec<f64>,
+    /// The clock that took them.
     pub timer: Timer,
     /// Repetitions (dispatches, transfers) in one sample.
-    pub dispatches_per_sample: u32,
+    pub(crate) dispatches_per_sample: u32,
     /// What a reader of the row must know about this measurement, if anything.
     pub note: String,
 }
@@ -95,7 +99,7 @@ pub const MIN_SAMPLES: u32 = 10;
 
 /// Samples a case takes unless `--samples` says otherwise: against 30, the same median
 /// cv and medians in a shorter run (docs/method.md, What a run costs).
-pub const DEFAULT_SAMPLES: u32 = 20;
+pub(crate) const DEFAULT_SAMPLES: u32 = 20;
 
 /// The one sampling routine: a pilot, repetitions per sample so that a sample lasts
 /// [`Sampler::sample_target_ns`], a warm-up, then the samples, fewer (never under
@@ -106,27 +110,27 @@ pub struct Sampler {
     pub samples: u32,
     /// Shortest sample: short work is repeated until a sample lasts this long, so that
     /// it is not lost in the clock's jitter.
-    pub sample_target_ns: f64,
+    pub(crate) sample_target_ns: f64,
     /// The most repetitions one sample holds.
-    pub max_repeats: u32,
+    pub(crate) max_repeats: u32,
     /// Timed work per case beyond which fewer samples are taken.
-    pub case_budget_ns: f64,
+    pub(crate) case_budget_ns: f64,
     /// Untimed work before the samples: long enough for a GPU's clocks to leave their
     /// idle state (GPUs driven through Vulkan ramp up under sustained load only).
-    pub warmup_ns: f64,
+    pub(crate) warmup_ns: f64,
     /// The warm-up when the previous case finished less than [`WARM_GAP`] ago: the
     /// clocks are still up, only caches and first uses need a pass.
-    pub short_warmup_ns: f64,
+    pub(crate) short_warmup_ns: f64,
 }
 
 /// A device busy less than this long ago still runs at its working clocks.
-pub const WARM_GAP: Duration = Duration::from_secs(1);
+pub(crate) const WARM_GAP: Duration = Duration::from_secs(1);
 
 impl Sampler {
     /// Kernels on the GPU clock: samples of 0.5 ms, and fewer (never under
     /// [`MIN_SAMPLES`]) where they would add up to more than 0.1 s. Why these: see
     /// docs/method.md.
-    pub const KERNEL: Sampler = Sampler {
+    pub(crate) const KERNEL: Sampler = Sampler {
         samples: DEFAULT_SAMPLES,
         sample_target_ns: 0.5e6,
         max_repeats: 1024,
@@ -138,7 +142,7 @@ impl Sampler {
     /// Host↔device transfers on the host clock: a 256 MiB transfer takes tens of
     /// milliseconds, so the budget is smaller; the warm-up covers allocations and
     /// first maps.
-    pub const TRANSFER: Sampler = Sampler {
+    pub(crate) const TRANSFER: Sampler = Sampler {
         samples: DEFAULT_SAMPLES,
         sample_target_ns: 1.0e6,
         max_repeats: 1024,
@@ -152,7 +156,7 @@ impl Sampler {
     const PILOT_SAMPLES: u32 = 3;
 
     /// This sampler asking for `samples` samples.
-    pub fn with_samples(self, samples: u32) -> Sampler {
+    pub(crate) fn with_samples(self, samples: u32) -> Sampler {
         Sampler { samples, ..self }
     }
 
@@ -181,6 +185,10 @@ impl Sampler {
 
     /// Repetitions per sample, warm-up repetitions and samples for work whose fastest
     /// repetition took `fastest_ns`, after `warmed_ns` of work already done.
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "whole counts from ratios of times, rounded up and at least 1; `as` saturates"
+    )]
     fn plan(&self, fastest_ns: f64, warmed_ns: f64, warm: bool) -> Plan {
         let repeats =
             ((self.sample_target_ns / fastest_ns).ceil() as u32).clamp(1, self.max_repeats);
@@ -212,7 +220,9 @@ struct Plan {
 /// The suite's own sampling, remembering when the device was last busy.
 #[derive(Debug)]
 pub struct SuiteSampler {
+    /// Sampling of kernels.
     pub kernel: Sampler,
+    /// Sampling of transfers.
     pub transfer: Sampler,
     last_timed: Option<Instant>,
 }
@@ -256,7 +266,7 @@ impl Sample for SuiteSampler {
 /// that count: for work whose timed part is not one contiguous stretch (a transfer
 /// whose staging buffers are dropped off the clock).
 #[derive(Debug)]
-pub struct FnWork<F> {
+pub(crate) struct FnWork<F> {
     pub timer: Timer,
     pub run: F,
 }
@@ -277,8 +287,11 @@ impl<F: FnMut(u32) -> Result<f64>> TimedWork for FnWork<F> {
 /// Median, extremes and spread of a set of samples.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Stats {
+    /// The median sample.
     pub median: f64,
+    /// The smallest sample.
     pub min: f64,
+    /// The largest sample.
     pub max: f64,
     /// Coefficient of variation: standard deviation over mean.
     pub cv: f64,

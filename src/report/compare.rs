@@ -106,7 +106,7 @@ fn tax_tables<'l, 'r>(
 }
 
 /// What `compare` prints (the table numbers devices in a legend above it).
-pub const FORMATS: &[Format] = &[Format::Table, Format::Csv, Format::Markdown];
+pub(crate) const FORMATS: &[Format] = &[Format::Table, Format::Csv, Format::Markdown];
 
 /// The comparison in `format`, one of [`FORMATS`].
 pub fn render(devices: &[DeviceResults], format: Format) -> Result<String> {
@@ -340,7 +340,7 @@ fn csv_text(devices: &[DeviceResults], lines: &[Line<'_>]) -> Result<String> {
 
 /// The judged changes in `format`, against `baseline` (named by its file) with `threshold`
 /// (a fraction).
-pub fn render_changes(
+pub(crate) fn render_changes(
     judged: &[Compared<'_>],
     baseline: &Path,
     threshold: f64,

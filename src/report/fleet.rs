@@ -30,7 +30,7 @@ const HEADLINE_CHARTS: usize = 4;
 const MAX_GPU_ROWS: usize = 500;
 
 /// The fleet page and its strip plots, for [`super::write`].
-pub fn fleet_page(fleet: &Fleet) -> Result<Report> {
+pub(crate) fn fleet_page(fleet: &Fleet) -> Result<Report> {
     let mut names = HashSet::new();
     let mut charts: Vec<(usize, Chart)> = Vec::new();
     for (g, group) in fleet.groups.iter().enumerate() {

@@ -23,8 +23,9 @@ mod fleet;
 pub mod sizing;
 mod write;
 
-pub use fleet::fleet_page;
-pub use write::{MANIFEST, destination, write};
+pub(crate) use fleet::fleet_page;
+pub(crate) use write::destination;
+pub use write::{MANIFEST, write};
 
 use std::path::{Path, PathBuf};
 
@@ -83,7 +84,9 @@ h2 + details > summary, h3 + details > summary, figure + details > summary { fon
 /// The page and its charts, not yet written.
 #[derive(Debug)]
 pub struct Report {
+    /// The HTML page.
     pub html: String,
+    /// The charts the page links to.
     pub charts: Vec<Chart>,
 }
 
@@ -113,7 +116,7 @@ pub fn default_inputs(dir: &Path) -> Result<Vec<PathBuf>> {
 /// `devices` with the baseline of the ratios first: the device whose label is
 /// `baseline`, or the only file whose labels contain it (ignoring case), and the
 /// rest of its file after it.
-pub fn with_baseline(
+pub(crate) fn with_baseline(
     mut devices: Vec<DeviceResults>,
     baseline: &str,
 ) -> Result<Vec<DeviceResults>> {
@@ -445,6 +448,9 @@ impl Page<'_> {
                     }
                 }
                 "\n"
+            }
+            @if let Some(named) = named_figures(family, self.devices) {
+                (named)
             }
             @for chart in self.family_charts(family) {
                 (figure(chart))
@@ -825,6 +831,37 @@ fn claim_row(claim: &Claim, devices: &[DeviceResults]) -> Markup {
     }
 }
 
+/// What the run's summary names of `family` per device file, if it names anything: the
+/// launch costs, or the compute peaks and the ridge point.
+fn named_figures(family: Family, devices: &[DeviceResults]) -> Option<Markup> {
+    let named = |rows: &[results::Row]| match family {
+        Family::Launch => results::launch::summary_lines(rows),
+        Family::Compute => results::compute::summary_lines(rows),
+        _ => String::new(),
+    };
+    let lines: Vec<(&str, String)> = devices
+        .iter()
+        .flat_map(|device| {
+            let text = named(&device.rows);
+            let lines: Vec<String> = text.lines().map(str::to_owned).collect();
+            lines
+                .into_iter()
+                .map(move |line| (device.label.as_str(), line))
+        })
+        .collect();
+    (!lines.is_empty()).then(|| {
+        html! {
+            ul class="named" {
+                "\n"
+                @for (device, line) in &lines {
+                    li { (device) ": " (line) } "\n"
+                }
+            }
+            "\n"
+        }
+    })
+}
+
 fn device_name(device: &DeviceResults) -> &str {
     device.metadata().map_or("", |row| row.device.as_str())
 }
@@ -954,6 +991,37 @@ mod tests {
             Verdict::NotMeasured(String::new()),
         ];
         assert_eq!(split_by_setting(&devices, &verdicts), ["A"]);
+    }
+
+    #[test]
+    fn the_compute_section_names_each_devices_peak_and_ridge_point() {
+        let row = |family, variant: &str, params: &str, gbps| Row {
+            family,
+            variant: variant.into(),
+            params: params.parse().unwrap(),
+            status: crate::results::Status::Ok,
+            verified: true,
+            gbps_median: Some(gbps),
+            schema_version: SCHEMA_VERSION,
+            ..Row::default()
+        };
+        let device = DeviceResults {
+            path: "gpu.csv".into(),
+            label: "GPU".into(),
+            setting: crate::suite::Setting::WGPU,
+            rows: vec![
+                row(Family::Copy, "peak", "launch=vec4", 2000.0),
+                row(Family::Compute, "f32", "rounds=1024", 200.0),
+            ],
+        };
+        let page = build(&[device], &[]).unwrap().html;
+        assert!(
+            page.contains(
+                "<li>GPU: compute, wgpu/default: f32 peak 51200 GFLOP/s (k=1024); ridge point \
+                 25.6 flop/byte against 2000 GB/s</li>"
+            ),
+            "{page}"
+        );
     }
 
     #[test]

@@ -18,13 +18,13 @@ use crate::suite::{Family, Params};
 /// What a device's cases were sized for, each case's element count, and how many
 /// adapters measured at once.
 #[derive(Debug)]
-pub struct SizedFor<'r> {
+pub(crate) struct SizedFor<'r> {
     elements: BTreeMap<(Family, &'r str, &'r Params), u64>,
     concurrent: Option<u32>,
 }
 
 /// The sizing `rows` were measured at.
-pub fn sizing_of(rows: &[Row]) -> SizedFor<'_> {
+pub(crate) fn sizing_of(rows: &[Row]) -> SizedFor<'_> {
     SizedFor {
         elements: rows
             .iter()
@@ -41,7 +41,7 @@ impl SizedFor<'_> {
     /// Whether results of the two sizings may share a chart: both measured alone or
     /// beside as many adapters, and no case they both have sized differently (a
     /// partial file shares the charts of its full sizing).
-    pub fn mixes_with(&self, other: &SizedFor<'_>) -> bool {
+    pub(crate) fn mixes_with(&self, other: &SizedFor<'_>) -> bool {
         self.concurrent == other.concurrent
             && self
                 .elements

@@ -312,7 +312,7 @@ impl Manifest {
 /// The directory `dir` names (a link followed), where it is one or is not there yet:
 /// `report` checks it before it reads anything, so a file named by mistake is refused,
 /// not replaced.
-pub fn destination(dir: &Path) -> Result<PathBuf> {
+pub(crate) fn destination(dir: &Path) -> Result<PathBuf> {
     let dir = files::resolve(dir)?;
     match std::fs::metadata(&dir) {
         Ok(metadata) if !metadata.is_dir() => Err(Error::Results {

@@ -11,9 +11,9 @@ use crate::suite::{Family, Key, Setting};
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Peak {
     /// 10^9 operations per second (GFLOP/s for f32).
-    pub gops: f64,
+    pub(crate) gops: f64,
     /// Multiply-adds per element of the row that reached it.
-    pub fmas: u64,
+    pub(crate) fmas: u64,
 }
 
 /// The peak of `element`'s sweep in `setting`, from its measured rows.
@@ -50,7 +50,7 @@ fn dram_gbps(rows: &[Row], setting: Setting) -> Option<f64> {
 /// One line per api/build with compute rows: `compute, cuda/default: f32 peak 51234
 /// GFLOP/s (k=1024), int 25610 Gop/s (k=256); ridge point 17.1 flop/byte against 2990
 /// GB/s`.
-pub fn summary_lines(rows: &[Row]) -> String {
+pub(crate) fn summary_lines(rows: &[Row]) -> String {
     let mut lines = String::new();
     for setting in super::measured_settings(rows, Family::Compute) {
         let mut parts = Vec::new();

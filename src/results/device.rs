@@ -10,7 +10,7 @@ use crate::suite::Setting;
 
 /// [`read_with_lines`] of a file that must hold rows of one device, with one backend
 /// per setting: what `compare`, `report` and `simulate --validate` read.
-pub fn read_device(path: &Path) -> Result<Vec<(u64, Row)>> {
+pub(crate) fn read_device(path: &Path) -> Result<Vec<(u64, Row)>> {
     let error = |message: String| Error::Results {
         path: path.to_owned(),
         message,
@@ -46,13 +46,16 @@ pub fn read_device(path: &Path) -> Result<Vec<(u64, Row)>> {
 /// One device's rows in one setting (api and build), from one results file.
 #[derive(Clone, Debug)]
 pub struct DeviceResults {
+    /// The file the rows were read from.
     pub path: PathBuf,
     /// The device as the table names it: adapter, api, the build where it is not the
     /// default and the adapters measuring at once where more than one
     /// (`NVIDIA H200 (wgpu, tax-free, concurrent=2)`); the file name is added where
     /// two would otherwise have the same label.
     pub label: String,
+    /// The api and build the rows share.
     pub setting: Setting,
+    /// The rows, in file order.
     pub rows: Vec<Row>,
 }
 
@@ -86,7 +89,7 @@ impl DeviceResults {
     }
 
     /// Whether a software adapter measured it (lavapipe): it has no GPU UUID.
-    pub fn is_software(&self) -> bool {
+    pub(crate) fn is_software(&self) -> bool {
         self.metadata().is_some_and(|row| row.gpu_uuid == "-")
     }
 }

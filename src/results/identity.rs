@@ -14,12 +14,14 @@ use crate::suite::{Api, RunSizing};
 /// are columns within the file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Identity {
+    /// The adapter's name.
     pub device: String,
     /// The physical GPU's UUID (`-` where it has none): two GPUs of one model are two
     /// identities.
     pub gpu_uuid: String,
     /// wgpu's name of the backend, lower case (`vulkan`).
     pub backend: String,
+    /// The sizing the file's cases were measured at.
     pub sizing: RunSizing,
 }
 
@@ -43,7 +45,7 @@ impl Identity {
 
     /// The file of `membench kernel`'s rows beside [`Identity::default_path`]: its stem
     /// and `-kernels`.
-    pub fn kernels_path(&self) -> PathBuf {
+    pub(crate) fn kernels_path(&self) -> PathBuf {
         let path = self.default_path();
         let stem = path.file_stem().unwrap_or_default().to_string_lossy();
         path.with_file_name(format!("{stem}-kernels.csv"))
@@ -51,7 +53,7 @@ impl Identity {
 
     /// The GPU's UUID's first eight hex digits (after `GPU-`), as file names and
     /// `--out`'s `{uuid}` say it; empty for a GPU without one.
-    pub fn short_uuid(&self) -> String {
+    pub(crate) fn short_uuid(&self) -> String {
         let digits = self.gpu_uuid.trim_start_matches("GPU-");
         digits
             .chars()
@@ -62,7 +64,7 @@ impl Identity {
 
     /// What `--out`'s `{uuid}` says: the short UUID, or for a GPU without one the
     /// device's name as a slug, a word every run of the adapter repeats.
-    pub fn uuid_word(&self) -> String {
+    pub(crate) fn uuid_word(&self) -> String {
         let uuid = self.short_uuid();
         if !uuid.is_empty() {
             return uuid;
@@ -109,7 +111,12 @@ impl Identity {
     /// (schema version 1 or 2) are of this sizing where each row of a case in
     /// `cases` (the rows this sizing gives, nothing measured) has that case's elements
     /// and bytes; they take this sizing.
-    pub fn admit(&self, path: &Path, rows: Vec<(u64, Row)>, cases: &[Row]) -> Result<Vec<Row>> {
+    pub(crate) fn admit(
+        &self,
+        path: &Path,
+        rows: Vec<(u64, Row)>,
+        cases: &[Row],
+    ) -> Result<Vec<Row>> {
         let refuse = |line: u64, what: String| Error::Results {
             path: path.to_owned(),
             message: format!(
@@ -164,7 +171,7 @@ fn file_suffix(sizing: RunSizing) -> String {
 }
 
 /// `paths`, with the index appended to the stem of every path that occurs twice.
-pub fn distinct_paths(paths: Vec<PathBuf>) -> Vec<PathBuf> {
+pub(crate) fn distinct_paths(paths: Vec<PathBuf>) -> Vec<PathBuf> {
     paths
         .iter()
         .enumerate()
@@ -181,7 +188,7 @@ pub fn distinct_paths(paths: Vec<PathBuf>) -> Vec<PathBuf> {
 
 /// `path` with each field of `fields` replaced by its value, on the path's bytes: the
 /// rest of the path, UTF-8 or not, stays as it is.
-pub fn replace_in_path(path: &Path, fields: &[(&str, &str)]) -> PathBuf {
+pub(crate) fn replace_in_path(path: &Path, fields: &[(&str, &str)]) -> PathBuf {
     let mut bytes = path.as_os_str().as_encoded_bytes().to_vec();
     for (field, value) in fields {
         bytes = replace_bytes(&bytes, field.as_bytes(), value.as_bytes());

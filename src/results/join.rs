@@ -12,8 +12,11 @@ use crate::suite::{Family, Params, REGISTRY};
 /// One case across devices.
 #[derive(Clone, Debug)]
 pub struct Line<'a> {
+    /// The case's family.
     pub family: Family,
+    /// The case's variant.
     pub variant: &'a str,
+    /// The case's parameters.
     pub params: &'a Params,
     /// One per device, in file order; `None` where the file has no row for the case.
     pub cells: Vec<Option<&'a Row>>,
@@ -31,7 +34,7 @@ impl Line<'_> {
     }
 
     /// What bounds the prediction of `device`, where its row records it.
-    pub fn sim_bound(&self, device: usize) -> Option<crate::sim::model::Bound> {
+    pub(crate) fn sim_bound(&self, device: usize) -> Option<crate::sim::model::Bound> {
         self.cells.get(device)?.as_ref()?.sim_bound
     }
 
@@ -94,7 +97,7 @@ impl PartialOrd for CaseKey<'_> {
 
 /// Sorts experiments: families in their order, variants in registry order, a variant
 /// the registry lacks (from another version) after, by name.
-pub fn experiment_order(family: Family, variant: &str) -> (Family, usize, &str) {
+pub(crate) fn experiment_order(family: Family, variant: &str) -> (Family, usize, &str) {
     let variant_index = REGISTRY
         .iter()
         .position(|e| e.family == family && e.variant == variant)
@@ -106,7 +109,7 @@ pub fn experiment_order(family: Family, variant: &str) -> (Family, usize, &str) 
 /// ratio to the setting closest to the hardware — the toolchain's tax beside the
 /// memory system.
 #[derive(Debug)]
-pub struct Tax<'l, 'r> {
+pub(crate) struct Tax<'l, 'r> {
     pub device: &'r str,
     /// Indexes of this device's settings among the compared ones, in setting order.
     pub columns: Vec<usize>,
@@ -119,7 +122,7 @@ pub struct Tax<'l, 'r> {
 
 impl Tax<'_, '_> {
     /// The columns other than the reference, each divided by it.
-    pub fn ratio_columns(&self) -> impl Iterator<Item = usize> + '_ {
+    pub(crate) fn ratio_columns(&self) -> impl Iterator<Item = usize> + '_ {
         self.columns
             .iter()
             .copied()
@@ -128,7 +131,10 @@ impl Tax<'_, '_> {
 }
 
 /// The tax of every device compared in more than one setting, in file order.
-pub fn taxes<'l, 'r>(devices: &'r [DeviceResults], lines: &'l [Line<'r>]) -> Vec<Tax<'l, 'r>> {
+pub(crate) fn taxes<'l, 'r>(
+    devices: &'r [DeviceResults],
+    lines: &'l [Line<'r>],
+) -> Vec<Tax<'l, 'r>> {
     let mut names: Vec<&str> = Vec::new();
     for device in devices.iter().filter_map(|d| d.metadata()) {
         if !names.contains(&device.device.as_str()) {
@@ -169,7 +175,7 @@ pub fn taxes<'l, 'r>(devices: &'r [DeviceResults], lines: &'l [Line<'r>]) -> Vec
 }
 
 /// A case's GB/s in `column` over its GB/s in the reference.
-pub fn tax_ratio(tax: &Tax<'_, '_>, line: &Line<'_>, column: usize) -> Option<f64> {
+pub(crate) fn tax_ratio(tax: &Tax<'_, '_>, line: &Line<'_>, column: usize) -> Option<f64> {
     let reference = line.gbps(tax.reference).filter(|&g| g > 0.0)?;
     Some(line.gbps(column)? / reference)
 }

@@ -11,9 +11,9 @@ use crate::suite::{Experiment, Family, Key, Setting};
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Fit {
     /// The time of an empty launch, µs.
-    pub a_us: f64,
+    pub(crate) a_us: f64,
     /// Bytes moved per second once large, GB/s (10^9).
-    pub b_gbps: f64,
+    pub(crate) b_gbps: f64,
 }
 
 /// Fits time = a + V/b to `points` (bytes moved, µs per launch), each weighted by its
@@ -66,7 +66,7 @@ fn launch_rows<'a>(
 }
 
 /// The small-kernel fit of `experiment`'s sweep in `setting`.
-pub fn sweep_fit(rows: &[Row], experiment: &Experiment, setting: Setting) -> Option<Fit> {
+pub(crate) fn sweep_fit(rows: &[Row], experiment: &Experiment, setting: Setting) -> Option<Fit> {
     let points: Vec<(f64, f64)> = launch_rows(rows, experiment, setting)
         .filter(|row| row.params.number(Key::Size).is_some())
         .filter_map(|row| Some((row.bytes as f64, row.time_us_median?)))
@@ -77,7 +77,7 @@ pub fn sweep_fit(rows: &[Row], experiment: &Experiment, setting: Setting) -> Opt
 /// One line per api/build with launch rows: `launch, wgpu/default: 2.10 µs per dispatch
 /// in a pass (5.31 with a shared buffer), 4.02 per pass, 41.3 per submission (9.8
 /// submitted together); indirect +1.20; small kernels a = 4.1 µs, b = 2911 GB/s`.
-pub fn summary_lines(rows: &[Row]) -> String {
+pub(crate) fn summary_lines(rows: &[Row]) -> String {
     let mut lines = String::new();
     for setting in super::measured_settings(rows, Family::Launch) {
         let us = |experiment: &Experiment| time_us(rows, experiment, setting);

@@ -18,9 +18,9 @@ use crate::suite::{Experiment, Key, Setting};
 
 /// Points a bandwidth plateau needs: the sweeps step by 1.19 and 1.15, and a
 /// transition between levels spans two or three of them.
-pub const BANDWIDTH_MIN_POINTS: usize = 3;
+pub(crate) const BANDWIDTH_MIN_POINTS: usize = 3;
 /// Points a latency plateau needs: the chase steps by 4 where the L1 ends.
-pub const LATENCY_MIN_POINTS: usize = 2;
+pub(crate) const LATENCY_MIN_POINTS: usize = 2;
 
 /// What a sweep's values are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,12 +47,13 @@ impl Sense {
 /// One level found in a sweep.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Level {
+    /// The level's name (`L1`, `L2`, `DRAM`, …).
     pub name: String,
     /// The median of the plateau's values (GB/s or ns).
     pub value: f64,
     /// The smallest and the largest size that belong to it, in bytes.
-    pub first_bytes: u64,
-    pub last_bytes: u64,
+    pub(crate) first_bytes: u64,
+    pub(crate) last_bytes: u64,
 }
 
 /// The levels of a sweep of `(bytes, value)` points (in any order).
@@ -148,13 +149,13 @@ fn median(plateau: &[(u64, f64)]) -> f64 {
 
 /// The bandwidth sweeps whose points are named together: the window, then the shared
 /// buffer.
-pub const BANDWIDTH_SWEEPS: &[&Experiment] = &[&hierarchy::WINDOW, &hierarchy::SHARED];
+pub(crate) const BANDWIDTH_SWEEPS: &[&Experiment] = &[&hierarchy::WINDOW, &hierarchy::SHARED];
 /// The latency sweep.
-pub const LATENCY_SWEEPS: &[&Experiment] = &[&latency::CHASE];
+pub(crate) const LATENCY_SWEEPS: &[&Experiment] = &[&latency::CHASE];
 
 /// The `(footprint, value)` points of `experiments`' rows of `setting`: GB/s, or ns per
 /// load for a latency sweep; `predicted` reads the simulator's.
-pub fn sweep_points(
+pub(crate) fn sweep_points(
     rows: &[Row],
     experiments: &[&Experiment],
     setting: Setting,
@@ -174,7 +175,7 @@ pub fn sweep_points(
 
 /// One row's point of a sweep: its footprint and its GB/s (or ns per load), measured
 /// or predicted.
-pub fn sweep_point(row: &Row, sense: Sense, predicted: bool) -> Option<(u64, f64)> {
+pub(crate) fn sweep_point(row: &Row, sense: Sense, predicted: bool) -> Option<(u64, f64)> {
     let bytes = row.params.number(Key::Footprint)?;
     let gbps = if predicted {
         row.sim_gbps
@@ -189,7 +190,7 @@ pub fn sweep_point(row: &Row, sense: Sense, predicted: bool) -> Option<(u64, f64
 }
 
 /// `12.3 TB/s` or `812 GB/s`; `245.1 ns`.
-pub fn value_text(value: f64, sense: Sense) -> String {
+pub(crate) fn value_text(value: f64, sense: Sense) -> String {
     match sense {
         Sense::Bandwidth if value >= 1000.0 => format!("{:.1} TB/s", value / 1000.0),
         Sense::Bandwidth if value >= 1.0 || value <= 0.0 => format!("{value:.0} GB/s"),
@@ -207,7 +208,7 @@ pub fn value_text(value: f64, sense: Sense) -> String {
 }
 
 /// `192 KiB`, `24.5 MiB`, `1 GiB`.
-pub fn bytes_text(bytes: u64) -> String {
+pub(crate) fn bytes_text(bytes: u64) -> String {
     let (value, unit) = if bytes >= 1 << 30 {
         (bytes as f64 / f64::from(1u32 << 30), "GiB")
     } else if bytes >= 1 << 20 {
@@ -223,7 +224,7 @@ pub fn bytes_text(bytes: u64) -> String {
 }
 
 /// `L1 20.1 TB/s to 192 KiB, L2 7.9 TB/s to 24.5 MiB, DRAM 3.1 TB/s to 1 GiB`.
-pub fn levels_text(levels: &[Level], sense: Sense) -> String {
+pub(crate) fn levels_text(levels: &[Level], sense: Sense) -> String {
     levels
         .iter()
         .map(|level| {
@@ -240,7 +241,7 @@ pub fn levels_text(levels: &[Level], sense: Sense) -> String {
 
 /// The lines a run's summary ends with: per setting that ran a sweep, its levels,
 /// named as `names` has them where given ([`renamed`]).
-pub fn summary_lines(rows: &[Row], names: Option<&[&str]>) -> String {
+pub(crate) fn summary_lines(rows: &[Row], names: Option<&[&str]>) -> String {
     let mut settings: Vec<Setting> = rows.iter().map(Row::setting).collect();
     settings.sort();
     settings.dedup();
@@ -287,6 +288,10 @@ mod tests {
 
     /// A staircase: (level value, last size) steps over sizes growing by `ratio` from
     /// 4 KiB, each value times 1 + noise from a fixed wobble of ±`noise`.
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "whole bytes of a footprint below 2^64"
+    )]
     fn staircase(steps: &[(f64, u64)], ratio: f64, noise: f64) -> Vec<(u64, f64)> {
         let mut points = Vec::new();
         let mut bytes = 4096.0;
@@ -431,6 +436,10 @@ mod tests {
     }
 
     #[test]
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "whole bytes of footprints of a few MiB"
+    )]
     fn a_far_l2_a_fifth_faster_than_dram_is_a_level_of_its_own() {
         // As wgpu's chase on an H100 (docs/hierarchy.md, The levels): the far L2 a
         // fifth faster than DRAM, and the rise from the near level spans three footprints.
@@ -465,6 +474,10 @@ mod tests {
     /// The committed H100 file: every api and build names both L2 partitions, the far one
     /// ending at the last step below the 50 MiB L2.
     #[test]
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "whole bytes of footprints of a few MiB"
+    )]
     fn the_h100_chase_names_a_near_and_a_far_l2_in_every_setting() {
         let path = std::path::Path::new("results/nvidia-h100-80gb-hbm3-539de1f2-vulkan.csv");
         let rows = crate::results::read::read(path).expect("the committed H100 file");

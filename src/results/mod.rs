@@ -15,15 +15,20 @@ mod read;
 mod summary;
 mod write;
 
-pub use device::{DeviceResults, load, read_device};
-pub use identity::{Identity, distinct_paths, replace_in_path};
+pub(crate) use device::read_device;
+pub use device::{DeviceResults, load};
+pub use identity::Identity;
+pub(crate) use identity::{distinct_paths, replace_in_path};
 pub(crate) use read::{csv_message, field_message, unsafe_text};
-pub use read::{file_bytes, parse, parse_with_lines, read, read_existing, read_with_lines};
-pub use summary::{
+pub(crate) use read::{file_bytes, read_existing, read_with_lines};
+pub use read::{parse, parse_with_lines, read};
+pub(crate) use summary::{
     LATENCY_FAMILIES, ON_CHIP_FAMILIES, copy_peak_gbps, in_unit, ns_per_element, speed_text,
-    summary, summary_named, unit,
+    summary_named,
 };
-pub use write::{Format, body, head, markdown_table, merge, render, rescue, saved, update, write};
+pub use summary::{summary, unit};
+pub use write::{Format, body, head, render, rescue, saved, write};
+pub(crate) use write::{markdown_table, update};
 
 use std::path::PathBuf;
 
@@ -48,7 +53,7 @@ pub const SCHEMA_VERSION: u32 = 5;
 const OLDEST_SCHEMA_VERSION: u32 = 1;
 
 /// What the `throttle` column says where nothing but idleness held the clocks.
-pub const NO_THROTTLE: &str = "none";
+pub(crate) const NO_THROTTLE: &str = "none";
 
 /// The first schema version with a `sizing` column.
 const SIZING_SCHEMA_VERSION: u32 = 3;
@@ -73,7 +78,7 @@ const IDENTITY_COLUMNS: [&str; 11] = [
 ];
 
 /// The largest results file read: a full run of every api and build is under 1 MiB.
-pub const MAX_FILE_BYTES: u64 = 64 << 20;
+pub(crate) const MAX_FILE_BYTES: u64 = 64 << 20;
 
 names! {
     /// What became of a case.
@@ -106,42 +111,67 @@ pub struct Row {
     /// The case, checked at read: a known family and parameters, a variant of the
     /// registry's grammar ([`crate::suite::check_variant`]).
     pub family: Family,
+    /// The experiment's variant: the shader or its CUDA twin.
     pub variant: String,
     /// The CSV column is `param`, as it always was.
     #[serde(rename = "param")]
     pub params: Params,
+    /// Whether the case ran, failed or was skipped.
     pub status: Status,
+    /// Useful elements the kernel moves (transfers: 4-byte words).
     pub elements: u64,
+    /// Bytes the kernel must read plus write: the numerator of every bandwidth.
     pub bytes: u64,
+    /// The workgroup size (`X` or `XxY`); empty for a transfer.
     pub workgroup: String,
+    /// Whether the output matched the CPU reference.
     pub verified: bool,
+    /// The clock that timed it: GPU timestamps, or the host clock where none.
     pub timer: String,
+    /// Timed samples kept, warm-up dropped.
     pub samples: u32,
+    /// Dispatches each sample times back to back.
     pub dispatches_per_sample: u32,
+    /// Median time of one dispatch, in microseconds.
     pub time_us_median: Option<f64>,
+    /// Fastest dispatch, in microseconds.
     pub time_us_min: Option<f64>,
+    /// Slowest dispatch, in microseconds.
     pub time_us_max: Option<f64>,
+    /// Coefficient of variation of the samples.
     pub cv: Option<f64>,
+    /// Bandwidth at the median time, in GB/s (10^9 bytes).
     pub gbps_median: Option<f64>,
+    /// Bandwidth at the fastest time, in GB/s.
     pub gbps_best: Option<f64>,
+    /// The simulator's predicted bandwidth, in GB/s.
     pub sim_gbps: Option<f64>,
     /// What bounds the predicted time (`Bound::name`); `None` without a prediction,
     /// and in files of schema version 3 and older, which did not record it.
     #[serde(default, with = "bound_column")]
     pub sim_bound: Option<Bound>,
+    /// DRAM bytes the simulator predicts.
     pub sim_dram_bytes: Option<u64>,
+    /// Predicted 32-byte sectors per memory request.
     pub sim_sectors_per_request: Option<f64>,
+    /// Predicted shared-memory bank ways per request.
     pub sim_bank_ways: Option<f64>,
     /// Measured over predicted bandwidth (`gbps_median / sim_gbps`).
     pub measured_over_sim: Option<f64>,
+    /// The adapter's name.
     pub device: String,
+    /// The adapter's vendor.
     pub vendor: String,
+    /// The graphics API wgpu ran on (Vulkan, Metal, …).
     pub backend: String,
+    /// The driver and its version.
     pub driver: String,
+    /// The adapter's subgroup size (`min-max` where the driver chooses).
     pub subgroup_size: String,
     /// Absent from schema version 1 (see [`LEGACY_SCHEMA_VERSION`]).
     #[serde(default)]
     pub api: Api,
+    /// The api's build the kernel was made with.
     #[serde(default)]
     pub build: Build,
     /// The sizing the case was measured at; `None` only in files of schema version 1
@@ -151,9 +181,13 @@ pub struct Row {
     /// Schema version 1's column, read and never written.
     #[serde(default, skip_serializing)]
     pub bounds_checks: Option<String>,
+    /// The membench version that wrote the row.
     pub membench_version: String,
+    /// The results format's version (docs/results-format.md).
     pub schema_version: u32,
+    /// The commit membench was built from.
     pub git_commit: String,
+    /// When the run started, UTC.
     pub timestamp_utc: String,
     /// The machine that measured (its host name).
     #[serde(default)]
@@ -173,14 +207,19 @@ pub struct Row {
     /// after it.
     #[serde(default)]
     pub sm_clock_mhz_min: Option<u32>,
+    /// The fastest SM clock, in MHz.
     #[serde(default)]
     pub sm_clock_mhz_max: Option<u32>,
+    /// The slowest memory clock, in MHz.
     #[serde(default)]
     pub mem_clock_mhz_min: Option<u32>,
+    /// The fastest memory clock, in MHz.
     #[serde(default)]
     pub mem_clock_mhz_max: Option<u32>,
+    /// The highest power draw, in watts.
     #[serde(default)]
     pub power_w_max: Option<f64>,
+    /// The highest temperature, in °C.
     #[serde(default)]
     pub temperature_c_max: Option<u32>,
     /// What held the clocks down while the case ran: NVML's reasons joined by `+`
@@ -218,23 +257,34 @@ mod bound_column {
 /// The columns that describe the device and the run, the same on every row.
 #[derive(Clone, Debug, Default)]
 pub struct RunInfo {
+    /// The adapter's name.
     pub device: String,
+    /// The adapter's vendor.
     pub vendor: String,
+    /// The graphics API wgpu ran on.
     pub backend: String,
+    /// The driver and its version.
     pub driver: String,
+    /// The adapter's subgroup size (`min-max` where the driver chooses).
     pub subgroup_size: String,
+    /// The settings every row of the run shares.
     pub setting: Setting,
+    /// When the run started, UTC.
     pub timestamp_utc: String,
+    /// The machine and physical GPU.
     pub gpu: GpuIdentity,
 }
 
 /// Which machine and physical GPU measured: the `host` to `pcie_link` columns.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GpuIdentity {
+    /// The machine's host name.
     pub host: String,
+    /// The GPU's UUID; `-` where the adapter has none.
     pub gpu_uuid: String,
+    /// The GPU's PCI bus id; `-` where the adapter has none.
     pub pci_bus_id: String,
-    pub pcie_link: String,
+    pub(crate) pcie_link: String,
 }
 
 /// The api/builds of `family`'s measured rows among `rows`, each once, in order.
@@ -251,7 +301,7 @@ pub(crate) fn measured_settings(rows: &[Row], family: Family) -> Vec<Setting> {
 
 impl Row {
     /// The key rows are merged on: the case and the setting it was measured in.
-    pub fn key(&self) -> (Family, &str, &Params, Setting) {
+    pub(crate) fn key(&self) -> (Family, &str, &Params, Setting) {
         (self.family, &self.variant, &self.params, self.setting())
     }
 
@@ -273,7 +323,7 @@ impl Row {
     /// `device (api[, build][, concurrent=N])`: the api that measured (`wgpu`, `cuda`;
     /// the backend under wgpu has its own column), the build where it is not the api's
     /// default, and the adapters that measured at once where it was not alone.
-    pub fn device_label(&self) -> String {
+    pub(crate) fn device_label(&self) -> String {
         let mut parts = vec![self.api.to_string()];
         if self.build != Build::Default {
             parts.push(self.build.to_string());
@@ -300,7 +350,7 @@ impl Row {
     }
 
     /// Whether a throttle other than idleness held the clocks down while the row ran.
-    pub fn throttled(&self) -> bool {
+    pub(crate) fn throttled(&self) -> bool {
         !self.throttle.is_empty() && self.throttle != NO_THROTTLE
     }
 
@@ -335,7 +385,7 @@ pub fn slug(text: &str) -> String {
 }
 
 /// The text an in-memory CSV writer holds, once it is flushed; or what went wrong.
-pub fn csv_text(writer: csv::Writer<Vec<u8>>) -> std::result::Result<String, String> {
+pub(crate) fn csv_text(writer: csv::Writer<Vec<u8>>) -> std::result::Result<String, String> {
     let bytes = writer.into_inner().map_err(|e| e.error().to_string())?;
     String::from_utf8(bytes).map_err(|e| e.to_string())
 }

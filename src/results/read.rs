@@ -28,13 +28,13 @@ pub fn read(path: &Path) -> Result<Vec<Row>> {
 
 /// [`read`], each row with the line it starts on, for errors about rows that are
 /// well-formed alone but not together.
-pub fn read_with_lines(path: &Path) -> Result<Vec<(u64, Row)>> {
+pub(crate) fn read_with_lines(path: &Path) -> Result<Vec<(u64, Row)>> {
     parse_with_lines(path, &file_bytes(path)?)
 }
 
 /// The bytes of the file at `path`, a regular file of at most [`MAX_FILE_BYTES`]: what
 /// membench reads a CSV of its own from.
-pub fn file_bytes(path: &Path) -> Result<Vec<u8>> {
+pub(crate) fn file_bytes(path: &Path) -> Result<Vec<u8>> {
     let io = Error::io(path);
     // Checked before opening: opening a FIFO waits for a writer, and a device such as
     // /dev/zero never ends.
@@ -45,7 +45,7 @@ pub fn file_bytes(path: &Path) -> Result<Vec<u8>> {
 
 /// The rows of the results file at `path`, each with its line; none where there is no
 /// file yet, or an empty one (a writer's lock makes it so until its first rename).
-pub fn read_existing(path: &Path) -> Result<Vec<(u64, Row)>> {
+pub(crate) fn read_existing(path: &Path) -> Result<Vec<(u64, Row)>> {
     match std::fs::metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
         Ok(metadata) if metadata.is_file() && metadata.len() == 0 => Ok(Vec::new()),

@@ -8,7 +8,7 @@ use crate::suite::Family;
 use crate::suite::families::{latency, transfer};
 
 /// The fastest measured `copy/peak` among `rows`: the practical ceiling.
-pub fn copy_peak_gbps(rows: &[Row]) -> Option<f64> {
+pub(crate) fn copy_peak_gbps(rows: &[Row]) -> Option<f64> {
     rows.iter()
         .filter(|row| row.family == Family::Copy && row.variant == "peak")
         .filter_map(|row| row.gbps_median)
@@ -18,16 +18,16 @@ pub fn copy_peak_gbps(rows: &[Row]) -> Option<f64> {
 /// Families whose bytes are on-chip traffic (workgroup memory, the constant and L1
 /// caches), not DRAM: their GB/s is on-chip throughput, which a share of `copy/peak`
 /// does not describe.
-pub const ON_CHIP_FAMILIES: &[Family] = &[Family::Bank, Family::Constant];
+pub(crate) const ON_CHIP_FAMILIES: &[Family] = &[Family::Bank, Family::Constant];
 
 /// Families whose result is a latency: one dependent load per element, so their GB/s
 /// (the 4 bytes of each load over the time) says little; the summary shows the time
 /// per element, in ns.
-pub const LATENCY_FAMILIES: &[Family] = &[Family::Latency];
+pub(crate) const LATENCY_FAMILIES: &[Family] = &[Family::Latency];
 
 /// Nanoseconds per element of a row moving `bytes` at `gbps` (measured or predicted):
 /// for a pointer chase, the latency of one load.
-pub fn ns_per_element(row: &Row, gbps: Option<f64>) -> Option<f64> {
+pub(crate) fn ns_per_element(row: &Row, gbps: Option<f64>) -> Option<f64> {
     gbps.filter(|&gbps| gbps > 0.0 && row.elements > 0)
         .map(|gbps| row.bytes as f64 / gbps / row.elements as f64)
 }
@@ -45,7 +45,7 @@ pub fn unit(family: Family) -> &'static str {
 }
 
 /// A speed of `family` (its GB/s, measured or predicted) in the family's [`unit`].
-pub fn in_unit(family: Family, gbps: f64) -> f64 {
+pub(crate) fn in_unit(family: Family, gbps: f64) -> f64 {
     if LATENCY_FAMILIES.contains(&family) {
         latency::ns_per_load(gbps)
     } else {
@@ -55,7 +55,7 @@ pub fn in_unit(family: Family, gbps: f64) -> f64 {
 
 /// A speed as a table of many families shows it, with one decimal: `2983.4` (GB/s), or
 /// `612.3 ns` (per load) for a latency family, never a latency as `0.0` GB/s.
-pub fn speed_text(family: Family, gbps: f64) -> String {
+pub(crate) fn speed_text(family: Family, gbps: f64) -> String {
     let value = in_unit(family, gbps);
     if LATENCY_FAMILIES.contains(&family) {
         format!("{value:.1} ns")
@@ -174,7 +174,7 @@ pub fn summary(rows: &[Row]) -> String {
 
 /// [`summary`] with the memory levels named as `level_names` has them, where the sweeps
 /// show as many (a simulator preset's hierarchy).
-pub fn summary_named(rows: &[Row], level_names: Option<&[&str]>) -> String {
+pub(crate) fn summary_named(rows: &[Row], level_names: Option<&[&str]>) -> String {
     let (header, cells) = (SUMMARY_HEADER, summary_cells(rows));
     // Text columns at least this wide, numbers exactly this wide: the status, last,
     // runs on.

@@ -13,7 +13,7 @@ use crate::files;
 
 /// `new` rows replace the rows of `old` with the same key; the others stay, so a
 /// filtered run adds to a device's file instead of truncating it.
-pub fn merge(old: Vec<Row>, new: &[Row]) -> Vec<Row> {
+pub(crate) fn merge(old: Vec<Row>, new: &[Row]) -> Vec<Row> {
     let replaced: HashSet<_> = new.iter().map(Row::key).collect();
     let mut merged: Vec<Row> = old
         .into_iter()
@@ -34,7 +34,7 @@ pub fn write(path: &Path, rows: &[Row]) -> Result<()> {
 /// none of the same case and setting. Writers of one file take turns, so none loses
 /// another's rows. No rows write nothing. Rows that cannot be added are kept in a file
 /// of their own, which the error names ([`rescue`]).
-pub fn update(
+pub(crate) fn update(
     path: &Path,
     rows: &[Row],
     admit: impl FnOnce(Vec<(u64, Row)>) -> Result<Vec<Row>>,
@@ -120,7 +120,7 @@ pub enum Format {
 
 impl Format {
     /// `self`, or an error where `command` cannot print it (it prints `takes`).
-    pub fn taken_by(self, command: &str, takes: &[Format]) -> Result<Self> {
+    pub(crate) fn taken_by(self, command: &str, takes: &[Format]) -> Result<Self> {
         if takes.contains(&self) {
             Ok(self)
         } else {
@@ -206,7 +206,11 @@ pub fn body(rows: &[Row], format: Format) -> Result<String> {
 
 /// A Markdown table: `left` text columns, then numbers aligned right; `|` in a cell is
 /// escaped.
-pub fn markdown_table<S: AsRef<str>>(header: &[S], rows: &[Vec<String>], left: usize) -> String {
+pub(crate) fn markdown_table<S: AsRef<str>>(
+    header: &[S],
+    rows: &[Vec<String>],
+    left: usize,
+) -> String {
     markdown_head(header, left) + &markdown_rows(rows)
 }
 

@@ -38,12 +38,13 @@ pub struct RunArgs {
     /// stdout (progress and the summary go to stderr).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// The measuring flags `kernel` has too.
     #[command(flatten)]
     pub measuring: MeasureArgs,
     /// Bytes of the main buffer of the streaming experiments, in MiB (default 256,
     /// 4 with --quick, capped by the device).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
-    pub buffer_mib: Option<u64>,
+    pub(crate) buffer_mib: Option<u64>,
     /// Matrix size of the 2-D experiments (transpose), columns x rows, e.g. 4096x4096
     /// or 1000x3000 (default 4096x4096 and 8192x8192 where the device allows).
     #[arg(long, value_parser = parse_matrix)]
@@ -95,7 +96,7 @@ pub struct MeasureArgs {
     pub samples: u32,
     /// Seconds one submission may take before the device counts as hung.
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
-    pub timeout_s: u64,
+    pub(crate) timeout_s: u64,
 }
 
 impl MeasureArgs {

@@ -8,7 +8,7 @@ use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 /// The meeting point of a fixed number of parties.
 #[derive(Debug)]
-pub struct Lockstep {
+pub(crate) struct Lockstep {
     state: Mutex<State>,
     changed: Condvar,
 }
@@ -33,7 +33,7 @@ pub struct Party<'l> {
 }
 
 impl Lockstep {
-    pub fn new(parties: usize) -> Self {
+    pub(crate) fn new(parties: usize) -> Self {
         Lockstep {
             state: Mutex::new(State {
                 parties,
@@ -46,7 +46,7 @@ impl Lockstep {
     }
 
     /// The places of the `parties` of [`Lockstep::new`], one for each.
-    pub fn parties(&self) -> Vec<Party<'_>> {
+    pub(crate) fn parties(&self) -> Vec<Party<'_>> {
         (0..self.lock().parties)
             .map(|_| Party {
                 lockstep: self,

@@ -10,8 +10,11 @@ use crate::suite::{Case, CaseData, Experiment, Measure, Setting};
 /// What became of one case.
 #[derive(Debug)]
 pub enum Outcome {
+    /// Verified, then timed.
     Measured(Timing),
+    /// Not run, for this reason.
     Skipped(String),
+    /// Ran and failed (verification, a device error), for this reason.
     Failed(String),
     /// Predicted only (`membench simulate`): nothing ran on a device.
     Predicted,
@@ -118,7 +121,10 @@ pub trait Measurer: Sync {
 }
 
 /// `backend` as a [`Measurer`] whose rows record `info`.
-pub fn measurer<'a, B: Backend + Sync>(backend: &'a B, info: RunInfo) -> Box<dyn Measurer + 'a> {
+pub(crate) fn measurer<'a, B: Backend + Sync>(
+    backend: &'a B,
+    info: RunInfo,
+) -> Box<dyn Measurer + 'a> {
     Box::new(Labelled { backend, info })
 }
 

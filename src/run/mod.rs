@@ -18,20 +18,23 @@ pub mod stop;
 
 pub use args::{MeasureArgs, RunArgs};
 pub use backends::Backends;
-pub use lockstep::{Lockstep, Party};
-pub use measurer::{Measurer, Outcome, measure_case, measurer};
-pub use plan::{
-    Adapters, CaseSource, Destination, Ended, Explain, Given, MakeCases, Plan, check_settings,
-    identity, parse_matrix,
-};
-pub use progress::{Bars, Notices};
-pub use session::{Output, Progress, Quiet, Ran, Session};
+pub(crate) use lockstep::Lockstep;
+pub use lockstep::Party;
+pub use measurer::Measurer;
+pub(crate) use measurer::measurer;
+pub use measurer::{Outcome, measure_case};
+pub use plan::Given;
+pub use plan::{Adapters, CaseSource, Ended};
+pub(crate) use plan::{Destination, check_settings, parse_matrix};
+pub use plan::{Plan, identity};
+pub use progress::Notices;
+pub(crate) use session::Quiet;
+pub use session::{Output, Session};
+pub use session::{Progress, Ran};
 
-pub use predict::{
-    Background, Predicted, describe_model, device_model, predict_cases, predict_transfer,
-    predicted_rows,
-};
-pub use rows::{case_row, fill_prediction, fill_telemetry, row};
+pub use predict::{Predicted, describe_model, predict_cases};
+pub(crate) use predict::{predict_transfer, predicted_rows};
+pub use rows::{case_row, fill_prediction, row};
 
 use crate::results::Row;
 use crate::suite::RunSizing;
@@ -40,6 +43,7 @@ use crate::suite::{Case, Experiment};
 /// Settings of one run that change what is measured.
 #[derive(Clone, Debug)]
 pub struct RunSettings {
+    /// The `--quick` sizing: small buffers, the fewest samples.
     pub quick: bool,
     /// Timed samples per case (at least [`crate::measure::MIN_SAMPLES`]).
     pub samples: u32,

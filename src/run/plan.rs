@@ -30,7 +30,7 @@ pub enum Adapters {
 
 /// Where a run's rows go.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Destination {
+pub(crate) enum Destination {
     /// The device's default results file, saved after every case.
     DefaultFile,
     /// This results file, saved after every case.
@@ -51,10 +51,11 @@ pub enum CaseSource {
 /// Cases made for a device, and what the run's end says of their rows.
 #[derive(Clone)]
 pub struct Given {
+    /// What makes the device's cases.
     pub make: Arc<MakeCases>,
     /// Lines after the run's summary, from its rows and the device's default results
     /// file.
-    pub explain: Arc<Explain>,
+    pub(crate) explain: Arc<Explain>,
 }
 
 impl std::fmt::Debug for Given {
@@ -65,10 +66,11 @@ impl std::fmt::Debug for Given {
 }
 
 /// What makes a plan's cases for a device ([`Given::make`]).
-pub type MakeCases = dyn Fn(&Sizing) -> Result<Vec<(&'static Experiment, Case)>> + Send + Sync;
+pub(crate) type MakeCases =
+    dyn Fn(&Sizing) -> Result<Vec<(&'static Experiment, Case)>> + Send + Sync;
 
 /// What explains a run's rows ([`Given::explain`]).
-pub type Explain = dyn Fn(&[results::Row], &std::path::Path) -> String + Send + Sync;
+pub(crate) type Explain = dyn Fn(&[results::Row], &std::path::Path) -> String + Send + Sync;
 
 impl std::fmt::Debug for CaseSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -95,12 +97,15 @@ pub struct Plan {
     pub filters: Vec<String>,
     /// What changes the measurements; `concurrent` is set by the plan itself.
     pub settings: RunSettings,
+    /// The apis each case runs on.
     pub apis: Vec<Api>,
+    /// The builds each case is measured in.
     pub builds: Vec<Build>,
     /// How long one submission may take before the device counts as hung.
-    pub timeout: Duration,
+    pub(crate) timeout: Duration,
+    /// The adapters that measure.
     pub adapters: Adapters,
-    pub destination: Destination,
+    pub(crate) destination: Destination,
     /// Only the cases of this profile (of those the filters select).
     pub profile: Option<Profile>,
     /// The expectation file the run is checked against.
@@ -132,7 +137,7 @@ impl Adapters {
 impl Destination {
     /// `--out` and `--format` as given: `-` is stdout (CSV unless `format` says
     /// otherwise), a path a results file, none the device's default file.
-    pub fn of(out: Option<PathBuf>, format: Option<results::Format>) -> Result<Self> {
+    pub(crate) fn of(out: Option<PathBuf>, format: Option<results::Format>) -> Result<Self> {
         match (out, format) {
             (Some(out), format) if out.as_os_str() == "-" => {
                 Ok(Destination::Stdout(format.unwrap_or(results::Format::Csv)))
@@ -147,7 +152,7 @@ impl Destination {
 }
 
 /// `--size`'s matrix: `NXxNY`, both at least 1.
-pub fn parse_matrix(text: &str) -> std::result::Result<(u32, u32), String> {
+pub(crate) fn parse_matrix(text: &str) -> std::result::Result<(u32, u32), String> {
     let dimension = |part: &str| {
         part.trim()
             .parse::<u32>()
@@ -207,7 +212,7 @@ pub(super) fn print(out: &Out, text: &str) -> Result<()> {
 
 /// Refuses `apis` and `builds` of which nothing is measured: each api measures the
 /// builds it has.
-pub fn check_settings(apis: &[Api], builds: &[Build]) -> Result<()> {
+pub(crate) fn check_settings(apis: &[Api], builds: &[Build]) -> Result<()> {
     if !Setting::selected(apis, builds).is_empty() {
         return Ok(());
     }

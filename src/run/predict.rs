@@ -19,7 +19,7 @@ use crate::suite::{Api, Buffer, Case, Experiment, Measure, Params, RunSizing};
 
 /// The model predictions are made with: the preset closest to the adapter, calibrated
 /// from `rows` where they hold [`crate::calibrate::CALIBRATION`]'s rows.
-pub fn device_model(adapter_name: &str, rows: &[Row]) -> DeviceModel {
+pub(crate) fn device_model(adapter_name: &str, rows: &[Row]) -> DeviceModel {
     crate::calibrate::calibrate(sim_device::closest_preset(adapter_name), rows).model
 }
 
@@ -125,7 +125,7 @@ pub fn predict_cases(
 /// The prediction of a transfer row of `api`: the case of `params`, moving `bytes`,
 /// along `experiment`'s path on `model`'s transfer terms ([`crate::sim::transfer`]);
 /// `None` for a kernel (predicted per case by [`predict_cases`]).
-pub fn predict_transfer(
+pub(crate) fn predict_transfer(
     model: &DeviceModel,
     experiment: &Experiment,
     (params, bytes): (&Params, u64),
@@ -138,7 +138,7 @@ pub fn predict_transfer(
 }
 
 /// The rows of `membench simulate`: every case predicted on `model`, none measured.
-pub fn predicted_rows(
+pub(crate) fn predicted_rows(
     cases: &[(&'static Experiment, Case)],
     sizing: RunSizing,
     predictions: &[Option<Result<Prediction, String>>],
@@ -186,15 +186,18 @@ pub fn predicted_rows(
 /// A run's predictions, the model they were made with, and how long they took.
 #[derive(Debug)]
 pub struct Predicted {
+    /// The device model the predictions were made with.
     pub model: DeviceModel,
+    /// One per case in order: `None` where the case is not predicted, the error where it failed.
     pub predictions: Vec<Option<Result<Prediction, String>>>,
+    /// Seconds the predictions took.
     pub seconds: f64,
 }
 
 impl Predicted {
     /// Predicts the cases of `cases` at `indices` on `model` here and now: one
     /// prediction per case of `cases`, `None` for those not at `indices`.
-    pub fn of_some(
+    pub(crate) fn of_some(
         cases: &[(&'static Experiment, Case)],
         indices: &[usize],
         model: DeviceModel,
@@ -250,7 +253,7 @@ pub(super) fn fill_predictions(
 
 /// Predictions made on a thread of their own while the GPU measures.
 #[derive(Debug)]
-pub enum Background<'scope> {
+pub(crate) enum Background<'scope> {
     /// Not started (the model is not calibrated yet).
     Waiting,
     Running(std::thread::ScopedJoinHandle<'scope, Predicted>),
@@ -261,7 +264,7 @@ impl<'scope> Background<'scope> {
     /// Starts calibrating the model (`model`) and predicting `cases` on it in `scope`:
     /// the calibration simulates its cases too (seconds on a GPU's host), so it does not
     /// hold the measurements back either.
-    pub fn start(
+    pub(crate) fn start(
         scope: &'scope std::thread::Scope<'scope, '_>,
         cases: &'scope [(&'static Experiment, Case)],
         model: impl FnOnce() -> DeviceModel + Send + 'scope,
@@ -271,12 +274,12 @@ impl<'scope> Background<'scope> {
     }
 
     /// Whether they have not started.
-    pub fn waiting(&self) -> bool {
+    pub(crate) fn waiting(&self) -> bool {
         matches!(self, Background::Waiting)
     }
 
     /// Waits for predictions under way to be made; `Waiting` stays as it is.
-    pub fn finished(self) -> Result<Self> {
+    pub(crate) fn finished(self) -> Result<Self> {
         match self {
             Background::Running(thread) => thread
                 .join()

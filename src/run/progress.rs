@@ -14,7 +14,7 @@ use crate::suite::{CaseId, Setting};
 use crate::text::{shown, shown_lines};
 
 /// A progress bar of `len` steps, the time taken and a message.
-pub fn bar(len: usize) -> Result<ProgressBar> {
+pub(crate) fn bar(len: usize) -> Result<ProgressBar> {
     Ok(
         ProgressBar::new(len as u64)
             .with_style(style("{bar:30} {pos}/{len} {elapsed} {wide_msg}")?),
@@ -22,7 +22,7 @@ pub fn bar(len: usize) -> Result<ProgressBar> {
 }
 
 /// The progress style of `template`.
-pub fn style(template: &str) -> Result<ProgressStyle> {
+pub(crate) fn style(template: &str) -> Result<ProgressStyle> {
     ProgressStyle::with_template(template)
         .map_err(|e| Error::Internal(format!("progress bar template: {e}")))
 }
@@ -45,7 +45,7 @@ fn notice(id: &CaseId, setting: Setting, outcome: &Outcome) -> Option<String> {
 /// measurement instead, with the time since the start, so that a log shows where a run
 /// spends its time.
 #[derive(Debug)]
-pub struct Bars {
+pub(crate) struct Bars {
     cases: ProgressBar,
     simulation: ProgressBar,
     _bars: MultiProgress,
@@ -63,7 +63,7 @@ const PREDICTION_LINE_INTERVAL: Duration = Duration::from_secs(5);
 impl Bars {
     /// Bars for `measurements` (a case in each setting that takes it) and the
     /// predictions of `cases`; lines, each starting with `tag`, where it is not empty.
-    pub fn new(measurements: usize, cases: usize, tag: &str) -> Result<Self> {
+    pub(crate) fn new(measurements: usize, cases: usize, tag: &str) -> Result<Self> {
         let lines = (!tag.is_empty() || !std::io::IsTerminal::is_terminal(&std::io::stderr()))
             .then(Instant::now);
         let bars = match lines {
@@ -108,7 +108,7 @@ impl Bars {
         );
     }
 
-    pub fn finish(&self) {
+    pub(crate) fn finish(&self) {
         self.cases.finish_and_clear();
         self.simulation.finish_and_clear();
     }

@@ -41,7 +41,7 @@ pub fn row(
                 row.status = Status::Ok;
                 row.verified = case.unverified.is_none();
                 row.timer = timing.timer.label().to_owned();
-                row.samples = timing.samples_ns.len() as u32;
+                row.samples = u32::try_from(timing.samples_ns.len()).unwrap_or(u32::MAX);
                 row.dispatches_per_sample = timing.dispatches_per_sample;
                 row.note = match &case.unverified {
                     Some(why) if timing.note.is_empty() => format!("not verified: {why}"),
@@ -94,7 +94,7 @@ pub fn case_row(experiment: &Experiment, case: &Case) -> Row {
 
 /// Fills the telemetry columns of `row` with what was read while it ran, and notes a
 /// throttle: its bandwidth is of clocks below the GPU's.
-pub fn fill_telemetry(row: &mut Row, telemetry: &nvml::Telemetry) {
+pub(crate) fn fill_telemetry(row: &mut Row, telemetry: &nvml::Telemetry) {
     row.sm_clock_mhz_min = telemetry.sm_clock_mhz.map(|(low, _)| low);
     row.sm_clock_mhz_max = telemetry.sm_clock_mhz.map(|(_, high)| high);
     row.mem_clock_mhz_min = telemetry.mem_clock_mhz.map(|(low, _)| low);

@@ -35,7 +35,7 @@ pub trait Progress: Sync {
 
 /// Nothing to tell.
 #[derive(Debug)]
-pub struct Quiet;
+pub(crate) struct Quiet;
 
 impl Progress for Quiet {}
 
@@ -43,6 +43,7 @@ impl Progress for Quiet {}
 /// identity; this run's rows replace those of the same case and setting.
 #[derive(Debug)]
 pub struct Output<'a> {
+    /// The results file.
     pub path: &'a Path,
     /// What the file's rows must be of.
     pub identity: &'a results::Identity,
@@ -55,6 +56,7 @@ pub struct Output<'a> {
 pub struct Session<'a> {
     /// The backends, in the order each case visits them.
     pub measurers: &'a [Box<dyn Measurer + 'a>],
+    /// What changes the measurements.
     pub settings: &'a RunSettings,
     /// The device, as the model's preset is chosen by it.
     pub device: &'a str,
@@ -93,6 +95,7 @@ impl std::fmt::Debug for Session<'_> {
 pub struct Ran {
     /// One row per case and backend that takes it, in case order.
     pub rows: Vec<Row>,
+    /// Cases that failed.
     pub failed: usize,
     /// The predictions, where the session makes them.
     pub predicted: Option<Predicted>,

@@ -29,7 +29,7 @@ static STOPS_GRACEFULLY: AtomicBool = AtomicBool::new(false);
 
 /// From now on a first signal stops the run after the case under way instead of
 /// exiting at once.
-pub fn stop_gracefully() {
+pub(crate) fn stop_gracefully() {
     STOPS_GRACEFULLY.store(true, Ordering::SeqCst);
 }
 
@@ -44,7 +44,7 @@ pub fn interrupted() -> bool {
 }
 
 /// The signal that stopped the run (0 where none did).
-pub fn stopped_by() -> i32 {
+pub(crate) fn stopped_by() -> i32 {
     STOPPED_BY.load(Ordering::SeqCst)
 }
 

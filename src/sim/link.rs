@@ -9,7 +9,7 @@
 /// in "Single-threaded memory performance for dual socket Xeon E5-* systems" (Intel
 /// Software Tuning forum, 2014): single-thread bandwidth is concurrency-limited, 10 L1
 /// misses per latency of 69-79 ns.
-pub const HOST_COPY_GBPS_PER_THREAD: f64 = 8.0;
+pub(crate) const HOST_COPY_GBPS_PER_THREAD: f64 = 8.0;
 
 /// A 256-byte payload's share of a PCIe packet (estimate: about 24 bytes of header,
 /// sequence number, CRC and framing per packet).
@@ -18,13 +18,13 @@ const PCIE_PAYLOAD_SHARE: f64 = 256.0 / 280.0;
 /// PCIe x16 links, GB/s: lanes × transfer rate × line-code efficiency / 8 bits, × the
 /// payload's share. PCI-SIG base specifications: 8, 16 and 32 GT/s a lane for
 /// generations 3 to 5, 128b/130b coding.
-pub const PCIE3_X16_GBPS: f64 = 16.0 * 8.0 * (128.0 / 130.0) / 8.0 * PCIE_PAYLOAD_SHARE;
-pub const PCIE4_X16_GBPS: f64 = 2.0 * PCIE3_X16_GBPS;
-pub const PCIE5_X16_GBPS: f64 = 4.0 * PCIE3_X16_GBPS;
+pub(crate) const PCIE3_X16_GBPS: f64 = 16.0 * 8.0 * (128.0 / 130.0) / 8.0 * PCIE_PAYLOAD_SHARE;
+pub(crate) const PCIE4_X16_GBPS: f64 = 2.0 * PCIE3_X16_GBPS;
+pub(crate) const PCIE5_X16_GBPS: f64 = 4.0 * PCIE3_X16_GBPS;
 
 /// The link rate (GB/s) of a `pcie_link` column (`gen5x16`: generation and width), or
 /// `None` for an empty or unknown one.
-pub fn pcie_link_gbps(pcie_link: &str) -> Option<f64> {
+pub(crate) fn pcie_link_gbps(pcie_link: &str) -> Option<f64> {
     let (generation, width) = pcie_link.strip_prefix("gen")?.split_once('x')?;
     let width: f64 = width.parse().ok()?;
     // GT/s a lane and the line code's efficiency (8b/10b to generation 2).

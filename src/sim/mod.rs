@@ -13,10 +13,11 @@ pub mod link;
 pub mod model;
 pub mod transfer;
 
-pub use exec::{
-    Access, BoundBuffer, Costs, ExecStats, Kernel, Launch, NoTrace, Request, SimError, Space,
-    Target, TraceSink, run,
-};
+pub use exec::Request;
+pub(crate) use exec::{Access, Costs};
+pub use exec::{BoundBuffer, Kernel, Launch, NoTrace, run};
+pub use exec::{ExecStats, SimError, TraceSink};
+pub use exec::{Space, Target};
 
 #[cfg(test)]
 mod tests;
@@ -24,7 +25,7 @@ mod tests;
 /// Why the model does not predict `family`'s cases, where it does not: issue item 5
 /// asks for a launch term and an issue rate calibrated from at most one row each;
 /// until then these rows carry no prediction rather than a memory-bound guess.
-pub fn unmodelled(family: crate::suite::Family) -> Option<&'static str> {
+pub(crate) fn unmodelled(family: crate::suite::Family) -> Option<&'static str> {
     use crate::suite::Family;
     match family {
         Family::Launch => Some(

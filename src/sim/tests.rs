@@ -25,6 +25,10 @@ fn from_words(b: &[u8]) -> Vec<u32> {
         .collect()
 }
 
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "test sizes of a few thousand"
+)]
 fn floats(n: usize, seed: u32) -> Vec<u32> {
     (0..n as u32)
         .map(|i| (i as f32 * 0.5 + seed as f32).to_bits())
@@ -211,6 +215,10 @@ fn coalescing_known_answers() -> anyhow::Result<()> {
 }
 
 #[test]
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "test sizes of a few thousand"
+)]
 fn window_of_workgroups_keeps_grid_index_math() -> anyhow::Result<()> {
     let k = suite_kernel("copy_offset", 32)?;
     let n = 32 * 12;
@@ -415,6 +423,10 @@ fn main(
 ";
 
 #[test]
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "256 lanes and subgroups of at most 128"
+)]
 fn subgroup_operations_at_several_sizes() -> anyhow::Result<()> {
     let k = Kernel::load("subgroups", SUBGROUPS, &[])?;
     let n = 256usize;
@@ -664,6 +676,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 ";
 
 #[test]
+#[expect(clippy::cast_possible_truncation, reason = "40 items")]
 fn structs_pointers_private_and_leaf_split() -> anyhow::Result<()> {
     let k = Kernel::load("structs", STRUCTS, &[])?;
     let n = 40usize; // 2 workgroups of 32, the second one partly past the end

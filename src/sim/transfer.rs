@@ -28,19 +28,19 @@ use crate::suite::{Api, CudaPath, HostMemory, Params, Schedule, TransferPath};
 /// The most host threads copy within host memory, GB/s. Estimate: one socket of
 /// 8 DDR5-4800 channels (8 × 4.8 GT/s × 8 bytes = 307 GB/s), shared by a copy's read
 /// and its write.
-pub const HOST_MEMORY_GBPS: f64 = 150.0;
+pub(crate) const HOST_MEMORY_GBPS: f64 = 150.0;
 
 /// One transfer case's time, split into the model's terms, seconds.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct TransferTime {
-    pub overhead_s: f64,
-    pub link_s: f64,
-    pub host_s: f64,
-    pub device_s: f64,
+    pub(crate) overhead_s: f64,
+    pub(crate) link_s: f64,
+    pub(crate) host_s: f64,
+    pub(crate) device_s: f64,
 }
 
 impl TransferTime {
-    pub fn total_s(&self) -> f64 {
+    pub(crate) fn total_s(&self) -> f64 {
         self.overhead_s + self.link_s + self.host_s + self.device_s
     }
 

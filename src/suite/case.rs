@@ -17,10 +17,11 @@ pub type Agree = Arc<dyn Fn(Vec<Arc<Vec<u32>>>) -> Vec<Expected> + Send + Sync>;
 pub struct Case {
     /// What distinguishes this case among its experiment's, e.g. `offset=3`.
     pub params: Params,
+    /// The workgroup size the kernel is built with.
     pub workgroup_size: [u32; 3],
     /// Bytes of workgroup memory one workgroup uses: what a twin with dynamic shared
     /// memory is launched with.
-    pub workgroup_storage_bytes: u32,
+    pub(crate) workgroup_storage_bytes: u32,
     /// Pipeline-overridable constants, by name.
     pub overrides: Vec<(&'static str, f64)>,
     /// Workgroup counts of one dispatch.
@@ -41,17 +42,17 @@ pub struct Case {
     /// The kernel reads its addresses from its inputs (a pointer chase), so its memory
     /// trace is that of the real data only: the simulator predicts it on the inputs
     /// `data` builds, not on zero-filled buffers.
-    pub addresses_from_data: bool,
+    pub(crate) addresses_from_data: bool,
     /// Builds the inputs and the reference outputs; called only when the case runs.
     pub data: Arc<dyn Fn() -> CaseData + Send + Sync>,
     /// The caches' state at each timed dispatch; a cold case's params say so.
     pub cache: Cache,
     /// Dispatches run once, untimed, before the sampler's own warm-up: a pointer chase
     /// walks its whole cycle, so that its timed loads find what the caches keep of it.
-    pub untimed_first: u32,
+    pub(crate) untimed_first: u32,
     /// How the CUDA backend launches the case beyond its grid (a setting WGSL cannot
     /// express, which the case's params record); wgpu skips a case that has one.
-    pub cuda_launch: CudaLaunch,
+    pub(crate) cuda_launch: CudaLaunch,
     /// How the clock issues the timed dispatches (the `launch` family's ways; else back
     /// to back in one pass).
     pub dispatch: Dispatch,
@@ -62,7 +63,7 @@ pub struct Case {
     /// Why the outputs are not checked, if they are not: its references are empty, and
     /// its rows say `verified` false with this reason (a user's kernel that the
     /// interpreter cannot run, or `--no-verify`).
-    pub unverified: Option<String>,
+    pub(crate) unverified: Option<String>,
 }
 
 impl std::fmt::Debug for Case {
@@ -142,7 +143,7 @@ impl Case {
     }
 
     /// `WxHxD` with trailing 1s dropped, as the CSV's `workgroup` column.
-    pub fn workgroup_label(&self) -> String {
+    pub(crate) fn workgroup_label(&self) -> String {
         let [x, y, z] = self.workgroup_size;
         match (y, z) {
             (1, 1) => x.to_string(),
@@ -157,13 +158,17 @@ impl Case {
 /// or i32; uniform structs are whole words).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Buffer {
+    /// A uniform's contents, in words.
     Uniform(Vec<u32>),
+    /// An input of this many words.
     Input(usize),
     /// An input read through the texture path: an `r32float` 2-D texture (WGSL
     /// `texture_2d<f32>`, read with `textureLoad`; CUDA: a texture object over a CUDA
     /// array, read with an integer texel fetch), its words the texels row by row.
     Texture {
+        /// Texels per row.
         width: u32,
+        /// Rows.
         height: u32,
     },
     /// Written by the kernel: created poisoned, then checked against the reference.
@@ -175,7 +180,7 @@ pub enum Buffer {
 
 /// Whether `inputs` are the input buffers `buffers` declare, in order and size; what
 /// differs, where they are not.
-pub fn check_inputs(buffers: &[Buffer], inputs: &[Words]) -> Result<(), String> {
+pub(crate) fn check_inputs(buffers: &[Buffer], inputs: &[Words]) -> Result<(), String> {
     let declared: Vec<usize> = buffers
         .iter()
         .filter(|b| b.is_input())
@@ -203,7 +208,7 @@ impl Buffer {
     }
 
     /// Whether the case's data fills this buffer (an input buffer or a texture).
-    pub fn is_input(&self) -> bool {
+    pub(crate) fn is_input(&self) -> bool {
         matches!(
             self,
             Buffer::Input(_) | Buffer::Texture { .. } | Buffer::InOut(_)
@@ -211,7 +216,7 @@ impl Buffer {
     }
 
     /// Whether the kernel writes this buffer, which is checked after a dispatch.
-    pub fn is_output(&self) -> bool {
+    pub(crate) fn is_output(&self) -> bool {
         matches!(self, Buffer::Output(_) | Buffer::InOut(_))
     }
 
@@ -220,6 +225,7 @@ impl Buffer {
         Buffer::Uniform(words(params))
     }
 
+    /// Its size in 32-bit words.
     pub fn words(&self) -> usize {
         match self {
             Buffer::Uniform(words) => words.len(),
@@ -228,7 +234,7 @@ impl Buffer {
         }
     }
 
-    pub fn len_bytes(&self) -> u64 {
+    pub(crate) fn len_bytes(&self) -> u64 {
         4 * self.words() as u64
     }
 }
@@ -237,13 +243,16 @@ impl Buffer {
 /// one dispatch, in binding order.
 #[derive(Debug)]
 pub struct CaseData {
+    /// The inputs, in binding order.
     pub inputs: Vec<Words>,
+    /// What each output must hold, in binding order.
     pub expected: Vec<Expected>,
 }
 
 impl CaseData {
     /// Bytes of inputs and references held in memory: a made one holds none.
-    pub fn held_bytes(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn held_bytes(&self) -> u64 {
         let inputs = self.inputs.iter().map(Words::held_bytes);
         inputs
             .chain(self.expected.iter().map(Expected::held_bytes))
@@ -262,7 +271,7 @@ pub struct CaseBuilder<'a> {
 
 impl CaseBuilder<'_> {
     /// Skips the case for `reason`, unless an earlier step already did.
-    pub fn skip_if(mut self, reason: Option<String>) -> Self {
+    pub(crate) fn skip_if(mut self, reason: Option<String>) -> Self {
         if self.case.skip.is_none() {
             self.case.skip = reason;
         }
@@ -279,7 +288,7 @@ impl CaseBuilder<'_> {
     }
 
     /// Whether the kernel needs subgroup operations.
-    pub fn needs_subgroups(self, needed: bool) -> Self {
+    pub(crate) fn needs_subgroups(self, needed: bool) -> Self {
         let reason = needed.then(|| self.sizing.subgroup_skip()).flatten();
         self.skip_if(reason)
     }
@@ -340,7 +349,7 @@ impl CaseBuilder<'_> {
 
     /// A CUDA-only launch setting (which `params` must record): see
     /// [`Case::cuda_launch`].
-    pub fn cuda_launch(mut self, launch: CudaLaunch) -> Self {
+    pub(crate) fn cuda_launch(mut self, launch: CudaLaunch) -> Self {
         self.case.cuda_launch = launch;
         self
     }
@@ -352,19 +361,19 @@ impl CaseBuilder<'_> {
     }
 
     /// The kernel's addresses are read from its inputs: see [`Case::addresses_from_data`].
-    pub fn addresses_from_data(mut self) -> Self {
+    pub(crate) fn addresses_from_data(mut self) -> Self {
         self.case.addresses_from_data = true;
         self
     }
 
     /// The outputs are not checked, for `why`: see [`Case::unverified`].
-    pub fn unverified(mut self, why: String) -> Self {
+    pub(crate) fn unverified(mut self, why: String) -> Self {
         self.case.unverified = Some(why);
         self
     }
 
     /// `dispatches` run once, untimed, before the sampler starts ([`Case::untimed_first`]).
-    pub fn untimed_first(mut self, dispatches: u32) -> Self {
+    pub(crate) fn untimed_first(mut self, dispatches: u32) -> Self {
         self.case.untimed_first = dispatches;
         self
     }
@@ -376,7 +385,7 @@ impl CaseBuilder<'_> {
     }
 
     /// The case, with data shared with other cases.
-    pub fn shared_data(mut self, data: Arc<dyn Fn() -> CaseData + Send + Sync>) -> Case {
+    pub(crate) fn shared_data(mut self, data: Arc<dyn Fn() -> CaseData + Send + Sync>) -> Case {
         self.case.data = data;
         self.case
     }

@@ -12,16 +12,19 @@ use rayon::prelude::*;
 /// stays within twice its largest buffer).
 #[derive(Clone)]
 pub enum Words {
+    /// Held whole.
     Held(Vec<u32>),
     /// `len` words, word `i` being `word(i)`.
     Made {
+        /// How many words.
         len: usize,
+        /// Word `i`, made from `i`.
         word: Arc<dyn Fn(usize) -> u32 + Send + Sync>,
     },
 }
 
 /// Words made or compared a piece at a time: 4 MiB.
-pub const PIECE_WORDS: usize = 1 << 20;
+pub(crate) const PIECE_WORDS: usize = 1 << 20;
 
 impl Words {
     /// `len` words, word `i` being `word(i)`.
@@ -32,6 +35,7 @@ impl Words {
         }
     }
 
+    /// How many words.
     pub fn len(&self) -> usize {
         match self {
             Words::Held(words) => words.len(),
@@ -39,6 +43,7 @@ impl Words {
         }
     }
 
+    /// Whether there are no words.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -64,7 +69,7 @@ impl Words {
     /// Writes the words from `start` on into `out`, on all cores: into pinned memory or
     /// a scratch kept from piece to piece, where a piece of its own would be fresh memory
     /// (a run's page faults doubled when it was: docs/method.md).
-    pub fn fill(&self, start: usize, out: &mut [u32]) {
+    pub(crate) fn fill(&self, start: usize, out: &mut [u32]) {
         const PART: usize = 1 << 16;
         match self {
             Words::Held(words) => {
@@ -92,7 +97,8 @@ impl Words {
     }
 
     /// Bytes held in memory: none where made.
-    pub fn held_bytes(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn held_bytes(&self) -> u64 {
         self.held().map_or(0, |words| 4 * words.len() as u64)
     }
 
@@ -106,7 +112,7 @@ impl Words {
 
     /// `fold` of each block of `block` words (the last may be shorter), on all cores,
     /// without holding more than one block per core.
-    pub fn block_folds<T: Send>(
+    pub(crate) fn block_folds<T: Send>(
         &self,
         block: usize,
         fold: impl Fn(&[u32]) -> T + Send + Sync,
@@ -143,19 +149,19 @@ impl std::fmt::Debug for Words {
 }
 
 /// The word of [`f32_data`] at index `i` of seed `seed`.
-pub fn f32_word(i: usize, seed: u64) -> u32 {
+pub(crate) fn f32_word(i: usize, seed: u64) -> u32 {
     // 23 random mantissa bits under the exponent of 1.0.
-    0x3F80_0000 | (mix(i, seed) as u32 & 0x007F_FFFF)
+    0x3F80_0000 | (mix(i, seed) & 0x007F_FFFF) as u32
 }
 
 /// [`f32_data`] made piece by piece: never held whole.
-pub fn f32_words(len: usize, seed: u64) -> Words {
+pub(crate) fn f32_words(len: usize, seed: u64) -> Words {
     Words::made(len, move |i| f32_word(i, seed))
 }
 
 /// Varied, non-zero f32 data in [1, 2), as bit patterns: a cheap integer hash of the index and seed,
 /// so no two neighbours are equal and no value is zero, NaN or the poison word.
-pub fn f32_data(len: usize, seed: u64) -> Vec<u32> {
+pub(crate) fn f32_data(len: usize, seed: u64) -> Vec<u32> {
     (0..len)
         .into_par_iter()
         .map(|i| f32_word(i, seed))

@@ -34,13 +34,14 @@ impl Dispatch {
     }
 
     /// What WebGPU has no API for in this way of issuing, if anything.
-    pub fn wgsl_lacks(self) -> Option<&'static str> {
+    pub(crate) fn wgsl_lacks(self) -> Option<&'static str> {
         (self == Dispatch::Graph).then_some("CUDA graphs (cuStreamBeginCapture, cuGraphLaunch)")
     }
 
     /// What CUDA has no counterpart for, if anything: a compute pass, its barriers and
     /// wgpu's indirect validation are wgpu's.
-    pub fn cuda_lacks(self) -> Option<&'static str> {
+    #[cfg(feature = "cuda")]
+    pub(crate) fn cuda_lacks(self) -> Option<&'static str> {
         match self {
             Dispatch::Apart | Dispatch::PassEach | Dispatch::Indirect => {
                 Some("compute passes and wgpu's barriers between them are wgpu's")

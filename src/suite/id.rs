@@ -15,7 +15,7 @@ macro_rules! names {
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum $name {
-            $($(#[$vmeta])* $variant),+
+            $($(#[$vmeta])* #[doc = concat!("Written `", $text, "`.")] $variant),+
         }
 
         impl $name {
@@ -153,10 +153,10 @@ names! {
 
 /// Bytes a cold dispatch's untimed flush writes: four times the largest L2 of the
 /// device presets (the H200's 60 MiB), so that none of a case's lines survive it.
-pub const FLUSH_BYTES: u64 = 256 << 20;
+pub(crate) const FLUSH_BYTES: u64 = 256 << 20;
 /// The same on a software adapter: twice a large CPU's last-level cache, since the
 /// clear runs on the CPU at a few GB/s.
-pub const SOFTWARE_FLUSH_BYTES: u64 = 64 << 20;
+pub(crate) const SOFTWARE_FLUSH_BYTES: u64 = 64 << 20;
 
 names! {
     /// The programming interface a row was measured through.
@@ -222,7 +222,9 @@ names! {
 /// named.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Setting {
+    /// Through wgpu, in this build.
     Wgpu(WgpuBuild),
+    /// Through CUDA, in this build.
     Cuda(CudaBuild),
 }
 
@@ -233,9 +235,11 @@ impl Default for Setting {
 }
 
 impl Setting {
+    /// wgpu's default build.
     pub const WGPU: Setting = Setting::Wgpu(WgpuBuild::Default);
-    pub const TAX_FREE: Setting = Setting::Wgpu(WgpuBuild::TaxFree);
-    pub const UNCHECKED: Setting = Setting::Wgpu(WgpuBuild::Unchecked);
+    pub(crate) const TAX_FREE: Setting = Setting::Wgpu(WgpuBuild::TaxFree);
+    pub(crate) const UNCHECKED: Setting = Setting::Wgpu(WgpuBuild::Unchecked);
+    /// CUDA's default build.
     pub const CUDA: Setting = Setting::Cuda(CudaBuild::Default);
 
     /// The setting of `api` built as `build`, where the api has that build: what the
@@ -295,7 +299,7 @@ impl Setting {
     /// wgpu's tax-free build, CUDA's rolled loops, wgpu's unchecked and default
     /// builds. Claims are decided on the closest, the toolchain's tax is read against
     /// it.
-    pub fn closeness(self) -> u8 {
+    pub(crate) fn closeness(self) -> u8 {
         match self {
             Setting::Cuda(CudaBuild::Rolled) => 3,
             Setting::Cuda(CudaBuild::Default) => 5,
@@ -420,6 +424,7 @@ impl From<&str> for Value {
 pub struct Params(Vec<(Key, Value)>);
 
 impl Params {
+    /// No parameters.
     pub fn new() -> Self {
         Params(Vec::new())
     }
@@ -430,6 +435,7 @@ impl Params {
         self
     }
 
+    /// The value of `key`, if the case has one.
     pub fn get(&self, key: Key) -> Option<&Value> {
         self.0.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
     }
@@ -448,7 +454,7 @@ impl Params {
     }
 
     /// Whether these and `other` are the same pairs, in any order.
-    pub fn same_pairs(&self, other: &Params) -> bool {
+    pub(crate) fn same_pairs(&self, other: &Params) -> bool {
         fn sorted(params: &Params) -> Vec<&(Key, Value)> {
             let mut pairs: Vec<&(Key, Value)> = params.0.iter().collect();
             pairs.sort();
@@ -463,7 +469,7 @@ impl Params {
     }
 
     /// These parameters with `key`'s value replaced by `value`, in place.
-    pub fn replaced(&self, key: Key, value: impl Into<Value>) -> Params {
+    pub(crate) fn replaced(&self, key: Key, value: impl Into<Value>) -> Params {
         let value = value.into();
         Params(
             self.0
@@ -473,10 +479,12 @@ impl Params {
         )
     }
 
+    /// Whether there are no parameters.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 
+    /// The pairs, in order.
     pub fn iter(&self) -> impl Iterator<Item = &(Key, Value)> {
         self.0.iter()
     }
@@ -534,8 +542,11 @@ macro_rules! params {
 /// The identity of one case: what filters match, rows are keyed on and reports name.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CaseId {
+    /// The experiment's family.
     pub family: Family,
+    /// The experiment's variant.
     pub variant: String,
+    /// Its parameters.
     pub params: Params,
 }
 
@@ -561,7 +572,7 @@ impl FromStr for CaseId {
 
 impl CaseId {
     /// The identity from the CSV's `family`, `variant` and `param` columns.
-    pub fn from_columns(family: &str, variant: &str, params: &str) -> Result<Self, String> {
+    pub(crate) fn from_columns(family: &str, variant: &str, params: &str) -> Result<Self, String> {
         check_variant(variant)?;
         Ok(CaseId {
             family: family.parse()?,
@@ -573,7 +584,7 @@ impl CaseId {
 
 /// An error unless `variant` is a variant's name: lower-case letters, digits and `_`,
 /// as the registry names them (and so safe in a file name or a page).
-pub fn check_variant(variant: &str) -> Result<(), String> {
+pub(crate) fn check_variant(variant: &str) -> Result<(), String> {
     let valid = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_';
     if variant.is_empty() || !variant.chars().all(valid) {
         return Err(format!(

@@ -16,28 +16,37 @@ pub mod dispatch;
 pub mod families;
 pub mod id;
 pub mod profile;
-pub mod rebuild;
-pub mod run_sizing;
+pub(crate) mod rebuild;
+pub(crate) mod run_sizing;
 pub mod select;
 pub mod shaders;
 pub mod sizing;
-pub mod transfer_path;
+pub(crate) mod transfer_path;
 pub mod verify;
 
-pub use case::{Agree, Buffer, Case, CaseBuilder, CaseData, check_inputs, groups, slot};
-pub use data::{PIECE_WORDS, Words, f32_data, f32_word, f32_words, mix, words};
+pub use case::{Agree, Buffer, Case};
+pub use case::{CaseBuilder, CaseData};
+pub(crate) use case::{check_inputs, groups, slot};
+pub(crate) use data::{PIECE_WORDS, f32_data, f32_word, f32_words};
+pub use data::{Words, mix, words};
 pub use dispatch::Dispatch;
-pub use id::{
-    Api, Build, Cache, CaseId, CudaBuild, FLUSH_BYTES, Family, Key, Params, SOFTWARE_FLUSH_BYTES,
-    Setting, Value, WgpuBuild, check_variant,
-};
+pub use id::Params;
+pub use id::{Api, Build, Cache, CaseId, CudaBuild, Family, Key, Setting, Value, WgpuBuild};
+pub(crate) use id::{FLUSH_BYTES, SOFTWARE_FLUSH_BYTES, check_variant};
 pub use profile::Profile;
-pub use rebuild::{Rebuilder, Rebuilt, Unmatched};
+pub use rebuild::Unmatched;
+pub(crate) use rebuild::{Rebuilder, Rebuilt};
 pub use run_sizing::RunSizing;
-pub use select::{check_filters, select, selects, unmatched};
-pub use sizing::{Grid, Sizing};
-pub use transfer_path::{CudaPath, HostMemory, Schedule, TransferPath};
-pub use verify::{Checker, Expected, POISON, Rule};
+pub(crate) use select::{check_filters, unmatched};
+pub use select::{select, selects};
+pub use sizing::Grid;
+pub use sizing::Sizing;
+pub(crate) use sizing::{MAX_BINDING_BYTES, count};
+pub use transfer_path::HostMemory;
+pub use transfer_path::TransferPath;
+pub use transfer_path::{CudaPath, Schedule};
+pub use verify::Expected;
+pub(crate) use verify::POISON;
 
 use families::{
     bank, compute, constant, copy, hierarchy, latency, launch, localmem, reduce, stencil, subgroup,
@@ -71,7 +80,7 @@ static ALL: [Experiment; total_len(FAMILIES)] = concatenate(FAMILIES);
 /// CUDA twin, or the case's CUDA launch setting, uses an API WebGPU does not have. The
 /// one place the registry says so; wgpu writes a skipped row with this reason, and the
 /// simulator still predicts the case as its WGSL kernel.
-pub fn wgsl_skip(experiment: &Experiment, case: &Case) -> Option<String> {
+pub(crate) fn wgsl_skip(experiment: &Experiment, case: &Case) -> Option<String> {
     let twin = match experiment.twin {
         Twin::Cuda(twin) => twin.wgsl_lacks,
         Twin::None(_) => None,
@@ -84,7 +93,9 @@ pub fn wgsl_skip(experiment: &Experiment, case: &Case) -> Option<String> {
 /// One experiment: one kernel (or a transfer) and the cases it is measured at.
 #[derive(Clone, Copy, Debug)]
 pub struct Experiment {
+    /// The family it belongs to.
     pub family: Family,
+    /// Its name within the family.
     pub variant: &'static str,
     /// Kernel name (see [`shaders`]); also the pipeline label. Its binding signature
     /// is reflected from the WGSL ([`shaders::signature`]). `None` for a pure
@@ -102,7 +113,9 @@ pub struct Experiment {
 /// An experiment's kernel written as the CUDA texts write it, or why it has none.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Twin {
+    /// Its twin.
     Cuda(CudaTwin),
+    /// No twin, for this reason.
     None(&'static str),
 }
 
@@ -112,22 +125,23 @@ pub enum Twin {
 /// `shaders/permutations` keys and the case's override constants as defines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CudaTwin {
+    /// The `.cu` file's stem, also its entry point's name.
     pub source: &'static str,
     /// The twin's workgroup array is `extern __shared__`, sized at launch with the
     /// case's workgroup storage bytes: CUDA's dynamic shared memory, where the WGSL
     /// sizes the array by an override.
-    pub dynamic_shared: bool,
+    pub(crate) dynamic_shared: bool,
     /// What the twin uses that WebGPU has no API for (a cache hint, an asynchronous
     /// copy), if anything: then only CUDA measures the experiment, and wgpu skips each
     /// case with this reason ([`wgsl_skip`]). Its WGSL is the kernel without it.
-    pub wgsl_lacks: Option<&'static str>,
+    pub(crate) wgsl_lacks: Option<&'static str>,
 }
 
 /// How the CUDA backend launches a case beyond its grid and block: settings of the
 /// driver API that WGSL cannot express. Each is also in the case's params (a CSV
 /// column), which the case's builder checks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum CudaLaunch {
+pub(crate) enum CudaLaunch {
     /// A plain launch.
     #[default]
     Plain,
@@ -151,7 +165,7 @@ pub enum CudaLaunch {
 
 impl CudaLaunch {
     /// What WebGPU has no API for in this setting, if anything.
-    pub fn wgsl_lacks(self) -> Option<&'static str> {
+    pub(crate) fn wgsl_lacks(self) -> Option<&'static str> {
         match self {
             CudaLaunch::Plain => None,
             CudaLaunch::Carveout { .. } => Some(
@@ -176,7 +190,7 @@ impl Twin {
 
     /// The twin in `shaders/cuda/<source>.cu`, using `lacks`, an API WebGPU does not
     /// have: only CUDA measures the experiment ([`wgsl_skip`]).
-    pub const fn cuda_only(source: &'static str, lacks: &'static str) -> Twin {
+    pub(crate) const fn cuda_only(source: &'static str, lacks: &'static str) -> Twin {
         Twin::Cuda(CudaTwin {
             source,
             dynamic_shared: false,
@@ -185,7 +199,7 @@ impl Twin {
     }
 
     /// The twin in `shaders/cuda/<source>.cu`, with dynamic shared memory.
-    pub const fn cuda_dynamic_shared(source: &'static str) -> Twin {
+    pub(crate) const fn cuda_dynamic_shared(source: &'static str) -> Twin {
         Twin::Cuda(CudaTwin {
             source,
             dynamic_shared: true,
@@ -251,15 +265,18 @@ impl Experiment {
 /// How a kernel sees one buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Binding {
+    /// A uniform buffer.
     Uniform,
+    /// A storage buffer the kernel only reads.
     ReadOnly,
+    /// A storage buffer the kernel writes.
     ReadWrite,
     /// A `texture_2d<f32>` read with `textureLoad` (no sampler).
     Texture,
 }
 
 /// The length of `parts` one after the other.
-pub const fn total_len<T>(parts: &[&[T]]) -> usize {
+pub(crate) const fn total_len<T>(parts: &[&[T]]) -> usize {
     let mut len = 0;
     let mut part = 0;
     while part < parts.len() {
@@ -271,7 +288,7 @@ pub const fn total_len<T>(parts: &[&[T]]) -> usize {
 
 /// `parts` one after the other, at compile time: static tables assembled from one
 /// list per module. `N` must be [`total_len`] of `parts`, and the first part not empty.
-pub const fn concatenate<T: Copy, const N: usize>(parts: &[&[T]]) -> [T; N] {
+pub(crate) const fn concatenate<T: Copy, const N: usize>(parts: &[&[T]]) -> [T; N] {
     // Any element fills the array first: every slot is overwritten below.
     let mut all = [parts[0][0]; N];
     let mut slot = 0;

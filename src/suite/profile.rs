@@ -26,7 +26,7 @@ pub enum Profile {
 
 /// The builds the tax profile measures, all in wgpu: every check on, each one off, all
 /// off.
-pub const TAX_BUILDS: [Build; 5] = [
+pub(crate) const TAX_BUILDS: [Build; 5] = [
     Build::Default,
     Build::NoBoundsChecks,
     Build::NoLoopBounding,

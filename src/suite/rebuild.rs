@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use super::{Case, CaseId, Experiment, REGISTRY, RunSizing, Sizing};
 
 /// A case rebuilt from the registry, owned.
-pub type Rebuilt = (&'static Experiment, Case);
+pub(crate) type Rebuilt = (&'static Experiment, Case);
 
 /// Why a measured case has no kernel in the registry to predict.
 #[derive(Clone, Debug, PartialEq)]
@@ -15,7 +15,12 @@ pub enum Unmatched {
     Gone,
     /// The registry sizes the case differently at the row's sizing: predicting it
     /// would predict another kernel launch.
-    Resized { row_bytes: u64, case_bytes: u64 },
+    Resized {
+        /// The bytes the row records.
+        row_bytes: u64,
+        /// The bytes the registry's case moves.
+        case_bytes: u64,
+    },
     /// The registry skips the case at the row's sizing (nominal limits).
     Skipped(String),
 }
@@ -38,14 +43,14 @@ impl std::fmt::Display for Unmatched {
 
 /// The registry's cases at each sizing asked for, made once.
 #[derive(Default, Debug)]
-pub struct Rebuilder {
+pub(crate) struct Rebuilder {
     cases: HashMap<Option<RunSizing>, Vec<HashMap<CaseId, Rebuilt>>>,
 }
 
 impl Rebuilder {
     /// The kernel of case `id` as measured at `sizing` (`None`: a file that records
     /// none), over `elements` and moving `bytes`; or why there is none.
-    pub fn find(
+    pub(crate) fn find(
         &mut self,
         id: &CaseId,
         sizing: Option<RunSizing>,

@@ -10,6 +10,7 @@ use std::str::FromStr;
 /// case, measured alone or beside the same number of adapters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct RunSizing {
+    /// The `--quick` sizing.
     pub quick: bool,
     /// The main buffer of the streaming experiments, where not the default.
     pub buffer_bytes: Option<u64>,

@@ -15,7 +15,7 @@ fn matches(id: &str, filter: &str) -> bool {
 
 /// `filters` as given: an empty one (or `$` alone), which would match everything, is
 /// an error.
-pub fn check_filters(filters: &[String]) -> Result<()> {
+pub(crate) fn check_filters(filters: &[String]) -> Result<()> {
     if filters
         .iter()
         .any(|filter| filter.strip_suffix('$').unwrap_or(filter).is_empty())
@@ -31,7 +31,7 @@ pub fn selects(filters: &[String], id: &str) -> bool {
 }
 
 /// The first of `filters` that matches none of `ids`.
-pub fn unmatched<'f>(filters: &'f [String], ids: &[String]) -> Option<&'f String> {
+pub(crate) fn unmatched<'f>(filters: &'f [String], ids: &[String]) -> Option<&'f String> {
     filters
         .iter()
         .find(|filter| !ids.iter().any(|id| matches(id, filter)))

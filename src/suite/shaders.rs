@@ -5,7 +5,7 @@
 //! [`cuda_source`].
 
 /// A kernel's `shaders/permutations` keys: (KEY, VALUE), no VALUE for a FLAG.
-pub type KernelKeys = &'static [(&'static str, Option<&'static str>)];
+pub(crate) type KernelKeys = &'static [(&'static str, Option<&'static str>)];
 
 include!(concat!(env!("OUT_DIR"), "/shaders.rs"));
 include!(concat!(env!("OUT_DIR"), "/cuda.rs"));
@@ -48,7 +48,7 @@ fn registered(kernel: &str) -> Option<Registered> {
 /// Registers `source` as kernel `name` with entry point `entry`, reflected as the
 /// suite's kernels are; the same registration again is the one before. A name of the
 /// suite's, or one registered with another text, is refused.
-pub fn register(name: &str, source: &str, entry: &str) -> Result<&'static str, String> {
+pub(crate) fn register(name: &str, source: &str, entry: &str) -> Result<&'static str, String> {
     if SHADERS.iter().any(|(suite, _)| *suite == name) {
         return Err(format!(
             "`{name}` is a kernel of the suite: give your kernel another --name"
@@ -89,14 +89,16 @@ pub fn origin(kernel: &str) -> Option<&'static str> {
 /// The keys a kernel's `shaders/permutations` line sets, (KEY, VALUE) with no VALUE
 /// for a FLAG; none for a plain file. Its CUDA twin is compiled with them as defines,
 /// so that one twin source makes the same variants.
-pub fn keys(kernel: &str) -> KernelKeys {
+#[cfg(feature = "cuda")]
+pub(crate) fn keys(kernel: &str) -> KernelKeys {
     KEYS.iter()
         .find(|(name, _)| *name == kernel)
         .map_or(&[], |(_, keys)| *keys)
 }
 
 /// The text of `shaders/cuda/<name>.cu`, a CUDA C twin.
-pub fn cuda_source(name: &str) -> Option<&'static str> {
+#[cfg(any(test, feature = "cuda"))]
+pub(crate) fn cuda_source(name: &str) -> Option<&'static str> {
     CUDA_SOURCES
         .iter()
         .find(|(stem, _)| *stem == name)
@@ -108,10 +110,12 @@ pub fn cuda_source(name: &str) -> Option<&'static str> {
 /// `override` constants.
 #[derive(Debug, PartialEq)]
 pub struct Reflection {
+    /// Each binding's kind, in group then binding order.
     pub bindings: Vec<crate::suite::Binding>,
     /// Each binding's group and binding, in the order of `bindings`.
     pub slots: Vec<naga::ResourceBinding>,
-    pub uniform_bytes: Option<u64>,
+    pub(crate) uniform_bytes: Option<u64>,
+    /// The names of its `override` constants.
     pub overrides: Vec<String>,
 }
 
@@ -148,7 +152,7 @@ pub fn reflect(kernel: &str, source: &str) -> Result<Reflection, String> {
             }
             other => return Err(format!("{kernel}: unsupported binding space {other:?}")),
         };
-        bound.push((slot.clone(), binding, global.ty));
+        bound.push((*slot, binding, global.ty));
     }
     bound.sort_by_key(|(slot, _, _)| (slot.group, slot.binding));
     let uniform_bytes = bound
@@ -156,7 +160,7 @@ pub fn reflect(kernel: &str, source: &str) -> Result<Reflection, String> {
         .find(|(_, binding, _)| *binding == Binding::Uniform)
         .map(|(_, _, ty)| u64::from(layouter[*ty].size));
     Ok(Reflection {
-        slots: bound.iter().map(|(slot, _, _)| slot.clone()).collect(),
+        slots: bound.iter().map(|(slot, _, _)| *slot).collect(),
         bindings: bound.into_iter().map(|(_, binding, _)| binding).collect(),
         uniform_bytes,
         overrides: module

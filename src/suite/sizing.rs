@@ -1,6 +1,17 @@
 //! Sizing: the limits and settings that size cases for one device, the one rule for
 //! what a device cannot run, and the layout of grids beyond one dimension's limit.
 
+/// The largest binding a case sizes, in bytes: `u32::MAX` words, so that a uniform
+/// counts any binding's 4-byte elements in a u32 ([`count`]).
+pub(crate) const MAX_BINDING_BYTES: u64 = 4 * u32::MAX as u64;
+
+/// `n` elements of one binding as the u32 a uniform counts them in. It never
+/// saturates: a binding's elements are 4 bytes or more, and it holds at most
+/// [`MAX_BINDING_BYTES`].
+pub(crate) fn count(n: u64) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
 /// The limits and settings that size cases for one device.
 #[derive(Clone, Debug)]
 pub struct Sizing {
@@ -10,8 +21,11 @@ pub struct Sizing {
     pub buffer_bytes: Option<u64>,
     /// A software adapter (lavapipe): its timings only show that the suite runs.
     pub software: bool,
+    /// The device's largest storage binding, in bytes, at most [`MAX_BINDING_BYTES`].
     pub max_binding_bytes: u64,
+    /// The device's most invocations in one workgroup.
     pub max_workgroup_invocations: u32,
+    /// The device's most workgroups along one dimension.
     pub max_workgroups_per_dimension: u32,
     /// Bytes of `var<workgroup>` storage one workgroup may use.
     pub max_workgroup_storage_bytes: u32,
@@ -42,7 +56,7 @@ impl Sizing {
 
     /// The largest working set of a sweep before device limits: `--buffer-mib` if
     /// given, else `quick`, `software` or `full` by the kind of run.
-    pub fn sweep_max_bytes(&self, full: u64, software: u64, quick: u64) -> u64 {
+    pub(crate) fn sweep_max_bytes(&self, full: u64, software: u64, quick: u64) -> u64 {
         self.buffer_bytes.unwrap_or(if self.quick {
             quick
         } else if self.software {
@@ -73,7 +87,7 @@ impl Sizing {
     }
 
     /// Why a 2-D texture of `width` × `height` texels cannot be made here, if it cannot.
-    pub fn texture_skip(&self, width: u32, height: u32) -> Option<String> {
+    pub(crate) fn texture_skip(&self, width: u32, height: u32) -> Option<String> {
         let max = self.max_texture_dimension_2d;
         (width > max || height > max).then(|| {
             format!("a {width}x{height} texture exceeds the adapter's largest 2-D texture ({max})")
@@ -81,7 +95,7 @@ impl Sizing {
     }
 
     /// Why a kernel that needs subgroup operations cannot run here, if it cannot.
-    pub fn subgroup_skip(&self) -> Option<String> {
+    pub(crate) fn subgroup_skip(&self) -> Option<String> {
         self.subgroup_sizes
             .is_none()
             .then(|| "the adapter does not offer subgroup operations (Features::SUBGROUP)".into())
@@ -95,7 +109,7 @@ impl Sizing {
 
     /// Why a workgroup of `invocations` using `storage_bytes` of workgroup memory
     /// cannot run here, if it cannot.
-    pub fn workgroup_skip(&self, invocations: u32, storage_bytes: u32) -> Option<String> {
+    pub(crate) fn workgroup_skip(&self, invocations: u32, storage_bytes: u32) -> Option<String> {
         if invocations > self.max_workgroup_invocations {
             Some(format!(
                 "workgroup of {invocations} exceeds the adapter's {} invocations",
@@ -113,7 +127,7 @@ impl Sizing {
 
     /// Bytes of the main buffer of a streaming experiment: the requested size, or the
     /// default capped by the device's binding limit (checked against it elsewhere).
-    pub fn stream_buffer_bytes(&self) -> u64 {
+    pub(crate) fn stream_buffer_bytes(&self) -> u64 {
         let default = if self.quick {
             Self::QUICK_BUFFER_BYTES
         } else if self.software {
@@ -137,6 +151,7 @@ pub enum Grid {
 }
 
 impl Grid {
+    /// The name the CSV and the tables use.
     pub fn label(self) -> &'static str {
         match self {
             Grid::OneD => "1d",

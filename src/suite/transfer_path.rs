@@ -11,7 +11,10 @@ pub enum TransferPath {
     WriteBuffer,
     /// A staging buffer created mapped, filled, unmapped and copied; `pooled`: one kept
     /// and mapped again after each use instead of a fresh one per transfer.
-    Staging { pooled: bool },
+    Staging {
+        /// One buffer kept and mapped again, instead of a fresh one each time.
+        pooled: bool,
+    },
     /// A pooled staging buffer (as `Staging { pooled: true }`) that `threads=` host
     /// threads fill, each its own part.
     StagingThreads,
@@ -58,7 +61,8 @@ impl TransferPath {
     }
 
     /// Whether CUDA has this path.
-    pub fn in_cuda(self) -> bool {
+    #[cfg(feature = "cuda")]
+    pub(crate) fn in_cuda(self) -> bool {
         matches!(
             self,
             TransferPath::DeviceCopy

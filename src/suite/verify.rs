@@ -10,7 +10,7 @@ use super::Words;
 
 /// A verification rule that only the output can complete (e.g. a result that depends
 /// on the subgroup size the driver chose): `Ok`, or a one-line account of the failure.
-pub type Rule = Box<dyn Fn(&[u32]) -> Result<(), String> + Send + Sync>;
+pub(crate) type Rule = Box<dyn Fn(&[u32]) -> Result<(), String> + Send + Sync>;
 
 /// What an output buffer must hold after one dispatch.
 pub enum Expected {
@@ -19,13 +19,28 @@ pub enum Expected {
     /// f32 values (`values` their bits) each within `tolerance` of the reference,
     /// relative to max(1, |reference|): for kernels whose summation order differs from
     /// the CPU's.
-    Approx { values: Words, tolerance: f32 },
+    Approx {
+        /// The reference.
+        values: Words,
+        /// The largest relative difference accepted.
+        tolerance: f32,
+    },
     /// Word `i * stride` equal to `values[i]`, the words between unchecked (a
     /// kernel's scratch space): checked piece by piece, where a [`Rule`] would gather
     /// the whole output first.
-    Strided { stride: usize, values: Vec<u32> },
+    Strided {
+        /// Words from one checked word to the next.
+        stride: usize,
+        /// The reference.
+        values: Vec<u32>,
+    },
     /// `words` words that `rule` accepts.
-    Rule { words: usize, rule: Rule },
+    Rule {
+        /// The output's length in words.
+        words: usize,
+        /// What each word must satisfy.
+        rule: Rule,
+    },
 }
 
 impl std::fmt::Debug for Expected {
@@ -53,7 +68,8 @@ impl std::fmt::Debug for Expected {
 
 impl Expected {
     /// `values` each within `tolerance` (see [`Expected::Approx`]).
-    pub fn approx(values: impl IntoIterator<Item = f32>, tolerance: f32) -> Self {
+    #[cfg(test)]
+    pub(crate) fn approx(values: impl IntoIterator<Item = f32>, tolerance: f32) -> Self {
         let bits: Vec<u32> = values.into_iter().map(f32::to_bits).collect();
         Expected::Approx {
             values: bits.into(),
@@ -62,7 +78,8 @@ impl Expected {
     }
 
     /// Bytes of the reference held in memory.
-    pub fn held_bytes(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn held_bytes(&self) -> u64 {
         match self {
             Expected::Exact(words) | Expected::Approx { values: words, .. } => words.held_bytes(),
             Expected::Strided { values, .. } => 4 * values.len() as u64,
@@ -70,7 +87,7 @@ impl Expected {
         }
     }
 
-    pub fn len_words(&self) -> usize {
+    pub(crate) fn len_words(&self) -> usize {
         match self {
             Expected::Exact(words) => words.len(),
             Expected::Approx { values, .. } => values.len(),
@@ -89,7 +106,7 @@ impl Expected {
 
     /// A check of an output that arrives in pieces, in order (read back through a
     /// staging buffer smaller than the output).
-    pub fn checker(&self) -> Checker<'_> {
+    pub(crate) fn checker(&self) -> Checker<'_> {
         Checker {
             expected: self,
             seen: 0,
@@ -130,7 +147,7 @@ fn piece_of<'a>(words: &'a Words, range: Range<usize>, scratch: &'a mut Vec<u32>
 /// [`Expected::check`] of an output fed piece by piece: references are compared
 /// piece by piece; a [`Rule`], which needs the whole output, gets it gathered.
 #[derive(Debug)]
-pub struct Checker<'a> {
+pub(crate) struct Checker<'a> {
     expected: &'a Expected,
     /// Words fed so far.
     seen: usize,
@@ -142,7 +159,7 @@ pub struct Checker<'a> {
 
 impl Checker<'_> {
     /// The next `piece` of the output.
-    pub fn feed(&mut self, piece: &[u32]) {
+    pub(crate) fn feed(&mut self, piece: &[u32]) {
         let offset = self.seen;
         self.seen += piece.len();
         let seen = self.seen;
@@ -232,7 +249,7 @@ impl Checker<'_> {
     }
 
     /// `Ok` if the whole output was what was expected.
-    pub fn finish(self) -> Result<(), String> {
+    pub(crate) fn finish(self) -> Result<(), String> {
         let expected_words = self.expected.len_words();
         if self.seen != expected_words {
             return Err(format!(
@@ -276,7 +293,7 @@ fn never_written(word: u32) -> &'static str {
 
 /// The word every output buffer holds before a verification run: never a value any
 /// kernel of the suite produces from its inputs (as f32 it is -6.3e18).
-pub const POISON: u32 = 0xDEAD_BEEF;
+pub(crate) const POISON: u32 = 0xDEAD_BEEF;
 
 #[cfg(test)]
 mod tests {
@@ -290,7 +307,7 @@ mod tests {
                 .check(&expected)
                 .is_ok()
         );
-        let made = Expected::Exact(Words::made(3, |i| i as u32 + 1));
+        let made = Expected::Exact(Words::made(3, |i| u32::try_from(i).unwrap() + 1));
         assert!(made.check(&expected).is_ok());
         let actual = [1u32, POISON, 4];
         assert!(made.check(&actual).is_err());

@@ -25,7 +25,7 @@
 pub mod progress;
 pub mod published;
 mod render;
-pub mod stats;
+pub(crate) mod stats;
 
 use std::path::{Path, PathBuf};
 
@@ -38,7 +38,8 @@ use crate::sim::device::{self as sim_device, DeviceModel};
 use crate::sim::model::Bound;
 use crate::suite::selects;
 use crate::suite::{Api, Build, CaseId, Family, Key, Params, Rebuilder, Rebuilt, Unmatched};
-pub use progress::{Stage, StageProgress};
+pub(crate) use progress::Stage;
+pub use progress::StageProgress;
 
 /// Whether `row` is one [`validate`] judges: a kernel row of the wgpu `build` closest
 /// to the hardware, or a transfer row (wgpu's of the default build, the one that
@@ -50,13 +51,14 @@ fn judged_row(row: &Row, build: Option<Build>) -> bool {
         row.api == Api::Wgpu && Some(row.build) == build
     }
 }
-pub use render::{FORMATS, accuracy_table, render};
-pub use stats::RANK_TIES;
+pub use render::render;
+pub(crate) use render::{FORMATS, accuracy_table};
+pub(crate) use stats::RANK_TIES;
 use stats::{Accuracy, flat, rank_agreement};
 
 /// What the device model of a validated file is calibrated from.
 #[derive(Clone, Copy, Debug)]
-pub enum Calibrating<'a> {
+pub(crate) enum Calibrating<'a> {
     /// The file's own [`CALIBRATION`] rows, which are then judged apart.
     OwnRows,
     /// Nothing: the preset alone; every row is held out.
@@ -81,14 +83,15 @@ pub enum Predictions {
 pub struct Modelling<'a> {
     /// The preset; `None` for the one closest to each file's device.
     pub preset: Option<&'static DeviceModel>,
-    pub calibrating: Calibrating<'a>,
+    pub(crate) calibrating: Calibrating<'a>,
+    /// Whether the rows' predictions are made afresh or read from the file.
     pub predictions: Predictions,
 }
 
 impl Modelling<'_> {
     /// The closest preset, calibrated from each file's own rows, every row predicted
     /// now: what a run does.
-    pub const OWN: Modelling<'static> = Modelling {
+    pub(crate) const OWN: Modelling<'static> = Modelling {
         preset: None,
         calibrating: Calibrating::OwnRows,
         predictions: Predictions::Afresh,
@@ -105,6 +108,7 @@ pub enum Role {
 }
 
 impl Role {
+    /// The word the tables use.
     pub fn label(self) -> &'static str {
         match self {
             Role::HeldOut => "held-out",
@@ -116,10 +120,13 @@ impl Role {
 /// One measured row beside its new prediction.
 #[derive(Clone, Debug)]
 pub struct Judged {
+    /// The case.
     pub id: CaseId,
     /// The api that measured it (CUDA's only among transfers).
     pub api: Api,
+    /// Whether the model was fitted to it.
     pub role: Role,
+    /// The measured bandwidth, in GB/s.
     pub measured_gbps: f64,
     /// The case's bytes over the predicted time: the same bytes as the measurement's.
     pub predicted_gbps: f64,
@@ -171,7 +178,9 @@ impl std::fmt::Display for Unjudged {
 /// One file's validation.
 #[derive(Clone, Debug)]
 pub struct Validation {
+    /// The results file.
     pub path: PathBuf,
+    /// Its adapter's name.
     pub device: String,
     /// The wgpu build whose rows were judged; `None` where the file has no wgpu row.
     pub build: Option<Build>,
@@ -179,6 +188,7 @@ pub struct Validation {
     pub model: DeviceModel,
     /// What the model was calibrated from, in words.
     pub calibrated: String,
+    /// Each judged row, measured beside predicted.
     pub judged: Vec<Judged>,
     /// The measured rows of the build not judged, by case, and why.
     pub unjudged: Vec<NotJudged>,
@@ -389,7 +399,7 @@ pub fn of_results(
 }
 
 /// `[2/3] results/x.csv`: which file of how many, in progress lines.
-pub fn file_tag(index: usize, count: usize, path: &Path) -> String {
+pub(crate) fn file_tag(index: usize, count: usize, path: &Path) -> String {
     format!("[{}/{count}] {}", index + 1, path.display())
 }
 
@@ -414,7 +424,7 @@ fn ids_text(ids: impl Iterator<Item = CaseId>) -> String {
 }
 
 /// A measured row not judged: its case and why.
-pub type NotJudged = (CaseId, Unjudged);
+pub(crate) type NotJudged = (CaseId, Unjudged);
 
 /// Each row's case rebuilt from the registry at the row's sizing, with its kernel as
 /// measured (same elements and bytes), and the rows that have none, with why.
@@ -436,7 +446,7 @@ type SweepKey<'i> = (Family, &'i str, Params);
 
 /// Whether a [`RankGroup`] compares variants or params.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GroupKind {
+pub(crate) enum GroupKind {
     /// The variants of one family at the same params (reduce at one n, transpose at one
     /// size and block, the bank tiles at one repeat count, stencil, subgroup, …): the
     /// ladder of optimisations the family's claims rank.
@@ -449,16 +459,16 @@ pub enum GroupKind {
 
 /// Cases whose order the model should reproduce.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RankGroup {
+pub(crate) struct RankGroup {
     pub kind: GroupKind,
     /// `reduce at n=16777216`, `copy/offset over offset`, …
     pub name: String,
     /// Indices into the ids the groups were made of.
-    pub members: Vec<usize>,
+    pub(crate) members: Vec<usize>,
 }
 
 /// The fewest cases a group's rank correlation is taken over.
-pub const MIN_GROUP: usize = 4;
+pub(crate) const MIN_GROUP: usize = 4;
 
 /// The ladders and sweeps among `ids`, each of at least [`MIN_GROUP`] cases; the one
 /// place that says which cases are compared in order.
@@ -473,7 +483,7 @@ pub const MIN_GROUP: usize = 4;
 ///   workgroup beside its `wg=` sweep). copy/offset over offset, copy/stride over
 ///   stride, copy/launch over wg (per grid), bank/stride, transpose's block sweeps
 ///   (per size), reduce over wg.
-pub fn rank_groups(ids: &[&CaseId]) -> Vec<RankGroup> {
+pub(crate) fn rank_groups(ids: &[&CaseId]) -> Vec<RankGroup> {
     let mut groups: Vec<RankGroup> = Vec::new();
     let mut add = |kind, name: String, members: Vec<usize>| {
         if members.len() >= MIN_GROUP {
@@ -547,9 +557,9 @@ fn grouped<K: Clone + Eq + std::hash::Hash>(keys: impl Iterator<Item = K>) -> Ve
 /// predicted bandwidth, and whether the predictions are flat where the measurements
 /// are not.
 #[derive(Clone, Debug)]
-pub struct Ranked {
+pub(crate) struct Ranked {
     pub group: RankGroup,
-    pub rho: Option<f64>,
+    pub(crate) rho: Option<f64>,
     pub flat: bool,
 }
 
@@ -593,7 +603,7 @@ impl Validation {
     /// Every ladder and sweep among the judged rows (held out and calibration alike:
     /// order is not what calibration fits), with its ρ and flatness; wgpu's groups,
     /// then CUDA's (transfers of one case measured by both are different paths).
-    pub fn ranked(&self) -> Vec<Ranked> {
+    pub(crate) fn ranked(&self) -> Vec<Ranked> {
         let mut groups = Vec::new();
         for api in [Api::Wgpu, Api::Cuda] {
             let indices: Vec<usize> = (0..self.judged.len())
@@ -640,7 +650,7 @@ impl Validation {
 
     /// One line saying what was judged, on what model (not how long it took: the
     /// report's page stays the same for the same files).
-    pub fn headline(&self) -> String {
+    pub(crate) fn headline(&self) -> String {
         let build = self
             .build
             .map_or_else(|| "no wgpu".to_owned(), |b| format!("wgpu {b}"));

@@ -11,7 +11,7 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 /// How often a stage prints a line where standard error is no terminal.
-pub const LINE_EVERY: Duration = Duration::from_secs(5);
+pub(crate) const LINE_EVERY: Duration = Duration::from_secs(5);
 
 /// How often a bar redraws its clock between steps.
 const TICK: Duration = Duration::from_millis(250);
@@ -50,7 +50,7 @@ impl StageProgress {
     }
 
     /// The same, each stage's words after `tag`: `[2/3] results/x.csv`.
-    pub fn tagged(&self, tag: String) -> StageProgress {
+    pub(crate) fn tagged(&self, tag: String) -> StageProgress {
         StageProgress {
             shown: self.shown,
             tag,
@@ -59,7 +59,7 @@ impl StageProgress {
 
     /// A stage of `steps` steps (0 where they are not counted), in words `what`:
     /// shown until it is dropped.
-    pub fn stage(&self, what: &str, steps: usize) -> Stage {
+    pub(crate) fn stage(&self, what: &str, steps: usize) -> Stage {
         let what = if self.tag.is_empty() {
             what.to_owned()
         } else {
@@ -110,14 +110,14 @@ fn say(line: &str) {
 
 /// One stage of a [`StageProgress`], shown until dropped.
 #[derive(Debug)]
-pub struct Stage {
+pub(crate) struct Stage {
     bar: ProgressBar,
     ticker: Option<Ticker>,
 }
 
 impl Stage {
     /// One more step done (from any thread).
-    pub fn step(&self) {
+    pub(crate) fn step(&self) {
         self.bar.inc(1);
     }
 }

@@ -20,17 +20,21 @@ use crate::suite::families::{hierarchy, latency};
 use crate::suite::{self, Experiment, Key, RunSizing, Sizing};
 
 /// How far a predicted plateau may be from the published one: 20 %.
-pub const TOLERANCE: f64 = 0.2;
+pub(crate) const TOLERANCE: f64 = 0.2;
 
 /// One of the three sweeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PublishedSweep {
+    /// Each SM re-reads its own data set: the L1 (GB/s).
     Window,
+    /// Every workgroup reads a slice of one data set: the L2 and beyond (GB/s).
     Shared,
+    /// One dependent load after another (ns per load).
     Chase,
 }
 
 impl PublishedSweep {
+    /// The three, in the order the tables show them.
     pub const ALL: [PublishedSweep; 3] = [
         PublishedSweep::Window,
         PublishedSweep::Shared,
@@ -94,12 +98,16 @@ impl PublishedSweep {
 /// The `(footprint bytes, value)` points of each sweep: GB/s, or ns per load.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Sweeps {
+    /// The `window` sweep's points.
     pub window: Vec<(u64, f64)>,
+    /// The `shared` sweep's points.
     pub shared: Vec<(u64, f64)>,
+    /// The `chase` sweep's points.
     pub chase: Vec<(u64, f64)>,
 }
 
 impl Sweeps {
+    /// The points of `sweep`.
     pub fn of(&self, sweep: PublishedSweep) -> &[(u64, f64)] {
         match sweep {
             PublishedSweep::Window => &self.window,
@@ -189,9 +197,13 @@ pub fn predict(model: &DeviceModel) -> Result<Sweeps> {
 /// One level of one sweep, predicted against published.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LevelJudged {
+    /// The sweep.
     pub sweep: PublishedSweep,
+    /// The level's name.
     pub level: &'static str,
+    /// The level the prediction shows, if any.
     pub predicted: Option<Level>,
+    /// The level the published sweep shows, if any.
     pub published: Option<Level>,
     /// Whether the predicted level ends within one sweep step of the published one
     /// (`None` for the sweep's last level, which has no end).

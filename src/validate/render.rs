@@ -32,7 +32,7 @@ fn accuracy_cells(a: &Accuracy) -> Vec<String> {
 }
 
 /// The accuracy table of a validation: a line per role and family.
-pub fn accuracy_table(validation: &Validation) -> (Vec<String>, Vec<Vec<String>>) {
+pub(crate) fn accuracy_table(validation: &Validation) -> (Vec<String>, Vec<Vec<String>>) {
     let header = ["rows", "family"]
         .into_iter()
         .chain(ACCURACY_HEADER.into_iter().take(6))
@@ -173,7 +173,7 @@ fn flat_line(ranked: &[Ranked]) -> String {
 }
 
 /// What `simulate --validate` prints.
-pub const FORMATS: &[Format] = &[Format::Table, Format::Csv, Format::Markdown];
+pub(crate) const FORMATS: &[Format] = &[Format::Table, Format::Csv, Format::Markdown];
 
 /// The validations as `format` (one of [`FORMATS`]) prints them: per file its headline, the accuracy per
 /// family (held-out rows, then calibration rows), the rank agreement of each ladder and

@@ -15,21 +15,21 @@ pub struct Accuracy {
     /// Rows judged.
     pub n: usize,
     /// Mean absolute percentage error of the predicted time, as a fraction (0.1 = 10 %).
-    pub mape: f64,
+    pub(crate) mape: f64,
     /// Median absolute percentage error, as a fraction.
-    pub median_ape: f64,
+    pub(crate) median_ape: f64,
     /// Geometric mean of measured ÷ predicted bandwidth: above 1, the model is
     /// pessimistic (the device beats the prediction); below 1, optimistic.
-    pub geomean_ratio: f64,
+    pub(crate) geomean_ratio: f64,
     /// Share of rows whose error is at most 10 %, as a fraction.
-    pub within_10: f64,
+    pub(crate) within_10: f64,
     /// Share of rows whose error is at most 25 %, as a fraction.
-    pub within_25: f64,
+    pub(crate) within_25: f64,
 }
 
 /// The absolute percentage error (as a fraction) of a prediction whose measured ÷
 /// predicted bandwidth is `ratio`.
-pub fn ape(ratio: f64) -> f64 {
+pub(crate) fn ape(ratio: f64) -> f64 {
     (ratio - 1.0).abs()
 }
 
@@ -63,7 +63,7 @@ impl Accuracy {
 }
 
 /// The rank of each value, from 1, tied values sharing the average of their ranks.
-pub fn ranks(values: &[f64]) -> Vec<f64> {
+pub(crate) fn ranks(values: &[f64]) -> Vec<f64> {
     let mut order: Vec<usize> = (0..values.len()).collect();
     order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
     let mut ranks = vec![0.0; values.len()];
@@ -86,12 +86,12 @@ pub fn ranks(values: &[f64]) -> Vec<f64> {
 /// Measurements closer than this (relative) are the same: repeat runs of one build in
 /// one command differ by about this much (docs/simulator.md, Judging the simulator),
 /// so a finer order is the noise's.
-pub const MEASURED_RESOLUTION: f64 = 0.005;
+pub(crate) const MEASURED_RESOLUTION: f64 = 0.005;
 
 /// `values` with every run of neighbours (in sorted order) less than `resolution`
 /// (relative) apart given the run's first value: differences below the resolution
 /// become ties.
-pub fn tied_within(values: &[f64], resolution: f64) -> Vec<f64> {
+pub(crate) fn tied_within(values: &[f64], resolution: f64) -> Vec<f64> {
     let mut order: Vec<usize> = (0..values.len()).collect();
     order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
     let mut tied = values.to_vec();
@@ -112,7 +112,7 @@ pub fn tied_within(values: &[f64], resolution: f64) -> Vec<f64> {
 /// Spearman's rank correlation of `xs` and `ys` (pairs, ties averaged): the Pearson
 /// correlation of their ranks. `None` for fewer than two pairs, pairs of unequal
 /// count, or where either side has a single rank (all equal): no order to agree with.
-pub fn spearman(xs: &[f64], ys: &[f64]) -> Option<f64> {
+pub(crate) fn spearman(xs: &[f64], ys: &[f64]) -> Option<f64> {
     if xs.len() != ys.len() || xs.len() < 2 {
         return None;
     }
@@ -128,7 +128,7 @@ pub fn spearman(xs: &[f64], ys: &[f64]) -> Option<f64> {
 }
 
 /// [`rank_agreement`]'s ties in words, as `simulate --validate` and the report say them.
-pub const RANK_TIES: &str = "values within 0.5 % of each other tied, measured (their run-to-run \
+pub(crate) const RANK_TIES: &str = "values within 0.5 % of each other tied, measured (their run-to-run \
                              noise) and predicted alike (an order the measurements cannot \
                              resolve); – where the measurements have no order left, 0 where \
                              the predictions have none";
@@ -139,7 +139,7 @@ pub const RANK_TIES: &str = "values within 0.5 % of each other tied, measured (t
 /// (a model that predicts offsets 1 and 2 of a copy 0.01 % apart does not claim to
 /// rank them). `None` where the measurements have no order left; 0 where they have
 /// one and the predictions none.
-pub fn rank_agreement(measured: &[f64], predicted: &[f64]) -> Option<f64> {
+pub(crate) fn rank_agreement(measured: &[f64], predicted: &[f64]) -> Option<f64> {
     let measured = tied_within(measured, MEASURED_RESOLUTION);
     let predicted = tied_within(predicted, MEASURED_RESOLUTION);
     let ordered = |values: &[f64]| values.iter().any(|&v| v != values[0]);
@@ -159,7 +159,7 @@ const SPREAD_MEASURED: f64 = 1.05;
 /// Whether the model sees no difference where the device shows one: the predictions
 /// all within 1 % (largest ÷ smallest ≤ 1.01) while the measurements differ by more
 /// than 5 % (largest ÷ smallest > 1.05). Values must be positive.
-pub fn flat(predicted: &[f64], measured: &[f64]) -> bool {
+pub(crate) fn flat(predicted: &[f64], measured: &[f64]) -> bool {
     let spread = |values: &[f64]| {
         let (low, high) = values
             .iter()

@@ -20,11 +20,11 @@ use crate::error::{Error, Result};
 use crate::suite::{Buffer, Case, CudaBuild, CudaTwin, Experiment, Twin, shaders};
 
 /// The architecture the twins are checked against without a device (H100, H200).
-pub const DEFAULT_ARCH: (i32, i32) = (9, 0);
+pub(crate) const DEFAULT_ARCH: (i32, i32) = (9, 0);
 
 /// Why NVRTC cannot be used here, if it cannot. Checked before any NVRTC call: cudarc
 /// panics on a missing library.
-pub fn nvrtc_unavailable() -> Option<String> {
+pub(crate) fn nvrtc_unavailable() -> Option<String> {
     // SAFETY: only tries to open the library by its usual names.
     let present = unsafe { cudarc::nvrtc::sys::is_culib_present() };
     (!present).then(|| {
@@ -44,17 +44,17 @@ fn runtime_loop(build: CudaBuild) -> &'static str {
 
 /// One case's twin, ready to compile.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Program {
+pub(crate) struct Program {
     pub twin: CudaTwin,
     /// The CUDA C text (`shaders/cuda/<twin.source>.cu`).
     pub source: &'static str,
     /// `NAME=value` pairs, in the order [`Program::options`] passes them.
-    pub defines: Vec<(String, String)>,
+    pub(crate) defines: Vec<(String, String)>,
 }
 
 impl Program {
     /// The twin of `experiment` for `case` in CUDA build `build`, or why there is none.
-    pub fn of(experiment: &Experiment, case: &Case, build: CudaBuild) -> Result<Program> {
+    pub(crate) fn of(experiment: &Experiment, case: &Case, build: CudaBuild) -> Result<Program> {
         let twin = match experiment.twin {
             Twin::Cuda(twin) => twin,
             Twin::None(why) => {
@@ -97,13 +97,13 @@ impl Program {
     }
 
     /// The entry point: the function named after the twin's file.
-    pub fn entry(&self) -> &'static str {
+    pub(crate) fn entry(&self) -> &'static str {
         self.twin.source
     }
 
     /// NVRTC's options for compute capability `arch`: PTX for `compute_XY`, which the
     /// driver compiles for the device when the module is loaded.
-    pub fn options(&self, (major, minor): (i32, i32)) -> Vec<String> {
+    pub(crate) fn options(&self, (major, minor): (i32, i32)) -> Vec<String> {
         let mut options = vec![format!("--gpu-architecture=compute_{major}{minor}")];
         options.extend(
             self.defines
@@ -115,12 +115,12 @@ impl Program {
 
     /// What identifies the compiled module: the same text, defines and architecture
     /// make the same PTX.
-    pub fn cache_key(&self, arch: (i32, i32)) -> String {
+    pub(crate) fn cache_key(&self, arch: (i32, i32)) -> String {
         format!("{} {}", self.twin.source, self.options(arch).join(" "))
     }
 
     /// The PTX of this program for `arch`.
-    pub fn compile(&self, arch: (i32, i32)) -> Result<String> {
+    pub(crate) fn compile(&self, arch: (i32, i32)) -> Result<String> {
         if let Some(why) = nvrtc_unavailable() {
             return Err(Error::CudaUnavailable(why));
         }
@@ -146,7 +146,7 @@ impl Program {
 
 /// `membench list --emit ptx`: the PTX of each distinct twin program of `cases` for
 /// `arch`, under a `// twin: ` line naming its source, first case and options.
-pub fn ptx_listing(
+pub(crate) fn ptx_listing(
     cases: &[(&Experiment, Case)],
     build: CudaBuild,
     arch: (i32, i32),
@@ -181,7 +181,11 @@ pub fn ptx_listing(
 
 /// A C literal of an override constant's value: whole numbers as integers, an f32 as
 /// its shortest `f` literal (C1..C4), anything else as a double.
-pub fn define_value(value: f64) -> Option<String> {
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "guarded: a whole value below 2^53 is an exact i64; an f32 only where it round-trips"
+)]
+pub(crate) fn define_value(value: f64) -> Option<String> {
     if !value.is_finite() {
         None
     } else if value.fract() == 0.0 && value.abs() < 2f64.powi(53) {
@@ -209,7 +213,12 @@ fn describe_compile_error(source: &str, error: &cudarc::nvrtc::CompileError) -> 
 /// storage buffer of `buffers`, `params` in constant memory has the uniform's size (or
 /// there is no uniform and no `params`), and the module declares dynamic shared memory
 /// exactly where the twin is launched with it.
-pub fn check_ptx(ptx: &str, entry: &str, buffers: &[Buffer], dynamic_shared: bool) -> Result<()> {
+pub(crate) fn check_ptx(
+    ptx: &str,
+    entry: &str,
+    buffers: &[Buffer],
+    dynamic_shared: bool,
+) -> Result<()> {
     let error = |what: String| Error::Cuda(format!("shaders/cuda/{entry}.cu: {what}"));
     let header = format!(".entry {entry}(");
     let start = ptx

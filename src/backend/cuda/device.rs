@@ -65,15 +65,15 @@ fn release_of(line: &str) -> Option<String> {
 /// What `membench devices` and the results record of one CUDA device.
 #[derive(Clone, Debug)]
 pub struct CudaDevice {
-    pub ordinal: usize,
+    pub(crate) ordinal: usize,
     /// As the driver names it: the same as the wgpu adapter's name on Vulkan.
     pub name: String,
-    pub compute_capability: (i32, i32),
+    pub(crate) compute_capability: (i32, i32),
     /// `domain:bus:device.0`, as wgpu writes an adapter's PCI bus id.
     pub pci_bus_id: String,
-    pub memory_bytes: usize,
-    pub multiprocessors: i32,
-    pub shared_bytes_per_block: i32,
+    pub(crate) memory_bytes: usize,
+    pub(crate) multiprocessors: i32,
+    pub(crate) shared_bytes_per_block: i32,
 }
 
 impl CudaDevice {
@@ -112,7 +112,7 @@ impl CudaDevice {
 
     /// Whether this is the wgpu adapter `name` at PCI bus `pci_bus_id` (empty where wgpu
     /// does not know it): the same name (GL appends `/PCIe/SSE2`), the same bus.
-    pub fn is_adapter(&self, name: &str, pci_bus_id: &str) -> bool {
+    pub(crate) fn is_adapter(&self, name: &str, pci_bus_id: &str) -> bool {
         let same_name = name == self.name
             || name
                 .strip_prefix(self.name.as_str())
@@ -161,7 +161,7 @@ pub(super) fn driver_label() -> String {
 }
 
 /// What `membench devices` prints about CUDA: each device, or why there are none.
-pub fn devices_report() -> String {
+pub(crate) fn devices_report() -> String {
     match devices() {
         Ok(devices) if devices.is_empty() => "cuda: the driver sees no device".to_owned(),
         Ok(devices) => devices

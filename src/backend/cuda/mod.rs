@@ -25,7 +25,9 @@ pub mod timing;
 pub mod transfer;
 mod verify;
 
-pub use device::{CudaDevice, devices, devices_report, unavailable};
+pub use device::CudaDevice;
+pub(crate) use device::devices_report;
+pub use device::{devices, unavailable};
 pub use kernel::Prepared;
 
 use std::collections::HashMap;
@@ -65,6 +67,7 @@ fn describe(error: &DriverError) -> String {
 /// the build.
 #[derive(Clone, Debug)]
 pub struct Cuda {
+    /// The CUDA device the context is on.
     pub device: CudaDevice,
     /// How the twins are compiled.
     build: CudaBuild,
@@ -103,7 +106,7 @@ impl Cuda {
     /// (`AdapterInfo::device_pci_bus_id`, empty if unknown), so that both measure the
     /// same GPU.
     /// Every error is [`Error::CudaUnavailable`]: a run goes on without CUDA.
-    pub fn for_adapter(name: &str, pci_bus_id: &str, timeout: Duration) -> Result<Cuda> {
+    pub(crate) fn for_adapter(name: &str, pci_bus_id: &str, timeout: Duration) -> Result<Cuda> {
         Cuda::matching(name, pci_bus_id, timeout).map_err(|error| match error {
             Error::CudaUnavailable(_) => error,
             other => Error::CudaUnavailable(other.to_string()),

@@ -60,7 +60,7 @@ impl Cuda {
         unsafe {
             sys::cuCtxSetLimit(
                 sys::CUlimit::CU_LIMIT_PERSISTING_L2_CACHE_SIZE,
-                set_aside as usize,
+                crate::host_len(set_aside),
             )
         }
         .result()
@@ -68,7 +68,7 @@ impl Cuda {
         let (pointer, _) = slice.device_ptr(&self.stream);
         self.set_window(Some(sys::CUaccessPolicyWindow {
             base_ptr: pointer as *mut std::ffi::c_void,
-            num_bytes: bytes as usize,
+            num_bytes: crate::host_len(bytes),
             hitRatio: hit_percent as f32 / 100.0,
             hitProp: sys::CUaccessProperty::CU_ACCESS_PROPERTY_PERSISTING,
             missProp: sys::CUaccessProperty::CU_ACCESS_PROPERTY_STREAMING,

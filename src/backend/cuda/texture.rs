@@ -16,11 +16,11 @@ use crate::error::{Error, Result};
 
 /// A texture object over a CUDA array of f32 texels.
 #[derive(Debug)]
-pub struct Texture {
+pub(crate) struct Texture {
     ctx: Arc<CudaContext>,
     array: sys::CUarray,
     /// The kernel argument (`cudaTextureObject_t`).
-    pub object: sys::CUtexObject,
+    pub(crate) object: sys::CUtexObject,
 }
 
 // SAFETY: the handles are plain driver handles, usable from any thread on which their

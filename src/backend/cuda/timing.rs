@@ -23,7 +23,7 @@ const BATCH_TARGET_NS: f64 = 0.5e9;
 
 /// A prepared case on CUDA events.
 #[derive(Debug)]
-pub struct EventClock<'a> {
+pub(crate) struct EventClock<'a> {
     cuda: &'a Cuda,
     prepared: &'a Prepared,
     cache: Cache,
@@ -37,7 +37,7 @@ pub struct EventClock<'a> {
 }
 
 impl<'a> EventClock<'a> {
-    pub fn new(cuda: &'a Cuda, prepared: &'a Prepared, cache: Cache) -> Self {
+    pub(crate) fn new(cuda: &'a Cuda, prepared: &'a Prepared, cache: Cache) -> Self {
         EventClock {
             cuda,
             prepared,
@@ -226,6 +226,10 @@ impl TimedWork for EventClock<'_> {
                 self.cuda.launch(self.prepared)?;
             }
         }
+        #[expect(
+            clippy::cast_possible_truncation,
+            reason = "a whole number of launches per batch, at least 1; `as` saturates a huge one"
+        )]
         let per_batch = match self.fastest_launch_ns {
             Some(ns) => ((BATCH_TARGET_NS / (ns * f64::from(repeats.max(1)))) as u32).max(1),
             None => samples,

@@ -83,7 +83,7 @@ impl Transfer<'_> {
 
     /// Each chunk as (byte offset, bytes).
     fn chunks(&self) -> impl Iterator<Item = (usize, usize)> + use<> {
-        let bytes = self.payload.shape.chunk_bytes() as usize;
+        let bytes = crate::host_len(self.payload.shape.chunk_bytes());
         (0..self.payload.shape.chunks as usize).map(move |i| (i * bytes, bytes))
     }
 

@@ -5,7 +5,7 @@ use crate::error::{Error, Result};
 use crate::text;
 
 /// The instance from the environment: `WGPU_BACKEND` picks backends.
-pub fn instance() -> Result<wgpu::Instance> {
+pub(crate) fn instance() -> Result<wgpu::Instance> {
     check_backend_names()?;
     Ok(wgpu::Instance::new(
         wgpu::InstanceDescriptor::new_without_display_handle_from_env(),
@@ -72,7 +72,10 @@ pub fn adapters(instance: &wgpu::Instance) -> Vec<wgpu::Adapter> {
 
 /// Picks an adapter by index or case-insensitive name substring (`--adapter`, else
 /// `WGPU_ADAPTER_NAME`), or the best one.
-pub fn select_adapter(instance: &wgpu::Instance, selector: Option<&str>) -> Result<wgpu::Adapter> {
+pub(crate) fn select_adapter(
+    instance: &wgpu::Instance,
+    selector: Option<&str>,
+) -> Result<wgpu::Adapter> {
     let mut adapters = adapters(instance);
     if adapters.is_empty() {
         let backends = environment(BACKEND_VARIABLE)?
@@ -175,13 +178,13 @@ pub fn info(adapter: &wgpu::Adapter) -> wgpu::AdapterInfo {
 }
 
 /// `name (backend, type)`.
-pub fn describe(info: &wgpu::AdapterInfo) -> String {
+pub(crate) fn describe(info: &wgpu::AdapterInfo) -> String {
     format!("{} ({:?}, {:?})", info.name, info.backend, info.device_type)
 }
 
 /// Subgroup size as the adapter reports it: one number, or `min-max` where the
 /// driver may choose per pipeline; empty where subgroups are not offered.
-pub fn subgroup_label(adapter: &wgpu::Adapter) -> String {
+pub(crate) fn subgroup_label(adapter: &wgpu::Adapter) -> String {
     let info = adapter.get_info();
     if !adapter.features().contains(wgpu::Features::SUBGROUP) || info.subgroup_max_size == 0 {
         String::new()
@@ -210,7 +213,7 @@ pub(super) fn wanted_features(adapter: &wgpu::Adapter) -> wgpu::Features {
 /// OpenGL 3.3 context; Mesa gives 4.5, but NVIDIA's driver gives exactly 3.3, whose
 /// GLSL 3.30 naga cannot write compute shaders in (they need OpenGL 4.3), and opening
 /// the device then fails as "Parent device is lost".
-pub fn no_compute(adapter: &wgpu::Adapter) -> Option<String> {
+pub(crate) fn no_compute(adapter: &wgpu::Adapter) -> Option<String> {
     let info = adapter.get_info();
     if !adapter
         .get_downlevel_capabilities()
@@ -238,7 +241,7 @@ fn gl_version(text: &str) -> Option<(u32, u32)> {
 }
 
 /// What `membench devices` prints about one adapter.
-pub fn adapter_report(index: usize, adapter: &wgpu::Adapter) -> String {
+pub(crate) fn adapter_report(index: usize, adapter: &wgpu::Adapter) -> String {
     let info = info(adapter);
     let limits = adapter.limits();
     let features = adapter.features();

@@ -28,7 +28,7 @@ pub(super) struct Staging {
 impl GpuContext {
     /// Maps every one of `buffers` whole in `mode` and waits until all are mapped (or
     /// one fails): the GPU must first finish what it does with them.
-    pub fn map_all<'a>(
+    pub(crate) fn map_all<'a>(
         &self,
         buffers: impl IntoIterator<Item = &'a wgpu::Buffer>,
         mode: wgpu::MapMode,
@@ -60,7 +60,7 @@ impl GpuContext {
 
     /// Maps `buffer` for reading, waits for it, and hands the words of its first
     /// `bytes` to `read`.
-    pub fn read_mapped<T>(
+    pub(crate) fn read_mapped<T>(
         &self,
         buffer: &wgpu::Buffer,
         bytes: u64,
@@ -97,7 +97,7 @@ impl GpuContext {
 
     /// A buffer holding `words`, copied in through the upload staging buffer piece
     /// by piece.
-    pub fn upload(
+    pub(crate) fn upload(
         &self,
         label: &str,
         usage: wgpu::BufferUsages,
@@ -108,7 +108,7 @@ impl GpuContext {
 
     /// A buffer holding `words`, made and copied in through the upload staging buffer
     /// piece by piece: made words are never held whole.
-    pub fn upload_words(
+    pub(crate) fn upload_words(
         &self,
         label: &str,
         usage: wgpu::BufferUsages,
@@ -122,7 +122,7 @@ impl GpuContext {
             mapped_at_creation: false,
         });
         let staging = self.upload_staging();
-        let piece_words = staging.size() as usize / 4;
+        let piece_words = crate::host_len(staging.size()) / 4;
         for start in (0..words.len()).step_by(piece_words.max(1)) {
             let range = start..(start + piece_words).min(words.len());
             let bytes = 4 * range.len() as u64;
@@ -157,7 +157,7 @@ impl GpuContext {
     /// copied in through the upload staging buffer a band of rows at a time: a buffer
     /// to texture copy takes rows at multiples of [`wgpu::COPY_BYTES_PER_ROW_ALIGNMENT`]
     /// bytes, so each row is padded in the staging buffer.
-    pub fn upload_texture(
+    pub(crate) fn upload_texture(
         &self,
         label: &str,
         (width, height): (u32, u32),
@@ -197,7 +197,7 @@ impl GpuContext {
         let row_bytes = 4 * width as usize;
         let padded_row_bytes =
             row_bytes.next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT as usize);
-        let band_rows = (staging.size() as usize / padded_row_bytes).max(1);
+        let band_rows = (crate::host_len(staging.size()) / padded_row_bytes).max(1);
         let band_words = band_rows * width as usize;
         for (band, start) in (0..words.len()).step_by(band_words).enumerate() {
             let piece = words.piece(start..(start + band_words).min(words.len()));
@@ -225,8 +225,8 @@ impl GpuContext {
                     buffer: staging,
                     layout: wgpu::TexelCopyBufferLayout {
                         offset: 0,
-                        bytes_per_row: Some(padded_row_bytes as u32),
-                        rows_per_image: Some(band_height as u32),
+                        bytes_per_row: Some(crate::to_u32(padded_row_bytes, "a texture row")?),
+                        rows_per_image: Some(crate::to_u32(band_height, "a texture band")?),
                     },
                 },
                 wgpu::TexelCopyTextureInfo {
@@ -234,13 +234,13 @@ impl GpuContext {
                     mip_level: 0,
                     origin: wgpu::Origin3d {
                         x: 0,
-                        y: (band * band_rows) as u32,
+                        y: crate::to_u32(band * band_rows, "a texture's rows")?,
                         z: 0,
                     },
                     aspect: wgpu::TextureAspect::All,
                 },
                 wgpu::Extent3d {
-                    height: band_height as u32,
+                    height: crate::to_u32(band_height, "a texture band")?,
                     ..size
                 },
             );
@@ -286,7 +286,7 @@ impl GpuContext {
 
     /// Copies the first `bytes` of `buffer` to the host through the readback staging
     /// buffer and hands them to `visit` piece by piece, in order.
-    pub fn read_pieces(
+    pub(crate) fn read_pieces(
         &self,
         buffer: &wgpu::Buffer,
         bytes: u64,

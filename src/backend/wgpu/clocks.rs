@@ -41,14 +41,14 @@ const MAX_SETTLE: Duration = Duration::from_secs(3);
 
 /// The reference kernel and the fastest pass it ran this run.
 #[derive(Debug)]
-pub struct ClockGuard {
+pub(crate) struct ClockGuard {
     reference: BoundKernel,
     /// Dispatches per timed pass, and the fastest pass's time per dispatch (ns).
     state: Mutex<Option<(u32, f64)>>,
 }
 
 impl ClockGuard {
-    pub fn new(ctx: &GpuContext) -> Result<Self> {
+    pub(crate) fn new(ctx: &GpuContext) -> Result<Self> {
         let reference = ctx.scoped(|| {
             let device = &ctx.device;
             let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -88,7 +88,7 @@ impl ClockGuard {
     /// Runs the reference until its passes are as fast as this run's fastest (within
     /// [`TOLERANCE`], two in a row); `Some(note)` when they were not after
     /// [`MAX_SETTLE`].
-    pub fn settle(&self, ctx: &GpuContext) -> Result<Option<String>> {
+    pub(crate) fn settle(&self, ctx: &GpuContext) -> Result<Option<String>> {
         let mut state = self
             .state
             .lock()
@@ -99,6 +99,10 @@ impl ClockGuard {
             Some(known) => known,
             None => {
                 let one = self.pass_ns(ctx, 1)?;
+                #[expect(
+                    clippy::cast_possible_truncation,
+                    reason = "a whole number of dispatches, at least 1; `as` saturates a huge one"
+                )]
                 let dispatches = (PASS_TARGET.as_nanos() as f64 / one).ceil().max(1.0) as u32;
                 (dispatches, f64::INFINITY)
             }
@@ -141,7 +145,7 @@ impl GpuContext {
     /// Waits for the clocks of sustained load before a kernel is timed (see
     /// [`super::clocks`]); `Some(note)` when they did not come. Not on software adapters,
     /// nor without GPU timestamps.
-    pub fn settle_clocks(&self) -> Result<Option<String>> {
+    pub(crate) fn settle_clocks(&self) -> Result<Option<String>> {
         if self.info.device_type == wgpu::DeviceType::Cpu || !self.has_timestamps() {
             return Ok(None);
         }

@@ -20,13 +20,17 @@ use crate::text::shown_lines;
 /// Device, queue and what the CSV records about them; built once, passed by reference.
 #[derive(Debug)]
 pub struct GpuContext {
+    /// The adapter the device came from.
     pub adapter: wgpu::Adapter,
+    /// The device every buffer and pipeline is made on.
     pub device: wgpu::Device,
-    pub queue: wgpu::Queue,
+    pub(crate) queue: wgpu::Queue,
+    /// The adapter's name, vendor, backend and driver.
     pub info: wgpu::AdapterInfo,
+    /// The limits the device was opened with.
     pub limits: wgpu::Limits,
     /// How long one submission may take before the device counts as hung.
-    pub timeout: Duration,
+    pub(crate) timeout: Duration,
     /// Staging and poison buffers every case reuses, made on first use.
     pub(super) staging: Staging,
     /// Pipelines compiled so far, reused by the cases that build the same one.
@@ -69,6 +73,8 @@ impl GpuContext {
         })
     }
 
+    /// Opens the adapter `selector` picks (an index or a part of its name; else the
+    /// best one), each submission given `timeout`.
     pub fn new(selector: Option<&str>, timeout: Duration) -> Result<Self> {
         let instance = instance()?;
         let adapter = select_adapter(&instance, selector)?;
@@ -136,7 +142,8 @@ impl GpuContext {
         let limits = &self.limits;
         let max_binding_bytes = limits
             .max_storage_buffer_binding_size
-            .min(limits.max_buffer_size);
+            .min(limits.max_buffer_size)
+            .min(crate::suite::MAX_BINDING_BYTES);
         if let Some(requested) = buffer_bytes.filter(|&b| b > max_binding_bytes) {
             return Err(Error::SizeLimit {
                 what: "--buffer-mib",
@@ -208,6 +215,7 @@ impl GpuContext {
                 .contains(wgpu::Features::PASSTHROUGH_SHADERS)
     }
 
+    /// Whether the device timestamps compute passes (the GPU clock).
     pub fn has_timestamps(&self) -> bool {
         self.device
             .features()
@@ -215,7 +223,7 @@ impl GpuContext {
     }
 
     /// Timestamps may be written between commands of an encoder, not only around passes.
-    pub fn has_encoder_timestamps(&self) -> bool {
+    pub(crate) fn has_encoder_timestamps(&self) -> bool {
         self.device
             .features()
             .contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
@@ -223,7 +231,7 @@ impl GpuContext {
 
     /// Runs `work` inside validation, out-of-memory and internal error scopes and
     /// turns whatever they caught into an error.
-    pub fn scoped<T>(&self, work: impl FnOnce() -> T) -> Result<T> {
+    pub(crate) fn scoped<T>(&self, work: impl FnOnce() -> T) -> Result<T> {
         let scopes = [
             wgpu::ErrorFilter::Validation,
             wgpu::ErrorFilter::OutOfMemory,
@@ -244,7 +252,7 @@ impl GpuContext {
     }
 
     /// Submits and waits, with a timeout so that a hung kernel is an error.
-    pub fn submit_and_wait(&self, commands: wgpu::CommandBuffer) -> Result<()> {
+    pub(crate) fn submit_and_wait(&self, commands: wgpu::CommandBuffer) -> Result<()> {
         let index = self.queue.submit([commands]);
         self.wait(index)
     }

@@ -117,10 +117,12 @@ pub(crate) fn import(
         let mut properties =
             vk::PhysicalDeviceProperties2::default().push_next(&mut host_properties);
         instance.get_physical_device_properties2(hal.raw_physical_device(), &mut properties);
-        let align = host_properties
-            .min_imported_host_pointer_alignment
-            .max(4096) as usize;
-        let size = (bytes as usize).next_multiple_of(align);
+        let align = crate::host_len(
+            host_properties
+                .min_imported_host_pointer_alignment
+                .max(4096),
+        );
+        let size = crate::host_len(bytes).next_multiple_of(align);
         let layout = Layout::from_size_align(size, align)
             .map_err(|e| Error::Case(format!("{label}: {e}")))?;
         let host = std::alloc::alloc_zeroed(layout);
@@ -223,7 +225,7 @@ pub(crate) fn import(
         Ok(HostBuffer {
             buffer,
             address,
-            len: bytes as usize,
+            len: crate::host_len(bytes),
         })
     }
 }

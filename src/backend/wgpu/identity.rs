@@ -8,7 +8,7 @@ use crate::results::GpuIdentity;
 use crate::text;
 
 /// What an adapter without one records: a software adapter is no physical GPU.
-pub const NONE: &str = "-";
+pub(crate) const NONE: &str = "-";
 
 /// The identity of `adapter` (described by `info`) on this host; an error where the
 /// host's name is unfit for a row ([`host`]).
@@ -21,7 +21,7 @@ pub fn of(adapter: &wgpu::Adapter, info: &wgpu::AdapterInfo) -> Result<GpuIdenti
 
 /// The GPU's part of [`of`], the host left empty: what names a GPU on this machine
 /// (`--adapter`, `membench devices`).
-pub fn without_host(adapter: &wgpu::Adapter, info: &wgpu::AdapterInfo) -> GpuIdentity {
+pub(crate) fn without_host(adapter: &wgpu::Adapter, info: &wgpu::AdapterInfo) -> GpuIdentity {
     let software = info.device_type == wgpu::DeviceType::Cpu;
     let pci_bus_id = if info.device_pci_bus_id.is_empty() || software {
         NONE.to_owned()
@@ -45,7 +45,7 @@ pub fn without_host(adapter: &wgpu::Adapter, info: &wgpu::AdapterInfo) -> GpuIde
 }
 
 /// The variable that names the host where the system's name is the wrong one.
-pub const HOST_VARIABLE: &str = "MEMBENCH_HOST";
+pub(crate) const HOST_VARIABLE: &str = "MEMBENCH_HOST";
 
 /// This machine's name: [`HOST_VARIABLE`] where set (a pod's host name is the pod's, not
 /// the node's), trimmed, else the system's. A name a row, a path or a terminal could not

@@ -43,7 +43,7 @@ impl BoundKernel {
 
     /// One compute pass of `dispatches` back-to-back dispatches, optionally with
     /// timestamps at its beginning and end.
-    pub fn encode_pass(
+    pub(crate) fn encode_pass(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         timestamp_writes: Option<wgpu::ComputePassTimestampWrites>,

@@ -9,24 +9,22 @@
 
 mod adapter;
 mod buffers;
-pub mod clocks;
+pub(crate) mod clocks;
 mod context;
 mod host_memory;
 pub mod identity;
 mod kernel;
 mod launch;
 mod pipelines;
-pub mod spirv;
+pub(crate) mod spirv;
 pub mod timing;
 pub mod transfer;
 mod verify;
 
-pub use adapter::{
-    adapter_report, adapters, describe, info, instance, no_compute, select_adapter, subgroup_label,
-};
+pub(crate) use adapter::{adapter_report, describe, instance, no_compute};
+pub use adapter::{adapters, info};
 pub use context::GpuContext;
 pub use kernel::BoundKernel;
-pub use timing::Timestamps;
 
 use super::Backend;
 use crate::error::Result;
@@ -41,7 +39,9 @@ use timing::KernelClock;
 /// The wgpu backend: a device, and the build its kernels are made with.
 #[derive(Debug)]
 pub struct Wgpu<'a> {
+    /// The device its kernels run on.
     pub ctx: &'a GpuContext,
+    /// How its kernels are built.
     pub build: WgpuBuild,
 }
 

@@ -125,7 +125,7 @@ fn binding_type(binding: Binding) -> wgpu::BindingType {
 impl GpuContext {
     /// The compute pipeline of a case's kernel with its overrides, for callers that
     /// bind buffers of their own (sub-ranges, as the transfer overlap does).
-    pub fn case_pipeline(
+    pub(crate) fn case_pipeline(
         &self,
         experiment: &Experiment,
         case: &Case,

@@ -28,20 +28,28 @@ const CAPABILITIES: naga::valid::Capabilities = naga::valid::Capabilities::SUBGR
 
 /// A kernel as the tax-free build gives it to the driver.
 #[derive(Debug)]
-pub struct TaxFree {
+pub(crate) struct TaxFree {
     /// The SPIR-V module, entry point `main`.
     pub words: Vec<u32>,
     /// The entry point's workgroup size, overrides resolved: passthrough asks for it.
     pub workgroup_size: [u32; 3],
     /// How many barriers had their memory scope narrowed from Device to Workgroup.
-    pub barriers_narrowed: usize,
+    #[cfg_attr(
+        not(test),
+        expect(dead_code, reason = "the tests count what the build changed")
+    )]
+    pub(crate) barriers_narrowed: usize,
     /// How many loops were marked for unrolling.
-    pub loops_unrolled: usize,
+    #[cfg_attr(
+        not(test),
+        expect(dead_code, reason = "the tests count what the build changed")
+    )]
+    pub(crate) loops_unrolled: usize,
 }
 
 /// The tax-free SPIR-V of `source` with `overrides` applied; `kernel` names it in
 /// errors.
-pub fn tax_free(kernel: &str, source: &str, overrides: &[(&str, f64)]) -> Result<TaxFree> {
+pub(crate) fn tax_free(kernel: &str, source: &str, overrides: &[(&str, f64)]) -> Result<TaxFree> {
     let (module, workgroup_size, barriers_narrowed, loops_unrolled) =
         rewritten(kernel, source, overrides)?;
     Ok(TaxFree {
@@ -55,7 +63,11 @@ pub fn tax_free(kernel: &str, source: &str, overrides: &[(&str, f64)]) -> Result
 /// The tax-free SPIR-V of `source` as assembly text (`membench list --emit spirv`).
 /// Barrier lines end in a comment naming their scopes and semantics, which the
 /// instruction itself only gives as constant ids.
-pub fn tax_free_text(kernel: &str, source: &str, overrides: &[(&str, f64)]) -> Result<String> {
+pub(crate) fn tax_free_text(
+    kernel: &str,
+    source: &str,
+    overrides: &[(&str, f64)],
+) -> Result<String> {
     let (module, ..) = rewritten(kernel, source, overrides)?;
     let constants = int_constants(&module);
     let value = |operand: &Operand| match operand {

@@ -16,7 +16,7 @@ const SUBMISSION_TARGET_NS: f64 = 0.5e9;
 
 /// A built kernel on its device's clock.
 #[derive(Debug)]
-pub struct KernelClock<'a> {
+pub(crate) struct KernelClock<'a> {
     ctx: &'a GpuContext,
     kernel: &'a BoundKernel,
     cache: Cache,
@@ -25,7 +25,7 @@ pub struct KernelClock<'a> {
 }
 
 impl<'a> KernelClock<'a> {
-    pub fn new(ctx: &'a GpuContext, kernel: &'a BoundKernel, cache: Cache) -> Self {
+    pub(crate) fn new(ctx: &'a GpuContext, kernel: &'a BoundKernel, cache: Cache) -> Self {
         KernelClock {
             ctx,
             kernel,
@@ -58,6 +58,10 @@ impl TimedWork for KernelClock<'_> {
             Cache::Cold => (Some(self.ctx.flush_buffer()), samples * repeats, 1),
         };
         let pass_times = if self.timer() == Timer::Gpu {
+            #[expect(
+                clippy::cast_possible_truncation,
+                reason = "a whole number of dispatches per submission; `as` saturates a huge one"
+            )]
             let per_submission = match self.fastest_dispatch_ns {
                 Some(ns) => (SUBMISSION_TARGET_NS / (ns * f64::from(dispatches))) as u32,
                 None => passes,
@@ -96,8 +100,8 @@ impl TimedWork for KernelClock<'_> {
 /// A query set of the most timestamps one submission may write, and the buffers that
 /// bring them to the host.
 #[derive(Debug)]
-pub struct Timestamps {
-    pub query_set: wgpu::QuerySet,
+pub(crate) struct Timestamps {
+    pub(crate) query_set: wgpu::QuerySet,
     resolved: wgpu::Buffer,
     readback: wgpu::Buffer,
 }
@@ -133,7 +137,7 @@ impl Timestamps {
 
     /// Submits `encoder`, which wrote the first `queries` timestamps, and returns them
     /// in ticks.
-    pub fn read(
+    pub(crate) fn read(
         &self,
         ctx: &GpuContext,
         mut encoder: wgpu::CommandEncoder,
@@ -151,7 +155,7 @@ impl Timestamps {
 
 impl GpuContext {
     /// The timestamp queries every timed batch reuses.
-    pub fn timestamps(&self) -> &Timestamps {
+    pub(crate) fn timestamps(&self) -> &Timestamps {
         self.timestamps
             .get_or_init(|| Timestamps::new(&self.device))
     }
@@ -160,7 +164,7 @@ impl GpuContext {
 /// Durations of `passes` timed passes of `dispatches` each, after `warmup` untimed
 /// passes, in submissions of at most `per_submission` timed passes (the warm-up goes
 /// with the first); with `flush`, each timed pass follows an untimed clear of it.
-pub fn gpu_pass_times_ns(
+pub(crate) fn gpu_pass_times_ns(
     ctx: &GpuContext,
     kernel: &BoundKernel,
     passes: u32,
@@ -218,7 +222,7 @@ fn gpu_batch(
 }
 
 /// Nanoseconds between two timestamps, in ticks; an error unless time advanced.
-pub fn gpu_ns(ctx: &GpuContext, begin: u64, end: u64) -> Result<f64> {
+pub(crate) fn gpu_ns(ctx: &GpuContext, begin: u64, end: u64) -> Result<f64> {
     let ns = end.wrapping_sub(begin) as f64 * f64::from(ctx.queue.get_timestamp_period());
     if ns > 0.0 {
         Ok(ns)

@@ -121,7 +121,7 @@ impl Transfer<'_> {
     fn pieces(&self) -> impl Iterator<Item = (u64, &[u8])> {
         let chunk_bytes = self.payload.shape.chunk_bytes();
         bytemuck::cast_slice::<u32, u8>(self.payload.sent)
-            .chunks(chunk_bytes as usize)
+            .chunks(crate::host_len(chunk_bytes))
             .enumerate()
             .map(move |(i, piece)| (i as u64 * chunk_bytes, piece))
     }
@@ -519,7 +519,7 @@ impl Transfer<'_> {
             wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         );
         let host = std::cell::RefCell::new(vec![0u32; self.payload.sent.len()]);
-        let chunk_bytes = self.payload.shape.chunk_bytes() as usize;
+        let chunk_bytes = crate::host_len(self.payload.shape.chunk_bytes());
         let read = || -> Result<[f64; 2]> {
             let start = Instant::now();
             let mut encoder = self.ctx.device.create_command_encoder(&Default::default());

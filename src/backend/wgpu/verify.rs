@@ -9,7 +9,11 @@ use crate::suite::{Buffer, Expected, WgpuBuild, Words};
 
 impl GpuContext {
     /// Whether `buffers`, one after the other, hold what `expected` says.
-    pub fn check_output(&self, buffers: &[&wgpu::Buffer], expected: &Expected) -> Result<()> {
+    pub(crate) fn check_output(
+        &self,
+        buffers: &[&wgpu::Buffer],
+        expected: &Expected,
+    ) -> Result<()> {
         let mut checker = expected.checker();
         let mut left = 4 * expected.len_words() as u64;
         for buffer in buffers {

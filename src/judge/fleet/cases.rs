@@ -10,11 +10,12 @@ use crate::suite::CaseId;
 /// One case of a group: what is typical and where each GPU stands.
 #[derive(Clone, Debug)]
 pub struct GroupCase {
+    /// The case.
     pub id: CaseId,
     /// The median of the GPUs' figures, where at least [`MIN_MEMBERS`] have one.
-    pub median_gbps: Option<f64>,
+    pub(crate) median_gbps: Option<f64>,
     /// The median absolute deviation from it, unscaled.
-    pub mad_gbps: Option<f64>,
+    pub(crate) mad_gbps: Option<f64>,
     /// The GPUs with a bandwidth for it.
     pub measured: usize,
     /// One per GPU of the group, in the group's order.
@@ -23,14 +24,14 @@ pub struct GroupCase {
 
 impl GroupCase {
     /// The robust sigma relative to the median (1.4826 MAD / median).
-    pub fn sigma(&self) -> Option<f64> {
+    pub(crate) fn sigma(&self) -> Option<f64> {
         self.median_gbps
             .zip(self.mad_gbps)
             .map(|(median, mad)| MAD_SCALE * mad / median)
     }
 
     /// The GPUs it names sick.
-    pub fn outliers(&self) -> usize {
+    pub(crate) fn outliers(&self) -> usize {
         self.cells
             .iter()
             .filter(|c| c.standing.is_outlier())
@@ -46,7 +47,7 @@ impl GroupCase {
     }
 
     /// The smallest and largest distance from the median among its GPUs.
-    pub fn extent(&self) -> Option<(f64, f64)> {
+    pub(crate) fn extent(&self) -> Option<(f64, f64)> {
         self.cells
             .iter()
             .filter_map(|c| c.distance)
@@ -69,10 +70,10 @@ pub struct Cell {
     /// Its distinct runs with a bandwidth: two or more where it was measured again.
     pub runs: usize,
     /// (x − median) / median: −0.08 is 8 % slower.
-    pub distance: Option<f64>,
+    pub(crate) distance: Option<f64>,
     /// (x − median) / (1.4826 MAD); none where the MAD is 0.
     pub z: Option<f64>,
-    pub standing: Standing,
+    pub(crate) standing: Standing,
 }
 
 impl Cell {
@@ -88,7 +89,7 @@ impl Cell {
 
 /// Where a GPU stands in a case.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Standing {
+pub(crate) enum Standing {
     /// Within the threshold or the noise of the median.
     Within,
     /// Slower beyond the threshold and the noise, as evidence: in a family or sweep
@@ -110,7 +111,7 @@ pub enum Standing {
 
 impl Standing {
     /// The text form, as in the CSV.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Standing::Within => "within",
             Standing::Slower => "slower",
@@ -124,7 +125,7 @@ impl Standing {
     }
 
     /// Whether it names the GPU sick.
-    pub fn is_outlier(self) -> bool {
+    pub(crate) fn is_outlier(self) -> bool {
         matches!(
             self,
             Standing::Slower | Standing::Missing | Standing::Failed | Standing::Skipped
@@ -238,7 +239,7 @@ pub(super) fn count(
 
 /// The median of `values` and their median absolute deviation from it (unscaled);
 /// `None` for no values. Sorts `values`.
-pub fn median_mad(values: &mut [f64]) -> Option<(f64, f64)> {
+pub(crate) fn median_mad(values: &mut [f64]) -> Option<(f64, f64)> {
     let middle = median(values)?;
     let mut deviations: Vec<f64> = values.iter().map(|v| (v - middle).abs()).collect();
     Some((middle, median(&mut deviations)?))
@@ -257,7 +258,7 @@ pub(super) fn median(values: &mut [f64]) -> Option<f64> {
 
 /// The fleet's statistic: a GPU's figure against its case's median, (x − median) /
 /// median, with the robust sigma 1.4826 MAD / median (`mad` unscaled).
-pub fn difference(gbps: f64, median: f64, mad: f64) -> Difference {
+pub(crate) fn difference(gbps: f64, median: f64, mad: f64) -> Difference {
     Difference {
         relative: (gbps - median) / median,
         sigma: MAD_SCALE * mad / median,
@@ -265,7 +266,7 @@ pub fn difference(gbps: f64, median: f64, mad: f64) -> Difference {
 }
 
 /// Where a difference stands by the noise rule at `threshold` and [`SIGMAS`].
-pub fn stand(difference: Difference, threshold: f64) -> Standing {
+pub(crate) fn stand(difference: Difference, threshold: f64) -> Standing {
     let rule = NoiseRule {
         threshold,
         sigmas: SIGMAS,

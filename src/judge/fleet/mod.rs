@@ -19,10 +19,13 @@ mod spans;
 mod tests;
 mod text;
 
-pub use cases::{Cell, GroupCase, Standing, difference, median_mad, stand};
-pub use read::{GpuId, inputs};
+pub use cases::Cell;
+pub use cases::GroupCase;
+pub(crate) use cases::Standing;
+pub use read::GpuId;
+pub use read::inputs;
 pub use render::{render, write};
-pub use spans::{MIN_CASES as MIN_SPAN_CASES, Span};
+pub(crate) use spans::Span;
 pub(crate) use text::{conclusion, gbps_text, introduction, merged_line, remeasure, spans_text};
 
 use std::collections::{HashMap, HashSet};
@@ -38,23 +41,23 @@ use read::{GroupKey, Measurement, Part};
 pub const DEFAULT_THRESHOLD: f64 = 0.05;
 
 /// How many robust sigmas of the fleet's noise a difference must exceed to count.
-pub const SIGMAS: f64 = 3.5;
+pub(crate) const SIGMAS: f64 = 3.5;
 
 /// The MAD times this is the standard deviation of a normal sample: the robust sigma.
-pub const MAD_SCALE: f64 = 1.4826;
+pub(crate) const MAD_SCALE: f64 = 1.4826;
 
 /// The fewest distinct GPUs a group is judged among.
-pub const MIN_MEMBERS: usize = 3;
+pub(crate) const MIN_MEMBERS: usize = 3;
 
 /// The exit status of a fleet with a sick GPU.
-pub const EXIT_SICK: u8 = 3;
+pub(crate) const EXIT_SICK: u8 = 3;
 
 /// The exit status of a fleet with no sick GPU but an unsteady case: measure it again.
-pub const EXIT_UNSTEADY: u8 = 4;
+pub(crate) const EXIT_UNSTEADY: u8 = 4;
 
 /// The exit status of a fleet judged only in part: a GPU in a group of fewer than
 /// [`MIN_MEMBERS`], or a file not read (unless skips are allowed).
-pub const EXIT_INCOMPLETE: u8 = 5;
+pub(crate) const EXIT_INCOMPLETE: u8 = 5;
 
 /// How a fleet is judged.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -78,16 +81,20 @@ impl Default for Options {
 /// An input that was not read, and why.
 #[derive(Clone, Debug)]
 pub struct Skipped {
+    /// The file.
     pub path: PathBuf,
+    /// Why it was not read.
     pub why: String,
 }
 
 /// A file that holds a GPU already read: read once, or merged into it.
 #[derive(Clone, Debug)]
 pub struct Merged {
+    /// The file.
     pub path: PathBuf,
     /// The file it joins.
     pub into: PathBuf,
+    /// Why it joins: the same run read twice, or another run of the GPU.
     pub how: Merge,
 }
 
@@ -104,7 +111,7 @@ pub enum Merge {
 
 /// What the fleet says of one GPU in its group.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Condition {
+pub(crate) enum Condition {
     /// Judged, and nothing against it.
     Healthy,
     /// Slower in a case once, alone: measure it again.
@@ -117,7 +124,7 @@ pub enum Condition {
 }
 
 impl Condition {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Condition::Healthy => "healthy",
             Condition::Unsteady => "unsteady",
@@ -129,7 +136,7 @@ impl Condition {
 
 /// One GPU in one group: its files' rows of one api/build (and sizing).
 #[derive(Clone, Debug)]
-pub struct Member {
+pub(crate) struct Member {
     /// Its files in the order read; more than one where it was measured again.
     pub files: Vec<PathBuf>,
     pub gpu: GpuId,
@@ -138,10 +145,10 @@ pub struct Member {
     pub pci_bus_id: String,
     /// Its group, an index into [`Fleet::groups`].
     pub group: usize,
-    pub condition: Condition,
+    pub(crate) condition: Condition,
     /// The spans it is slower in than its siblings: the span's index in its group's
     /// spans, and its distance.
-    pub slow_spans: Vec<(usize, f64)>,
+    pub(crate) slow_spans: Vec<(usize, f64)>,
     /// Cases it is slower in, as evidence: in a slow span, or slow in every run.
     pub slower: usize,
     /// Cases slower once, alone: measure them again.
@@ -154,23 +161,23 @@ pub struct Member {
     pub faster: usize,
     /// Its slowest case against the median: the case's index in its group's cases,
     /// and the distance ((x − median) / median).
-    pub worst: Option<(usize, f64)>,
+    pub(crate) worst: Option<(usize, f64)>,
 }
 
 impl Member {
     /// The cases that name it sick: slower, missing or failed.
-    pub fn outliers(&self) -> usize {
+    pub(crate) fn outliers(&self) -> usize {
         self.slower + self.missing + self.failed
     }
 
     /// The file it is shown by: its first.
-    pub fn file(&self) -> &Path {
+    pub(crate) fn file(&self) -> &Path {
         self.files.first().map_or(Path::new(""), PathBuf::as_path)
     }
 
     /// `host / short UUID` for a chart's label: the UUID's first eight digits, else the
     /// bus id, else the GPU's name.
-    pub fn short_label(&self) -> String {
+    pub(crate) fn short_label(&self) -> String {
         let uuid = self.gpu_uuid.trim_start_matches("GPU-");
         let short = if read::known(uuid) {
             uuid.chars().take(8).collect()
@@ -190,17 +197,20 @@ impl Member {
 /// GPUs measured alike: one model (`device`), backend, api/build and sizing.
 #[derive(Clone, Debug)]
 pub struct Group {
+    /// The model, as the adapter names it.
     pub device: String,
+    /// The graphics API wgpu ran on.
     pub backend: String,
+    /// The api and build.
     pub setting: Setting,
     /// `None` for files that did not record it (schema version 2 and older).
     pub sizing: Option<RunSizing>,
     /// Its GPUs, indices into [`Fleet::members`], in the order first read.
-    pub members: Vec<usize>,
+    pub(crate) members: Vec<usize>,
     /// Every case any of its GPUs has a row for, in case order.
     pub cases: Vec<GroupCase>,
     /// Its families and sweeps of [`MIN_SPAN_CASES`] cases or more.
-    pub spans: Vec<Span>,
+    pub(crate) spans: Vec<Span>,
 }
 
 impl Group {
@@ -222,7 +232,7 @@ impl Group {
 }
 
 /// `default`, or the sizing's settings; `unrecorded` for old files.
-pub fn sizing_text(sizing: Option<RunSizing>) -> String {
+pub(crate) fn sizing_text(sizing: Option<RunSizing>) -> String {
     sizing.map_or_else(|| "unrecorded".to_owned(), |s| s.to_string())
 }
 
@@ -238,14 +248,15 @@ pub struct Fleet {
     /// The inputs not read, and why.
     pub skipped: Vec<Skipped>,
     /// The files read once for two names, or merged into another file of their GPU.
-    pub merged: Vec<Merged>,
-    pub members: Vec<Member>,
+    pub(crate) merged: Vec<Merged>,
+    pub(crate) members: Vec<Member>,
+    /// The groups of GPUs measured alike.
     pub groups: Vec<Group>,
 }
 
 /// What the gate concludes, the most serious first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Conclusion {
+pub(crate) enum Conclusion {
     /// A GPU is sick: exit [`EXIT_SICK`].
     Sick,
     /// No GPU is sick, but a case was slow once: exit [`EXIT_UNSTEADY`].
@@ -257,7 +268,7 @@ pub enum Conclusion {
 }
 
 impl Conclusion {
-    pub fn exit_code(self) -> u8 {
+    pub(crate) fn exit_code(self) -> u8 {
         match self {
             Conclusion::Sick => EXIT_SICK,
             Conclusion::Unsteady => EXIT_UNSTEADY,
@@ -266,7 +277,7 @@ impl Conclusion {
         }
     }
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Conclusion::Sick => "sick",
             Conclusion::Unsteady => "unsteady",
@@ -279,34 +290,36 @@ impl Conclusion {
 /// What a fleet comes to: the counts the conclusion is drawn from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tally {
+    /// Input files.
     pub files: usize,
-    pub skipped_files: usize,
-    pub merged_files: usize,
+    pub(crate) skipped_files: usize,
+    pub(crate) merged_files: usize,
     /// Distinct GPUs (by [`Member::gpu`]).
-    pub gpus: usize,
+    pub(crate) gpus: usize,
     /// Distinct models (`device`).
-    pub models: usize,
+    pub(crate) models: usize,
+    /// Groups of GPUs measured alike.
     pub groups: usize,
     /// Distinct GPUs in a group judged.
-    pub judged_gpus: usize,
+    pub(crate) judged_gpus: usize,
     /// Distinct GPUs in groups too small to judge.
-    pub unjudged_gpus: usize,
+    pub(crate) unjudged_gpus: usize,
     /// Distinct GPUs named sick.
     pub sick_gpus: usize,
     /// Distinct GPUs with an unsteady case and none sick.
-    pub unsteady_gpus: usize,
+    pub(crate) unsteady_gpus: usize,
     /// Cases that name GPUs sick (slower, missing or failed), over every GPU.
-    pub outliers: usize,
+    pub(crate) outliers: usize,
     /// Unsteady cases, over every GPU.
     pub unsteady: usize,
     /// Cases faster than the median beyond the threshold, over every GPU.
     pub faster: usize,
-    pub skips_allowed: bool,
+    pub(crate) skips_allowed: bool,
 }
 
 impl Tally {
     /// The gate's conclusion.
-    pub fn conclusion(&self) -> Conclusion {
+    pub(crate) fn conclusion(&self) -> Conclusion {
         let skipped = self.skipped_files > 0 && !self.skips_allowed;
         if self.sick_gpus > 0 {
             Conclusion::Sick

@@ -20,9 +20,22 @@ use crate::text::shown_path as shown;
 /// the model on that host, as a software adapter is). Never the file.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum GpuId {
+    /// The GPU's UUID.
     Uuid(String),
-    Bus { host: String, bus: String },
-    Adapter { host: String, device: String },
+    /// Its host and PCI bus id.
+    Bus {
+        /// The host name.
+        host: String,
+        /// The PCI bus id.
+        bus: String,
+    },
+    /// Its host and model.
+    Adapter {
+        /// The host name.
+        host: String,
+        /// The adapter's name.
+        device: String,
+    },
 }
 
 impl GpuId {

@@ -13,11 +13,11 @@ use super::cases::{GroupCase, Standing, difference, median, median_mad, stand};
 use crate::suite::Family;
 
 /// The fewest cases a span holds, and a GPU must have a figure in.
-pub const MIN_CASES: usize = 3;
+pub(crate) const MIN_CASES: usize = 3;
 
 /// A family, or one experiment (a sweep) of it, of a group's cases.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Span {
+pub(crate) struct Span {
     pub family: Family,
     /// The experiment's variant; `None` for the whole family.
     pub variant: Option<String>,

@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::cases::{difference, median_mad, stand};
 use super::*;
 use crate::judge::Difference;
 use crate::results::tests::scratch;

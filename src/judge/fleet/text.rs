@@ -565,6 +565,10 @@ fn number(value: Option<f64>, digits: usize) -> String {
 
 /// A bandwidth in four significant digits (at least one decimal): `1498.9`, `15.00`,
 /// `0.01230`; nothing where there is none.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "the floor of a finite f64's log10 lies within ±324"
+)]
 pub(crate) fn gbps_text(value: Option<f64>) -> String {
     value.map_or_else(String::new, |v| {
         let magnitude = if v == 0.0 {

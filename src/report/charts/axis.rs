@@ -124,6 +124,10 @@ impl Axis {
     /// At most [`MAX_TICKS`] ticks within the extent, in axis coordinates: round
     /// numbers on a linear axis, powers of the base (and 2× and 5× within a decade or
     /// two) on a logarithmic one.
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "exponents of a log axis over finite f64s: within ±324"
+    )]
     pub(super) fn ticks(&self) -> Vec<f64> {
         let Range { start, end } = self.range();
         let ticks = match self.scale {

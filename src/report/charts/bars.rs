@@ -356,6 +356,10 @@ struct BarLayout {
 }
 
 impl BarLayout {
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "counts of devices and bars a page draws: far below 2^32"
+    )]
     fn new(legend: &[(usize, &str)], bars: &[Bar], legend_height: u32) -> Self {
         let device_count = legend.len().max(1) as u32;
         let group_height = device_count * BAR_HEIGHT + BAR_GAP;
@@ -465,6 +469,10 @@ impl BarPainter<'_, '_> {
     }
 
     /// The case's label, right-aligned left of the axis, centred on its bars.
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "a count of devices a page draws: far below 2^32"
+    )]
     fn label(&self, label: &str, top: f64) -> Result<(), String> {
         let bars_height = f64::from(self.layout.devices.len() as u32 * BAR_HEIGHT) * self.unit;
         let (x, y) = self
@@ -566,6 +574,10 @@ impl BarPainter<'_, '_> {
 }
 
 /// Pixels a bar's number takes at its font size, about 8 a character.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "the characters of a number: a few dozen"
+)]
 fn text_width(text: &str) -> i32 {
     8 * text.chars().count() as i32
 }

@@ -20,6 +20,10 @@ pub(super) struct Entry {
 const LEGEND_ROW: u32 = 22;
 
 /// Pixels the legend of `entries` takes below the plot.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "legend rows of a chart's entries: far below 2^32"
+)]
 pub(super) fn legend_height(entries: &[Entry]) -> u32 {
     legend_rows(entries).len() as u32 * LEGEND_ROW + 10
 }
@@ -48,6 +52,10 @@ fn legend_entry_width(label: &str) -> usize {
     30 + 8 + 7 * label.chars().count() + 24
 }
 
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "legend rows and entry widths of a chart: far below 2^31"
+)]
 pub(super) fn draw_legend(
     area: &DrawingArea<SVGBackend<'_>, Shift>,
     entries: &[Entry],
@@ -99,6 +107,7 @@ mod tests {
     use crate::report::charts::colour;
 
     #[test]
+    #[expect(clippy::cast_possible_truncation, reason = "a few legend rows")]
     fn legend_wraps_long_rows() {
         let entries: Vec<Entry> = (0..12)
             .map(|i| Entry {

@@ -31,9 +31,9 @@ use crate::results::ON_CHIP_FAMILIES;
 use crate::results::join::Line;
 use crate::suite::Family;
 
-pub use scatter::scatter_chart;
-pub use strip::strip_chart;
-pub use tax::tax_chart;
+pub(crate) use scatter::scatter_chart;
+pub(crate) use strip::strip_chart;
+pub(crate) use tax::tax_chart;
 
 /// One chart, ready to be written as `file` and inlined in the page.
 #[derive(Clone, Debug)]
@@ -42,13 +42,15 @@ pub struct Chart {
     pub family: Option<Family>,
     /// File name in the report directory, e.g. `copy-offset.svg`.
     pub file: String,
+    /// The chart's title.
     pub title: String,
+    /// The SVG text.
     pub svg: String,
 }
 
 impl Chart {
     /// The chart's anchor in the page.
-    pub fn anchor(&self) -> String {
+    pub(crate) fn anchor(&self) -> String {
         format!("chart-{}", self.file.trim_end_matches(".svg"))
     }
 }
@@ -56,6 +58,7 @@ impl Chart {
 /// The devices one set of family charts draws, and their cases.
 #[derive(Debug)]
 pub struct Panel<'d> {
+    /// The devices, in the order of their columns.
     pub devices: Vec<&'d DeviceResults>,
     /// Every case of the devices, the cells in the order of `devices`.
     pub lines: Vec<Line<'d>>,
@@ -156,7 +159,7 @@ fn families_in_order(lines: &[Line<'_>]) -> Vec<Family> {
 }
 
 /// The bandwidth axis' words: on-chip throughput for the on-chip families.
-pub fn gbps_unit(family: Family) -> &'static str {
+pub(crate) fn gbps_unit(family: Family) -> &'static str {
     if ON_CHIP_FAMILIES.contains(&family) {
         "on-chip GB/s (workgroup memory and caches, 10⁹ B/s)"
     } else {
@@ -204,6 +207,10 @@ fn draw_marker<C: plotters::coord::CoordTranslate>(
 }
 
 /// Pixels for a column of row labels: about 8 per character of the longest, and a margin.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "the characters of a row label: far below 2^32"
+)]
 fn label_width<'a>(labels: impl Iterator<Item = &'a str>) -> u32 {
     labels.map(|label| label.chars().count()).max().unwrap_or(0) as u32 * 8 + 24
 }

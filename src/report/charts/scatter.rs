@@ -15,7 +15,7 @@ use crate::suite::Family;
 use crate::validate::{Role, Validation};
 
 /// The scatter of `validation`'s judged rows.
-pub fn scatter_chart(validation: &Validation) -> Result<Chart> {
+pub(crate) fn scatter_chart(validation: &Validation) -> Result<Chart> {
     let title = format!(
         "simulator on {}: measured vs predicted GB/s, {} rows",
         validation.label(),

@@ -29,7 +29,7 @@ const UNSTEADY: RGBColor = PALETTE[3];
 const BAND: RGBColor = RGBColor(0xec, 0xec, 0xec);
 
 /// The strip plot of case `case` of group `group`, written as `file`.
-pub fn strip_chart(fleet: &Fleet, group: usize, case: usize, file: String) -> Result<Chart> {
+pub(crate) fn strip_chart(fleet: &Fleet, group: usize, case: usize, file: String) -> Result<Chart> {
     let strip = Strip::of(fleet, group, case);
     let svg = strip_svg(&strip).map_err(|message| chart_error(&file, message))?;
     Ok(Chart {

@@ -131,6 +131,10 @@ pub(super) static SWEEPS: &[Sweep] = &[
 ];
 
 /// gcd(stride, 32), except that stride 0, every lane at one word, is a broadcast.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "`stride` is a case's stride parameter, a u64"
+)]
 fn predicted_ways(stride: f64) -> f64 {
     let (mut a, mut b) = (stride.round().max(0.0) as u64, 32u64);
     if a == 0 {
@@ -667,7 +671,7 @@ fn line_svg(chart: &LineChart<'_>) -> Result<String, String> {
         })
         .collect();
     let legend_height = legend_height(&entries);
-    let beneath = chart.plots.len().saturating_sub(1) as u32;
+    let beneath = u32::try_from(chart.plots.len().saturating_sub(1)).map_err(|e| e.to_string())?;
     let height = PLOT_HEIGHT + beneath * BENEATH_HEIGHT + legend_height;
     let x = chart.x_axis();
     let mut svg = String::new();

@@ -23,7 +23,7 @@ struct Kernel {
 const ROW_HEIGHT: u32 = 18;
 
 /// The dot plot of `tax`, one of `results::join::taxes(devices, …)`.
-pub fn tax_chart(devices: &[DeviceResults], tax: &Tax<'_, '_>) -> Result<Chart> {
+pub(crate) fn tax_chart(devices: &[DeviceResults], tax: &Tax<'_, '_>) -> Result<Chart> {
     let setting = |column: usize| devices[column].setting.to_string();
     let columns: Vec<usize> = tax.ratio_columns().collect();
     let kernels = kernels(tax, &columns);
@@ -87,7 +87,7 @@ fn median(values: impl Iterator<Item = f64>) -> Option<f64> {
 
 fn dot_plot(title: &str, kernels: &[Kernel], entries: &[Entry]) -> Result<String, String> {
     let legend_height = legend_height(entries);
-    let plot_height = 110 + kernels.len() as u32 * ROW_HEIGHT;
+    let plot_height = 110 + u32::try_from(kernels.len()).map_err(|e| e.to_string())? * ROW_HEIGHT;
     let label_width = super::label_width(kernels.iter().map(|k| k.name.as_str()));
     let ratios = kernels
         .iter()

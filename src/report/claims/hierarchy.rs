@@ -211,6 +211,10 @@ mod tests {
 
     /// A window sweep at 20 TB/s to 192 KiB then at 20 / x, and a shared sweep at 20 / x
     /// to 32 MiB then at 20 / x²: three plateaus once each drop exceeds 25 % (x > 4/3).
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "whole bytes of footprints up to 1 GiB"
+    )]
     fn staircase(x: f64) -> Vec<Row> {
         let mut rows = Vec::new();
         let mut bytes = 4096.0f64;
@@ -251,6 +255,10 @@ mod tests {
 
     /// The window sweep at carveout=100 at 20 TB/s to 64 KiB, at carveout=0 to 64 KiB × x,
     /// then at 8 TB/s.
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "whole bytes of footprints up to 1 MiB"
+    )]
     fn carveout(x: f64) -> Vec<Row> {
         let mut rows = Vec::new();
         for (percent, end) in [(0u32, 65536.0 * x), (100, 65536.0)] {

@@ -83,7 +83,7 @@ mod tests {
             .map(|log2| {
                 let footprint = 1u64 << log2;
                 let rises = [16, 25].iter().filter(|&&end| log2 > end).count();
-                let gbps = 0.1 / x.powi(rises as i32);
+                let gbps = 0.1 / x.powi(i32::try_from(rises).unwrap());
                 Row {
                     bytes: LOAD_BYTES,
                     elements: 1,

@@ -47,6 +47,7 @@ use crate::suite::{concatenate, total_len};
 pub enum Verdict {
     /// The rule holds on the evidence.
     Reproduced(Evidence),
+    /// The rule fails on the evidence.
     NotReproduced(Evidence),
     /// A row the rule needs is absent, skipped or failed; the text says which.
     NotMeasured(String),
@@ -56,7 +57,8 @@ pub enum Verdict {
 /// ratio (at the largest size, for a rule applied at each), that ratio as shown.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Evidence {
-    pub detail: String,
+    pub(crate) detail: String,
+    /// The ratio the rule compared, where it compared one.
     pub ratio: Option<f64>,
 }
 
@@ -70,6 +72,7 @@ impl From<String> for Evidence {
 }
 
 impl Verdict {
+    /// The word the checklist shows.
     pub fn label(&self) -> &'static str {
         match self {
             Verdict::Reproduced(_) => "reproduced",
@@ -78,7 +81,7 @@ impl Verdict {
         }
     }
 
-    pub fn detail(&self) -> &str {
+    pub(crate) fn detail(&self) -> &str {
         match self {
             Verdict::Reproduced(evidence) | Verdict::NotReproduced(evidence) => &evidence.detail,
             Verdict::NotMeasured(why) => why,
@@ -104,7 +107,7 @@ impl Verdict {
 }
 
 /// A ratio as the report shows it, with [`RATIO_DIGITS`] decimals.
-pub fn ratio_text(value: f64) -> String {
+pub(crate) fn ratio_text(value: f64) -> String {
     format!("{value:.RATIO_DIGITS$}")
 }
 
@@ -113,6 +116,7 @@ const RATIO_DIGITS: usize = 3;
 
 /// A ratio rounded as it is shown: rules decide on this, so that a ratio shown as
 /// 0.970 meets "0.97 or faster".
+#[expect(clippy::cast_possible_truncation, reason = "RATIO_DIGITS is 3")]
 fn as_shown(value: f64) -> f64 {
     let scale = 10f64.powi(RATIO_DIGITS as i32);
     (value * scale).round() / scale
@@ -121,14 +125,14 @@ fn as_shown(value: f64) -> f64 {
 /// A family's one-line finding in the report's summary: one of its claims, whose
 /// ratio is shown per device.
 #[derive(Debug)]
-pub struct Finding {
+pub(crate) struct Finding {
     pub claim: &'static Claim,
     /// What the ratio is: `misaligned copy (offset 1 ÷ offset 0)`.
     pub what: &'static str,
 }
 
 /// One finding per family, in family order.
-pub static FINDINGS: &[Finding] = &[
+pub(crate) static FINDINGS: &[Finding] = &[
     copy::FINDING,
     transpose::FINDING,
     reduce::FINDING,
@@ -148,7 +152,9 @@ pub static FINDINGS: &[Finding] = &[
 /// about correctness.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
+    /// About bandwidth: asked of the predictions too.
     Bandwidth,
+    /// About correctness.
     Verification,
 }
 
@@ -157,11 +163,13 @@ pub enum Kind {
 pub struct Claim {
     /// Stable name, also the HTML anchor: `family-what`.
     pub id: &'static str,
+    /// The family its rows are of.
     pub family: Family,
     /// What the classic texts say: the one statement of it.
     pub claim: &'static str,
     /// The decision rule in words; `decide` implements exactly this.
-    pub rule: &'static str,
+    pub(crate) rule: &'static str,
+    /// Whether it is about bandwidth or correctness.
     pub kind: Kind,
     /// The experiments whose rows the rule reads: every row it reads is one of theirs,
     /// and without theirs it is not measured.

@@ -26,101 +26,102 @@ pub struct DeviceModel {
     /// Lanes per subgroup (warp / wavefront / SIMD width).
     pub subgroup_size: u32,
     /// DRAM/L2 access granule.
-    pub sector_bytes: u32,
+    pub(crate) sector_bytes: u32,
     /// Cache line (4 sectors on NVIDIA).
-    pub line_bytes: u32,
+    pub(crate) line_bytes: u32,
     /// Shared-memory banks and the width of one bank.
     pub banks: u32,
-    pub bank_bytes: u32,
+    pub(crate) bank_bytes: u32,
     /// L1 data cache per SM assumed available to a kernel (0 disables the L1).
-    pub l1_bytes: u64,
+    pub(crate) l1_bytes: u64,
     /// Whole-chip L2 (0 disables the L2: every sector access goes to DRAM).
-    pub l2_bytes: u64,
+    pub(crate) l2_bytes: u64,
     /// Partitions the L2 is split into, each near its own share of the SMs (1: one
     /// L2). A read that misses the L1 hits near while it finds its line among what its
     /// partition's SMs read lately (an equal share of `l2_bytes`); a hit anywhere else
     /// in the L2 takes [`DeviceModel::l2_far_latency_ns`]. Only latency depends on it.
-    pub l2_partitions: u32,
+    pub(crate) l2_partitions: u32,
     /// A last-level cache between the L2 and DRAM, whole chip: AMD's Infinity Cache
     /// (MALL), Apple's system-level cache (0: none). It is memory-side: reads that miss
     /// the L2 look in it and allocate in it, write-backs pass through it to DRAM and
     /// leave it a clean copy.
-    pub llc_bytes: u64,
+    pub(crate) llc_bytes: u64,
     /// The last-level cache's read bandwidth (sectors it serves to the L2), GB/s.
-    pub llc_gbps: f64,
+    pub(crate) llc_gbps: f64,
     /// Streaming multiprocessors (compute units; CPU cores for lavapipe).
-    pub sms: u32,
+    pub(crate) sms: u32,
     /// Resident lanes per SM and resident workgroups per SM: together with the
     /// workgroup size they give how many workgroups are in flight at once.
-    pub max_lanes_per_sm: u32,
-    pub max_workgroups_per_sm: u32,
+    pub(crate) max_lanes_per_sm: u32,
+    pub(crate) max_workgroups_per_sm: u32,
     /// DRAM bandwidth as a copy meets it (as many bytes written as read), GB/s.
-    pub dram_gbps: f64,
+    pub(crate) dram_gbps: f64,
     /// A read-only stream's DRAM rate over a copy's (`hierarchy/dram_read` reads faster
     /// than `copy/peak` copies: docs/hierarchy.md; why was not isolated). Reads
     /// move at `dram_gbps` times this, writes at [`DeviceModel::dram_write_gbps`],
     /// which keeps a copy at `dram_gbps`. 1: one rate for both directions.
-    pub dram_read_speedup: f64,
+    pub(crate) dram_read_speedup: f64,
     /// The DRAM time a request of part of a line costs for each sector of the line it
     /// does not move, as a share of one sector's transfer time. The L2 sends the
     /// sectors of a line that go to or from DRAM together as one request; a stream of
     /// whole lines is what `dram_gbps` measures, and a request of fewer sectors leaves
     /// part of its slot (command, bank activation and bus turnaround it cannot hide
     /// behind the transfers of a full line) unused. 0: DRAM time is bytes alone.
-    pub dram_unmoved_sector_share: f64,
+    pub(crate) dram_unmoved_sector_share: f64,
     /// L2 read bandwidth (sectors served to the SMs).
-    pub l2_gbps: f64,
+    pub(crate) l2_gbps: f64,
     /// Write requests the L2 takes per second, whole chip: one per line a request
     /// writes, whatever part of the line (one sector's byte or all four sectors) it
     /// carries. `transpose/naive_row` (one 4-byte store per line) measures it; a
     /// coalesced store of whole lines then runs at this rate × `line_bytes`, about the
     /// L2 bandwidth on the H100 as calibrated (docs/simulator.md, Device models and
     /// calibration).
-    pub l2_write_requests_per_s: f64,
+    pub(crate) l2_write_requests_per_s: f64,
     /// Shared-memory wavefronts per second, whole chip.
-    pub shared_wavefronts_per_s: f64,
+    pub(crate) shared_wavefronts_per_s: f64,
     /// L1 wavefronts (a line's worth of a global request's sectors each) per second,
     /// whole chip. On Volta and later the L1 and shared memory are one array with one data
     /// path, so it is `shared_wavefronts_per_s`; Maxwell and Pascal have separate
     /// L1/texture caches.
-    pub l1_wavefronts_per_s: f64,
+    pub(crate) l1_wavefronts_per_s: f64,
     /// Distinct uniform/constant addresses served per second, whole chip.
-    pub uniform_addresses_per_s: f64,
-    pub clock_ghz: f64,
+    pub(crate) uniform_addresses_per_s: f64,
+    pub(crate) clock_ghz: f64,
     /// Latency of a dependent load that hits the L1, hits the L2, and goes to an idle
     /// DRAM (a pointer chase's steps).
     pub l1_latency_ns: f64,
+    /// Latency of a dependent load that hits the L2, in ns.
     pub l2_latency_ns: f64,
     /// A dependent load's latency when it hits the L2 outside its SMs' partition
     /// ([`DeviceModel::l2_partitions`]), over `l2_latency_ns`: calibrating the near
     /// latency sets the far one with it ([`DeviceModel::l2_far_latency_ns`]).
-    pub l2_far_over_near: f64,
+    pub(crate) l2_far_over_near: f64,
     /// Latency of a dependent load that misses the L2 and hits the last-level cache.
-    pub llc_latency_ns: f64,
-    pub dram_latency_ns: f64,
+    pub(crate) llc_latency_ns: f64,
+    pub(crate) dram_latency_ns: f64,
     /// Latency of a DRAM load while streaming kernels keep the DRAM busy (queueing in
     /// the memory system): a load's latency rises from `dram_latency_ns` towards it
     /// with the share of DRAM bandwidth in use.
-    pub loaded_latency_ns: f64,
+    pub(crate) loaded_latency_ns: f64,
     /// Latency of a workgroup-memory, constant-cache or L1-resident local load.
-    pub on_chip_latency_ns: f64,
+    pub(crate) on_chip_latency_ns: f64,
     /// A workgroup barrier, once every subgroup has arrived.
-    pub barrier_ns: f64,
+    pub(crate) barrier_ns: f64,
     /// Arithmetic subgroup instructions one SM issues per clock (its schedulers).
-    pub issue_per_clock: f64,
+    pub(crate) issue_per_clock: f64,
     /// Instructions an integer division or remainder by a non-constant compiles to.
-    pub int_div_instructions: u32,
+    pub(crate) int_div_instructions: u32,
     /// Subgroup shuffles or broadcasts one SM performs per clock, beside its
     /// arithmetic: the shuffle unit's rate.
-    pub shuffles_per_clock: f64,
+    pub(crate) shuffles_per_clock: f64,
     /// Shortest interval between two workgroup launches on one SM.
-    pub workgroup_launch_ns: f64,
+    pub(crate) workgroup_launch_ns: f64,
     /// Host↔device link: the rate a large DMA transfer between pinned host memory and
     /// the device reaches, GB/s ([`crate::sim::transfer`]).
-    pub link_gbps: f64,
+    pub(crate) link_gbps: f64,
     /// The fixed cost of one host↔device transfer: the call, the DMA's setup and the
     /// host seeing it complete.
-    pub transfer_overhead_us: f64,
+    pub(crate) transfer_overhead_us: f64,
     /// True when some of the above come from measurements ([`crate::run::calibrate`]).
     pub calibrated: bool,
 }
@@ -235,7 +236,7 @@ pub fn preset(name: &str) -> Option<&'static DeviceModel> {
 
 /// The preset for an adapter name as wgpu reports it ("NVIDIA H100 80GB HBM3",
 /// "llvmpipe (LLVM 15.0.7, 256 bits)"), by substring; `generic` when none matches.
-pub fn closest_preset(adapter_name: &str) -> &'static DeviceModel {
+pub(crate) fn closest_preset(adapter_name: &str) -> &'static DeviceModel {
     let a = adapter_name.to_ascii_lowercase();
     // The first match wins: the H200 before the H100 ("H100" is no part of "H200",
     // but a longer name goes first all the same).
@@ -277,13 +278,13 @@ impl DeviceModel {
 
     /// Sectors in a line (at least 1): what coalescing, the caches' lines and the L1's
     /// rate count by.
-    pub fn sectors_per_line(&self) -> u64 {
+    pub(crate) fn sectors_per_line(&self) -> u64 {
         (u64::from(self.line_bytes) / u64::from(self.sector_bytes.max(1))).max(1)
     }
 
     /// The levels a sweep of this device shows, nearest first: the L1, the L2 (near and
     /// far where it is split), the last-level cache where there is one, DRAM.
-    pub fn level_names(&self) -> Vec<&'static str> {
+    pub(crate) fn level_names(&self) -> Vec<&'static str> {
         let mut names = vec!["L1"];
         if self.l2_partitions > 1 {
             names.extend(["L2 near", "L2 far"]);
@@ -298,12 +299,12 @@ impl DeviceModel {
     }
 
     /// Latency of a dependent load that hits the L2 outside its SMs' partition, ns.
-    pub fn l2_far_latency_ns(&self) -> f64 {
+    pub(crate) fn l2_far_latency_ns(&self) -> f64 {
         self.l2_latency_ns * self.l2_far_over_near
     }
 
     /// DRAM read bandwidth, GB/s.
-    pub fn dram_read_gbps(&self) -> f64 {
+    pub(crate) fn dram_read_gbps(&self) -> f64 {
         self.dram_gbps * self.dram_read_speedup
     }
 
@@ -311,19 +312,19 @@ impl DeviceModel {
     /// are paid at [`DeviceModel::dram_read_gbps`] (a byte read and a byte written take
     /// 2 / `dram_gbps`). A read rate of at most half the copy's would leave the writes
     /// no time: they are bounded at twice the copy's rate.
-    pub fn dram_write_gbps(&self) -> f64 {
+    pub(crate) fn dram_write_gbps(&self) -> f64 {
         let read = self.dram_read_speedup.max(f64::MIN_POSITIVE);
         self.dram_gbps / (2.0 - 1.0 / read).max(0.5)
     }
 
     /// Workgroups resident on one SM for a workgroup of `lanes` invocations (at least
     /// 1); shared-memory and register limits are not modelled.
-    pub fn workgroups_per_sm(&self, lanes: u32) -> u32 {
+    pub(crate) fn workgroups_per_sm(&self, lanes: u32) -> u32 {
         (self.max_lanes_per_sm / lanes.max(1)).clamp(1, self.max_workgroups_per_sm.max(1))
     }
 
     /// Workgroups in flight on the whole chip.
-    pub fn workgroups_in_flight(&self, lanes: u32) -> u64 {
+    pub(crate) fn workgroups_in_flight(&self, lanes: u32) -> u64 {
         u64::from(self.sms.max(1)) * u64::from(self.workgroups_per_sm(lanes))
     }
 }

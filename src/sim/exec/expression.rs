@@ -502,6 +502,10 @@ impl<'k> Exec<'k, '_> {
 
     /// `arrayLength`: the elements of the runtime-sized array that fit in the bound
     /// buffer after the array's offset.
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "arrayLength is a u32 in WGSL, as the suite counts a binding's elements"
+    )]
     fn array_length(
         &mut self,
         fr: &mut Frame<'k>,
@@ -545,6 +549,10 @@ impl<'k> Exec<'k, '_> {
 
     /// Select components of a value: a vector's component, a matrix's column, an
     /// array's element or a struct's member.
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "the message shows an index's bits as the signed value a shader may have meant"
+    )]
     fn access_value(
         &self,
         fr: &Frame<'k>,

@@ -207,7 +207,7 @@ impl Kernel {
 
     /// Load exactly as the GPU path does: parse, validate with every capability, resolve
     /// `override`s for the compute entry point `entry`.
-    pub fn load_entry(
+    pub(crate) fn load_entry(
         name: &str,
         wgsl: &str,
         entry: &str,
@@ -277,7 +277,8 @@ impl Kernel {
     }
 
     /// Names of the `var<workgroup>`s; [`Target::Workgroup`](super::Target::Workgroup)'s `var` indexes this.
-    pub fn workgroup_vars(&self) -> Vec<String> {
+    #[cfg(test)]
+    pub(crate) fn workgroup_vars(&self) -> Vec<String> {
         self.wg_vars
             .iter()
             .map(|&h| {

@@ -372,6 +372,10 @@ impl Exec<'_, '_> {
 
     /// `to(a)` from `from`: a value conversion when `convert` gives the width, else a
     /// bitcast.
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "WGSL converts a float to an integer toward zero, saturating, as `as` does"
+    )]
     pub(super) fn cast(
         &self,
         a: &[u32],

@@ -26,6 +26,10 @@ enum Step {
 impl<'k> Exec<'k, '_> {
     /// A pointer to a global variable: offset 0 into its buffer or workgroup memory, or
     /// each lane's own slot of a `var<private>`.
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "lane and variable indices of one workgroup: check_launch keeps its lanes within u32"
+    )]
     pub(super) fn global_ptr(&self, g: Handle<naga::GlobalVariable>) -> Result<Value, SimError> {
         let k = self.k;
         let gv = &k.module.global_variables[g];
@@ -77,6 +81,10 @@ impl<'k> Exec<'k, '_> {
     }
 
     /// A pointer to a function variable: each lane's own slot.
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "lane and variable indices of one workgroup: check_launch keeps its lanes within u32"
+    )]
     pub(super) fn local_ptr(&self, fr: &Frame<'k>, lv: Handle<naga::LocalVariable>) -> Value {
         let l = self.lanes;
         let stride = self.k.layouter[fr.fun.local_variables[lv].ty].to_stride();
@@ -299,6 +307,10 @@ impl<'k> Exec<'k, '_> {
     }
 
     /// Emit one request per subgroup with an active lane.
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "lane and subgroup indices of one workgroup: check_launch keeps its lanes within u32"
+    )]
     fn trace(
         &mut self,
         region: Region,
@@ -367,6 +379,10 @@ impl<'k> Exec<'k, '_> {
     }
 
     /// Load `leaves` at each active lane's offset, one traced request per leaf.
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "a leaf's bytes: at most 4 components of 8 bytes"
+    )]
     pub(super) fn load(
         &mut self,
         region: Region,
@@ -409,6 +425,10 @@ impl<'k> Exec<'k, '_> {
 
     /// Store `value` into `leaves` at each active lane's offset, one traced request per
     /// leaf.
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "a leaf's bytes: at most 4 components of 8 bytes"
+    )]
     pub(super) fn store(
         &mut self,
         region: Region,

@@ -62,35 +62,90 @@ use memory::write_leaves;
 /// shader, and for unsupported input the naga construct, so a failure points at code.
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
+    /// naga could not parse the WGSL.
     #[error("{shader}: WGSL parse error: {message}")]
-    Parse { shader: String, message: String },
+    Parse {
+        /// The shader's name.
+        shader: String,
+        /// What naga said.
+        message: String,
+    },
+    /// naga found the module invalid.
     #[error("{shader}: validation error: {message}")]
-    Validate { shader: String, message: String },
+    Validate {
+        /// The shader's name.
+        shader: String,
+        /// What naga said.
+        message: String,
+    },
+    /// A pipeline-override constant could not be applied.
     #[error("{shader}: override error: {message}")]
-    Override { shader: String, message: String },
+    Override {
+        /// The shader's name.
+        shader: String,
+        /// What naga said.
+        message: String,
+    },
+    /// The module has no compute entry point of that name.
     #[error("{shader}: no compute entry point named `{entry}`")]
-    NoEntryPoint { shader: String, entry: String },
+    NoEntryPoint {
+        /// The shader's name.
+        shader: String,
+        /// The entry point asked for.
+        entry: String,
+    },
+    /// A construct the interpreter does not run.
     #[error("{shader}: unsupported by the simulator: {construct}")]
-    Unsupported { shader: String, construct: String },
+    Unsupported {
+        /// The shader's name.
+        shader: String,
+        /// The naga construct.
+        construct: String,
+    },
+    /// The shader reads a binding the launch did not bind.
     #[error("{shader}: no buffer bound at @group({group}) @binding({binding})")]
     MissingBinding {
+        /// The shader's name.
         shader: String,
+        /// The `@group` of the missing binding.
         group: u32,
+        /// The `@binding` of the missing binding.
         binding: u32,
     },
+    /// An access outside its buffer.
     #[error("{shader}: out-of-bounds access (a bug in the benchmark): {detail}")]
-    OutOfBounds { shader: String, detail: String },
+    OutOfBounds {
+        /// The shader's name.
+        shader: String,
+        /// What went wrong.
+        detail: String,
+    },
+    /// A launch the kernel cannot take.
     #[error("{shader}: bad launch: {detail}")]
-    Launch { shader: String, detail: String },
+    Launch {
+        /// The shader's name.
+        shader: String,
+        /// What went wrong.
+        detail: String,
+    },
+    /// Any other failure while running.
     #[error("{shader}: {detail}")]
-    Runtime { shader: String, detail: String },
+    Runtime {
+        /// The shader's name.
+        shader: String,
+        /// What went wrong.
+        detail: String,
+    },
 }
 
 /// Memory space of a traced request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Space {
+    /// A storage buffer.
     Storage,
+    /// A uniform buffer.
     Uniform,
+    /// A `var<workgroup>`: shared memory.
     Workgroup,
     /// A private array indexed with a value known only at run time: compilers place it
     /// in local memory (per-lane slots interleaved lane by lane, cached like storage).
@@ -99,7 +154,7 @@ pub enum Space {
 
 /// Direction of a traced request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Access {
+pub(crate) enum Access {
     Read,
     Write,
     /// A read-modify-write atomic (atomicAdd, atomicExchange, ...): one request that
@@ -111,15 +166,21 @@ pub enum Access {
 /// the module's workgroup variables in declaration order ([`Kernel::workgroup_vars`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Target {
+    /// A bound buffer.
     Binding {
+        /// Its `@group`.
         group: u32,
+        /// Its `@binding`.
         binding: u32,
     },
+    /// A `var<workgroup>`.
     Workgroup {
+        /// Its index among the module's workgroup variables.
         var: u32,
     },
     /// A function or private variable in local memory.
     Local {
+        /// Which local variable (a private one marked apart).
         var: u32,
     },
 }
@@ -127,13 +188,16 @@ pub enum Target {
 /// One memory request of one subgroup. Borrowed slices keep the stream allocation-free.
 #[derive(Debug)]
 pub struct Request<'a> {
+    /// The workgroup's id.
     pub workgroup: [u32; 3],
     /// Subgroup index within the workgroup (`local_invocation_index / subgroup_size`).
     pub subgroup: u32,
+    /// The memory space it addresses.
     pub space: Space,
+    /// The buffer or variable it addresses.
     pub target: Target,
-    pub access: Access,
-    pub bytes_per_lane: u32,
+    pub(crate) access: Access,
+    pub(crate) bytes_per_lane: u32,
     /// Active lanes, as `subgroup_invocation_id`, ascending.
     pub lanes: &'a [u32],
     /// Byte address of each active lane within the buffer or workgroup variable, in the
@@ -142,7 +206,7 @@ pub struct Request<'a> {
     /// When it issues on the workgroup's scoreboard ([`ExecStats::critical_ns`]), ns from
     /// the workgroup's start: the memory model tells a hit on a sector already in the
     /// L1 from one on a sector still on its way.
-    pub issued_ns: f64,
+    pub(crate) issued_ns: f64,
     /// For a storage read: the dependent memory rounds on the workgroup's scoreboard
     /// before it issues (a load issued at round `r` is the workgroup's round `r + 1`
     /// when it waits for it), so that the memory model charges a round the latency of
@@ -157,6 +221,7 @@ pub trait TraceSink {
     fn enabled(&self) -> bool {
         true
     }
+    /// Takes one request as it is made.
     fn request(&mut self, req: &Request<'_>);
 }
 
@@ -180,14 +245,17 @@ impl<F: FnMut(&Request<'_>)> TraceSink for F {
 /// A buffer bound at `@group(group) @binding(binding)`, as raw bytes (what the GPU sees).
 #[derive(Clone, Debug)]
 pub struct BoundBuffer {
+    /// Its `@group`.
     pub group: u32,
+    /// Its `@binding`.
     pub binding: u32,
+    /// Its bytes, read and written in place.
     pub data: Vec<u8>,
     /// For a `texture_2d<f32>` binding, its texels per row: `data` holds the texels row
     /// by row, and `textureLoad` at (x, y) reads the word at `y * width + x`, traced as
     /// a storage read of those bytes. The model knows no texture path (no tiled layout,
     /// no texture cache): it predicts a texture read as the same read of a buffer.
-    pub texture_width: Option<u32>,
+    pub(crate) texture_width: Option<u32>,
 }
 
 impl BoundBuffer {
@@ -205,35 +273,35 @@ impl BoundBuffer {
 /// What the in-order scoreboard charges (see [`ExecStats::critical_ns`]); all zero by
 /// default, which times nothing.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Costs {
+pub(crate) struct Costs {
     /// Latency of a load from a storage buffer (one dependent memory round).
-    pub global_ns: f64,
+    pub(crate) global_ns: f64,
     /// Latency of a load from a storage buffer the workgroup has written (in the L2).
-    pub l2_ns: f64,
+    pub(crate) l2_ns: f64,
     /// Latency of a load from workgroup, uniform or local memory.
-    pub on_chip_ns: f64,
+    pub(crate) on_chip_ns: f64,
     /// A workgroup barrier.
-    pub barrier_ns: f64,
+    pub(crate) barrier_ns: f64,
     /// Instructions an integer division or remainder by a non-constant costs (GPUs
     /// without a divider emulate it).
-    pub int_div_instructions: u32,
+    pub(crate) int_div_instructions: u32,
     /// Subgroup instructions one SM issues per clock (its schedulers), and its clock
     /// (0: issue takes no time): a workgroup of more subgroups than schedulers issues
     /// each instruction over several turns.
-    pub schedulers: f64,
-    pub clock_ghz: f64,
+    pub(crate) schedulers: f64,
+    pub(crate) clock_ghz: f64,
 }
 
 /// Which workgroups of a dispatch to run.
 #[derive(Clone, Debug)]
 pub struct Launch {
     /// The full dispatch grid; `num_workgroups` reads this even when only a window runs.
-    pub num_workgroups: [u32; 3],
+    pub(crate) num_workgroups: [u32; 3],
     /// Lanes per subgroup (32 NVIDIA, 64 some AMD, 8 lavapipe); 1..=128.
     pub subgroup_size: u32,
     /// Linear workgroup ids (`x + nx * (y + ny * z)`) to run, in order.
     pub workgroups: Range<u64>,
-    pub costs: Costs,
+    pub(crate) costs: Costs,
 }
 
 impl Launch {
@@ -252,11 +320,12 @@ impl Launch {
 /// Work done by a run, for cost accounting.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ExecStats {
+    /// Workgroups run.
     pub workgroups: u64,
     /// Lane-operations: each expression evaluated, each leaf loaded or stored and each
     /// atomic, times the lanes of the workgroup (inactive lanes included: lock-step
     /// evaluates expressions for all lanes and masks only side effects).
-    pub lane_ops: u64,
+    pub(crate) lane_ops: u64,
     /// Requests handed to the sink (0 when the sink is not [`TraceSink::enabled`]).
     pub requests: u64,
     /// Arithmetic instructions issued: each expression, once per subgroup with an
@@ -264,17 +333,17 @@ pub struct ExecStats {
     /// barriers and shuffles run on other units beside the arithmetic pipes (the memory
     /// terms and `shuffles` count them), and a loop the compiler unrolls computes its
     /// counter and exit test once for all its copies (counted as none).
-    pub warp_ops: u64,
+    pub(crate) warp_ops: u64,
     /// Subgroup shuffles and broadcasts issued, once per subgroup with an active lane.
-    pub shuffles: u64,
+    pub(crate) shuffles: u64,
     /// Per workgroup, summed: the critical path of an in-order core through the
     /// workgroup, by [`Launch::costs`]: every instruction waits for its operands, a
     /// load's result arrives a latency after it issues, barriers cost theirs and wait
     /// for the last subgroup to issue, as does the workgroup's end.
-    pub critical_ns: f64,
+    pub(crate) critical_ns: f64,
     /// Per workgroup, summed: the storage loads along that critical path (dependent
     /// memory rounds).
-    pub critical_rounds: u64,
+    pub(crate) critical_rounds: u64,
 }
 
 /// When a value is ready on the scoreboard, after how many dependent storage loads,
@@ -412,7 +481,12 @@ pub fn run(
         let x = id % u64::from(nwg[0]);
         let y = (id / u64::from(nwg[0])) % u64::from(nwg[1]);
         let z = id / (u64::from(nwg[0]) * u64::from(nwg[1]));
-        ex.wid = [x as u32, y as u32, z as u32];
+        #[expect(
+            clippy::cast_possible_truncation,
+            reason = "x, y and z are below `nwg`'s u32s: check_launch keeps the ids in the grid"
+        )]
+        let wid = [x as u32, y as u32, z as u32];
+        ex.wid = wid;
         ex.now = Ready::default();
         ex.stores_at = 0.0;
         ex.skew_ns = 0.0;
@@ -441,6 +515,11 @@ fn check_launch(kernel: &Kernel, launch: &Launch) -> Result<(usize, usize), SimE
     if lanes == 0 {
         return Err(bad("empty workgroup".into()));
     }
+    if u32::try_from(lanes).is_err() {
+        return Err(bad(format!(
+            "{lanes} lanes in a workgroup: more than a u32 counts"
+        )));
+    }
     let sg = launch.subgroup_size as usize;
     if !(1..=128).contains(&sg) {
         return Err(bad(format!(
@@ -464,6 +543,10 @@ fn check_launch(kernel: &Kernel, launch: &Launch) -> Result<(usize, usize), SimE
 /// The slot in `bindings` (and the space) of each storage or uniform global variable,
 /// and of each texture (read as storage: see [`BoundBuffer::texture_width`]), by handle
 /// index; `None` where nothing is bound.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "an index among the launch's bindings, which WGSL numbers in u32"
+)]
 fn binding_slots(m: &Module, bindings: &[BoundBuffer]) -> Vec<Option<(u32, Space)>> {
     let mut slot_of = vec![None; m.global_variables.len()];
     for (h, g) in m.global_variables.iter() {
@@ -636,6 +719,10 @@ impl<'k> Exec<'k, '_> {
     }
 
     /// A built-in input's value in every lane.
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "lane indices of one workgroup: check_launch keeps its lanes within u32"
+    )]
     fn builtin(&self, bi: naga::BuiltIn) -> Result<Vec<u32>, SimError> {
         use naga::BuiltIn as B;
         let l = self.lanes;
@@ -685,7 +772,10 @@ impl<'k> Exec<'k, '_> {
     ) -> Result<Vec<u32>, SimError> {
         let k = self.k;
         let l = self.lanes;
-        let local_base = self.local_mem.len() as u32;
+        let local_base = u32::try_from(self.local_mem.len()).map_err(|_| SimError::Runtime {
+            shader: k.name.clone(),
+            detail: "more local variables than a u32 counts".into(),
+        })?;
         for (_, lv) in fun.local_variables.iter() {
             let size = k.layouter[lv.ty].to_stride() as usize * l;
             self.local_mem.push(vec![0u8; size]);

@@ -159,6 +159,10 @@ impl<'k> Exec<'k, '_> {
 
     /// A subgroup broadcast or shuffle. A source lane out of range keeps the lane's own
     /// value (as NVIDIA's shfl does); WGSL leaves it indeterminate.
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "a lane within its subgroup: at most 128"
+    )]
     pub(super) fn gather(
         &mut self,
         fr: &mut Frame<'k>,

@@ -74,11 +74,12 @@ impl Caches {
     /// The caches of `device`: an L1 for each of `sms` SMs and the L2, all empty.
     pub(super) fn new(device: &DeviceModel, sms: u64) -> Caches {
         let sector_bytes = u64::from(device.sector_bytes.max(1));
-        let sectors_of = |bytes: u64| (bytes / sector_bytes) as usize;
+        let sectors_of = |bytes: u64| crate::host_len(bytes / sector_bytes);
         let per_line = device.sectors_per_line();
         let partitions = device.l2_partitions.max(1);
         let l2_near = if partitions > 1 {
-            let lines = sectors_of(device.l2_bytes / u64::from(partitions)) / per_line as usize;
+            let lines =
+                sectors_of(device.l2_bytes / u64::from(partitions)) / crate::host_len(per_line);
             (0..partitions).map(|_| LineCache::new(lines, 1)).collect()
         } else {
             Vec::new()
@@ -98,7 +99,7 @@ impl Caches {
             llc: (device.llc_bytes > 0)
                 .then(|| LineCache::new(sectors_of(device.llc_bytes), per_line)),
             l2_near,
-            sms_per_partition: (sms as usize).div_ceil(partitions as usize).max(1),
+            sms_per_partition: crate::host_len(sms).div_ceil(partitions as usize).max(1),
             l2_ns: device.l2_latency_ns,
             l2_far_ns: device.l2_far_latency_ns(),
             llc_ns: device.llc_latency_ns,
@@ -108,6 +109,10 @@ impl Caches {
 
     /// Shrink each L1 to `l1` and the L2 (and the last-level cache) to `l2` of its
     /// capacity (at most all of it), writing back the dirty sectors the L2 evicts.
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "a share of `capacity`, clamped to at most all of it"
+    )]
     pub(super) fn share(&mut self, c: &mut Counts, l1: f64, l2: f64) {
         let of = |capacity: usize, share: f64| (capacity as f64 * share.clamp(0.0, 1.0)) as usize;
         for cache in &mut self.l1 {

@@ -128,7 +128,7 @@ impl LineCache {
 
     /// The room its lines take, in sectors.
     fn occupied(&self) -> usize {
-        self.lines.len() * self.per_line as usize
+        self.lines.len() * crate::host_len(self.per_line)
     }
 
     /// What the last [`LineCache::touch`] evicted: key, dirty, valid bytes of each sector.
@@ -178,6 +178,10 @@ impl LineCache {
     /// marks it dirty; allocates on a miss (a read fills every byte). A held sector is
     /// no longer one a read miss allocated and nothing touched since. Returns whether
     /// it hit; [`LineCache::evicted`] says which sectors left to make room.
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "the arena holds a node per cached line: a device cache's lines number far below 2^32"
+    )]
     pub(super) fn touch(&mut self, key: u64, written: u32) -> bool {
         self.evicted.clear();
         let dirty = written != 0;
@@ -239,6 +243,10 @@ impl LineCache {
     }
 
     /// The sector whose line goes next.
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "an index into the arena, whose nodes number far below 2^32 (touch)"
+    )]
     fn victim(&mut self) -> Option<u32> {
         if self.tail == NIL {
             return None;

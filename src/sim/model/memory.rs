@@ -24,7 +24,7 @@ struct Pending {
 
 /// The memory model as a [`TraceSink`]: feed it a run, then [`MemoryModel::finish`].
 #[derive(Debug)]
-pub struct MemoryModel {
+pub(crate) struct MemoryModel {
     sector_bytes: u64,
     /// Sectors per line.
     per_line: u64,
@@ -55,7 +55,11 @@ const BUFFER_SHIFT: u32 = 48;
 impl MemoryModel {
     /// A model of `device` for a dispatch of `num_workgroups`, replaying `in_flight`
     /// workgroups together (usually [`DeviceModel::workgroups_in_flight`]).
-    pub fn new(device: &DeviceModel, num_workgroups: [u32; 3], in_flight: u64) -> MemoryModel {
+    pub(crate) fn new(
+        device: &DeviceModel,
+        num_workgroups: [u32; 3],
+        in_flight: u64,
+    ) -> MemoryModel {
         let sector_bytes = u64::from(device.sector_bytes.max(1));
         let sms = u64::from(device.sms.max(1));
         MemoryModel {
@@ -81,7 +85,7 @@ impl MemoryModel {
 
     /// Replay what is buffered, write back the dirty sectors, and return the counts.
     /// The model can go on taking requests afterwards (with its caches clean).
-    pub fn finish(&mut self) -> Counts {
+    pub(crate) fn finish(&mut self) -> Counts {
         self.flush();
         self.caches.write_back(&mut self.counts);
         self.counts
@@ -120,7 +124,7 @@ impl MemoryModel {
 
     /// Bytes of the distinct global sectors read since the model was made, and stop
     /// tracking them (it costs a set insert per sector).
-    pub fn take_read_footprint(&mut self) -> u64 {
+    pub(crate) fn take_read_footprint(&mut self) -> u64 {
         let sectors = self.read_footprint.take().map_or(0, |set| set.len());
         sectors as u64 * self.sector_bytes
     }
@@ -128,13 +132,13 @@ impl MemoryModel {
     /// Give the run the share of each cache that its workgroups would have on the
     /// device: `l1` and `l2` of their capacity (at most all of it). A sample of fewer
     /// workgroups than the device holds at once sees the caches that many would share.
-    pub fn share(&mut self, l1: f64, l2: f64) {
+    pub(crate) fn share(&mut self, l1: f64, l2: f64) {
         self.caches.share(&mut self.counts, l1, l2);
     }
 
     /// Replay what is buffered and start counting afresh, as the next dispatch: the
     /// L2 as it is, the L1s empty (they are invalidated at every kernel launch).
-    pub fn restart(&mut self) {
+    pub(crate) fn restart(&mut self) {
         self.flush();
         self.group = None;
         self.counts = Counts::default();
@@ -153,6 +157,10 @@ impl MemoryModel {
         self.scratch.dedup();
     }
 
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "an SM index below the device's SM count, and sectors in flight: far below 2^32"
+    )]
     fn global(&mut self, req: &Request<'_>) {
         let [nx, ny, _] = self.num_workgroups.map(u64::from);
         let [x, y, z] = req.workgroup.map(u64::from);
@@ -267,7 +275,7 @@ impl MemoryModel {
         self.units(req, self.bank_bytes);
         self.per_bank.fill(0);
         for &w in &self.scratch {
-            self.per_bank[(w % self.banks) as usize] += 1;
+            self.per_bank[crate::host_len(w % self.banks)] += 1;
         }
         let ways = self.per_bank.iter().copied().max().unwrap_or(0).max(1);
         self.counts.shared_requests += 1;
@@ -302,7 +310,8 @@ impl TraceSink for MemoryModel {
 mod tests {
     use crate::sim::exec::Kernel;
     use crate::sim::model::fixtures::{bind, copy_bindings, counts, h100, params, suite_kernel};
-    use crate::sim::model::{Prediction, Traffic, Work};
+    use crate::sim::model::timing::Work;
+    use crate::sim::model::{Prediction, Traffic};
 
     fn per_request(t: Traffic) -> f64 {
         t.sectors as f64 / t.requests as f64

@@ -124,7 +124,9 @@ mod memory;
 mod sampling;
 mod timing;
 
-pub use counts::{Counts, Traffic};
-pub use memory::MemoryModel;
-pub use sampling::{Sampling, predict, predict_sampled, sample_window};
-pub use timing::{Bound, Prediction, Terms, Work, costs};
+pub use counts::Counts;
+pub use counts::Traffic;
+pub use sampling::predict;
+pub(crate) use sampling::{Sampling, predict_sampled};
+pub(crate) use timing::Terms;
+pub use timing::{Bound, Prediction};

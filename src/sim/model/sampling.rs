@@ -12,7 +12,7 @@ use crate::sim::exec::{BoundBuffer, Kernel, Launch, SimError, run};
 /// The workgroups [`predict`] simulates: all of a grid of at most `max_workgroups`,
 /// else `max_workgroups` consecutive ones in the middle, the start rounded down to a
 /// multiple of `in_flight`.
-pub fn sample_window(total: u64, max_workgroups: u64, in_flight: u64) -> Range<u64> {
+pub(crate) fn sample_window(total: u64, max_workgroups: u64, in_flight: u64) -> Range<u64> {
     let max = max_workgroups.max(1);
     if total <= max {
         return 0..total;
@@ -24,14 +24,14 @@ pub fn sample_window(total: u64, max_workgroups: u64, in_flight: u64) -> Range<u
 /// How [`predict_sampled`] samples a grid, and what ran before the dispatch it
 /// predicts.
 #[derive(Clone, Copy, Debug)]
-pub struct Sampling {
+pub(crate) struct Sampling {
     /// Consecutive workgroups at most ([`sample_window`]).
-    pub max_workgroups: u64,
+    pub(crate) max_workgroups: u64,
     /// The interpreter's lane-operations at most; the first workgroup always runs.
-    pub max_lane_ops: u64,
+    pub(crate) max_lane_ops: u64,
     /// Whole dispatches run untimed before the timed ones
     /// ([`crate::suite::Case::untimed_first`]).
-    pub untimed_first: u32,
+    pub(crate) untimed_first: u32,
 }
 
 /// Predict a dispatch of `kernel` over `num_workgroups` on `device`: run (a window of
@@ -65,7 +65,7 @@ pub fn predict(
 /// [`predict`], running the window's workgroups only while the interpreter's
 /// lane-operations stay within `sampling.max_lane_ops`: the first workgroup always
 /// runs, and its cost sets how many of the window's others follow.
-pub fn predict_sampled(
+pub(crate) fn predict_sampled(
     kernel: &Kernel,
     bindings: &mut [BoundBuffer],
     num_workgroups: [u32; 3],

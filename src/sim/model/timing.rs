@@ -10,12 +10,17 @@ use crate::sim::{Costs, ExecStats};
 /// or launch limit of the workgroups in flight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Bound {
+    /// DRAM bandwidth.
     Dram,
     /// The last-level cache beyond the L2 (Infinity Cache, system-level cache).
     Llc,
+    /// L2 bandwidth.
     L2,
+    /// L1 bandwidth.
     L1,
+    /// Shared-memory bandwidth (bank wavefronts).
     Shared,
+    /// The uniform path's addresses per second.
     Uniform,
     /// Dependent memory rounds × latency over the workgroups resident at once
     /// (Little's law): too few loads in flight to fill the memory system.
@@ -58,7 +63,7 @@ impl Bound {
     }
 
     /// The bound in words, for a report beside the bar.
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             Bound::Dram => "DRAM bandwidth",
             Bound::Llc => "last-level cache bandwidth",
@@ -115,45 +120,48 @@ impl std::str::FromStr for Bound {
 /// A prediction for a whole dispatch (counts scaled to the full grid).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Prediction {
+    /// Predicted time of one dispatch, in seconds.
     pub time_s: f64,
+    /// What bounds it.
     pub bound: Bound,
     /// Declared bytes / time (0 when time is 0).
     pub effective_gbps: f64,
+    /// Bytes read from DRAM.
     pub dram_read_bytes: u64,
-    pub dram_write_bytes: u64,
+    pub(crate) dram_write_bytes: u64,
     /// Sector accesses reaching the L2.
-    pub l2_sectors: u64,
+    pub(crate) l2_sectors: u64,
     /// Global requests (reads, writes, atomics).
     pub requests: u64,
     /// Average distinct sectors per global request (0 with no global request).
     pub sectors_per_request: f64,
-    pub shared_wavefronts: u64,
+    pub(crate) shared_wavefronts: u64,
     /// Average ways (wavefronts) per shared-memory request; None with none.
     pub bank_ways: Option<f64>,
-    pub uniform_addresses: u64,
+    pub(crate) uniform_addresses: u64,
     /// Average distinct addresses per uniform request; None with none.
     pub uniform_addresses_per_request: Option<f64>,
-    pub simulated_workgroups: u64,
-    pub total_workgroups: u64,
+    pub(crate) simulated_workgroups: u64,
+    pub(crate) total_workgroups: u64,
     /// The simulated window's raw counts, unscaled.
     pub counts: Counts,
     /// Each limit's time, seconds; the largest is `time_s`.
-    pub terms: Terms,
+    pub(crate) terms: Terms,
 }
 
 /// The time each limit of the model allows a dispatch, seconds.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Terms {
+pub(crate) struct Terms {
     pub dram: f64,
     /// Of `dram`, the time of the bytes read.
-    pub dram_reads: f64,
+    pub(crate) dram_reads: f64,
     /// Of `dram`, the time of partial-line requests' unmoved sectors.
-    pub dram_partial: f64,
-    pub llc: f64,
-    pub l2: f64,
+    pub(crate) dram_partial: f64,
+    pub(crate) llc: f64,
+    pub(crate) l2: f64,
     /// Of `l2`, the time of sector writes.
-    pub l2_writes: f64,
-    pub l1: f64,
+    pub(crate) l2_writes: f64,
+    pub(crate) l1: f64,
     pub shared: f64,
     pub uniform: f64,
     pub issue: f64,
@@ -165,7 +173,7 @@ impl Terms {
     /// Each limit with the bound it names, in order of precedence: on a tie the
     /// earlier names the bound. `dram_reads`, `dram_partial` and `l2_writes` are parts
     /// of `dram` and `l2`, not limits of their own.
-    pub fn limits(&self) -> [(Bound, f64); 9] {
+    pub(crate) fn limits(&self) -> [(Bound, f64); 9] {
         [
             (Bound::Dram, self.dram),
             (Bound::Llc, self.llc),
@@ -181,7 +189,7 @@ impl Terms {
 
     /// The largest limit and the bound it names: the predicted time and what bounds
     /// it ([`Bound::None`] and 0 when no limit is above 0).
-    pub fn largest(&self) -> (Bound, f64) {
+    pub(crate) fn largest(&self) -> (Bound, f64) {
         self.limits().into_iter().fold(
             (Bound::None, 0.0),
             |best, (b, t)| if t > best.1 { (b, t) } else { best },
@@ -192,17 +200,17 @@ impl Terms {
 /// What the interpreter measured of the workgroups it ran, besides their memory
 /// requests ([`crate::sim::ExecStats`]), and their shape.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Work {
+pub(crate) struct Work {
     /// Invocations per workgroup.
     pub lanes: u32,
     /// Arithmetic instructions issued, per subgroup ([`crate::sim::ExecStats::warp_ops`]).
-    pub warp_ops: u64,
+    pub(crate) warp_ops: u64,
     /// Subgroup shuffles and broadcasts issued, per subgroup.
-    pub shuffles: u64,
+    pub(crate) shuffles: u64,
     /// Critical paths summed over the workgroups, and the storage loads on them,
     /// charged at [`costs`]`(device)`.
-    pub critical_ns: f64,
-    pub critical_rounds: u64,
+    pub(crate) critical_ns: f64,
+    pub(crate) critical_rounds: u64,
 }
 
 impl Work {
@@ -221,7 +229,7 @@ impl Work {
 /// What the interpreter's scoreboard charges on `device`: storage loads at the idle
 /// DRAM latency (the prediction rescales them by where they hit and how busy the
 /// DRAM is), workgroup barriers.
-pub fn costs(device: &DeviceModel) -> Costs {
+pub(crate) fn costs(device: &DeviceModel) -> Costs {
     Costs {
         global_ns: device.dram_latency_ns,
         l2_ns: device.l2_latency_ns,
@@ -237,7 +245,11 @@ impl Prediction {
     /// Scale `counts` and `work` by `total / simulated` workgroups and apply the time
     /// model: the largest of the memory paths' times, the issue time, the latency
     /// time and the launch time.
-    pub fn from_counts(
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "a count scaled to the whole grid, rounded: `as` saturates"
+    )]
+    pub(crate) fn from_counts(
         counts: &Counts,
         work: &Work,
         device: &DeviceModel,

@@ -243,44 +243,44 @@ pub const EXPERIMENTS: &[Experiment] = &[
 ];
 
 /// Write and read a 32 x 32 tile by rows: every lane its own bank, 1 way.
-pub const ROW_ROW: Experiment =
+pub(crate) const ROW_ROW: Experiment =
     tile_experiment!("row_row", "bank_row_col", tile(32, 0, false, Rows, Rows));
 
 /// Write and read a 32 x 32 tile by columns: all lanes in one bank, 32 ways.
-pub const COL_COL: Experiment = tile_experiment!(
+pub(crate) const COL_COL: Experiment = tile_experiment!(
     "col_col",
     "bank_row_col",
     tile(32, 0, false, Columns, Columns)
 );
 
 /// Write a 32 x 32 tile by rows, read it by columns: the reads are a 32-way conflict.
-pub const ROW_COL: Experiment =
+pub(crate) const ROW_COL: Experiment =
     tile_experiment!("row_col", "bank_row_col", tile(32, 0, false, Rows, Columns));
 
 /// `row_col` on a 1-D override-sized tile with computed indices (dynamic shared
 /// memory).
-pub const ROW_COL_OVERRIDE: Experiment = tile_experiment!(
+pub(crate) const ROW_COL_OVERRIDE: Experiment = tile_experiment!(
     "row_col_override",
     "bank_row_col_override",
     tile(32, 0, true, Rows, Columns)
 );
 
 /// `row_col` with one word of padding per row: the column read is conflict-free.
-pub const ROW_COL_PAD: Experiment = tile_experiment!(
+pub(crate) const ROW_COL_PAD: Experiment = tile_experiment!(
     "row_col_pad",
     "bank_row_col_pad",
     tile(32, 1, false, Rows, Columns)
 );
 
 /// `row_col_override` padded by one word per row.
-pub const ROW_COL_OVERRIDE_PAD: Experiment = tile_experiment!(
+pub(crate) const ROW_COL_OVERRIDE_PAD: Experiment = tile_experiment!(
     "row_col_override_pad",
     "bank_row_col_override",
     tile(32, 1, true, Rows, Columns)
 );
 
 /// Write and read a 32-wide x 16-high tile by rows: 1 way.
-pub const RECT_ROW_ROW: Experiment = tile_experiment!(
+pub(crate) const RECT_ROW_ROW: Experiment = tile_experiment!(
     "rect_row_row",
     "bank_row_col",
     tile(16, 0, false, Rows, Rows)
@@ -288,14 +288,14 @@ pub const RECT_ROW_ROW: Experiment = tile_experiment!(
 
 /// Write a 32 x 16 tile by rows, read it in transposed order: a subgroup's reads fall
 /// in 2 banks, a 16-way conflict.
-pub const RECT_ROW_COL: Experiment = tile_experiment!(
+pub(crate) const RECT_ROW_COL: Experiment = tile_experiment!(
     "rect_row_col",
     "bank_row_col",
     tile(16, 0, false, Rows, Columns)
 );
 
 /// `rect_row_col` with two words of padding per row.
-pub const RECT_ROW_COL_PAD: Experiment = tile_experiment!(
+pub(crate) const RECT_ROW_COL_PAD: Experiment = tile_experiment!(
     "rect_row_col_pad",
     "bank_rect_row_col_pad",
     tile(16, 2, false, Rows, Columns)
@@ -304,7 +304,7 @@ pub const RECT_ROW_COL_PAD: Experiment = tile_experiment!(
 /// Lane l reads word l*s of a 1024-word tile, s = 0 to 32: gcd(s, 32)-way conflicts, so
 /// the time grows with the largest power of two dividing s; s = 0 (one word for all
 /// lanes) is a broadcast.
-pub const STRIDE: Experiment = Experiment {
+pub(crate) const STRIDE: Experiment = Experiment {
     family: Family::Bank,
     variant: "stride",
     kernel: Some("bank_stride"),
@@ -363,6 +363,10 @@ fn case(sizing: &Sizing, pattern: Pattern, params: Params) -> Case {
 
 /// What every invocation writes: the fold of its `r` reads of its workgroup's tile,
 /// which invocation i filled with `src` at its write word.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "`i` counts one workgroup's lanes, fewer than `pattern.lanes()`, a u32"
+)]
 fn reference(pattern: Pattern, r: u32, src: &[u32]) -> Vec<u32> {
     let lanes = pattern.lanes() as usize;
     let workgroups: Vec<&[u32]> = src.chunks(lanes).collect();

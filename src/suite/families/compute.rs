@@ -22,7 +22,7 @@ use crate::suite::{
 /// Multiply-adds per element: 1 to 1024 in powers of four. Powers of two would add
 /// five cases per api/build (about 2 s of a full run's 150) for a ridge the summary
 /// already places within a factor of four.
-pub const FMAS: [u32; 6] = [1, 4, 16, 64, 256, 1024];
+pub(crate) const FMAS: [u32; 6] = [1, 4, 16, 64, 256, 1024];
 const WORKGROUP: u32 = 256;
 /// Bytes of the input (and of the output): past the L2 of every preset when full, small
 /// where a CPU runs the kernels (1024 multiply-adds per element).
@@ -54,8 +54,11 @@ struct ComputeParams {
 /// The element type a variant computes in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Element {
+    /// f32, by `fma`.
     F32,
+    /// f16, by `fma` on a `vec4<f16>`.
     F16,
+    /// u32, by a wrapping multiply-add.
     Int,
 }
 
@@ -67,7 +70,7 @@ impl Element {
     pub const ALL: [Element; 3] = [Element::F32, Element::F16, Element::Int];
 
     /// The experiment that sweeps this element type.
-    pub fn experiment(self) -> &'static Experiment {
+    pub(crate) fn experiment(self) -> &'static Experiment {
         match self {
             Element::F32 => &F32,
             Element::F16 => &F16,
@@ -76,7 +79,7 @@ impl Element {
     }
 
     /// Bytes of one element.
-    pub fn bytes(self) -> u64 {
+    pub(crate) fn bytes(self) -> u64 {
         match self {
             Element::F16 => 2,
             Element::F32 | Element::Int => 4,
@@ -85,7 +88,7 @@ impl Element {
 
     /// Operations (flops, or integer operations) per byte moved at `fmas`
     /// multiply-adds per element: each element is read once and written once.
-    pub fn ops_per_byte(self, fmas: u64) -> f64 {
+    pub(crate) fn ops_per_byte(self, fmas: u64) -> f64 {
         (Self::OPS_PER_FMA * fmas) as f64 / (2 * self.bytes()) as f64
     }
 }
@@ -94,9 +97,9 @@ impl Element {
 pub const EXPERIMENTS: &[Experiment] = &[F32, F16, INT];
 
 /// f32 `fma`: GFLOP/s against flop per byte.
-pub const F32: Experiment = declare("f32", "compute_f32", |s| cases(s, Element::F32));
+pub(crate) const F32: Experiment = declare("f32", "compute_f32", |s| cases(s, Element::F32));
 /// f16 `fma` on a `vec4<f16>` per invocation: GFLOP/s against flop per byte.
-pub const F16: Experiment = declare("f16", "compute_f16", |s| cases(s, Element::F16));
+pub(crate) const F16: Experiment = declare("f16", "compute_f16", |s| cases(s, Element::F16));
 /// A wrapping u32 multiply-add: integer operations against operations per byte.
 pub const INT: Experiment = declare("int", "compute_int", |s| cases(s, Element::Int));
 
@@ -135,7 +138,7 @@ fn cases(sizing: &Sizing, element: Element) -> Vec<Case> {
         * 16;
     let words = (bytes / 4) as usize;
     // One vec4 of elements per invocation.
-    let vec4s = words * 4 / (4 * element.bytes() as usize);
+    let vec4s = words * 4 / (4 * crate::host_len(element.bytes()));
     let (a, b) = match element {
         Element::F32 => (F32_A.to_bits(), F32_B.to_bits()),
         Element::F16 => (F16_A, F16_B),
@@ -157,7 +160,7 @@ fn cases(sizing: &Sizing, element: Element) -> Vec<Case> {
                 .moves(words as u64, 8 * words as u64)
                 .buffers(vec![
                     Buffer::uniform(ComputeParams {
-                        n: vec4s as u32,
+                        n: crate::suite::count(vec4s as u64),
                         a,
                         b,
                     }),
@@ -196,6 +199,10 @@ fn f16_three_minus(x: u32) -> u32 {
 }
 
 /// What `fmas` multiply-adds leave of each input word.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "the map is composed in f64 and rounded once to the f32 the kernel writes"
+)]
 fn reference(element: Element, words: usize, fmas: u32) -> Words {
     match element {
         // x → 3 − x, so an odd count leaves 3 − x and an even one x.
@@ -225,6 +232,10 @@ mod tests {
     use super::*;
 
     #[test]
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "the map is composed in f64 and rounded once to f32"
+    )]
     fn composing_the_map_is_applying_it_k_times() {
         let x = 0x3F81_2345u32;
         let (a, b) = composed_u32(INT_A, INT_B, 5);

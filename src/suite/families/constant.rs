@@ -29,8 +29,8 @@ const TABLE_WORDS: u32 = 256;
 const WORKGROUP: u32 = 256;
 
 /// The `read=` values: every lane reads the same element, or each its own.
-pub const READ_BROADCAST: &str = "broadcast";
-pub const READ_DIVERGENT: &str = "divergent";
+pub(crate) const READ_BROADCAST: &str = "broadcast";
+pub(crate) const READ_DIVERGENT: &str = "divergent";
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
@@ -55,7 +55,7 @@ pub const EXPERIMENTS: &[Experiment] = &[UNIFORM, STORAGE];
 /// The table in a uniform buffer (the constant path), which serves one address per
 /// request at register speed (broadcast) and serialises distinct ones: divergent reads
 /// of 32 lanes are expected about 32 times slower.
-pub const UNIFORM: Experiment = Experiment {
+pub(crate) const UNIFORM: Experiment = Experiment {
     family: Family::Constant,
     variant: "uniform",
     kernel: Some("constant_uniform"),
@@ -67,7 +67,7 @@ pub const UNIFORM: Experiment = Experiment {
 /// The table in a read-only storage buffer, which coalesces divergent reads of
 /// consecutive words into a few sectors: broadcast and divergent are expected to cost
 /// about the same.
-pub const STORAGE: Experiment = Experiment {
+pub(crate) const STORAGE: Experiment = Experiment {
     family: Family::Constant,
     variant: "storage",
     kernel: Some("constant_storage"),

@@ -24,8 +24,8 @@ use crate::suite::{
 /// Workgroup size and grid of the one-element-per-invocation kernels: the fastest
 /// that `launch` measured (docs/method.md, Cases and families; 1-D and 2-D equal where
 /// both fit).
-pub const DEFAULT_WORKGROUP: u32 = 512;
-pub const DEFAULT_GRID: Grid = Grid::TwoD;
+pub(crate) const DEFAULT_WORKGROUP: u32 = 512;
+pub(crate) const DEFAULT_GRID: Grid = Grid::TwoD;
 
 /// Largest offset of `copy/offset`; every offset copies the same element count.
 const MAX_OFFSET: u32 = 32;
@@ -72,7 +72,7 @@ pub const OFFSET: Experiment = Experiment {
 };
 
 /// `out[i * s] = in[i * s]` at strides 1 to 32 words.
-pub const STRIDE: Experiment = Experiment {
+pub(crate) const STRIDE: Experiment = Experiment {
     family: Family::Copy,
     variant: "stride",
     kernel: Some("copy_stride"),
@@ -83,7 +83,7 @@ pub const STRIDE: Experiment = Experiment {
 
 /// The vec4 copy, tried both as one vec4 per invocation (`launch=vec4`) and as a
 /// grid-stride loop (`launch=gridstride`).
-pub const PEAK: Experiment = Experiment {
+pub(crate) const PEAK: Experiment = Experiment {
     family: Family::Copy,
     variant: "peak",
     kernel: Some("copy_peak"),
@@ -94,7 +94,7 @@ pub const PEAK: Experiment = Experiment {
 
 /// The host-side launch of `copy/offset` at offset 0: workgroup sizes 64 to 1024, each
 /// on a 1-D and a 2-D grid.
-pub const LAUNCH: Experiment = Experiment {
+pub(crate) const LAUNCH: Experiment = Experiment {
     family: Family::Copy,
     variant: "launch",
     kernel: Some("copy_offset"),
@@ -173,7 +173,7 @@ fn offset_case(
     CopyCase {
         params,
         uniform: OffsetParams {
-            n: n as u32,
+            n: crate::suite::count(n as u64),
             offset,
         },
         invocations: n,
@@ -227,7 +227,7 @@ fn stride_cases(sizing: &Sizing) -> Vec<Case> {
             CopyCase {
                 params: params!(Stride => stride),
                 uniform: StrideParams {
-                    n: n as u32,
+                    n: crate::suite::count(n as u64),
                     stride,
                 },
                 invocations: n,
@@ -253,7 +253,9 @@ fn peak_cases(sizing: &Sizing) -> Vec<Case> {
     .map(|(launch, invocations)| {
         CopyCase {
             params: params!(Launch => launch),
-            uniform: PeakParams { n: vec4s as u32 },
+            uniform: PeakParams {
+                n: crate::suite::count(vec4s as u64),
+            },
             invocations,
             elements: words,
             words,
@@ -267,11 +269,11 @@ fn peak_cases(sizing: &Sizing) -> Vec<Case> {
 }
 
 /// Invocations of the grid-stride peak copy over `vec4s` vec4s.
-pub fn grid_stride_invocations(vec4s: usize) -> usize {
+pub(crate) fn grid_stride_invocations(vec4s: usize) -> usize {
     let workgroup = u64::from(DEFAULT_WORKGROUP);
     let groups =
         (vec4s as u64 / (workgroup * GRID_STRIDE_MIN_ITERATIONS)).clamp(1, GRID_STRIDE_WORKGROUPS);
-    (groups * workgroup) as usize
+    crate::host_len(groups * workgroup)
 }
 
 #[cfg(test)]

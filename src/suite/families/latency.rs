@@ -35,7 +35,7 @@ use crate::suite::{
 };
 
 /// Bytes of one load of the chase (a u32 index): the bytes of a case per element.
-pub const LOAD_BYTES: u64 = 4;
+pub(crate) const LOAD_BYTES: u64 = 4;
 
 /// A chase's time per load, ns, from its bandwidth in GB/s: every step loads
 /// [`LOAD_BYTES`].
@@ -63,7 +63,7 @@ const SOFTWARE_MAX_BYTES: u64 = 64 << 20;
 
 /// Fewest loads of a dispatch: about 2.5 ms at a DRAM latency of 0.6 µs, and every
 /// slot of the smallest footprints visited many times.
-pub const MIN_STEPS: u32 = 4096;
+pub(crate) const MIN_STEPS: u32 = 4096;
 /// Footprints up to this (a third of an H100's L2) are walked whole by every dispatch.
 const WARMED_MAX_BYTES: u64 = 16 << 20;
 /// Larger footprints up to this (past an H200's 60 MiB L2 by two sweep steps, so that
@@ -111,6 +111,10 @@ fn max_footprint_bytes(sizing: &Sizing) -> u64 {
 
 /// The footprints of the sweep: 4 KiB, 16 KiB, … 1 MiB, then fine steps to 256 MiB,
 /// then 1 GiB, up to the largest; at least the smallest.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "a footprint of whole lines between two u64 bounds"
+)]
 fn footprints(sizing: &Sizing) -> Vec<u64> {
     let max = max_footprint_bytes(sizing).max(MIN_FOOTPRINT_BYTES);
     let coarse = std::iter::successors(Some(MIN_FOOTPRINT_BYTES), |b| Some(b * FOOTPRINT_STEP));
@@ -165,6 +169,10 @@ fn cases(sizing: &Sizing) -> Vec<Case> {
                 words: u32::try_from(words).unwrap_or(u32::MAX),
             };
             // Dispatches of `steps` that walk the cycle once.
+            #[expect(
+                clippy::cast_possible_truncation,
+                reason = "at most WALKED_MAX_BYTES / LINE_BYTES dispatches, under 2^20"
+            )]
             let walk = if footprint > WARMED_MAX_BYTES && footprint <= WALKED_MAX_BYTES {
                 (footprint / LINE_BYTES).div_ceil(u64::from(steps)) as u32
             } else {
@@ -198,9 +206,9 @@ fn cases(sizing: &Sizing) -> Vec<Case> {
 /// The successor of each of `slots` slots: one cycle through all of them, uniformly
 /// drawn (Sattolo's algorithm: Fisher–Yates with the swap partner strictly below).
 fn cycle(slots: usize, seed: u64) -> Vec<u32> {
-    let mut successor: Vec<u32> = (0..slots as u32).collect();
+    let mut successor: Vec<u32> = (0..crate::suite::count(slots as u64)).collect();
     for i in (1..slots).rev() {
-        let j = (mix(i, seed) % i as u64) as usize;
+        let j = crate::host_len(mix(i, seed) % i as u64);
         successor.swap(i, j);
     }
     successor
@@ -209,6 +217,10 @@ fn cycle(slots: usize, seed: u64) -> Vec<u32> {
 /// A buffer of `words` words: at each slot (every [`SLOT_WORDS`]th word) the word index
 /// of the next slot of one random cycle, non-zero filler elsewhere. Only the cycle is
 /// held (a word a slot); the buffer is made piece by piece.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "SLOT_WORDS is 32; `at`, a word of one binding, counts in u32 (suite::count)"
+)]
 fn chain(words: usize, seed: u64) -> Words {
     let successor = cycle(words / SLOT_WORDS, seed);
     Words::made(words, move |at| match successor.get(at / SLOT_WORDS) {

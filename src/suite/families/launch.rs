@@ -55,27 +55,29 @@ pub const EXPERIMENTS: &[Experiment] = &[
 
 /// One workgroup dispatched back to back in one pass, each dispatch writing its own
 /// buffer: a dispatch's cost with nothing between dispatches.
-pub const APART: Experiment = declare("apart", |s| tiny(s, Dispatch::Apart));
+pub(crate) const APART: Experiment = declare("apart", |s| tiny(s, Dispatch::Apart));
 /// The same, every dispatch writing one `read_write` buffer: wgpu's barrier between
 /// them is the difference (CUDA: launches on one stream).
-pub const SHARED: Experiment = declare("shared", |s| tiny(s, Dispatch::Pass));
+pub(crate) const SHARED: Experiment = declare("shared", |s| tiny(s, Dispatch::Pass));
 /// One compute pass per dispatch in one encoder, each writing its own buffer.
-pub const PASS: Experiment = declare("pass", |s| tiny(s, Dispatch::PassEach));
+pub(crate) const PASS: Experiment = declare("pass", |s| tiny(s, Dispatch::PassEach));
 /// As `apart`, every dispatch indirect: wgpu's validation of its arguments added.
-pub const INDIRECT: Experiment = declare("indirect", |s| tiny(s, Dispatch::Indirect));
+pub(crate) const INDIRECT: Experiment = declare("indirect", |s| tiny(s, Dispatch::Indirect));
 /// One submission per dispatch, each waited for, on the host clock (CUDA: a launch and
 /// a stream synchronisation).
-pub const SUBMIT_WAIT: Experiment = declare("submit_wait", |s| tiny(s, Dispatch::SubmitEach));
+pub(crate) const SUBMIT_WAIT: Experiment =
+    declare("submit_wait", |s| tiny(s, Dispatch::SubmitEach));
 /// One submission per dispatch, all submitted and then waited for once, on the host
 /// clock (CUDA: launches, then one synchronisation).
-pub const SUBMIT_BATCH: Experiment = declare("submit_batch", |s| tiny(s, Dispatch::SubmitAll));
+pub(crate) const SUBMIT_BATCH: Experiment =
+    declare("submit_batch", |s| tiny(s, Dispatch::SubmitAll));
 /// CUDA: the launches captured in a graph, the graph launched.
-pub const GRAPH: Experiment = declare("graph", |s| tiny(s, Dispatch::Graph));
+pub(crate) const GRAPH: Experiment = declare("graph", |s| tiny(s, Dispatch::Graph));
 /// The scale kernel from 4 KiB to 256 MiB, back to back (wgpu: in one pass on one
 /// buffer; CUDA: on one stream): time = a + V/b.
-pub const SCALE: Experiment = declare("scale", |s| scale(s, Dispatch::Pass));
+pub(crate) const SCALE: Experiment = declare("scale", |s| scale(s, Dispatch::Pass));
 /// CUDA: the scale sweep launched from graphs.
-pub const SCALE_GRAPH: Experiment = declare("scale_graph", |s| scale(s, Dispatch::Graph));
+pub(crate) const SCALE_GRAPH: Experiment = declare("scale_graph", |s| scale(s, Dispatch::Graph));
 
 const fn declare(variant: &'static str, cases: fn(&Sizing) -> Vec<Case>) -> Experiment {
     Experiment {
@@ -106,7 +108,7 @@ fn scale_case(sizing: &Sizing, bytes: u64, workgroup: u32, dispatch: Dispatch) -
         .moves(words as u64, 2 * bytes)
         .buffers(vec![
             Buffer::uniform(ScaleParams {
-                n: words as u32,
+                n: crate::suite::count(words as u64),
                 scale: FACTOR,
             }),
             Buffer::Input(words),

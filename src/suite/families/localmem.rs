@@ -49,11 +49,11 @@ struct Params {
 }
 
 /// The family's experiments, in the order runs and reports show them.
-pub const EXPERIMENTS: &[Experiment] = &[REGISTER_ARRAY, DYNAMIC_INDEX];
+pub(crate) const EXPERIMENTS: &[Experiment] = &[REGISTER_ARRAY, DYNAMIC_INDEX];
 
 /// A private window indexed by loop constants stays in registers: the running mean runs
 /// at streaming bandwidth.
-pub const REGISTER_ARRAY: Experiment = Experiment {
+pub(crate) const REGISTER_ARRAY: Experiment = Experiment {
     family: Family::Localmem,
     variant: "register_array",
     kernel: Some("localmem_register_array"),
@@ -63,7 +63,7 @@ pub const REGISTER_ARRAY: Experiment = Experiment {
 };
 
 /// The window indexed at run time (`(j + n) % W`), which may live in local memory.
-pub const DYNAMIC_INDEX: Experiment = Experiment {
+pub(crate) const DYNAMIC_INDEX: Experiment = Experiment {
     family: Family::Localmem,
     variant: "dynamic_index",
     kernel: Some("localmem_dynamic_index"),
@@ -76,8 +76,8 @@ fn cases(sizing: &Sizing) -> Vec<Case> {
     let series = (sizing.stream_buffer_bytes() / 4) as usize / SERIES_LENGTH;
     let n = series * SERIES_LENGTH;
     let params = Params {
-        n: n as u32,
-        series: series as u32,
+        n: crate::suite::count(n as u64),
+        series: crate::suite::count(series as u64),
     };
     vec![
         Case::builder(sizing, params!(N => n))

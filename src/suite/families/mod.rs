@@ -8,7 +8,7 @@ pub mod copy;
 pub mod hierarchy;
 pub mod latency;
 pub mod launch;
-pub mod localmem;
+pub(crate) mod localmem;
 pub mod reduce;
 pub mod stencil;
 pub mod subgroup;

@@ -185,7 +185,7 @@ pub fn every_variant_at(
 
 /// The baseline: a global-memory tree of neighbouring pairs (`lid % (2*stride) == 0`),
 /// which keeps most lanes of every subgroup idle but scheduled.
-pub const NEIGHBORED: Experiment = Experiment {
+pub(crate) const NEIGHBORED: Experiment = Experiment {
     family: Family::Reduce,
     variant: "neighbored",
     kernel: Some("reduce_neighbored"),
@@ -195,7 +195,7 @@ pub const NEIGHBORED: Experiment = Experiment {
 };
 
 /// `neighbored` with the active lanes packed (`index = 2*stride*lid`): no divergence.
-pub const NEIGHBORED_LESS: Experiment = Experiment {
+pub(crate) const NEIGHBORED_LESS: Experiment = Experiment {
     family: Family::Reduce,
     variant: "neighbored_less",
     kernel: Some("reduce_neighbored_less"),
@@ -206,7 +206,7 @@ pub const NEIGHBORED_LESS: Experiment = Experiment {
 
 /// Interleaved pairs (the stride halving): the active lanes packed and their accesses
 /// contiguous, expected faster than `neighbored_less` too.
-pub const INTERLEAVED: Experiment = Experiment {
+pub(crate) const INTERLEAVED: Experiment = Experiment {
     family: Family::Reduce,
     variant: "interleaved",
     kernel: Some("reduce_interleaved"),
@@ -217,7 +217,7 @@ pub const INTERLEAVED: Experiment = Experiment {
 
 /// Each workgroup first adds 2 blocks: 2 loads in flight per invocation and half the
 /// tree work per element.
-pub const UNROLL2: Experiment = Experiment {
+pub(crate) const UNROLL2: Experiment = Experiment {
     family: Family::Reduce,
     variant: "unroll2",
     kernel: Some("reduce_unroll"),
@@ -227,7 +227,7 @@ pub const UNROLL2: Experiment = Experiment {
 };
 
 /// Each workgroup first adds 4 blocks: expected faster than `unroll2`.
-pub const UNROLL4: Experiment = Experiment {
+pub(crate) const UNROLL4: Experiment = Experiment {
     family: Family::Reduce,
     variant: "unroll4",
     kernel: Some("reduce_unroll"),
@@ -237,7 +237,7 @@ pub const UNROLL4: Experiment = Experiment {
 };
 
 /// Each workgroup first adds 8 blocks: expected faster than `unroll4`.
-pub const UNROLL8: Experiment = Experiment {
+pub(crate) const UNROLL8: Experiment = Experiment {
     family: Family::Reduce,
     variant: "unroll8",
     kernel: Some("reduce_unroll"),
@@ -249,7 +249,7 @@ pub const UNROLL8: Experiment = Experiment {
 /// `unroll8` with the last subgroup finished without barriers, which saves the tree's
 /// last steps (subgroupAdd: the original's volatile warp-synchronous tail is a data
 /// race in WGSL); expected faster than `unroll8`.
-pub const UNROLL8_LASTWARP: Experiment = Experiment {
+pub(crate) const UNROLL8_LASTWARP: Experiment = Experiment {
     family: Family::Reduce,
     variant: "unroll8_lastwarp",
     kernel: Some("reduce_unroll8_lastwarp"),
@@ -260,7 +260,7 @@ pub const UNROLL8_LASTWARP: Experiment = Experiment {
 
 /// The tree in workgroup memory instead of global memory, every step barrier-separated
 /// (the original's volatile last warp is a data race in WGSL).
-pub const SMEM: Experiment = Experiment {
+pub(crate) const SMEM: Experiment = Experiment {
     family: Family::Reduce,
     variant: "smem",
     kernel: Some("reduce_smem"),
@@ -271,7 +271,7 @@ pub const SMEM: Experiment = Experiment {
 
 /// `smem` with the workgroup array sized by an override constant (WGSL's dynamic shared
 /// memory).
-pub const SMEM_OVERRIDE: Experiment = Experiment {
+pub(crate) const SMEM_OVERRIDE: Experiment = Experiment {
     family: Family::Reduce,
     variant: "smem_override",
     kernel: Some("reduce_smem_override"),
@@ -282,7 +282,7 @@ pub const SMEM_OVERRIDE: Experiment = Experiment {
 
 /// Four vec4 loads in flight per invocation (grid-stride) and a workgroup-memory tree:
 /// expected close to the read bandwidth.
-pub const SMEM_UNROLL4: Experiment = Experiment {
+pub(crate) const SMEM_UNROLL4: Experiment = Experiment {
     family: Family::Reduce,
     variant: "smem_unroll4",
     kernel: Some("reduce_smem_unroll4"),
@@ -293,7 +293,7 @@ pub const SMEM_UNROLL4: Experiment = Experiment {
 
 /// `smem_unroll4`'s loads, each subgroup reduced by a subgroupShuffleXor butterfly
 /// instead of workgroup-memory steps: expected at least as fast as `smem_unroll4`.
-pub const SUBGROUP_SHUFFLE: Experiment = Experiment {
+pub(crate) const SUBGROUP_SHUFFLE: Experiment = Experiment {
     family: Family::Reduce,
     variant: "subgroup_shuffle",
     kernel: Some("reduce_subgroup_shuffle"),
@@ -304,7 +304,7 @@ pub const SUBGROUP_SHUFFLE: Experiment = Experiment {
 
 /// `smem_unroll4`'s loads, each subgroup reduced by one subgroupAdd: expected at least
 /// 0.9 of `copy/peak`'s effective bandwidth at n = 2^28.
-pub const SUBGROUP_ADD: Experiment = Experiment {
+pub(crate) const SUBGROUP_ADD: Experiment = Experiment {
     family: Family::Reduce,
     variant: "subgroup_add",
     kernel: Some("reduce_subgroup_add"),
@@ -390,7 +390,7 @@ fn case(sizing: &Sizing, variant: &Variant, n: u64, workgroup: u32, params: Para
             };
             let layout = Layout::Stream {
                 workgroup: workgroup as usize,
-                invocations: (groups * w) as usize,
+                invocations: crate::host_len(groups * w),
             };
             (groups, words(params), layout, Grid::OneD)
         }
@@ -400,13 +400,13 @@ fn case(sizing: &Sizing, variant: &Variant, n: u64, workgroup: u32, params: Para
                 blocks: u32::try_from(blocks).unwrap_or(u32::MAX),
             };
             let layout = Layout::Blocks {
-                elements: granule as usize,
+                elements: crate::host_len(granule),
             };
             (blocks, words(params), layout, Grid::TwoD)
         }
     };
-    let words = n as usize;
-    let partials = groups as usize;
+    let words = crate::host_len(n);
+    let partials = crate::host_len(groups);
     let scratch_stride = matches!(variant.kind, Kind::Global { .. }).then_some(workgroup as usize);
     let mut buffers = vec![
         Buffer::Uniform(uniform),
@@ -444,6 +444,10 @@ fn element(i: usize) -> i32 {
 
 /// The input, and what the partials (and the scratch buffer of an in-place tree) must
 /// hold after one dispatch.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "a partial wraps to the i32 the kernel sums in"
+)]
 fn reduce_data(
     words: usize,
     layout: Layout,
@@ -567,8 +571,14 @@ mod tests {
             let blocks = (1u64 << 28) / block;
             let [x, y, z] = case.workgroups;
             assert!(u64::from(x) * u64::from(y) * u64::from(z) >= blocks);
-            assert_eq!(case.buffers[0], Buffer::Uniform(vec![blocks as u32]));
-            assert_eq!(case.buffers[2], Buffer::Output(blocks as usize));
+            assert_eq!(
+                case.buffers[0],
+                Buffer::Uniform(vec![u32::try_from(blocks).unwrap()])
+            );
+            assert_eq!(
+                case.buffers[2],
+                Buffer::Output(usize::try_from(blocks).unwrap())
+            );
             assert_eq!(case.bytes, 4 << 28, "{}", experiment.name());
         }
     }

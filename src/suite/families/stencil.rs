@@ -86,7 +86,7 @@ pub const EXPERIMENTS: &[Experiment] = &[
 
 /// Coefficients in a uniform buffer (constant memory), read by every lane at once: a
 /// broadcast at register speed.
-pub const UNIFORM_COEF: Experiment = Experiment {
+pub(crate) const UNIFORM_COEF: Experiment = Experiment {
     family: Family::Stencil,
     variant: "uniform_coef",
     kernel: Some("stencil_uniform_coef"),
@@ -97,7 +97,7 @@ pub const UNIFORM_COEF: Experiment = Experiment {
 
 /// Coefficients through the read-only (L1) path: about as fast as constant memory for a
 /// broadcast; the stencil stays DRAM-bound.
-pub const STORAGE_COEF: Experiment = Experiment {
+pub(crate) const STORAGE_COEF: Experiment = Experiment {
     family: Family::Stencil,
     variant: "storage_coef",
     kernel: Some("stencil_storage_coef"),
@@ -108,7 +108,7 @@ pub const STORAGE_COEF: Experiment = Experiment {
 
 /// Coefficients compiled into the code: no load at all, the bound for the other
 /// coefficient placements.
-pub const CONST_COEF: Experiment = Experiment {
+pub(crate) const CONST_COEF: Experiment = Experiment {
     family: Family::Stencil,
     variant: "const_coef",
     kernel: Some("stencil_const_coef"),
@@ -119,7 +119,7 @@ pub const CONST_COEF: Experiment = Experiment {
 
 /// No tile: every input is read 9 times from storage, slower than `const_coef` where
 /// the caches do not absorb the re-reads.
-pub const GLOBAL_DIRECT: Experiment = Experiment {
+pub(crate) const GLOBAL_DIRECT: Experiment = Experiment {
     family: Family::Stencil,
     variant: "global_direct",
     kernel: Some("stencil_global_direct"),
@@ -130,7 +130,7 @@ pub const GLOBAL_DIRECT: Experiment = Experiment {
 
 /// `global_direct` with every neighbour read through the texture path: the texts
 /// expect the texture cache to serve the re-reads at least as well as the L1.
-pub const TEXTURE: Experiment = Experiment {
+pub(crate) const TEXTURE: Experiment = Experiment {
     family: Family::Stencil,
     variant: "texture",
     kernel: Some("stencil_texture"),
@@ -146,13 +146,19 @@ fn cases(sizing: &Sizing, variant: Variant) -> Vec<Case> {
 fn case(sizing: &Sizing, variant: Variant) -> Case {
     let n = (sizing.stream_buffer_bytes() / 4) as usize;
     let workgroup = DEFAULT_WORKGROUP;
+    #[expect(clippy::cast_possible_truncation, reason = "RADIUS is 4")]
     let tile_bytes = match variant {
         Variant::GlobalDirect | Variant::Texture => 0,
         _ => 4 * (workgroup + 2 * RADIUS as u32),
     };
     // The texture's rows: the last one partly beyond n, never read.
-    let texture = (TEXTURE_WIDTH, (n as u32).div_ceil(TEXTURE_WIDTH).max(1));
-    let params = Params { n: n as u32 };
+    let texture = (
+        TEXTURE_WIDTH,
+        crate::suite::count(n as u64).div_ceil(TEXTURE_WIDTH).max(1),
+    );
+    let params = Params {
+        n: crate::suite::count(n as u64),
+    };
     let coefficient_words: Vec<u32> = COEFFICIENTS.iter().map(|c| c.to_bits()).collect();
     let mut buffers = match variant {
         Variant::UniformCoef => vec![Buffer::uniform(UniformParams {
@@ -224,6 +230,10 @@ fn case(sizing: &Sizing, variant: Variant) -> Case {
 
 /// Point `i` of the stencil in f64 over `n` f32 inputs (`word` gives their bits),
 /// neighbours outside the array 0.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "the reference sums in f64 and rounds once to the f32 it compares"
+)]
 fn point(i: usize, n: usize, word: impl Fn(usize) -> u32) -> f32 {
     let x = |j: Option<usize>| -> f64 {
         j.filter(|&j| j < n)

@@ -112,7 +112,7 @@ pub const EXPERIMENTS: &[Experiment] = &[BROADCAST, SHUFFLE_UP, SHUFFLE_DOWN, SH
 
 /// subgroupBroadcast from lane 3 hands one register to every lane without memory;
 /// throughput of bytes received by lanes.
-pub const BROADCAST: Experiment = Experiment {
+pub(crate) const BROADCAST: Experiment = Experiment {
     family: Family::Subgroup,
     variant: "broadcast",
     kernel: Some("subgroup_broadcast"),
@@ -123,7 +123,7 @@ pub const BROADCAST: Experiment = Experiment {
 
 /// subgroupShuffleUp: lane l takes lane l - d (the lowest d lanes keep their own);
 /// throughput of bytes received by lanes.
-pub const SHUFFLE_UP: Experiment = Experiment {
+pub(crate) const SHUFFLE_UP: Experiment = Experiment {
     family: Family::Subgroup,
     variant: "shuffle_up",
     kernel: Some("subgroup_shuffle_up"),
@@ -134,7 +134,7 @@ pub const SHUFFLE_UP: Experiment = Experiment {
 
 /// subgroupShuffleDown: lane l takes lane l + d (the highest d lanes keep their own);
 /// throughput of bytes received by lanes.
-pub const SHUFFLE_DOWN: Experiment = Experiment {
+pub(crate) const SHUFFLE_DOWN: Experiment = Experiment {
     family: Family::Subgroup,
     variant: "shuffle_down",
     kernel: Some("subgroup_shuffle_down"),
@@ -145,7 +145,7 @@ pub const SHUFFLE_DOWN: Experiment = Experiment {
 
 /// subgroupShuffleXor (butterfly): lane l takes lane l ^ m; throughput of bytes
 /// received by lanes.
-pub const SHUFFLE_XOR: Experiment = Experiment {
+pub(crate) const SHUFFLE_XOR: Experiment = Experiment {
     family: Family::Subgroup,
     variant: "shuffle_xor",
     kernel: Some("subgroup_shuffle_xor"),
@@ -157,7 +157,7 @@ pub const SHUFFLE_XOR: Experiment = Experiment {
 /// The array swap between lanes (element 0 of lane l with element 3 of lane l ^ m, one
 /// shuffle between two local swaps of dynamically indexed elements); throughput of
 /// bytes received by lanes.
-pub const SWAP: Experiment = Experiment {
+pub(crate) const SWAP: Experiment = Experiment {
     family: Family::Subgroup,
     variant: "swap",
     kernel: Some("subgroup_swap"),
@@ -183,7 +183,7 @@ fn cases(sizing: &Sizing, op: Op) -> Vec<Case> {
     let invocations = invocations(sizing);
     let groups = invocations / u64::from(WORKGROUP);
     let lane_words = op.words_per_lane();
-    let value_words = invocations as usize * lane_words;
+    let value_words = crate::host_len(invocations) * lane_words;
     let uniform = match op {
         Op::Swap => words(SwapParams {
             rounds: ROUNDS,
@@ -204,7 +204,7 @@ fn cases(sizing: &Sizing, op: Op) -> Vec<Case> {
             .buffers(vec![
                 Buffer::Uniform(uniform),
                 Buffer::Input(value_words),
-                Buffer::Output(value_words + groups as usize),
+                Buffer::Output(value_words + crate::host_len(groups)),
             ])
             .data(move || {
                 let input = f32_data(value_words, 11 + op as u64);
@@ -371,7 +371,7 @@ mod tests {
         // Two lanes of four words, offset 1 (round 0).
         let mut values = vec![0u32; 8 * SWAP_WORDS];
         for (i, v) in values.iter_mut().enumerate() {
-            *v = i as u32;
+            *v = u32::try_from(i).unwrap();
         }
         let swapped = one_round(Op::Swap, 0, &values);
         // Lane 0 (lower) element 0 <- lane 1 element 3; lane 1 element 3 <- lane 0 element 0.

@@ -35,8 +35,8 @@ const FULL_MAX_BYTES: u64 = 256 << 20;
 const QUICK_MAX_BYTES: u64 = 4 << 20;
 const SOFTWARE_MAX_BYTES: u64 = 64 << 20;
 /// Batching: the same bytes as one transfer or as many small ones.
-pub const BATCH_BYTES: u64 = 4 << 20;
-pub const BATCH_CHUNKS: u32 = 1024;
+pub(crate) const BATCH_BYTES: u64 = 4 << 20;
+pub(crate) const BATCH_CHUNKS: u32 = 1024;
 /// Overlap: at most this much data in total (transfers dominate; the working set need
 /// not exceed any cache), in these numbers of chunks.
 const OVERLAP_MAX_BYTES: u64 = 64 << 20;
@@ -78,15 +78,15 @@ pub const EXPERIMENTS: &[Experiment] = &[
 /// `queue.write_buffer`: bandwidth grows with size until the per-call cost is
 /// amortised; wgpu copies the data into its own staging memory first, like a pageable
 /// cudaMemcpy.
-pub const UPLOAD_WRITE_BUFFER: Experiment =
+pub(crate) const UPLOAD_WRITE_BUFFER: Experiment =
     declare("upload_write_buffer", TransferPath::WriteBuffer);
 /// A staging buffer created mapped per transfer: the host writes straight into memory
 /// the GPU copies from, as with pinned memory, but pays an allocation each time.
-pub const UPLOAD_STAGING: Experiment =
+pub(crate) const UPLOAD_STAGING: Experiment =
     declare("upload_staging", TransferPath::Staging { pooled: false });
 /// A staging buffer reused (mapped again after each use): no allocation, expected
 /// faster than a fresh one, most of all for small transfers.
-pub const UPLOAD_STAGING_POOLED: Experiment = declare(
+pub(crate) const UPLOAD_STAGING_POOLED: Experiment = declare(
     "upload_staging_pooled",
     TransferPath::Staging { pooled: true },
 );
@@ -96,92 +96,95 @@ pub const UPLOAD_STAGING_POOLED: Experiment = declare(
 /// until the link or the host's memory does. The note (as the pooled path's) splits each
 /// transfer into the host's fill and the copy to the GPU (unmap, copy command,
 /// submission, wait).
-pub const UPLOAD_STAGING_THREADS: Experiment =
+pub(crate) const UPLOAD_STAGING_THREADS: Experiment =
     declare("upload_staging_threads", TransferPath::StagingThreads);
 /// Storage the host maps needs no copy: on unified memory the fastest path; on a
 /// discrete GPU it lives in host-visible memory the kernels then read over the bus.
-pub const UPLOAD_MAPPABLE: Experiment = declare("upload_mappable", TransferPath::MappableStorage);
+pub(crate) const UPLOAD_MAPPABLE: Experiment =
+    declare("upload_mappable", TransferPath::MappableStorage);
 /// A copy from host memory imported as a buffer: the copy engine reads the host's pages
 /// directly, as from CUDA's pinned memory, so it is expected at the link's rate once
 /// large, with no host copy on the clock (the data is in place beforehand, as for
 /// `upload_pinned`).
-pub const UPLOAD_IMPORTED: Experiment = declare("upload_imported", TransferPath::ImportedUpload);
+pub(crate) const UPLOAD_IMPORTED: Experiment =
+    declare("upload_imported", TransferPath::ImportedUpload);
 /// A copy into imported host memory: the pinned readback's analogue, the data usable by
 /// the host once the copy is done.
-pub const READBACK_IMPORTED: Experiment =
+pub(crate) const READBACK_IMPORTED: Experiment =
     declare("readback_imported", TransferPath::ImportedReadback);
 /// A kernel reads the data where it sits in imported host memory, bound as storage, and
 /// writes device storage (`transfer_work` with no rounds: a copy), on the GPU clock:
 /// CUDA's `mapped_read` in wgpu, the SMs' loads crossing the link.
-pub const MAPPED_READ_IMPORTED: Experiment =
+pub(crate) const MAPPED_READ_IMPORTED: Experiment =
     declare("mapped_read_imported", TransferPath::ImportedKernelRead);
 /// Both directions at once: the same size up and down, every copy in one submission
 /// (CUDA: on two streams). PCIe is full duplex, so up to twice one direction's rate
 /// if the copies run side by side; bytes are both directions' together.
-pub const DUPLEX: Experiment = declare("duplex", TransferPath::Duplex);
+pub(crate) const DUPLEX: Experiment = declare("duplex", TransferPath::Duplex);
 /// A readback pays a copy, a map and a round trip to the host: expected slower than an
 /// upload of the same size, with a larger fixed cost.
-pub const READBACK: Experiment = declare("readback", TransferPath::Readback);
+pub(crate) const READBACK: Experiment = declare("readback", TransferPath::Readback);
 /// The readback at the sweep's largest size, copied out of the mapping by 1 to 16 host
 /// threads. The note splits each transfer into the copy from the GPU (copy command,
 /// submission, the map's wait) and the host's copy-out: reading mapped memory is
 /// expected slow where the driver gives write-combined memory, fast where host-cached.
-pub const READBACK_THREADS: Experiment = declare("readback_threads", TransferPath::ReadbackThreads);
+pub(crate) const READBACK_THREADS: Experiment =
+    declare("readback_threads", TransferPath::ReadbackThreads);
 /// `copy_buffer_to_buffer` within the device (CUDA: `cudaMemcpy` device to device):
 /// near DRAM bandwidth (read + write) once large, one to two orders above any host
 /// transfer.
-pub const DEVICE_COPY: Experiment = declare("device_copy", TransferPath::DeviceCopy);
+pub(crate) const DEVICE_COPY: Experiment = declare("device_copy", TransferPath::DeviceCopy);
 /// wgpu: the device copy between buffers without `STORAGE` usage, at the sweep's
 /// largest size. Against `device_copy` of the same size: whether the buffers' usage
 /// (and the memory it gets them) slows `copy_buffer_to_buffer` (issue 53).
-pub const DEVICE_COPY_UNBOUND: Experiment =
+pub(crate) const DEVICE_COPY_UNBOUND: Experiment =
     declare("device_copy_unbound", TransferPath::DeviceCopyUnbound);
 /// wgpu: the very buffers of `device_copy` copied by a kernel (`transfer_work` with no
 /// rounds), at the sweep's largest size, on the GPU clock: where this reaches the copy
 /// peak and `device_copy` does not, the driver's copy command is the cause, not the
 /// buffers.
-pub const DEVICE_COPY_KERNEL: Experiment =
+pub(crate) const DEVICE_COPY_KERNEL: Experiment =
     declare("device_copy_kernel", TransferPath::DeviceCopyKernel);
 /// CUDA: `cudaMemcpy` from pageable memory, which the driver stages through pinned
 /// buffers of its own: the texts expect it well below pinned.
-pub const UPLOAD_PAGEABLE: Experiment = declare(
+pub(crate) const UPLOAD_PAGEABLE: Experiment = declare(
     "upload_pageable",
     TransferPath::Cuda(CudaPath::Upload(HostMemory::Pageable)),
 );
 /// CUDA: `cudaMemcpy` from `cudaHostAlloc` memory: the copy engines read it directly, at
 /// the bus's rate once large.
-pub const UPLOAD_PINNED: Experiment = declare(
+pub(crate) const UPLOAD_PINNED: Experiment = declare(
     "upload_pinned",
     TransferPath::Cuda(CudaPath::Upload(HostMemory::Pinned)),
 );
 /// CUDA: pageable memory pinned for the transfer by `cudaHostRegister` and released
 /// after it, on the clock: pinning on demand pays off only for large transfers.
-pub const UPLOAD_REGISTERED: Experiment = declare(
+pub(crate) const UPLOAD_REGISTERED: Experiment = declare(
     "upload_registered",
     TransferPath::Cuda(CudaPath::Upload(HostMemory::Registered)),
 );
 /// CUDA: `cudaMemcpy` into pageable memory, staged by the driver.
-pub const READBACK_PAGEABLE: Experiment = declare(
+pub(crate) const READBACK_PAGEABLE: Experiment = declare(
     "readback_pageable",
     TransferPath::Cuda(CudaPath::Readback(HostMemory::Pageable)),
 );
 /// CUDA: `cudaMemcpy` into `cudaHostAlloc` memory.
-pub const READBACK_PINNED: Experiment = declare(
+pub(crate) const READBACK_PINNED: Experiment = declare(
     "readback_pinned",
     TransferPath::Cuda(CudaPath::Readback(HostMemory::Pinned)),
 );
 /// CUDA: a kernel (`transfer_work` with no rounds: a copy) reads mapped pinned host
 /// memory (`cudaHostAllocMapped`, zero-copy) and writes device memory; GPU clock.
-pub const MAPPED_READ: Experiment =
+pub(crate) const MAPPED_READ: Experiment =
     declare("mapped_read", TransferPath::Cuda(CudaPath::MappedRead));
 /// All uploads, then all kernels: the time is the sum of both.
-pub const OVERLAP_SERIAL: Experiment =
+pub(crate) const OVERLAP_SERIAL: Experiment =
     declare("overlap_serial", TransferPath::Overlap(Schedule::Serial));
 /// Upload and process chunk by chunk: with one queue, only the host's preparation of
 /// the next chunk overlaps the GPU's work on the last; the note says how much of the
 /// upload time was hidden. CUDA puts the chunks on streams, so its copy engines
 /// overlap the kernels.
-pub const OVERLAP_INTERLEAVED: Experiment = declare(
+pub(crate) const OVERLAP_INTERLEAVED: Experiment = declare(
     "overlap_interleaved",
     TransferPath::Overlap(Schedule::Interleaved),
 );
@@ -227,19 +230,19 @@ const fn declare(variant: &'static str, path: TransferPath) -> Experiment {
 
 /// What one transfer case moves: `bytes` in total, as `chunks` transfers of equal size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Shape {
+pub(crate) struct Shape {
     pub bytes: u64,
     pub chunks: u32,
 }
 
 impl Shape {
     /// The case's params: `size=<bytes>;chunks=<n>`.
-    pub fn params(self) -> Params {
+    pub(crate) fn params(self) -> Params {
         params!(Size => self.bytes, Chunks => self.chunks)
     }
 
     /// The shape that params made by [`Shape::params`] describe.
-    pub fn of(params: &Params) -> Result<Shape, String> {
+    pub(crate) fn of(params: &Params) -> Result<Shape, String> {
         let value = |key: Key| -> Result<u64, String> {
             params
                 .number(key)
@@ -256,7 +259,7 @@ impl Shape {
         Ok(Shape { bytes, chunks })
     }
 
-    pub fn chunk_bytes(self) -> u64 {
+    pub(crate) fn chunk_bytes(self) -> u64 {
         self.bytes / u64::from(self.chunks)
     }
 }
@@ -361,7 +364,7 @@ fn kernel_copy_cases(sizing: &Sizing) -> Vec<Case> {
 }
 
 /// Why storage cannot be mapped by the host here, if it cannot.
-pub fn mappable_skip(sizing: &Sizing) -> Option<String> {
+pub(crate) fn mappable_skip(sizing: &Sizing) -> Option<String> {
     (!sizing.mappable_storage).then(|| {
         "the adapter does not offer storage the host can map \
          (Features::MAPPABLE_PRIMARY_BUFFERS)"
@@ -405,7 +408,7 @@ fn threads_cases(sizing: &Sizing) -> Vec<Case> {
 
 /// The host threads `params` name (`threads=`), for [`UPLOAD_STAGING_THREADS`] and
 /// [`READBACK_THREADS`].
-pub fn copy_threads(params: &Params) -> Result<usize, String> {
+pub(crate) fn copy_threads(params: &Params) -> Result<usize, String> {
     params
         .number(Key::Threads)
         .and_then(|n| usize::try_from(n).ok())
@@ -441,7 +444,7 @@ fn mapped_read_imported_cases(sizing: &Sizing) -> Vec<Case> {
 }
 
 /// Device-to-device copies read and write every byte.
-pub fn device_copy_bytes(shape: Shape) -> u64 {
+pub(crate) fn device_copy_bytes(shape: Shape) -> u64 {
     2 * shape.bytes
 }
 

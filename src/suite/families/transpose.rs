@@ -167,26 +167,26 @@ pub const EXPERIMENTS: &[Experiment] = &[
 ];
 
 /// Rows read and rows written, both coalesced: the upper bound of every transpose.
-pub const COPY_ROW: Experiment = declare("copy_row", NAIVE, |s| {
+pub(crate) const COPY_ROW: Experiment = declare("copy_row", NAIVE, |s| {
     cases(s, Method::direct(true, true, 1, false), Sweep::None)
 });
 /// Columns read and columns written, neither coalesced: the lower bound.
-pub const COPY_COL: Experiment = declare("copy_col", NAIVE, |s| {
+pub(crate) const COPY_COL: Experiment = declare("copy_col", NAIVE, |s| {
     cases(s, Method::direct(false, false, 1, false), Sweep::None)
 });
 /// Reads rows, writes columns.
-pub const NAIVE_ROW: Experiment = declare("naive_row", NAIVE, |s| {
+pub(crate) const NAIVE_ROW: Experiment = declare("naive_row", NAIVE, |s| {
     cases(s, Method::direct(true, false, 1, false), Sweep::None)
 });
 /// Reads columns, writes rows; also swept over workgroup shapes at the largest size.
-pub const NAIVE_COL: Experiment = declare("naive_col", NAIVE, |s| {
+pub(crate) const NAIVE_COL: Experiment = declare("naive_col", NAIVE, |s| {
     cases(s, Method::direct(false, true, 1, false), Sweep::Blocks)
 });
 /// `naive_col` with its column reads through the texture path: the texts expect the
 /// texture cache's 2-D locality to serve the column reads better than storage reads
 /// do. Swept over the same blocks as `naive_col`; its twin is `naive_col`'s, its
 /// input a texture object.
-pub const NAIVE_TEXTURE: Experiment = Experiment {
+pub(crate) const NAIVE_TEXTURE: Experiment = Experiment {
     twin: Twin::cuda(NAIVE),
     ..declare("naive_texture", NAIVE_TEXTURE_KERNEL, |s| {
         cases(
@@ -197,24 +197,24 @@ pub const NAIVE_TEXTURE: Experiment = Experiment {
     })
 };
 /// `naive_row` with four elements per invocation in flight.
-pub const NAIVE_ROW_UNROLL4: Experiment = declare("naive_row_unroll4", NAIVE, |s| {
+pub(crate) const NAIVE_ROW_UNROLL4: Experiment = declare("naive_row_unroll4", NAIVE, |s| {
     cases(s, Method::direct(true, false, 4, false), Sweep::None)
 });
 /// `naive_col` with four elements per invocation in flight.
-pub const NAIVE_COL_UNROLL4: Experiment = declare("naive_col_unroll4", NAIVE, |s| {
+pub(crate) const NAIVE_COL_UNROLL4: Experiment = declare("naive_col_unroll4", NAIVE, |s| {
     cases(s, Method::direct(false, true, 4, false), Sweep::None)
 });
 /// `naive_row` with workgroups visited along diagonals, against DRAM partition camping.
-pub const DIAGONAL_ROW: Experiment = declare("diagonal_row", NAIVE, |s| {
+pub(crate) const DIAGONAL_ROW: Experiment = declare("diagonal_row", NAIVE, |s| {
     cases(s, Method::direct(true, false, 1, true), Sweep::None)
 });
 /// `naive_col` with workgroups visited along diagonals, against DRAM partition camping.
-pub const DIAGONAL_COL: Experiment = declare("diagonal_col", NAIVE, |s| {
+pub(crate) const DIAGONAL_COL: Experiment = declare("diagonal_col", NAIVE, |s| {
     cases(s, Method::direct(false, true, 1, true), Sweep::None)
 });
 /// A tile in workgroup memory makes both the read and the write coalesced, though the
 /// tile's column read conflicts on one bank.
-pub const SMEM: Experiment = declare("smem", TILE, |s| {
+pub(crate) const SMEM: Experiment = declare("smem", TILE, |s| {
     cases(
         s,
         Method::Tile {
@@ -227,7 +227,7 @@ pub const SMEM: Experiment = declare("smem", TILE, |s| {
 /// `smem` with each tile row padded, which removes the bank conflicts; also swept over
 /// workgroup shapes and rows per invocation at the largest size, where the texts expect
 /// thinner blocks and several rows per invocation to go faster still.
-pub const SMEM_PAD: Experiment = declare("smem_pad", TILE, |s| {
+pub(crate) const SMEM_PAD: Experiment = declare("smem_pad", TILE, |s| {
     cases(
         s,
         Method::Tile {
@@ -239,7 +239,7 @@ pub const SMEM_PAD: Experiment = declare("smem_pad", TILE, |s| {
 });
 /// Two padded tiles per workgroup: more loads in flight than `smem_pad`, which the
 /// texts expect to be faster.
-pub const SMEM_UNROLL_PAD: Experiment = declare("smem_unroll_pad", TILE, |s| {
+pub(crate) const SMEM_UNROLL_PAD: Experiment = declare("smem_unroll_pad", TILE, |s| {
     cases(
         s,
         Method::Tile {
@@ -252,7 +252,7 @@ pub const SMEM_UNROLL_PAD: Experiment = declare("smem_unroll_pad", TILE, |s| {
 
 /// Beyond the classic texts: a padded tile moved in vec4s, 16-byte accesses and several
 /// in flight per invocation, expected to approach the vec4 copy.
-pub const SMEM_PAD_VEC4: Experiment = declare("smem_pad_vec4", TILE_VEC4, |s| {
+pub(crate) const SMEM_PAD_VEC4: Experiment = declare("smem_pad_vec4", TILE_VEC4, |s| {
     cases(s, Method::TileVec4, Sweep::Vec4Rows)
 });
 
@@ -382,7 +382,7 @@ fn case(sizing: &Sizing, method: Method, (nx, ny): (u32, u32), shape: Shape) -> 
         }
     };
     let elements = u64::from(nx) * u64::from(ny);
-    let words = elements as usize;
+    let words = crate::host_len(elements);
     let workgroups = [nx.div_ceil(per_x), ny.div_ceil(per_y), 1];
     let max = sizing.max_workgroups_per_dimension;
     let output = method.output();

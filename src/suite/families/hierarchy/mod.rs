@@ -101,8 +101,8 @@ struct Vec4sParams {
 mod persist;
 mod staged;
 
-pub use persist::PERSIST;
-pub use staged::{
+pub(crate) use persist::PERSIST;
+pub(crate) use staged::{
     STAGED, STAGED_4, STAGED_8, STAGED_16, STAGED_ASYNC_4, STAGED_ASYNC_8, STAGED_ASYNC_16,
 };
 
@@ -141,7 +141,7 @@ pub const WINDOW: Experiment = Experiment {
 /// set (`carveout=0`: the most L1, `carveout=100`: the most shared memory, the L1 what
 /// is left). The window's L1 plateau should end later at 0 than at 100. WebGPU has no
 /// carve-out: wgpu skips it, and the simulator predicts it as `window`.
-pub const WINDOW_CARVEOUT: Experiment = Experiment {
+pub(crate) const WINDOW_CARVEOUT: Experiment = Experiment {
     family: Family::Hierarchy,
     variant: "window_carveout",
     kernel: Some("hierarchy_window"),
@@ -151,7 +151,7 @@ pub const WINDOW_CARVEOUT: Experiment = Experiment {
 };
 
 /// The carve-outs `window_carveout` compares, percent: the most L1, the most shared.
-pub const CARVEOUTS: [u32; 2] = [0, 100];
+pub(crate) const CARVEOUTS: [u32; 2] = [0, 100];
 
 /// Every workgroup reads a different 4 KiB chunk of one buffer (`footprint=<bytes>`,
 /// 1 MiB to 1 GiB) a pass, the chunk rotating between passes so no SM re-reads its
@@ -159,7 +159,7 @@ pub const CARVEOUTS: [u32; 2] = [0, 100];
 /// docs/hierarchy.md, The levels), then DRAM. Bytes are the bytes read. Plain loads,
 /// which an L1 may still serve now and then; `shared_l1_bypass` is the CUDA twin with
 /// the L1 bypassed.
-pub const SHARED: Experiment = Experiment {
+pub(crate) const SHARED: Experiment = Experiment {
     family: Family::Hierarchy,
     variant: "shared",
     kernel: Some("hierarchy_shared"),
@@ -170,7 +170,7 @@ pub const SHARED: Experiment = Experiment {
 
 /// `shared` with its CUDA twin's loads `__ldcg` (cached in the L2 only). WGSL has no
 /// cache hint: its WGSL is `shared`'s, and wgpu skips it with the reason.
-pub const SHARED_L1_BYPASS: Experiment = Experiment {
+pub(crate) const SHARED_L1_BYPASS: Experiment = Experiment {
     family: Family::Hierarchy,
     variant: "shared_l1_bypass",
     kernel: Some("hierarchy_shared_l1_bypass"),
@@ -181,7 +181,7 @@ pub const SHARED_L1_BYPASS: Experiment = Experiment {
 
 /// Reads a 1 GiB buffer (`size=<bytes>`, the binding limit at most) once, vec4 by
 /// vec4, summing per workgroup. Bytes are the bytes read.
-pub const DRAM_READ: Experiment = Experiment {
+pub(crate) const DRAM_READ: Experiment = Experiment {
     family: Family::Hierarchy,
     variant: "dram_read",
     kernel: Some("hierarchy_dram_read"),
@@ -192,7 +192,7 @@ pub const DRAM_READ: Experiment = Experiment {
 
 /// Writes a known pattern to a 1 GiB buffer, reading nothing. Bytes are the bytes
 /// written.
-pub const DRAM_WRITE: Experiment = Experiment {
+pub(crate) const DRAM_WRITE: Experiment = Experiment {
     family: Family::Hierarchy,
     variant: "dram_write",
     kernel: Some("hierarchy_dram_write"),
@@ -202,7 +202,7 @@ pub const DRAM_WRITE: Experiment = Experiment {
 };
 
 /// Copies a 1 GiB buffer. Bytes are the bytes read plus written.
-pub const DRAM_COPY: Experiment = Experiment {
+pub(crate) const DRAM_COPY: Experiment = Experiment {
     family: Family::Hierarchy,
     variant: "dram_copy",
     kernel: Some("hierarchy_dram_copy"),
@@ -216,7 +216,7 @@ pub const DRAM_COPY: Experiment = Experiment {
 /// inputs are never all zeros, because a memory system that compresses (NVIDIA's
 /// compressible memory, some DRAM controllers) could move zeros faster than data; this
 /// pair breaks that rule on purpose, to show whether it does here.
-pub const COPY_ZERO: Experiment = Experiment {
+pub(crate) const COPY_ZERO: Experiment = Experiment {
     family: Family::Hierarchy,
     variant: "copy_zero",
     kernel: Some("copy_peak"),
@@ -230,7 +230,7 @@ const STAGED_FULL_BYTES: u64 = 256 << 20;
 
 /// Words with all 32 bits random, made piece by piece: never held whole.
 fn random_words(words: usize, seed: u64) -> Words {
-    Words::made(words, move |i| mix(i, seed) as u32)
+    Words::made(words, move |i| (mix(i, seed) & 0xFFFF_FFFF) as u32)
 }
 
 /// The wrapping sum of the four words of each vec4 of `words`.
@@ -240,6 +240,10 @@ fn vec4_sums(words: &Words) -> Vec<u32> {
 
 /// Sizes from `min` to `max` bytes in `steps_per_octave` geometric steps, each rounded
 /// to a multiple of `rounding`; no size twice.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "a size between `min` and `max`, both u64, rounded to a multiple of `rounding`"
+)]
 fn geometric_sizes(min: u64, max: u64, steps_per_octave: u32, rounding: u64) -> Vec<u64> {
     let mut sizes: Vec<u64> = (0..)
         .map(|step| {
@@ -311,7 +315,7 @@ fn window_carveout_cases(sizing: &Sizing) -> Vec<Case> {
 /// with the carve-out, if it sets one).
 fn window_case(sizing: &Sizing, bytes: u64, launch: CudaLaunch) -> Case {
     let (groups, loads) = workgroups_and_repeats(sizing, FULL_WINDOW_LOADS);
-    let vec4s = (bytes / VEC4_BYTES) as u32;
+    let vec4s = crate::suite::count(bytes / VEC4_BYTES);
     // Enough loads for each workgroup's band to cover the whole window.
     let loads = loads.max(vec4s.div_ceil(WORKGROUP));
     let params = WindowParams {
@@ -337,23 +341,27 @@ fn window_case(sizing: &Sizing, bytes: u64, launch: CudaLaunch) -> Case {
 /// Each workgroup's sum: workgroup g reads the vec4s from (g × rotation) mod n on,
 /// `WORKGROUP_SIZE` × loads of them round the window, so its sum is whole turns of the
 /// window plus one stretch, from prefix sums.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "`total` wraps mod 2^32, so `turns` counts mod 2^32 alike"
+)]
 fn window_reference(src: &Words, params: WindowParams, groups: u32) -> Vec<u32> {
     let n = params.vec4s as u64;
-    let mut prefix = Vec::with_capacity(n as usize + 1);
+    let mut prefix = Vec::with_capacity(crate::host_len(n) + 1);
     prefix.push(0u32);
     for sum in vec4_sums(src) {
         prefix.push(prefix[prefix.len() - 1].wrapping_add(sum));
     }
-    let total = prefix[n as usize];
+    let total = prefix[crate::host_len(n)];
     // The sum of the `len` (< n) vec4s from `start` on, round the window.
     let stretch = |start: u64, len: u64| {
         let end = start + len;
         if end <= n {
-            prefix[end as usize].wrapping_sub(prefix[start as usize])
+            prefix[crate::host_len(end)].wrapping_sub(prefix[crate::host_len(start)])
         } else {
             total
-                .wrapping_sub(prefix[start as usize])
-                .wrapping_add(prefix[(end - n) as usize])
+                .wrapping_sub(prefix[crate::host_len(start)])
+                .wrapping_add(prefix[crate::host_len(end - n)])
         }
     };
     let read = u64::from(WORKGROUP) * u64::from(params.loads);
@@ -379,12 +387,16 @@ fn shared_sizes(sizing: &Sizing) -> Vec<u64> {
     geometric_sizes(SHARED_MIN_BYTES, max, SHARED_STEPS_PER_OCTAVE, CHUNK_BYTES)
 }
 
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "the step is SHARED_STEP_SHARE (< 1) of `chunks`, a u32"
+)]
 fn shared_cases(sizing: &Sizing) -> Vec<Case> {
     let (groups, passes) = workgroups_and_repeats(sizing, FULL_SHARED_PASSES);
     shared_sizes(sizing)
         .into_iter()
         .map(|bytes| {
-            let chunks = (bytes / CHUNK_BYTES) as u32;
+            let chunks = crate::suite::count(bytes / CHUNK_BYTES);
             let params = SharedParams {
                 chunks,
                 passes,
@@ -513,7 +525,7 @@ fn dram_read_cases(sizing: &Sizing) -> Vec<Case> {
         dram_case(sizing, bytes, groups, bytes)
             .buffers(vec![
                 Buffer::uniform(Vec4sParams {
-                    vec4s: vec4s as u32,
+                    vec4s: crate::suite::count(vec4s),
                 }),
                 Buffer::Input(words),
                 Buffer::Output(groups as usize),
@@ -558,12 +570,12 @@ fn dram_write_cases(sizing: &Sizing) -> Vec<Case> {
         dram_case(sizing, bytes, dram_workgroups(vec4s), bytes)
             .buffers(vec![
                 Buffer::uniform(Vec4sParams {
-                    vec4s: vec4s as u32,
+                    vec4s: crate::suite::count(vec4s),
                 }),
                 Buffer::Output((bytes / 4) as usize),
             ])
             .data(move || {
-                let expected = |i: usize| pattern((i / 4) as u32)[i % 4];
+                let expected = |i: usize| pattern(crate::suite::count((i / 4) as u64))[i % 4];
                 CaseData {
                     inputs: Vec::new(),
                     expected: vec![Expected::Exact(Words::made(4 * vec4s as usize, expected))],
@@ -580,7 +592,7 @@ fn dram_copy_cases(sizing: &Sizing) -> Vec<Case> {
         dram_case(sizing, bytes, dram_workgroups(vec4s), 2 * bytes)
             .buffers(vec![
                 Buffer::uniform(Vec4sParams {
-                    vec4s: vec4s as u32,
+                    vec4s: crate::suite::count(vec4s),
                 }),
                 Buffer::Input(words),
                 Buffer::Output(words),
@@ -612,7 +624,7 @@ fn copy_zero_cases(sizing: &Sizing) -> Vec<Case> {
                 .moves(words as u64, 2 * bytes)
                 .buffers(vec![
                     Buffer::uniform(Vec4sParams {
-                        vec4s: vec4s as u32,
+                        vec4s: crate::suite::count(vec4s as u64),
                     }),
                     Buffer::Input(words),
                     Buffer::Output(words),

@@ -21,7 +21,7 @@ use crate::suite::{
 /// `hit=<percent>` of its accesses persisting, `setaside=<bytes>` of the L2 reserved):
 /// the texts expect the hot reads then to stay in the L2, and the kernel to run faster.
 /// Without a window (the baseline) wgpu measures it too. Bytes are both buffers' reads.
-pub const PERSIST: Experiment = Experiment {
+pub(crate) const PERSIST: Experiment = Experiment {
     family: Family::Hierarchy,
     variant: "persist",
     kernel: Some("hierarchy_persist"),
@@ -98,8 +98,8 @@ fn persist_case(sizing: &Sizing, bytes: u64, hot: u64, launch: CudaLaunch) -> Ca
         .cuda_launch(launch)
         .buffers(vec![
             Buffer::uniform(PersistParams {
-                vec4s: vec4s as u32,
-                hot_vec4s: hot_vec4s as u32,
+                vec4s: crate::suite::count(vec4s),
+                hot_vec4s: crate::suite::count(hot_vec4s),
             }),
             Buffer::Input(words),
             Buffer::Input(hot_words),

@@ -17,21 +17,21 @@ const ASYNC_COPY: &str = "an asynchronous global-to-shared copy (cp.async)";
 /// next tile loaded while the current one is summed), and sums every element once.
 /// Bytes are the bytes read. The synchronous staging the CUDA texts start from;
 /// `staged_async_*` is its CUDA twin with `cp.async`.
-pub const STAGED_4: Experiment = staged(
+pub(crate) const STAGED_4: Experiment = staged(
     "staged_4",
     "hierarchy_staged_4",
     staged_4_cases,
     Twin::cuda("hierarchy_staged"),
 );
 /// `staged_4` with 8-byte elements (vec2<u32>).
-pub const STAGED_8: Experiment = staged(
+pub(crate) const STAGED_8: Experiment = staged(
     "staged_8",
     "hierarchy_staged_8",
     staged_8_cases,
     Twin::cuda("hierarchy_staged"),
 );
 /// `staged_4` with 16-byte elements (vec4<u32>).
-pub const STAGED_16: Experiment = staged(
+pub(crate) const STAGED_16: Experiment = staged(
     "staged_16",
     "hierarchy_staged_16",
     staged_16_cases,
@@ -40,21 +40,21 @@ pub const STAGED_16: Experiment = staged(
 /// `staged_4` with the CUDA twin's staging asynchronous (`cp.async.ca`, 4 bytes, one
 /// commit group per tile). WebGPU has no asynchronous copy: wgpu skips it, and the
 /// simulator predicts it as the synchronous staging (its WGSL is `staged_4`'s).
-pub const STAGED_ASYNC_4: Experiment = staged(
+pub(crate) const STAGED_ASYNC_4: Experiment = staged(
     "staged_async_4",
     "hierarchy_staged_async_4",
     staged_4_cases,
     Twin::cuda_only("hierarchy_staged", ASYNC_COPY),
 );
 /// `staged_async_4` with 8-byte elements.
-pub const STAGED_ASYNC_8: Experiment = staged(
+pub(crate) const STAGED_ASYNC_8: Experiment = staged(
     "staged_async_8",
     "hierarchy_staged_async_8",
     staged_8_cases,
     Twin::cuda_only("hierarchy_staged", ASYNC_COPY),
 );
 /// `staged_async_4` with 16-byte elements.
-pub const STAGED_ASYNC_16: Experiment = staged(
+pub(crate) const STAGED_ASYNC_16: Experiment = staged(
     "staged_async_16",
     "hierarchy_staged_async_16",
     staged_16_cases,
@@ -62,7 +62,7 @@ pub const STAGED_ASYNC_16: Experiment = staged(
 );
 
 /// The staged experiments, synchronous then asynchronous, by element width.
-pub const STAGED: [(&Experiment, &Experiment); 3] = [
+pub(crate) const STAGED: [(&Experiment, &Experiment); 3] = [
     (&STAGED_4, &STAGED_ASYNC_4),
     (&STAGED_8, &STAGED_ASYNC_8),
     (&STAGED_16, &STAGED_ASYNC_16),
@@ -104,6 +104,10 @@ fn staged_16_cases(sizing: &Sizing) -> Vec<Case> {
 
 /// The staged cases of elements of `element_bytes`: the DRAM buffer, one case per
 /// number of stages.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "`element_bytes` is 4, 8 or 16"
+)]
 fn staged_cases(sizing: &Sizing, element_bytes: u64) -> Vec<Case> {
     let bytes = staged_bytes(sizing);
     let words = (bytes / 4) as usize;
@@ -128,7 +132,7 @@ fn staged_cases(sizing: &Sizing, element_bytes: u64) -> Vec<Case> {
                 .moves(bytes / element_bytes, bytes)
                 .buffers(vec![
                     Buffer::uniform(Vec4sParams {
-                        vec4s: tiles as u32,
+                        vec4s: crate::suite::count(tiles),
                     }),
                     Buffer::Input(words),
                     Buffer::Output(groups as usize),
