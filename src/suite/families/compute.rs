@@ -99,7 +99,7 @@ pub const EXPERIMENTS: &[Experiment] = &[F32, F16, INT];
 /// f32 `fma`: GFLOP/s against flop per byte.
 pub(crate) const F32: Experiment = declare("f32", "compute_f32", |s| cases(s, Element::F32));
 /// f16 `fma` on a `vec4<f16>` per invocation: GFLOP/s against flop per byte.
-pub(crate) const F16: Experiment = declare("f16", "compute_f16", |s| cases(s, Element::F16));
+pub const F16: Experiment = declare("f16", "compute_f16", |s| cases(s, Element::F16));
 /// A wrapping u32 multiply-add: integer operations against operations per byte.
 pub const INT: Experiment = declare("int", "compute_int", |s| cases(s, Element::Int));
 
