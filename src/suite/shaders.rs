@@ -171,6 +171,12 @@ pub fn reflect(kernel: &str, source: &str) -> Result<Reflection, String> {
     })
 }
 
+/// [`reflect`] for a kernel of the suite, whose cases bind buffer `i` at
+/// `@group(0) @binding(i)`: an error where its bindings are numbered otherwise.
+pub fn reflect_suite(kernel: &str, source: &str) -> Result<Reflection, String> {
+    reflect(kernel, source).and_then(|reflection| numbered(kernel, reflection))
+}
+
 /// `reflection` of the suite's kernel `kernel`, whose cases bind buffer `i` at
 /// `@group(0) @binding(i)`: an error where its bindings are numbered otherwise. (A
 /// user's kernel names each buffer's slot: [`crate::suite::Case::slots`].)
@@ -212,7 +218,7 @@ pub fn signature(kernel: &str) -> Result<&'static Reflection, String> {
     let all = ALL.get_or_init(|| {
         SHADERS
             .iter()
-            .map(|(name, source)| (*name, reflect(name, source).and_then(|r| numbered(name, r))))
+            .map(|(name, source)| (*name, reflect_suite(name, source)))
             .collect()
     });
     match all.iter().find(|(name, _)| *name == kernel) {
