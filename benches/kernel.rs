@@ -1,5 +1,5 @@
 //! A user's own kernel in `cargo bench`: described in Rust ([`GpuKernel`]), verified
-//! against membench's interpreter, timed by criterion on the GPU clock with bytes
+//! against a Rust reference of the user's (else membench's interpreter), timed by criterion on the GPU clock with bytes
 //! throughput (`iter_custom` fed by the session's clock), through the library's
 //! [`measure`]. Test mode (`cargo test --benches`) runs it once at a quick size.
 
@@ -14,6 +14,22 @@ use membench::suite::{CaseId, Setting};
 
 /// `y = a * x + y`, as examples/kernels/saxpy.wgsl.
 const SAXPY: &str = include_str!("../examples/kernels/saxpy.wgsl");
+
+/// saxpy's outputs in Rust, from every binding's first words (params, x, y): y only.
+fn saxpy_reference(inputs: &[&[u32]]) -> Vec<Vec<u32>> {
+    let [params, x, y] = inputs else {
+        return Vec::new();
+    };
+    let a = params.first().map_or(0.0, |&bits| f32::from_bits(bits));
+    let n = params
+        .get(1)
+        .map_or(0, |&n| usize::try_from(n).unwrap_or(0));
+    let mut out = y.to_vec();
+    for (i, word) in out.iter_mut().enumerate().take(n) {
+        *word = (a * f32::from_bits(x[i]) + f32::from_bits(*word)).to_bits();
+    }
+    vec![out]
+}
 
 /// Criterion as the session's sampler: one benchmark group per kernel and setting.
 struct Bench(Criterion);
@@ -51,7 +67,9 @@ fn main() -> anyhow::Result<()> {
         .buffer("y", n)
         .uniform("params.a", &[2.5])
         .uniform("params.n", &[n as f64])
-        .bytes(3 * 4 * n);
+        .bytes(3 * 4 * n)
+        // Checked against this Rust twin instead of the interpreter.
+        .reference(saxpy_reference);
     let measuring = Measuring {
         quick: !benchmarking,
         ..Measuring::default()

@@ -115,6 +115,41 @@ fn every_documented_example_runs_verified_at_a_quick_size() {
     }
 }
 
+/// The examples that may need more workgroups than x holds index a 2-D grid: a 4 x 4
+/// grid of saxpy and of the histogram verifies, and the interpreter sees it touch
+/// every element (the bytes a 1-D index would leave at a quarter).
+#[test]
+fn saxpy_and_the_histogram_index_a_2_d_grid() {
+    let dir = scratch("grid").unwrap();
+    for (example, flags) in [
+        (
+            "saxpy",
+            "--buffer x=n --buffer y=n --uniform params.a=2.5 --uniform params.n=n",
+        ),
+        (
+            "histogram",
+            "--buffer values=n --buffer bins=256 --init bins=zeros",
+        ),
+    ] {
+        let out = dir.join(format!("{example}.csv")).display().to_string();
+        let mut args = words(&["kernel", &format!("examples/kernels/{example}.wgsl")]);
+        args.extend(words(&["--size", "n=4096", "--workgroups", "4,4"]));
+        args.extend(flags.split_whitespace().map(str::to_owned));
+        args.extend(words(&["--quick", "--build", "default", "--out", &out]));
+        let (status, _, stderr) = membench(&args).unwrap();
+        if no_adapter(&stderr) {
+            return;
+        }
+        assert!(status.success(), "{example}: {stderr}");
+        let rows = std::fs::read_to_string(&out).unwrap();
+        let row = rows.lines().nth(1).unwrap_or_default();
+        assert!(
+            row.contains(",ok,") && row.contains(",true,"),
+            "{example}: {row}"
+        );
+    }
+}
+
 /// Writes `source` as `name` in `dir`, and returns its path as a word.
 fn kernel_file(dir: &Path, name: &str, source: &str) -> std::io::Result<String> {
     let path = dir.join(name);
@@ -312,12 +347,19 @@ const FIXTURES: &[(&str, &str, Gives)] = &[
          --workgroups N/16,N/16",
         Gives::Verified,
     ),
-    // Bindings in @group(1).
+    // A uniform in @group(0), the pass's buffers in @group(1).
     (
         "group1",
-        "--size n=256 --buffer input=n --buffer output=n",
+        "--size n=256 --buffer input=n --buffer output=n --uniform frame.scale=2.5",
+        Gives::Verified,
+    ),
+    // Textures: refused, the binding named.
+    (
+        "image_invert",
+        "--workgroups 8,8",
         Gives::Refused(
-            "binding `input` (@group(1) @binding(0)): membench kernel binds @group(0) only",
+            "binding `source` (@group(0) @binding(0)) is a texture or sampler: membench \
+             kernel binds storage and uniform buffers only",
         ),
     ),
 ];
@@ -351,4 +393,41 @@ fn kernels_like_other_projects_run_verified_or_say_why_not_in_one_line() {
             }
         }
     }
+}
+
+/// The library's Rust reference replaces the interpreter's check: a right one verifies
+/// the row, a wrong one fails it naming the binding and both values.
+#[test]
+fn a_rust_reference_checks_the_outputs_in_place_of_the_interpreter() {
+    use membench::kernel::{GpuKernel, Measuring, measure};
+    let source = "@group(0) @binding(0) var<storage, read> x: array<u32>;
+        @group(0) @binding(1) var<storage, read_write> y: array<u32>;
+        @compute @workgroup_size(64)
+        fn main(@builtin(global_invocation_id) id: vec3<u32>) { y[id.x] = x[id.x] * 3u; }";
+    let kernel = |name: &str, factor: u32| {
+        GpuKernel::new(name, source)
+            .size("n", 256)
+            .buffer("x", 256)
+            .buffer("y", 256)
+            .reference(move |inputs| vec![inputs[0].iter().map(|x| x * factor).collect()])
+    };
+    let kernels = [kernel("times_three", 3), kernel("times_four", 4)];
+    let measuring = Measuring {
+        quick: true,
+        ..Measuring::default()
+    };
+    let mut sampler = membench::measure::SuiteSampler::new(10);
+    let ran = match measure(&kernels, &mut sampler, &measuring) {
+        Err(membench::Error::NoAdapter(_)) if std::env::var_os("CI").is_none() => return,
+        ran => ran.unwrap(),
+    };
+    let row = |variant: &str| ran.rows.iter().find(|r| r.variant == variant).unwrap();
+    assert!(row("times_three").verified, "{:?}", row("times_three").note);
+    let wrong = row("times_four");
+    assert!(!wrong.verified);
+    assert!(
+        wrong.note.contains("binding `y`: 256 of 256 words differ"),
+        "{}",
+        wrong.note
+    );
 }

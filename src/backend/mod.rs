@@ -17,6 +17,7 @@ pub mod wgpu;
 use crate::error::{Error, Result};
 use crate::measure::{Sampler, TimedWork, Timing};
 use crate::suite::{Cache, Case, CaseData, Expected, Experiment, Setting, TransferPath, Words};
+use std::sync::Arc;
 
 /// What a backend does with one case.
 pub trait Backend {
@@ -52,6 +53,12 @@ pub trait Backend {
 
     /// Runs the case once and checks each output against `expected`, in order.
     fn verify(&self, prepared: &Self::Prepared, expected: &[Expected]) -> Result<()>;
+
+    /// Each output's words as they are now (after [`Backend::verify`]'s dispatch), for
+    /// a second dispatch to agree with; `None` where the backend does not read them.
+    fn outputs(&self, _prepared: &Self::Prepared) -> Result<Option<Vec<Arc<Vec<u32>>>>> {
+        Ok(None)
+    }
 
     /// The prepared case on this backend's clock, every timed dispatch started with the
     /// caches `cache`.

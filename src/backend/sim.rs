@@ -111,7 +111,7 @@ pub fn bindings(case: &Case, inputs: &[Words]) -> Vec<BoundBuffer> {
                 }
                 Buffer::Output(words) => bytemuck::cast_slice(&vec![POISON; *words]).to_vec(),
             };
-            bound(index, buffer, bytes)
+            bound(case.slot(index), buffer, bytes)
         })
         .collect()
 }
@@ -130,19 +130,15 @@ fn bytes(words: &Words) -> Vec<u8> {
     bytes
 }
 
-/// The interpreter's binding `index` of `buffer`, holding `data`: a texture's texels
+/// The interpreter's binding at `slot` of `buffer`, holding `data`: a texture's texels
 /// row by row (see [`BoundBuffer::texture_width`]).
-#[expect(
-    clippy::cast_possible_truncation,
-    reason = "`index` is a binding's, and WGSL numbers bindings in u32"
-)]
-fn bound(index: usize, buffer: &Buffer, data: Vec<u8>) -> BoundBuffer {
+fn bound(slot: naga::ResourceBinding, buffer: &Buffer, data: Vec<u8>) -> BoundBuffer {
     BoundBuffer {
         texture_width: match buffer {
             Buffer::Texture { width, .. } => Some(*width),
             _ => None,
         },
-        ..BoundBuffer::buffer(0, index as u32, data)
+        ..BoundBuffer::buffer(slot.group, slot.binding, data)
     }
 }
 
@@ -209,7 +205,7 @@ pub fn predict(
                         vec![0; crate::host_len(buffer.len_bytes())]
                     }
                 };
-                bound(index, buffer, data)
+                bound(case.slot(index), buffer, data)
             })
             .collect()
     };

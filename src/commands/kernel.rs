@@ -39,7 +39,7 @@ fn levels_plan(args: &KernelArgs) -> Plan {
         },
         apis: vec![Api::Wgpu],
         builds: vec![Build::Default],
-        timeout: Duration::from_secs(args.timeout_s),
+        timeout: Duration::from_secs(args.measuring.timeout_s),
         adapters: Adapters::One(args.adapter.clone()),
         destination: Destination::DefaultFile,
         profile: Some(Profile::Levels),
@@ -98,14 +98,23 @@ pub(crate) fn plan(args: KernelArgs) -> Result<Plan> {
         )
         .map_err(Error::Usage)?;
     }
-    check_settings(&args.api, &args.build)?;
+    let apis = args.measuring.apis_or(&[Api::Wgpu]);
+    check_settings(&apis, &args.measuring.build)?;
     let make = move |sizing: &Sizing| {
         descriptions
             .iter()
             .map(|description| {
                 let made = instance(description, sizing).map_err(Error::Usage)?;
+                // The default dispatch split where n/<workgroup x> exceeds x's limit.
+                let split = match (description.workgroups, made.case.workgroups) {
+                    (None, [_, y, _]) if y > 1 => {
+                        " (a 2-D grid: more workgroups than the device's limit in x; \
+                         invocation (x, y) is element y * num_workgroups.x * <workgroup x> + x)"
+                    }
+                    _ => "",
+                };
                 stderrln!(
-                    "membench: {}/{}: {} workgroups of {:?}; bytes: {} ({}); {}",
+                    "membench: {}/{}: {} workgroups{split} of {:?}; bytes: {} ({}); {}",
                     made.experiment.name(),
                     made.case.params,
                     made.case
@@ -134,8 +143,8 @@ pub(crate) fn plan(args: KernelArgs) -> Result<Plan> {
         place::explain(rows, levels.as_deref().unwrap_or(default))
     };
     let samples = match args.quick {
-        true => args.samples.min(MIN_SAMPLES),
-        false => args.samples,
+        true => args.measuring.samples.min(MIN_SAMPLES),
+        false => args.measuring.samples,
     };
     Ok(Plan {
         cases: CaseSource::Given(Given {
@@ -148,11 +157,11 @@ pub(crate) fn plan(args: KernelArgs) -> Result<Plan> {
             samples,
             ..RunSettings::default()
         },
-        apis: args.api,
-        builds: args.build,
-        timeout: Duration::from_secs(args.timeout_s),
+        apis,
+        builds: args.measuring.build,
+        timeout: Duration::from_secs(args.measuring.timeout_s),
         adapters: Adapters::One(args.adapter),
-        destination: Destination::of(args.out, args.format)?,
+        destination: Destination::of(args.out, args.measuring.format)?,
         profile: None,
         expect: None,
         bless: None,

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::instance::{Description, Fill, Init, Verify, instance};
+use super::instance::{Description, Fill, Init, Reference, Verify, instance};
 use crate::backend::wgpu::GpuContext;
 use crate::error::{Error, Result};
 use crate::measure::Sample;
@@ -92,6 +92,19 @@ impl GpuKernel {
     /// The bytes the kernel must move (as `--bytes`); else the interpreter counts them.
     pub fn bytes(mut self, bytes: u64) -> Self {
         self.description.bytes = Some(bytes);
+        self
+    }
+
+    /// Checks the outputs against `reference` instead of the interpreter: from every
+    /// binding's first words (group then binding order, uniforms included), each
+    /// `read_write` binding's words after one dispatch, in that order; floats within
+    /// the interpreter's tolerance. The bytes are then declared ([`GpuKernel::bytes`])
+    /// or every storage binding's.
+    pub fn reference(
+        mut self,
+        reference: impl Fn(&[&[u32]]) -> Vec<Vec<u32>> + Send + Sync + 'static,
+    ) -> Self {
+        self.description.verify = Verify::Reference(Reference(Arc::new(reference)));
         self
     }
 

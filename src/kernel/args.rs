@@ -2,13 +2,12 @@
 //! `--axis` flags (their product), every expression evaluated with that row's sizes.
 
 use std::path::PathBuf;
-use std::str::FromStr as _;
 
 use super::expr::{self, Division, Vars};
-use super::instance::{Description, Fill, Init, Verify};
-use crate::measure::{DEFAULT_SAMPLES, MIN_SAMPLES};
-use crate::results;
-use crate::suite::{Api, Build};
+use super::instance::{
+    Description, Fill, INTERPRETED_INVOCATIONS, Init, Verify, estimated_invocations,
+};
+use crate::run::MeasureArgs;
 
 /// What `membench kernel` takes.
 #[derive(clap::Args, Clone, Debug)]
@@ -43,7 +42,8 @@ pub struct KernelArgs {
     #[arg(long = "override", value_name = "NAME=VALUE")]
     pub overrides: Vec<String>,
     /// Workgroups of the dispatch, X[,Y[,Z]], each an EXPR whose `/` rounds up
-    /// (default: n/<workgroup x> where a size `n` is given).
+    /// (default: n/<workgroup x> where a size `n` is given, as a 2-D grid where x
+    /// would exceed the device's limit).
     #[arg(long, value_name = "X[,Y[,Z]]")]
     pub workgroups: Option<String>,
     /// The bytes the kernel must move (read plus written), an EXPR; default: the
@@ -52,8 +52,9 @@ pub struct KernelArgs {
     pub bytes: Option<String>,
     /// Verify at a smaller size, NAME=EXPR replacing that size (repeatable): a row of
     /// its own, verified against the interpreter; the rows at the sizes asked for say
-    /// where they were verified. Needed where the interpreter would take long (more
-    /// than 2^22 invocations).
+    /// where they were verified. Default, where the kernel has more than 2^22
+    /// invocations (seconds in the interpreter): every size halved together until it
+    /// has at most that many, said in the row's note.
     #[arg(long, value_name = "NAME=EXPR", conflicts_with = "no_verify")]
     pub(crate) verify_size: Vec<String>,
     /// Skip the check against the interpreter (the rows say `verified` false).
@@ -79,21 +80,9 @@ pub struct KernelArgs {
     /// rows is refused. `-` prints the rows to stdout.
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// What `--out -` prints: csv, json, jsonl, table or markdown.
-    #[arg(long, value_enum)]
-    pub format: Option<results::Format>,
-    /// The apis to measure with (a kernel has no CUDA twin: wgpu).
-    #[arg(long, value_delimiter = ',', default_values = ["wgpu"], value_parser = Api::from_str)]
-    pub api: Vec<Api>,
-    /// The builds to measure, comma-separated: default, tax-free, unchecked (as `run`).
-    #[arg(long, value_delimiter = ',', default_values = ["default", "tax-free"], value_parser = Build::from_str)]
-    pub build: Vec<Build>,
-    /// Timed samples per row.
-    #[arg(long, default_value_t = DEFAULT_SAMPLES, value_parser = clap::value_parser!(u32).range(i64::from(MIN_SAMPLES)..=4096))]
-    pub samples: u32,
-    /// Seconds one submission may take before the device counts as hung.
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
-    pub(crate) timeout_s: u64,
+    /// The measuring flags `run` has too.
+    #[command(flatten)]
+    pub measuring: MeasureArgs,
 }
 
 /// `NAME=VALUE`, split; an error names the flag.
@@ -196,7 +185,18 @@ impl KernelArgs {
         for point in product(&axes) {
             let full = self.at(&base, &point, &[])?;
             if smaller.is_empty() {
-                descriptions.push(full);
+                match self.chosen(&base, &point, &full)? {
+                    Some(small) => {
+                        if !descriptions.iter().any(|d| d.sizes == small.sizes) {
+                            descriptions.push(small.clone());
+                        }
+                        descriptions.push(Description {
+                            verify: Verify::Chosen(Box::new(small)),
+                            ..full
+                        });
+                    }
+                    None => descriptions.push(full),
+                }
                 continue;
             }
             let small = self.at(&base, &point, &smaller)?;
@@ -211,6 +211,42 @@ impl KernelArgs {
             }
         }
         Ok(descriptions)
+    }
+
+    /// Where `full` is to be verified but has more invocations than the interpreter
+    /// runs unasked: the largest power-of-two scaling of every size (each halved
+    /// together) within [`INTERPRETED_INVOCATIONS`]; `None` where it needs none or no
+    /// size halves evenly (the row then says to give --verify-size).
+    fn chosen(
+        &self,
+        base: &Description,
+        point: &[(String, u64)],
+        full: &Description,
+    ) -> Result<Option<Description>, String> {
+        let needs = !self.no_verify
+            && estimated_invocations(full).is_some_and(|i| i > INTERPRETED_INVOCATIONS);
+        if !needs {
+            return Ok(None);
+        }
+        for halvings in 1..u64::BITS {
+            let divisor = 1u64 << halvings;
+            let scaled: Option<Vec<(String, String)>> = full
+                .sizes
+                .iter()
+                .map(|(name, value)| {
+                    (value % divisor == 0 && *value >= divisor)
+                        .then(|| (name.clone(), (value / divisor).to_string()))
+                })
+                .collect();
+            let Some(scaled) = scaled else {
+                return Ok(None);
+            };
+            let small = self.at(base, point, &scaled)?;
+            if estimated_invocations(&small).is_some_and(|i| i <= INTERPRETED_INVOCATIONS) {
+                return Ok(Some(small));
+            }
+        }
+        Ok(None)
     }
 
     /// The description at one point of the axes: the sizes (those `replaced` names by
@@ -374,6 +410,71 @@ mod tests {
         assert_eq!(last.uniforms[1].1, [0.5]);
         assert_eq!(last.overrides, [("WG".to_owned(), 64.0)]);
         assert_eq!(last.fills, [("x".to_owned(), Fill::Init(Init::Ramp))]);
+    }
+
+    #[test]
+    fn the_measuring_flags_are_runs_own() {
+        #[derive(clap::Parser)]
+        struct RunCli {
+            #[command(flatten)]
+            args: crate::run::RunArgs,
+        }
+        let kernel = <Cli as clap::CommandFactory>::command();
+        let run = <RunCli as clap::CommandFactory>::command();
+        let help = |command: &clap::Command, flag: &str| {
+            command
+                .get_arguments()
+                .find(|a| a.get_long() == Some(flag))
+                .and_then(|a| a.get_help().map(ToString::to_string))
+        };
+        for flag in ["format", "api", "build", "samples", "timeout-s"] {
+            assert!(help(&kernel, flag).is_some(), "--{flag}");
+            assert_eq!(help(&kernel, flag), help(&run, flag), "--{flag}");
+        }
+        let given = args(&[
+            "--samples",
+            "12",
+            "--build",
+            "unchecked",
+            "--timeout-s",
+            "3",
+        ]);
+        assert_eq!(given.measuring.samples, 12);
+        assert_eq!(given.measuring.build, [crate::suite::Build::Unchecked]);
+        assert_eq!(given.measuring.timeout_s, 3);
+        // A kernel has no CUDA twin: wgpu unless asked.
+        let wgpu = [crate::suite::Api::Wgpu];
+        assert_eq!(args(&[]).measuring.apis_or(&wgpu), wgpu);
+    }
+
+    #[test]
+    fn a_kernel_too_large_to_interpret_is_verified_at_its_sizes_halved_together() {
+        let source = "@group(0) @binding(0) var<storage, read_write> y: array<f32>;
+            @compute @workgroup_size(256)
+            fn main(@builtin(global_invocation_id) id: vec3<u32>) { y[id.x] = 1.0; }";
+        let rows = args(&["--size", "n=2^24", "--size", "m=12", "--buffer", "y=n"])
+            .descriptions(source)
+            .unwrap();
+        assert_eq!(rows.len(), 2);
+        // 2^24 invocations, a quarter of them within 2^22.
+        assert_eq!(
+            rows[0].sizes,
+            [("n".to_owned(), 1 << 22), ("m".to_owned(), 3)]
+        );
+        assert_eq!(rows[0].counts, [("y".to_owned(), 1 << 22)]);
+        assert!(matches!(&rows[1].verify, Verify::Chosen(small) if small.sizes == rows[0].sizes));
+        // Small enough, or not to be verified: one row.
+        let one = |flags: &[&str]| args(flags).descriptions(source).unwrap().len();
+        assert_eq!(one(&["--size", "n=2^22", "--buffer", "y=n"]), 1);
+        assert_eq!(
+            one(&["--size", "n=2^24", "--buffer", "y=n", "--no-verify"]),
+            1
+        );
+        // A size that does not halve evenly that far: the row says to give --verify-size.
+        assert_eq!(
+            one(&["--size", "n=2^24", "--size", "m=3", "--buffer", "y=n"]),
+            1
+        );
     }
 
     #[test]

@@ -38,13 +38,28 @@ impl std::fmt::Display for Tolerance {
 
 /// What the interpreter made of one dispatch: each read-write binding's words after it
 /// (per subgroup size tried), and the distinct bytes read and written.
-#[derive(Debug)]
 pub(crate) struct Interpreted {
     /// Per subgroup size tried: (the size, each read-write binding's words in binding
     /// order).
     pub(crate) outputs: Vec<(u32, Vec<Arc<Vec<u32>>>)>,
     pub(crate) read_bytes: u64,
     pub(crate) written_bytes: u64,
+}
+
+/// The outputs' lengths, not their words: they may be hundreds of MiB.
+impl std::fmt::Debug for Interpreted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let outputs: Vec<(u32, Vec<usize>)> = self
+            .outputs
+            .iter()
+            .map(|(size, outputs)| (*size, outputs.iter().map(|o| o.len()).collect()))
+            .collect();
+        f.debug_struct("Interpreted")
+            .field("output_words_per_subgroup_size", &outputs)
+            .field("read_bytes", &self.read_bytes)
+            .field("written_bytes", &self.written_bytes)
+            .finish()
+    }
 }
 
 /// Runs `kernel` once over `workgroups` on `inputs` (every binding's words in binding
@@ -64,15 +79,15 @@ pub(crate) fn interpret(
     for (tried, &subgroup_size) in subgroup_sizes.iter().enumerate() {
         let mut bound: Vec<BoundBuffer> = inputs
             .iter()
-            .zip(0u32..)
-            .map(|(words, index)| {
+            .zip(bindings)
+            .map(|(words, binding)| {
                 let bytes = bytemuck::cast_slice(words.as_slice()).to_vec();
-                BoundBuffer::buffer(0, index, bytes)
+                BoundBuffer::buffer(binding.slot.group, binding.slot.binding, bytes)
             })
             .collect();
         let launch = Launch::all(workgroups, subgroup_size);
         // The bytes touched are counted on the first run: the others touch the same.
-        let mut touched = Touched::new(inputs);
+        let mut touched = Touched::new(bindings, inputs);
         let mut sink = |request: &Request<'_>| touched.request(request);
         let result = if tried == 0 {
             run(kernel, &mut bound, &launch, &mut sink)
@@ -96,24 +111,33 @@ pub(crate) fn interpret(
 
 /// The words each binding's requests touched, read and written.
 struct Touched {
+    /// Each binding's slot, in the order of `read` and `written`.
+    slots: Vec<naga::ResourceBinding>,
     read: Vec<Vec<bool>>,
     written: Vec<Vec<bool>>,
 }
 
 impl Touched {
-    fn new(inputs: &[Arc<Vec<u32>>]) -> Touched {
+    fn new(bindings: &[KernelBinding], inputs: &[Arc<Vec<u32>>]) -> Touched {
         let words: Vec<Vec<bool>> = inputs.iter().map(|w| vec![false; w.len()]).collect();
         Touched {
+            slots: bindings.iter().map(|b| b.slot).collect(),
             read: words.clone(),
             written: words,
         }
     }
 
     fn request(&mut self, request: &Request<'_>) {
-        let Target::Binding { binding, .. } = request.target else {
+        let Target::Binding { group, binding } = request.target else {
             return;
         };
-        let binding = binding as usize;
+        let Some(binding) = self
+            .slots
+            .iter()
+            .position(|s| s.group == group && s.binding == binding)
+        else {
+            return;
+        };
         let mark = |sets: &mut Vec<Vec<bool>>| {
             let Some(set) = sets.get_mut(binding) else {
                 return;
@@ -195,6 +219,40 @@ pub fn compare(bound: &KernelBinding, reference: &[u32], actual: &[u32]) -> Resu
         place(bound, index),
         shown(word, e),
         shown(word, a)
+    ))
+}
+
+/// What binding `bound` must hold after a second dispatch from the same inputs: `first`,
+/// the first dispatch's words, bit for bit (a race shows as a disagreement).
+pub fn agreeing(bound: &KernelBinding, first: Arc<Vec<u32>>) -> Expected {
+    let bound = bound.clone();
+    Expected::Rule {
+        words: first.len(),
+        rule: Box::new(move |second| disagreement(&bound, &first, second)),
+    }
+}
+
+/// `Ok` where `second` is `first` word for word, else one line: the binding, how many
+/// words differ, the first with both values.
+fn disagreement(bound: &KernelBinding, first: &[u32], second: &[u32]) -> Result<(), String> {
+    let differing = first.iter().zip(second).filter(|(a, b)| a != b).count();
+    let Some((index, (&a, &b))) = first
+        .iter()
+        .zip(second)
+        .enumerate()
+        .find(|(_, (a, b))| a != b)
+    else {
+        return Ok(());
+    };
+    let word = bound.word(index);
+    Err(format!(
+        "binding `{}`: two dispatches from the same inputs disagree (a race?): {differing} of \
+         {} words differ; the first at {}: {} the first time, {} the second",
+        bound.name,
+        first.len(),
+        place(bound, index),
+        shown(word, a),
+        shown(word, b)
     ))
 }
 
@@ -282,10 +340,48 @@ mod tests {
     use super::super::reflect::{BindingAccess, Tail};
     use super::*;
 
+    #[test]
+    fn two_dispatches_that_disagree_name_the_binding_the_index_and_both_values() {
+        let first = Arc::new(vec![0, 1.5f32.to_bits(), 2.0f32.to_bits()]);
+        let Expected::Rule { words, rule } = agreeing(&floats(), Arc::clone(&first)) else {
+            panic!("a rule");
+        };
+        assert_eq!(words, 3);
+        assert_eq!(rule(&first), Ok(()));
+        // Within the interpreter's tolerance, yet not the same: a disagreement.
+        let second = [0, 1.5f32.to_bits(), 2.000_001f32.to_bits()];
+        assert_eq!(
+            rule(&second),
+            Err(
+                "binding `y`: two dispatches from the same inputs disagree (a race?): 1 of 3 \
+                 words differ; the first at word 2 (element 1): 2 the first time, 2.000001 the \
+                 second"
+                    .to_owned()
+            )
+        );
+    }
+
+    #[test]
+    fn debug_shows_the_outputs_lengths_not_their_words() {
+        let interpreted = Interpreted {
+            outputs: vec![(32, vec![Arc::new(vec![7u32; 1000]), Arc::new(vec![0; 3])])],
+            read_bytes: 4000,
+            written_bytes: 12,
+        };
+        assert_eq!(
+            format!("{interpreted:?}"),
+            "Interpreted { output_words_per_subgroup_size: [(32, [1000, 3])], \
+             read_bytes: 4000, written_bytes: 12 }"
+        );
+    }
+
     fn floats() -> KernelBinding {
         KernelBinding {
             name: "y".to_owned(),
-            binding: 1,
+            slot: naga::ResourceBinding {
+                group: 0,
+                binding: 1,
+            },
             access: BindingAccess::ReadWrite,
             fixed_bytes: 4,
             words: vec![Word::Exact],

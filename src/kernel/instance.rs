@@ -45,6 +45,28 @@ pub enum Verify {
     Skip(String),
     /// At the smaller sizes of this description (`--verify-size`), its own row.
     Smaller(Box<Description>),
+    /// Against a reference written in Rust (the library's
+    /// [`super::api::GpuKernel::reference`]), in place of the interpreter.
+    Reference(Reference),
+    /// At the smaller sizes of this description, its own row, chosen by membench: the
+    /// sizes halved together until the interpreter's invocations are few enough.
+    Chosen(Box<Description>),
+}
+
+/// A kernel's outputs computed in Rust: from every binding's first words (in group then
+/// binding order, uniforms included), each `read_write` binding's words after one
+/// dispatch, in that order.
+#[derive(Clone)]
+pub struct Reference(pub Arc<ReferenceFn>);
+
+/// The closure of a [`Reference`].
+pub type ReferenceFn = dyn Fn(&[&[u32]]) -> Vec<Vec<u32>> + Send + Sync;
+
+impl std::fmt::Debug for Reference {
+    // A closure: nothing to print but what it is.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Reference(a Rust closure)")
+    }
 }
 
 /// One kernel at one set of sizes, as `membench kernel`'s flags (or the library's
@@ -96,7 +118,9 @@ impl std::fmt::Display for BytesSource {
             BytesSource::Interpreted => {
                 "the interpreter's distinct bytes read plus distinct bytes written"
             }
-            BytesSource::Footprint => "every storage binding's bytes (the interpreter did not run)",
+            BytesSource::Footprint => {
+                "every storage binding's bytes (the interpreter did not count them)"
+            }
         })
     }
 }
@@ -172,8 +196,7 @@ impl Prepared {
     }
 
     fn invocations(&self) -> u64 {
-        let count = |dims: [u32; 3]| dims.iter().map(|&d| u64::from(d)).product::<u64>();
-        count(self.workgroups) * count(self.shape.workgroup_size)
+        invocations(self.workgroups, self.shape.workgroup_size)
     }
 
     /// The interpreter's run on these contents; an error where it cannot run them, or
@@ -182,7 +205,9 @@ impl Prepared {
         let invocations = self.invocations();
         if invocations > INTERPRETED_INVOCATIONS {
             return Err(format!(
-                "{invocations} invocations are more than the interpreter runs unasked                  ({INTERPRETED_INVOCATIONS}): name a smaller size with --verify-size NAME=EXPR"
+                "{invocations} invocations are more than the interpreter runs unasked \
+                 ({INTERPRETED_INVOCATIONS}), and the sizes do not halve evenly that far: \
+                 name a smaller size with --verify-size NAME=EXPR"
             ));
         }
         let inputs: Vec<Arc<Vec<u32>>> = self.inputs.iter().map(Contents::held).collect();
@@ -211,6 +236,10 @@ pub(crate) fn instance(description: &Description, sizing: &Sizing) -> Result<Ins
     )]
     let (bytes, bytes_source) = match (d.bytes, &checked) {
         (Some(bytes), _) => (bytes, BytesSource::Declared),
+        // A Rust reference counts no bytes.
+        (None, Some(_)) if matches!(d.verify, Verify::Reference(_)) => {
+            (prepared.storage_bytes(), BytesSource::Footprint)
+        }
         (None, Some((interpreted, scale))) => {
             let bytes = (interpreted.read_bytes + interpreted.written_bytes) as f64 * scale;
             (bytes.round() as u64, BytesSource::Interpreted)
@@ -234,7 +263,8 @@ pub(crate) fn instance(description: &Description, sizing: &Sizing) -> Result<Ins
         .workgroups(prepared.workgroups)
         .constants(overrides)
         .moves(bytes / 4, bytes)
-        .buffers(prepared.buffers.clone());
+        .buffers(prepared.buffers.clone())
+        .slots(prepared.shape.bindings.iter().map(|b| b.slot).collect());
     let builder = match unverified {
         Some(why) => builder.unverified(why),
         None => builder,
@@ -258,6 +288,14 @@ pub(crate) fn instance(description: &Description, sizing: &Sizing) -> Result<Ins
         .filter(|(b, _)| b.access != BindingAccess::Uniform)
         .map(|(_, contents)| contents.clone())
         .collect();
+    let agreeing = written.clone();
+    let builder = builder.agree(Arc::new(move |first: Vec<Arc<Vec<u32>>>| {
+        agreeing
+            .iter()
+            .zip(first)
+            .map(|(bound, words)| checked::agreeing(bound, words))
+            .collect()
+    }));
     let case = builder.data(move || CaseData {
         inputs: data_inputs.iter().map(Contents::words).collect(),
         expected: match &references {
@@ -282,18 +320,32 @@ fn verification(
 ) -> (Option<(Interpreted, f64)>, Option<String>) {
     match &d.verify {
         Verify::Skip(why) => (None, Some(why.clone())),
+        Verify::Reference(reference) => match referenced(reference, prepared) {
+            Ok(outputs) => (Some((outputs, 1.0)), None),
+            Err(why) => (None, Some(why)),
+        },
         Verify::Interpreter => match prepared.interpreted(d, sizing) {
             Ok(interpreted) => (Some((interpreted, 1.0)), None),
             Err(why) => (None, Some(format!("the interpreter did not run it: {why}"))),
         },
-        Verify::Smaller(smaller) => {
+        Verify::Smaller(smaller) | Verify::Chosen(smaller) => {
+            let chosen = match &d.verify {
+                Verify::Chosen(_) => format!(
+                    " (chosen: the sizes halved together until at most \
+                     {INTERPRETED_INVOCATIONS} invocations, seconds in the interpreter)"
+                ),
+                _ => String::new(),
+            };
             let at = Params::new().with(Key::Size, Value::Vars(smaller.sizes.clone()));
             let ran = Prepared::of(smaller, sizing).and_then(|small| {
                 let scale = prepared.storage_bytes() as f64 / small.storage_bytes().max(1) as f64;
                 Ok((small.interpreted(smaller, sizing)?, scale))
             });
             match ran {
-                Ok(ran) => (Some(ran), Some(format!("verified at {at}, that row"))),
+                Ok(ran) => (
+                    Some(ran),
+                    Some(format!("verified at {at}{chosen}, that row")),
+                ),
                 Err(why) => (
                     None,
                     Some(format!("the interpreter did not run {at}: {why}")),
@@ -301,6 +353,44 @@ fn verification(
             }
         }
     }
+}
+
+/// The outputs `reference` computes from the prepared inputs, as the interpreter's
+/// would be; an error where their lengths are not the bindings'.
+fn referenced(reference: &Reference, prepared: &Prepared) -> Result<Interpreted, String> {
+    let inputs: Vec<Arc<Vec<u32>>> = prepared.inputs.iter().map(Contents::held).collect();
+    let slices: Vec<&[u32]> = inputs.iter().map(|words| words.as_slice()).collect();
+    let outputs = (reference.0)(&slices);
+    let written: Vec<(&KernelBinding, usize)> = prepared
+        .shape
+        .bindings
+        .iter()
+        .zip(&inputs)
+        .filter(|(b, _)| b.access == BindingAccess::ReadWrite)
+        .map(|(b, words)| (b, words.len()))
+        .collect();
+    if outputs.len() != written.len() {
+        return Err(format!(
+            "the Rust reference gave {} outputs where the kernel has {} read_write bindings",
+            outputs.len(),
+            written.len()
+        ));
+    }
+    for ((bound, len), output) in written.iter().zip(&outputs) {
+        if output.len() != *len {
+            return Err(format!(
+                "the Rust reference gave {} words for `{}`, which has {len}",
+                output.len(),
+                bound.name
+            ));
+        }
+    }
+    Ok(Interpreted {
+        // One reference, whatever the subgroup size.
+        outputs: vec![(0, outputs.into_iter().map(Arc::new).collect())],
+        read_bytes: 0,
+        written_bytes: 0,
+    })
 }
 
 /// The interpreter's run, at each subgroup size the adapter may pick where the kernel
@@ -579,15 +669,16 @@ fn initial(init: Init, word: Word, element: u64, hash: u64) -> u32 {
     }
 }
 
-/// The dispatch: given, or `n / <workgroup x>` rounded up; within the device's limit.
+/// The dispatch: given, or `n / <workgroup x>` rounded up (a 2-D grid where that
+/// exceeds the device's limit in x, see [`grid`]); within the device's limit.
 fn workgroups(d: &Description, shape: &KernelShape, sizing: &Sizing) -> Result<[u32; 3], String> {
     let workgroups = match (d.workgroups, d.sizes.iter().find(|(name, _)| name == "n")) {
         (Some(workgroups), _) => workgroups,
-        (None, Some((_, n))) => {
-            let x = n.div_ceil(u64::from(shape.workgroup_size[0]));
-            let x = u32::try_from(x).map_err(|_| format!("{x} workgroups"))?;
-            [x, 1, 1]
-        }
+        (None, Some((_, n))) => grid(
+            n.div_ceil(u64::from(shape.workgroup_size[0])),
+            sizing.max_workgroups_per_dimension,
+        )
+        .map_err(|why| format!("{}: {why}", d.file))?,
         (None, None) => {
             return Err(format!(
                 "{}: give the dispatch with --workgroups X[,Y[,Z]] (or a size `n`, which \
@@ -611,6 +702,43 @@ fn workgroups(d: &Description, shape: &KernelShape, sizing: &Sizing) -> Result<[
         ));
     }
     Ok(workgroups)
+}
+
+/// The invocations of a dispatch of `workgroups` workgroups of `size`.
+fn invocations(workgroups: [u32; 3], size: [u32; 3]) -> u64 {
+    let count = |dims: [u32; 3]| dims.iter().map(|&d| u64::from(d)).product::<u64>();
+    count(workgroups) * count(size)
+}
+
+/// About the invocations of `d`'s dispatch before a device is known (the default
+/// grid's split aside): `None` where the kernel does not reflect or has no dispatch.
+pub(crate) fn estimated_invocations(d: &Description) -> Option<u64> {
+    let shape = reflect::shape(&d.file, &d.source, d.entry.as_deref(), &d.overrides).ok()?;
+    let size = shape.workgroup_size;
+    match (d.workgroups, d.sizes.iter().find(|(name, _)| name == "n")) {
+        (Some(workgroups), _) => Some(invocations(workgroups, size)),
+        (None, Some((_, n))) => {
+            let x = n.div_ceil(u64::from(size[0]));
+            Some(x * u64::from(size[0]) * u64::from(size[1]) * u64::from(size[2]))
+        }
+        (None, None) => None,
+    }
+}
+
+/// `count` workgroups as a grid: all in x where `limit` allows, else a 2-D grid of
+/// about `count` (x × y ≥ count, y as small as can be): the kernel then indexes
+/// `global_id.y * (num_workgroups.x * <workgroup x>) + global_id.x` and guards.
+pub(crate) fn grid(count: u64, limit: u32) -> Result<[u32; 3], String> {
+    let limit64 = u64::from(limit.max(1));
+    let y = count.div_ceil(limit64);
+    let x = count.div_ceil(y.max(1));
+    match (u32::try_from(x), u32::try_from(y)) {
+        (Ok(x), Ok(y)) if y <= limit => Ok([x, y, 1]),
+        _ => Err(format!(
+            "{count} workgroups exceed the device's max_compute_workgroups_per_dimension \
+             of {limit} even as a 2-D grid"
+        )),
+    }
 }
 
 /// The experiment `name` of kernel `kernel`: one per name, leaked (an experiment is
@@ -644,4 +772,24 @@ fn leak(name: &str) -> &'static str {
     let made: &'static str = Box::leak(name.to_owned().into_boxed_str());
     leaked.push(made);
     made
+}
+
+#[cfg(test)]
+mod tests {
+    use super::grid;
+
+    #[test]
+    fn the_default_grid_is_1_d_within_the_limit_and_2_d_beyond() {
+        assert_eq!(grid(4096, 65535), Ok([4096, 1, 1]));
+        assert_eq!(grid(65535, 65535), Ok([65535, 1, 1]));
+        // saxpy at n = 2^28 in workgroups of 256.
+        let [x, y, _] = grid(1 << 20, 65535).unwrap();
+        assert_eq!((x, y), (61681, 17));
+        assert!(u64::from(x) * u64::from(y) >= 1 << 20);
+        assert!(
+            grid(1 << 40, 65535)
+                .unwrap_err()
+                .contains("even as a 2-D grid")
+        );
+    }
 }

@@ -21,4 +21,4 @@ pub use args::KernelArgs;
 pub use instance::Fill;
 pub use instance::Verify;
 pub(crate) use instance::instance;
-pub use instance::{Description, Init};
+pub use instance::{Description, Init, Reference, ReferenceFn};

@@ -57,8 +57,8 @@ pub(crate) struct Tail {
 pub struct KernelBinding {
     /// The WGSL variable's name.
     pub name: String,
-    /// `@binding(i)` in group 0.
-    pub binding: u32,
+    /// Its `@group` and `@binding`.
+    pub slot: naga::ResourceBinding,
     pub(crate) access: BindingAccess,
     /// Bytes before the runtime-sized array, or of the whole binding if it has none.
     pub(crate) fixed_bytes: u32,
@@ -98,7 +98,7 @@ pub struct KernelShape {
     pub entry: String,
     /// The entry point's workgroup size, overrides resolved.
     pub workgroup_size: [u32; 3],
-    /// In binding order, numbered 0, 1, 2, … in group 0.
+    /// In group then binding order, numbered 0, 1, 2, … in each group.
     pub bindings: Vec<KernelBinding>,
     /// The names of its `override` constants.
     pub overrides: Vec<String>,
@@ -232,11 +232,6 @@ fn bindings(file: &str, module: &Module) -> Result<Vec<KernelBinding>, String> {
             "`{name}` (@group({}) @binding({}))",
             slot.group, slot.binding
         );
-        if slot.group != 0 {
-            return Err(format!(
-                "{file}: binding {at}: membench kernel binds @group(0) only"
-            ));
-        }
         let access = match global.space {
             AddressSpace::Uniform => BindingAccess::Uniform,
             AddressSpace::Storage { access } if access.contains(naga::StorageAccess::STORE) => {
@@ -265,7 +260,7 @@ fn bindings(file: &str, module: &Module) -> Result<Vec<KernelBinding>, String> {
         words.resize(fixed_bytes.div_ceil(4) as usize, Word::Exact);
         bound.push(KernelBinding {
             name,
-            binding: slot.binding,
+            slot: *slot,
             access,
             fixed_bytes,
             words,
@@ -273,18 +268,9 @@ fn bindings(file: &str, module: &Module) -> Result<Vec<KernelBinding>, String> {
             fields,
         });
     }
-    bound.sort_by_key(|b| b.binding);
-    if let Some((b, index)) = bound
-        .iter()
-        .zip(0u32..)
-        .find(|(b, index)| b.binding != *index)
-    {
-        return Err(format!(
-            "{file}: binding `{}` is @binding({}) where {index} is expected: membench kernel \
-             binds 0, 1, 2, … without gaps",
-            b.name, b.binding
-        ));
-    }
+    // In group then binding order: the interpreter and the wgpu path bind each at its
+    // slot, so gaps are fine.
+    bound.sort_by_key(|b| (b.slot.group, b.slot.binding));
     Ok(bound)
 }
 
@@ -457,6 +443,23 @@ mod tests {
             (out.access, out.fixed_bytes, out.bytes(10)),
             (BindingAccess::ReadWrite, 0, 40)
         );
+    }
+
+    #[test]
+    fn bindings_keep_their_group_and_binding_in_that_order() {
+        let source = "@group(1) @binding(2) var<storage, read_write> out: array<f32>;
+            @group(1) @binding(0) var<storage, read> input: array<f32>;
+            @group(0) @binding(0) var<uniform> scale: f32;
+            @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+                out[id.x] = input[id.x] * scale;
+            }";
+        let shape = shape("k.wgsl", source, None, &[]).unwrap();
+        let slots: Vec<(&str, u32, u32)> = shape
+            .bindings
+            .iter()
+            .map(|b| (b.name.as_str(), b.slot.group, b.slot.binding))
+            .collect();
+        assert_eq!(slots, [("scale", 0, 0), ("input", 1, 0), ("out", 1, 2)]);
     }
 
     #[test]

@@ -193,7 +193,16 @@ pub(crate) fn sweep_point(row: &Row, sense: Sense, predicted: bool) -> Option<(u
 pub(crate) fn value_text(value: f64, sense: Sense) -> String {
     match sense {
         Sense::Bandwidth if value >= 1000.0 => format!("{:.1} TB/s", value / 1000.0),
-        Sense::Bandwidth => format!("{value:.0} GB/s"),
+        Sense::Bandwidth if value >= 1.0 || value <= 0.0 => format!("{value:.0} GB/s"),
+        // Two significant digits: a software adapter's kernel is not "0 GB/s".
+        Sense::Bandwidth => {
+            let (mut decimals, mut scaled) = (1, value);
+            while scaled < 1.0 && decimals < 12 {
+                scaled *= 10.0;
+                decimals += 1;
+            }
+            format!("{value:.decimals$} GB/s")
+        }
         Sense::Latency => format!("{value:.1} ns"),
     }
 }
@@ -542,5 +551,8 @@ mod tests {
         assert_eq!(bytes_text(1 << 30), "1 GiB");
         assert_eq!(value_text(20_123.0, Sense::Bandwidth), "20.1 TB/s");
         assert_eq!(value_text(812.4, Sense::Bandwidth), "812 GB/s");
+        assert_eq!(value_text(0.4, Sense::Bandwidth), "0.40 GB/s");
+        assert_eq!(value_text(0.0123, Sense::Bandwidth), "0.012 GB/s");
+        assert_eq!(value_text(0.0, Sense::Bandwidth), "0 GB/s");
     }
 }

@@ -38,27 +38,9 @@ pub struct RunArgs {
     /// stdout (progress and the summary go to stderr).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// What `--out -` prints: the results CSV, the rows as JSON (an array, or a line
-    /// each: jsonl), or the summary as a table or in Markdown.
-    #[arg(long, value_enum)]
-    pub format: Option<results::Format>,
-    /// The apis to measure with, comma-separated: wgpu, cuda (where the CUDA
-    /// backend is available). Each row records its api.
-    #[arg(long, value_delimiter = ',', default_values = ["wgpu", "cuda"], value_parser = Api::from_str)]
-    pub api: Vec<Api>,
-    /// The builds to measure, comma-separated, each in the apis that have it:
-    /// default (what a plain wgpu program gets; NVRTC's twins), tax-free (wgpu:
-    /// runtime checks off, barriers at the WGSL spec's scope; unchecked where SPIR-V
-    /// passthrough is not offered), unchecked (wgpu: checks off, naga's barriers),
-    /// rolled (CUDA: loops with a run-time trip count kept rolled, as NVIDIA's
-    /// Vulkan compiler leaves some), no-bounds-checks, no-loop-bounding,
-    /// no-int-div-checks (wgpu: that one runtime check off, the others on). Each row
-    /// records its build.
-    #[arg(long, value_delimiter = ',', default_values = ["default", "tax-free"], value_parser = Build::from_str)]
-    pub build: Vec<Build>,
-    /// Timed samples per case.
-    #[arg(long, default_value_t = DEFAULT_SAMPLES, value_parser = clap::value_parser!(u32).range(i64::from(MIN_SAMPLES)..=4096))]
-    pub samples: u32,
+    /// The measuring flags `kernel` has too.
+    #[command(flatten)]
+    pub measuring: MeasureArgs,
     /// Bytes of the main buffer of the streaming experiments, in MiB (default 256,
     /// 4 with --quick, capped by the device).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
@@ -84,9 +66,47 @@ pub struct RunArgs {
     /// of each median, 50 % for transfers); nothing is written where a case failed.
     #[arg(long, value_name = "CSV", requires = "profile")]
     pub bless: Option<PathBuf>,
+}
+
+/// The measuring flags `run` and `kernel` share: how the rows print, in which apis and
+/// builds, with how many samples, and when a submission counts as hung.
+#[derive(clap::Args, Clone, Debug)]
+pub struct MeasureArgs {
+    /// What `--out -` prints: the results CSV, the rows as JSON (an array, or a line
+    /// each: jsonl), or the summary as a table or in Markdown.
+    #[arg(long, value_enum)]
+    pub format: Option<results::Format>,
+    /// The apis to measure with, comma-separated: wgpu, cuda (where the CUDA
+    /// backend is available). Each row records its api. Default: both for `run`;
+    /// wgpu for `kernel`, whose kernels have no CUDA twin.
+    #[arg(long, value_delimiter = ',', value_parser = Api::from_str)]
+    pub api: Vec<Api>,
+    /// The builds to measure, comma-separated, each in the apis that have it:
+    /// default (what a plain wgpu program gets; NVRTC's twins), tax-free (wgpu:
+    /// runtime checks off, barriers at the WGSL spec's scope; unchecked where SPIR-V
+    /// passthrough is not offered), unchecked (wgpu: checks off, naga's barriers),
+    /// rolled (CUDA: loops with a run-time trip count kept rolled, as NVIDIA's
+    /// Vulkan compiler leaves some), no-bounds-checks, no-loop-bounding,
+    /// no-int-div-checks (wgpu: that one runtime check off, the others on). Each row
+    /// records its build.
+    #[arg(long, value_delimiter = ',', default_values = ["default", "tax-free"], value_parser = Build::from_str)]
+    pub build: Vec<Build>,
+    /// Timed samples per case.
+    #[arg(long, default_value_t = DEFAULT_SAMPLES, value_parser = clap::value_parser!(u32).range(i64::from(MIN_SAMPLES)..=4096))]
+    pub samples: u32,
     /// Seconds one submission may take before the device counts as hung.
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) timeout_s: u64,
+}
+
+impl MeasureArgs {
+    /// The apis asked for, or `default` where none were.
+    pub fn apis_or(&self, default: &[Api]) -> Vec<Api> {
+        match self.api.is_empty() {
+            true => default.to_vec(),
+            false => self.api.clone(),
+        }
+    }
 }
 
 impl RunArgs {
@@ -98,7 +118,10 @@ impl RunArgs {
             // The levels `membench kernel` reads are wgpu's default build's.
             Some(Profile::Levels) => (vec![Api::Wgpu], vec![Build::Default]),
             Some(Profile::Tax) => (vec![Api::Wgpu], crate::suite::profile::TAX_BUILDS.to_vec()),
-            None => (self.api, self.build),
+            None => (
+                self.measuring.apis_or(&[Api::Wgpu, Api::Cuda]),
+                self.measuring.build,
+            ),
         };
         check_settings(&apis, &builds)?;
         let adapters = Adapters::of(self.adapter, self.concurrent)?;
@@ -113,19 +136,19 @@ impl RunArgs {
             profile: self.profile,
             expect: self.expect,
             bless: self.bless,
-            destination: Destination::of(self.out, self.format)?,
+            destination: Destination::of(self.out, self.measuring.format)?,
             adapters,
             filters: self.filter,
             settings: RunSettings {
                 quick: self.quick,
-                samples: self.samples,
+                samples: self.measuring.samples,
                 buffer_bytes: self.buffer_mib.map(|mib| mib << 20),
                 matrix: self.size,
                 concurrent: None,
             },
             apis,
             builds,
-            timeout: Duration::from_secs(self.timeout_s),
+            timeout: Duration::from_secs(self.measuring.timeout_s),
         })
     }
 }

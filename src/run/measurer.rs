@@ -64,6 +64,7 @@ fn time_kernel<B: Backend>(
 ) -> Result<Timing> {
     let prepared = backend.prepare(experiment, case, &data.inputs)?;
     backend.verify(&prepared, &data.expected)?;
+    agree(backend, experiment, case, &prepared, data)?;
     let mut clock = backend.clock(&prepared, case.cache)?;
     if case.untimed_first > 0 {
         // The warm-up of one sample, which is dropped.
@@ -71,6 +72,25 @@ fn time_kernel<B: Backend>(
     }
     let id = case.id(experiment);
     sampler.sample(&id, backend.setting(), case.bytes, clock.as_mut())
+}
+
+/// Where the case asks for it ([`Case::agree`]): a second instance from the same
+/// inputs, dispatched once, must leave what the first left.
+fn agree<B: Backend>(
+    backend: &B,
+    experiment: &Experiment,
+    case: &Case,
+    prepared: &B::Prepared,
+    data: &CaseData,
+) -> Result<()> {
+    let Some(agree) = &case.agree else {
+        return Ok(());
+    };
+    let Some(first) = backend.outputs(prepared)? else {
+        return Ok(());
+    };
+    let again = backend.prepare(experiment, case, &data.inputs)?;
+    backend.verify(&again, &agree(first))
 }
 
 /// Why `backend` does not measure `case`: the case's own reason, else the backend's.

@@ -16,7 +16,7 @@ mod rows;
 mod session;
 pub mod stop;
 
-pub use args::RunArgs;
+pub use args::{MeasureArgs, RunArgs};
 pub use backends::Backends;
 pub(crate) use lockstep::Lockstep;
 pub use lockstep::Party;

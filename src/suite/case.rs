@@ -8,6 +8,10 @@ use super::{
     Words, words,
 };
 
+/// The references a second dispatch's outputs must meet, made from the first's outputs
+/// (each in the order of the case's outputs).
+pub type Agree = Arc<dyn Fn(Vec<Arc<Vec<u32>>>) -> Vec<Expected> + Send + Sync>;
+
 /// One measurable configuration of an experiment.
 #[derive(Clone)]
 pub struct Case {
@@ -31,6 +35,10 @@ pub struct Case {
     pub skip: Option<String>,
     /// The buffers in binding order.
     pub buffers: Vec<Buffer>,
+    /// Each buffer's group and binding, in `buffers`' order; empty: group 0, each
+    /// buffer at its index (the suite's kernels). A user's kernel may bind several
+    /// groups.
+    pub slots: Vec<naga::ResourceBinding>,
     /// The kernel reads its addresses from its inputs (a pointer chase), so its memory
     /// trace is that of the real data only: the simulator predicts it on the inputs
     /// `data` builds, not on zero-filled buffers.
@@ -48,6 +56,10 @@ pub struct Case {
     /// How the clock issues the timed dispatches (the `launch` family's ways; else back
     /// to back in one pass).
     pub dispatch: Dispatch,
+    /// What a second dispatch's outputs from the same inputs must be, from the
+    /// first's, where the case checks that two dispatches agree (a user's kernel, at
+    /// full size: a race shows as a disagreement).
+    pub agree: Option<Agree>,
     /// Why the outputs are not checked, if they are not: its references are empty, and
     /// its rows say `verified` false with this reason (a user's kernel that the
     /// interpreter cannot run, or `--no-verify`).
@@ -91,6 +103,7 @@ impl Case {
                 bytes: 0,
                 skip: None,
                 buffers: Vec::new(),
+                slots: Vec::new(),
                 addresses_from_data: false,
                 data: Arc::new(|| CaseData {
                     inputs: Vec::new(),
@@ -101,8 +114,14 @@ impl Case {
                 cuda_launch: CudaLaunch::Plain,
                 dispatch: Dispatch::Pass,
                 unverified: None,
+                agree: None,
             },
         }
+    }
+
+    /// Buffer `index`'s group and binding: its slot, or group 0 at its index.
+    pub fn slot(&self, index: usize) -> naga::ResourceBinding {
+        slot(&self.slots, index)
     }
 
     /// The same case with every timed dispatch started cold (`cache=cold`).
@@ -316,6 +335,18 @@ impl CaseBuilder<'_> {
         self
     }
 
+    /// Two dispatches from the same inputs checked to agree: see [`Case::agree`].
+    pub fn agree(mut self, agree: Agree) -> Self {
+        self.case.agree = Some(agree);
+        self
+    }
+
+    /// Each buffer's group and binding: see [`Case::slots`].
+    pub fn slots(mut self, slots: Vec<naga::ResourceBinding>) -> Self {
+        self.case.slots = slots;
+        self
+    }
+
     /// A CUDA-only launch setting (which `params` must record): see
     /// [`Case::cuda_launch`].
     pub(crate) fn cuda_launch(mut self, launch: CudaLaunch) -> Self {
@@ -358,4 +389,20 @@ impl CaseBuilder<'_> {
         self.case.data = data;
         self.case
     }
+}
+
+/// The bind groups `count` buffers at `slots` take: 0 up to the last one bound.
+pub fn groups(slots: &[naga::ResourceBinding], count: usize) -> u32 {
+    (0..count)
+        .map(|index| slot(slots, index).group + 1)
+        .max()
+        .unwrap_or(1)
+}
+
+/// Buffer `index`'s group and binding among `slots` (see [`Case::slots`]).
+pub fn slot(slots: &[naga::ResourceBinding], index: usize) -> naga::ResourceBinding {
+    slots.get(index).cloned().unwrap_or(naga::ResourceBinding {
+        group: 0,
+        binding: u32::try_from(index).unwrap_or(u32::MAX),
+    })
 }

@@ -24,9 +24,9 @@ pub mod sizing;
 pub(crate) mod transfer_path;
 pub mod verify;
 
-pub(crate) use case::check_inputs;
-pub use case::{Buffer, Case};
+pub use case::{Agree, Buffer, Case};
 pub use case::{CaseBuilder, CaseData};
+pub(crate) use case::{check_inputs, groups, slot};
 pub(crate) use data::{PIECE_WORDS, f32_data, f32_word, f32_words};
 pub use data::{Words, mix, words};
 pub use dispatch::Dispatch;

@@ -105,13 +105,15 @@ pub(crate) fn cuda_source(name: &str) -> Option<&'static str> {
         .map(|(_, source)| *source)
 }
 
-/// What a kernel declares, read from its WGSL with naga: the binding of each
-/// `@group(0) @binding(i)` in order, the byte size of its uniform struct, and its
+/// What a kernel declares, read from its WGSL with naga: each binding in group then
+/// binding order, the byte size of its uniform struct, and its
 /// `override` constants.
 #[derive(Debug, PartialEq)]
 pub struct Reflection {
-    /// Each `@group(0) @binding(i)`, in order.
+    /// Each binding's kind, in group then binding order.
     pub bindings: Vec<crate::suite::Binding>,
+    /// Each binding's group and binding, in the order of `bindings`.
+    pub slots: Vec<naga::ResourceBinding>,
     pub(crate) uniform_bytes: Option<u64>,
     /// The names of its `override` constants.
     pub overrides: Vec<String>,
@@ -132,17 +134,11 @@ pub fn reflect(kernel: &str, source: &str) -> Result<Reflection, String> {
     layouter
         .update(module.to_ctx())
         .map_err(|e| format!("{kernel}: layout: {e}"))?;
-    let mut bound: Vec<(u32, Binding, naga::Handle<naga::Type>)> = Vec::new();
+    let mut bound: Vec<(naga::ResourceBinding, Binding, naga::Handle<naga::Type>)> = Vec::new();
     for (_, global) in module.global_variables.iter() {
         let Some(slot) = &global.binding else {
             continue;
         };
-        if slot.group != 0 {
-            return Err(format!(
-                "{kernel}: binding in group {}; the suite uses group 0",
-                slot.group
-            ));
-        }
         let binding = match global.space {
             naga::AddressSpace::Uniform => Binding::Uniform,
             naga::AddressSpace::Storage { access }
@@ -156,17 +152,15 @@ pub fn reflect(kernel: &str, source: &str) -> Result<Reflection, String> {
             }
             other => return Err(format!("{kernel}: unsupported binding space {other:?}")),
         };
-        bound.push((slot.binding, binding, global.ty));
+        bound.push((*slot, binding, global.ty));
     }
-    bound.sort_by_key(|(slot, _, _)| *slot);
-    if bound.iter().zip(0u32..).any(|((slot, _, _), i)| *slot != i) {
-        return Err(format!("{kernel}: bindings are not numbered 0, 1, 2, …"));
-    }
+    bound.sort_by_key(|(slot, _, _)| (slot.group, slot.binding));
     let uniform_bytes = bound
         .iter()
         .find(|(_, binding, _)| *binding == Binding::Uniform)
         .map(|(_, _, ty)| u64::from(layouter[*ty].size));
     Ok(Reflection {
+        slots: bound.iter().map(|(slot, _, _)| *slot).collect(),
         bindings: bound.into_iter().map(|(_, binding, _)| binding).collect(),
         uniform_bytes,
         overrides: module
@@ -175,6 +169,30 @@ pub fn reflect(kernel: &str, source: &str) -> Result<Reflection, String> {
             .filter_map(|(_, o)| o.name.clone())
             .collect(),
     })
+}
+
+/// [`reflect`] for a kernel of the suite, whose cases bind buffer `i` at
+/// `@group(0) @binding(i)`: an error where its bindings are numbered otherwise.
+pub fn reflect_suite(kernel: &str, source: &str) -> Result<Reflection, String> {
+    reflect(kernel, source).and_then(|reflection| numbered(kernel, reflection))
+}
+
+/// `reflection` of the suite's kernel `kernel`, whose cases bind buffer `i` at
+/// `@group(0) @binding(i)`: an error where its bindings are numbered otherwise. (A
+/// user's kernel names each buffer's slot: [`crate::suite::Case::slots`].)
+fn numbered(kernel: &str, reflection: Reflection) -> Result<Reflection, String> {
+    if reflection.slots.iter().any(|slot| slot.group != 0) {
+        return Err(format!(
+            "{kernel}: a binding outside group 0; the suite uses group 0"
+        ));
+    }
+    if (0u32..)
+        .zip(&reflection.slots)
+        .any(|(i, slot)| slot.binding != i)
+    {
+        return Err(format!("{kernel}: bindings are not numbered 0, 1, 2, …"));
+    }
+    Ok(reflection)
 }
 
 /// Whether `ty` is `texture_2d<f32>`: the one texture the suite binds.
@@ -200,7 +218,7 @@ pub fn signature(kernel: &str) -> Result<&'static Reflection, String> {
     let all = ALL.get_or_init(|| {
         SHADERS
             .iter()
-            .map(|(name, source)| (*name, reflect(name, source)))
+            .map(|(name, source)| (*name, reflect_suite(name, source)))
             .collect()
     });
     match all.iter().find(|(name, _)| *name == kernel) {

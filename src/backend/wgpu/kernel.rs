@@ -10,7 +10,10 @@ use crate::suite::{Buffer, Case, Dispatch, Experiment, WgpuBuild, Words, check_i
 #[derive(Debug)]
 pub struct BoundKernel {
     pub(super) pipeline: wgpu::ComputePipeline,
-    pub(super) bind_group: wgpu::BindGroup,
+    /// One per group, in group order.
+    pub(super) bind_groups: Vec<wgpu::BindGroup>,
+    /// Each bound resource's group and binding (see [`crate::suite::Case::slots`]).
+    pub(super) slots: Vec<naga::ResourceBinding>,
     pub(super) workgroups: [u32; 3],
     pub(super) outputs: Vec<wgpu::Buffer>,
     /// What each binding is bound to, in order: the launch clock binds the same inputs
@@ -29,7 +32,8 @@ impl BoundKernel {
     ) -> Self {
         BoundKernel {
             pipeline,
-            bind_group,
+            bind_groups: vec![bind_group],
+            slots: Vec::new(),
             workgroups,
             outputs: Vec::new(),
             bound: Vec::new(),
@@ -50,11 +54,18 @@ impl BoundKernel {
             timestamp_writes,
         });
         pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, &self.bind_group, &[]);
+        set_bind_groups(&mut pass, &self.bind_groups);
         let [x, y, z] = self.workgroups;
         for _ in 0..dispatches {
             pass.dispatch_workgroups(x, y, z);
         }
+    }
+}
+
+/// Sets `groups` (one per group, in order) on `pass`.
+pub(super) fn set_bind_groups(pass: &mut wgpu::ComputePass<'_>, groups: &[wgpu::BindGroup]) {
+    for (index, group) in (0u32..).zip(groups) {
+        pass.set_bind_group(index, group, &[]);
     }
 }
 
@@ -154,10 +165,11 @@ impl GpuContext {
                 };
                 bound.push(created);
             }
-            let bind_group = self.bind(pipeline.label, &compiled, &bound);
+            let bind_groups = self.bind(pipeline.label, pipeline.slots, &compiled, &bound);
             Ok(BoundKernel {
                 pipeline: compiled,
-                bind_group,
+                bind_groups,
+                slots: pipeline.slots.to_vec(),
                 workgroups,
                 outputs,
                 bound,
@@ -166,31 +178,41 @@ impl GpuContext {
         })?
     }
 
-    /// A bind group of `pipeline` over `bound`, in binding order.
+    /// The bind groups of `compiled` over `bound`, one per group: each buffer at its
+    /// slot (see [`crate::suite::Case::slots`]).
     pub(super) fn bind(
         &self,
         label: &str,
-        pipeline: &wgpu::ComputePipeline,
+        slots: &[naga::ResourceBinding],
+        compiled: &wgpu::ComputePipeline,
         bound: &[BoundResource],
-    ) -> wgpu::BindGroup {
-        let entries: Vec<wgpu::BindGroupEntry> = bound
-            .iter()
-            .zip(0u32..)
-            .map(|(bound, i)| wgpu::BindGroupEntry {
-                binding: i,
-                resource: match bound {
-                    BoundResource::Buffer(buffer) | BoundResource::Output(buffer) => {
-                        buffer.as_entire_binding()
-                    }
-                    BoundResource::Texture(view) => wgpu::BindingResource::TextureView(view),
-                },
+    ) -> Vec<wgpu::BindGroup> {
+        (0..crate::suite::groups(slots, bound.len()))
+            .map(|group| {
+                let entries: Vec<wgpu::BindGroupEntry> = bound
+                    .iter()
+                    .enumerate()
+                    .map(|(index, bound)| (crate::suite::slot(slots, index), bound))
+                    .filter(|(slot, _)| slot.group == group)
+                    .map(|(slot, bound)| wgpu::BindGroupEntry {
+                        binding: slot.binding,
+                        resource: match bound {
+                            BoundResource::Buffer(buffer) | BoundResource::Output(buffer) => {
+                                buffer.as_entire_binding()
+                            }
+                            BoundResource::Texture(view) => {
+                                wgpu::BindingResource::TextureView(view)
+                            }
+                        },
+                    })
+                    .collect();
+                self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some(label),
+                    layout: &compiled.get_bind_group_layout(group),
+                    entries: &entries,
+                })
             })
-            .collect();
-        self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(label),
-            layout: &pipeline.get_bind_group_layout(0),
-            entries: &entries,
-        })
+            .collect()
     }
 
     /// Dispatches the kernel once and waits for it.

@@ -21,7 +21,7 @@ pub(super) struct LaunchClock<'a> {
     /// One bind group per dispatch of a sample, each over outputs of its own (made as
     /// samples grow): wgpu tracks a buffer whole, so only another buffer spares a
     /// dispatch the barrier.
-    apart: Vec<wgpu::BindGroup>,
+    apart: Vec<Vec<wgpu::BindGroup>>,
     /// The grid of an indirect dispatch.
     indirect: Option<wgpu::Buffer>,
 }
@@ -62,7 +62,7 @@ impl<'a> LaunchClock<'a> {
                         other => other.clone(),
                     })
                     .collect();
-                let group = ctx.bind("launch.apart", &kernel.pipeline, &bound);
+                let group = ctx.bind("launch.apart", &kernel.slots, &kernel.pipeline, &bound);
                 self.apart.push(group);
             }
             ctx.submit_and_wait(encoder.finish())
@@ -98,11 +98,11 @@ impl<'a> LaunchClock<'a> {
             });
             pass.set_pipeline(&self.kernel.pipeline);
             for index in 0..per_pass {
-                let group = match self.dispatch {
-                    Dispatch::Pass => &self.kernel.bind_group,
+                let groups = match self.dispatch {
+                    Dispatch::Pass => &self.kernel.bind_groups,
                     _ => &self.apart[(pass_index * per_pass + index) as usize],
                 };
-                pass.set_bind_group(0, group, &[]);
+                super::kernel::set_bind_groups(&mut pass, groups);
                 match &self.indirect {
                     Some(arguments) => pass.dispatch_workgroups_indirect(arguments, 0),
                     None => pass.dispatch_workgroups(x, y, z),

@@ -78,6 +78,21 @@ impl Backend for Wgpu<'_> {
         self.ctx.verify(kernel, expected)
     }
 
+    fn outputs(&self, kernel: &BoundKernel) -> Result<Option<Vec<std::sync::Arc<Vec<u32>>>>> {
+        kernel
+            .outputs
+            .iter()
+            .map(|output| {
+                let mut words = Vec::new();
+                self.ctx.read_pieces(output, output.size(), |piece| {
+                    words.extend_from_slice(piece)
+                })?;
+                Ok(std::sync::Arc::new(words))
+            })
+            .collect::<Result<Vec<_>>>()
+            .map(Some)
+    }
+
     /// A case of the launch family on the launch clock, every other on the kernel clock.
     fn clock<'a>(
         &'a self,

@@ -56,18 +56,25 @@ pub(super) struct Pipeline<'a> {
     pub(super) label: &'a str,
     pub(super) source: &'a str,
     pub(super) buffers: &'a [Buffer],
+    /// Each buffer's group and binding (see [`Case::slots`]).
+    pub(super) slots: &'a [naga::ResourceBinding],
     pub(super) overrides: &'a [(&'a str, f64)],
     pub(super) build: WgpuBuild,
 }
 
 impl Pipeline<'_> {
+    /// The bind groups the pipeline takes: 0 up to the last one bound.
+    pub(super) fn groups(&self) -> u32 {
+        crate::suite::groups(self.slots, self.buffers.len())
+    }
+
     /// Everything the compiled pipeline depends on: two pipelines with the same key
     /// are the same.
     fn key(&self) -> String {
         let bindings: Vec<Binding> = self.buffers.iter().map(Buffer::binding).collect();
         format!(
-            "{}|{:?}|{:?}|{}",
-            self.build, self.overrides, bindings, self.source
+            "{}|{:?}|{:?}|{:?}|{}",
+            self.build, self.overrides, bindings, self.slots, self.source
         )
     }
 }
@@ -89,6 +96,7 @@ pub(super) fn describe_pipeline<'a>(
         label: kernel,
         source,
         buffers: &case.buffers,
+        slots: &case.slots,
         overrides: &case.overrides,
         build,
     })
@@ -194,28 +202,37 @@ impl GpuContext {
                 (module, &[][..])
             }
         };
-        let entries: Vec<wgpu::BindGroupLayoutEntry> = pipeline
-            .buffers
-            .iter()
-            .zip(0u32..)
-            .map(|(buffer, i)| wgpu::BindGroupLayoutEntry {
-                binding: i,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: binding_type(buffer.binding()),
-                count: None,
+        // One layout per group up to the last one bound; a group between without
+        // bindings gets an empty layout.
+        let layouts: Vec<wgpu::BindGroupLayout> = (0..pipeline.groups())
+            .map(|group| {
+                let entries: Vec<wgpu::BindGroupLayoutEntry> = pipeline
+                    .buffers
+                    .iter()
+                    .enumerate()
+                    .map(|(index, buffer)| (crate::suite::slot(pipeline.slots, index), buffer))
+                    .filter(|(slot, _)| slot.group == group)
+                    .map(|(slot, buffer)| wgpu::BindGroupLayoutEntry {
+                        binding: slot.binding,
+                        visibility: wgpu::ShaderStages::COMPUTE,
+                        ty: binding_type(buffer.binding()),
+                        count: None,
+                    })
+                    .collect();
+                self.device
+                    .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                        label: Some(pipeline.label),
+                        entries: &entries,
+                    })
             })
             .collect();
-        let layout = self
-            .device
-            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some(pipeline.label),
-                entries: &entries,
-            });
+        let bind_group_layouts: Vec<Option<&wgpu::BindGroupLayout>> =
+            layouts.iter().map(Some).collect();
         let layout = self
             .device
             .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: Some(pipeline.label),
-                bind_group_layouts: &[Some(&layout)],
+                bind_group_layouts: &bind_group_layouts,
                 immediate_size: 0,
             });
         Ok(self

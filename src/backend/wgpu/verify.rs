@@ -51,6 +51,7 @@ impl GpuContext {
             label: "wgsl",
             source,
             buffers: &buffers,
+            slots: &[],
             overrides: &[],
             build: WgpuBuild::Default,
         };
