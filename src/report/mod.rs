@@ -163,6 +163,8 @@ pub fn build(devices: &[DeviceResults], validations: &[Validation]) -> Result<Re
     for panel in &panels {
         drawn.push(charts::charts(panel)?);
     }
+    // Per results file and setting, not per panel: each device's own roofline.
+    drawn.push(charts::roofline_charts(devices)?);
     let taxes = taxes(devices, &lines);
     let tax_charts = taxes
         .iter()
@@ -1020,6 +1022,12 @@ mod tests {
                 "<li>GPU: compute, wgpu/default: f32 peak 51200 GFLOP/s (k=1024); ridge point \
                  25.6 flop/byte against 2000 GB/s</li>"
             ),
+            "{page}"
+        );
+        // The roofline is drawn within the compute family's section.
+        let section = &page[page.find("id=\"family-compute\"").unwrap()..];
+        assert!(
+            section.contains("id=\"chart-compute-roofline-gpu\""),
             "{page}"
         );
     }

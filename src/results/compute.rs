@@ -38,7 +38,7 @@ pub fn peak(rows: &[Row], element: Element, setting: Setting) -> Option<Peak> {
 
 /// The fastest measured `copy/peak` of `setting`: the DRAM bandwidth a ridge point is
 /// read against.
-fn dram_gbps(rows: &[Row], setting: Setting) -> Option<f64> {
+pub(crate) fn dram_gbps(rows: &[Row], setting: Setting) -> Option<f64> {
     let of_setting: Vec<Row> = rows
         .iter()
         .filter(|row| row.setting() == setting)
