@@ -34,9 +34,9 @@ use maud::{DOCTYPE, Markup, PreEscaped, html};
 use crate::error::{Error, Result};
 use crate::results::join::{Line, Tax, join, tax_ratio, taxes};
 use crate::results::{self, DeviceResults, Status};
-use crate::suite::{Family, REGISTRY};
+use crate::suite::{Family, Key, REGISTRY};
 use crate::validate;
-use charts::{Chart, Panel};
+use charts::{Chart, Panel, Placed};
 use claims::{CLAIMS, Cases, Claim, FINDINGS, Kind, Source, Verdict, ratio_text};
 use compare::number;
 use validate::{Role, Validation};
@@ -165,6 +165,8 @@ pub fn build(devices: &[DeviceResults], validations: &[Validation]) -> Result<Re
     }
     // Per results file and setting, not per panel: each device's own roofline.
     drawn.push(charts::roofline_charts(devices)?);
+    let placed = charts::kernels::placed(devices);
+    drawn.push(charts::kernel_charts(&placed)?);
     let taxes = taxes(devices, &lines);
     let tax_charts = taxes
         .iter()
@@ -195,6 +197,7 @@ pub fn build(devices: &[DeviceResults], validations: &[Validation]) -> Result<Re
         validations,
         scatters: &scatters,
         families: &families,
+        placed: &placed,
     };
     let html = page.render().into_string();
     Ok(Report {
@@ -267,6 +270,8 @@ struct Page<'p> {
     scatters: &'p [Option<Chart>],
     /// The families of `lines`, in case order.
     families: &'p [Family],
+    /// Each input's own kernels, placed against its device's levels.
+    placed: &'p [Placed<'p>],
 }
 
 // The templates write a line break after each block, so that the page reads (and
@@ -456,6 +461,9 @@ impl Page<'_> {
             }
             @for chart in self.family_charts(family) {
                 (figure(chart))
+            }
+            @if family == Family::Kernel {
+                @for placed in self.placed { (kernel_table(placed)) }
             }
             (case_table(family, self.devices, &lines))
         }
@@ -945,6 +953,41 @@ fn case_row(line: &Line<'_>, device_count: usize) -> Markup {
     }
 }
 
+/// One input's kernel rows: each one's footprint, GB/s, the level its footprint fits
+/// and the share of that level's plateau it reaches.
+fn kernel_table(placed: &Placed<'_>) -> Markup {
+    html! {
+        div class="scroll" { table {
+            caption { (placed.device.label) ": its kernels against its memory levels" }
+            "\n"
+            tr {
+                th { "kernel" } th { "param" } th { "footprint" } th { "GB/s" }
+                th { "level it fits" } th { "% of the level's plateau" }
+            }
+            "\n"
+            @for row in &placed.rows {
+                @let footprint = row.params.number(Key::Footprint);
+                @let level = footprint.and_then(|f| crate::kernel::place::level_of(f, &placed.levels));
+                tr {
+                    td { (row.variant) }
+                    td { code { (row.params) } }
+                    td class="num" { (footprint.map(results::levels::bytes_text).unwrap_or_default()) }
+                    @match charts::kernels::point(row) {
+                        Some((_, gbps)) => td class="num" { (number(Some(gbps), 1)) },
+                        None => td class="absent" title=(row.note) { (row.status) },
+                    }
+                    td { (level.map(|l| l.name.as_str()).unwrap_or_default()) }
+                    td class="num" {
+                        (number(level.zip(charts::kernels::point(row)).map(|(l, (_, gbps))| 100.0 * gbps / l.value), 0))
+                    }
+                }
+                "\n"
+            }
+        } }
+        "\n"
+    }
+}
+
 /// A speed of `family` in its unit (GB/s, or ns per load), one decimal; nothing where
 /// there is none.
 fn in_unit(family: Family, gbps: Option<f64>) -> String {
@@ -1029,6 +1072,60 @@ mod tests {
         assert!(
             section.contains("id=\"chart-compute-roofline-gpu\""),
             "{page}"
+        );
+    }
+
+    #[test]
+    fn the_kernel_section_has_its_chart_and_a_table_of_its_rows() {
+        let row = |family, variant: &str, params: &str, gbps| Row {
+            family,
+            variant: variant.into(),
+            params: params.parse().unwrap(),
+            status: crate::results::Status::Ok,
+            verified: true,
+            gbps_median: Some(gbps),
+            device: "GPU".into(),
+            schema_version: SCHEMA_VERSION,
+            ..Row::default()
+        };
+        let window = |kib: u64, gbps| {
+            row(
+                Family::Hierarchy,
+                "window",
+                &format!("footprint={}", kib << 10),
+                gbps,
+            )
+        };
+        let mut rows: Vec<Row> = [1, 2, 4, 8].map(|k| window(k, 20_000.0)).into();
+        rows.extend([8 << 10, 16 << 10, 32 << 10].map(|k| window(k, 2000.0)));
+        let device = |path: &str, rows| DeviceResults {
+            path: Path::new(path).into(),
+            label: format!("GPU {path}"),
+            setting: crate::suite::Setting::WGPU,
+            rows,
+        };
+        let devices = [
+            device("gpu.csv", rows),
+            device(
+                "gpu-kernels.csv",
+                vec![row(
+                    Family::Kernel,
+                    "saxpy",
+                    "size=n:1024;footprint=8192",
+                    4000.0,
+                )],
+            ),
+        ];
+        let page = build(&devices, &[]).unwrap().html;
+        let section = &page[page.find("id=\"family-kernel\"").unwrap()..];
+        assert!(
+            section.contains("id=\"chart-kernel-levels-gpu-gpu-kernels-csv\""),
+            "{section}"
+        );
+        // 4000 of the L1's 20000 GB/s.
+        assert!(
+            section.contains("<td class=\"num\">8 KiB</td><td class=\"num\">4000.0</td><td>L1</td><td class=\"num\">20</td>"),
+            "{section}"
         );
     }
 

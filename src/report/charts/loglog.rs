@@ -11,11 +11,13 @@ use super::{FONT, WIDTH, number_label};
 pub(super) type Plot<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<Ticked, Ticked>>;
 
 /// The SVG of a log–log chart titled `title`, its axes described by `descriptions`
-/// (x, then y), its series drawn by `draw`, `entries` in the legend below.
+/// (x, then y), the x axis' ticks written by `x_label`, its series drawn by `draw`,
+/// `entries` in the legend below.
 pub(super) fn log_log_svg(
     title: &str,
     descriptions: (&str, &str),
     axes: (Axis, Axis),
+    x_label: fn(f64) -> String,
     entries: &[Entry],
     draw: impl FnOnce(&mut Plot<'_, '_>) -> Result<(), String>,
 ) -> Result<String, String> {
@@ -36,7 +38,7 @@ pub(super) fn log_log_svg(
             .y_label_area_size(78)
             .build_cartesian_2d(x.coord(), y.coord())
             .map_err(|e| e.to_string())?;
-        let x_format = |v: &f64| number_label(x.value(*v));
+        let x_format = |v: &f64| x_label(x.value(*v));
         let y_format = |v: &f64| number_label(y.value(*v));
         context
             .configure_mesh()

@@ -7,7 +7,8 @@
 //! bandwidth. The toolchain's tax of a device measured in several settings is a dot
 //! plot (`tax`), the simulator's validation of a device a scatter of measured against
 //! predicted GB/s (`scatter`), a fleet's case a strip plot of its GPUs (`strip`), a
-//! device's compute family a roofline (`roofline`, on `loglog`'s axes). All
+//! device's compute family a roofline (`roofline`) and its own kernels over its memory
+//! levels (`kernels`), both on `loglog`'s axes. All
 //! draw their `legend` below the plot and their value axis through `axis` (linear or
 //! logarithmic, bounded ticks). `SWEEPS` and `BAR_SPLITS` are the
 //! tables that say which cases get which chart; any family not named there still
@@ -18,6 +19,7 @@
 
 mod axis;
 mod bars;
+pub(crate) mod kernels;
 mod legend;
 mod loglog;
 mod roofline;
@@ -34,6 +36,7 @@ use crate::results::ON_CHIP_FAMILIES;
 use crate::results::join::Line;
 use crate::suite::Family;
 
+pub(crate) use kernels::{Placed, kernel_charts};
 pub(crate) use roofline::roofline_charts;
 pub(crate) use scatter::scatter_chart;
 pub(crate) use strip::strip_chart;

@@ -141,6 +141,7 @@ fn roofline_svg(title: &str, series: &[Series], dram: Option<f64>) -> Result<Str
             "10⁹ operations per second (GFLOP/s; int: Gop/s; log)",
         ),
         (x, y),
+        number_label,
         &entries,
         |plot| {
             let range = x.range();

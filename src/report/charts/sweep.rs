@@ -645,7 +645,7 @@ impl LineChart<'_> {
 }
 
 /// Bytes as `4 KiB`, `256 MiB`.
-fn bytes_label(bytes: f64) -> String {
+pub(super) fn bytes_label(bytes: f64) -> String {
     let units = ["B", "KiB", "MiB", "GiB", "TiB"];
     let mut value = bytes;
     let mut unit = 0;
