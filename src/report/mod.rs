@@ -1079,14 +1079,8 @@ mod tests {
     fn the_kernel_section_has_its_chart_and_a_table_of_its_rows() {
         let row = |family, variant: &str, params: &str, gbps| Row {
             family,
-            variant: variant.into(),
-            params: params.parse().unwrap(),
-            status: crate::results::Status::Ok,
-            verified: true,
-            gbps_median: Some(gbps),
             device: "GPU".into(),
-            schema_version: SCHEMA_VERSION,
-            ..Row::default()
+            ..crate::results::tests::row(variant, params, gbps)
         };
         let window = |kib: u64, gbps| {
             row(

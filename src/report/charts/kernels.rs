@@ -248,21 +248,14 @@ fn extent(values: impl Iterator<Item = f64>, scale: Scale) -> Axis {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::SCHEMA_VERSION;
     use crate::suite::families::hierarchy;
 
     fn row(family: Family, variant: &str, params: &str, gbps: f64) -> Row {
         Row {
             family,
-            variant: variant.into(),
-            params: params.parse().unwrap(),
-            status: Status::Ok,
-            verified: true,
-            gbps_median: Some(gbps),
             device: "GPU".into(),
             gpu_uuid: "GPU-1".into(),
-            schema_version: SCHEMA_VERSION,
-            ..Row::default()
+            ..crate::results::tests::row(variant, params, gbps)
         }
     }
 

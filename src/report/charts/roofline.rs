@@ -194,19 +194,13 @@ fn extent(values: impl Iterator<Item = f64>) -> Axis {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::{Row, SCHEMA_VERSION};
+    use crate::results::Row;
     use crate::suite::Setting;
 
     fn row(family: Family, variant: &str, params: &str, gbps: f64) -> Row {
         Row {
             family,
-            variant: variant.into(),
-            params: params.parse().unwrap(),
-            status: Status::Ok,
-            verified: true,
-            gbps_median: Some(gbps),
-            schema_version: SCHEMA_VERSION,
-            ..Row::default()
+            ..crate::results::tests::row(variant, params, gbps)
         }
     }
 
