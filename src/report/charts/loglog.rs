@@ -40,22 +40,35 @@ pub(super) fn log_log_svg(
             .map_err(|e| e.to_string())?;
         let x_format = |v: &f64| x_label(x.value(*v));
         let y_format = |v: &f64| number_label(y.value(*v));
-        context
-            .configure_mesh()
-            .x_desc(descriptions.0)
-            .y_desc(descriptions.1)
-            .x_label_formatter(&x_format)
-            .y_label_formatter(&y_format)
-            .label_style((FONT, 15))
-            .axis_desc_style((FONT, 16))
-            .bold_line_style(RGBColor(0xe4, 0xe4, 0xe4))
-            .draw()
-            .map_err(|e| e.to_string())?;
+        draw_mesh(&mut context, descriptions, (&x_format, &y_format))?;
         draw(&mut context)?;
         draw_legend(&legend, entries)?;
         root.present().map_err(|e| e.to_string())?;
     }
     Ok(svg)
+}
+
+/// What writes an axis' tick labels.
+pub(super) type Ticks<'f> = dyn Fn(&f64) -> String + 'f;
+
+/// The grid, ticks and axis descriptions of a chart on [`Ticked`] axes, as every chart
+/// of the report draws them: `formats` write the x and the y ticks.
+pub(super) fn draw_mesh(
+    context: &mut Plot<'_, '_>,
+    descriptions: (&str, &str),
+    formats: (&Ticks<'_>, &Ticks<'_>),
+) -> Result<(), String> {
+    context
+        .configure_mesh()
+        .x_desc(descriptions.0)
+        .y_desc(descriptions.1)
+        .x_label_formatter(formats.0)
+        .y_label_formatter(formats.1)
+        .label_style((FONT, 15))
+        .axis_desc_style((FONT, 16))
+        .bold_line_style(RGBColor(0xe4, 0xe4, 0xe4))
+        .draw()
+        .map_err(|e| e.to_string())
 }
 
 /// The part of the line through `from` and `to` (axis coordinates) within the plot's

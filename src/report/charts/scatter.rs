@@ -104,17 +104,11 @@ fn scatter_svg(title: &str, validation: &Validation) -> Result<String, String> {
             .build_cartesian_2d(axis.coord(), axis.coord())
             .map_err(|e| e.to_string())?;
         let format = |v: &f64| number_label(axis.value(*v));
-        context
-            .configure_mesh()
-            .x_desc("predicted GB/s (simulator)")
-            .y_desc("measured GB/s (median)")
-            .x_label_formatter(&format)
-            .y_label_formatter(&format)
-            .label_style((FONT, 15))
-            .axis_desc_style((FONT, 16))
-            .bold_line_style(RGBColor(0xe4, 0xe4, 0xe4))
-            .draw()
-            .map_err(|e| e.to_string())?;
+        super::loglog::draw_mesh(
+            &mut context,
+            ("predicted GB/s (simulator)", "measured GB/s (median)"),
+            (&format, &format),
+        )?;
         let range = axis.range();
         context
             .draw_series(std::iter::once(DashedPathElement::new(

@@ -719,17 +719,11 @@ fn draw_plot(
         .map_err(|e| e.to_string())?;
     let x_format = |v: &f64| chart.x_tick(x.value(*v));
     let y_format = |v: &f64| number_label(y.value(*v));
-    context
-        .configure_mesh()
-        .x_desc(plot.x_label)
-        .y_desc(plot.y_label)
-        .x_label_formatter(&x_format)
-        .y_label_formatter(&y_format)
-        .label_style((FONT, 15))
-        .axis_desc_style((FONT, 16))
-        .bold_line_style(RGBColor(0xe4, 0xe4, 0xe4))
-        .draw()
-        .map_err(|e| e.to_string())?;
+    super::loglog::draw_mesh(
+        &mut context,
+        (plot.x_label, plot.y_label),
+        (&x_format, &y_format),
+    )?;
     for line in &plot.series {
         let points = line
             .points
