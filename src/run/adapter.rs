@@ -129,16 +129,7 @@ impl Plan {
             expectations.admit(&ctx.info.name, &case_ids)?;
         }
         let identity = super::identity(&ctx.info, &ctx.identity, settings.sizing());
-        let file = match destination {
-            Destination::DefaultFile if self.cases.kernels() => Some(identity.kernels_path()),
-            Destination::DefaultFile => Some(identity.default_path()),
-            Destination::File(path) if is_template(path) => {
-                let index = adapter_index(adapter, ctx);
-                Some(expand(path, &identity, &ctx.identity, index))
-            }
-            Destination::File(path) => Some(path.clone()),
-            Destination::Stdout(_) => None,
-        };
+        let file = self.results_file(destination, &identity, ctx, adapter);
         let case_rows = match &self.cases {
             CaseSource::Suite => super::case_rows(&suite::select(&sizing, &[])?),
             CaseSource::Given(_) => super::case_rows(&cases),
@@ -168,6 +159,27 @@ impl Plan {
             case_rows,
             old_rows,
         })
+    }
+
+    /// The results file the rows go to, if any: the device's default (its kernels file
+    /// for kernel rows), a template expanded for this adapter, or the path given.
+    fn results_file(
+        &self,
+        destination: &Destination,
+        identity: &results::Identity,
+        ctx: &GpuContext,
+        adapter: Option<&str>,
+    ) -> Option<PathBuf> {
+        match destination {
+            Destination::DefaultFile if self.cases.kernels() => Some(identity.kernels_path()),
+            Destination::DefaultFile => Some(identity.default_path()),
+            Destination::File(path) if is_template(path) => {
+                let index = adapter_index(adapter, ctx);
+                Some(expand(path, identity, &ctx.identity, index))
+            }
+            Destination::File(path) => Some(path.clone()),
+            Destination::Stdout(_) => None,
+        }
     }
 
     /// The run's end: the summary (or the rows, on stdout, rescued where stdout takes
