@@ -8,8 +8,9 @@ use std::collections::HashSet;
 
 use maud::{DOCTYPE, Markup, html};
 
+use super::Report;
 use super::charts::{Chart, strip_chart};
-use super::{Report, figure, head};
+use super::page::{figure, head};
 use crate::error::Result;
 use crate::judge::fleet::{
     Condition, Fleet, Group, MIN_MEMBERS, Member, conclusion, gbps_text, introduction, merged_line,
