@@ -272,16 +272,20 @@ fn kernel_rows_and_suite_rows_never_share_a_file() {
     }
     assert!(status.success(), "{stderr}");
     let before = std::fs::read(&out).unwrap();
-    let run = words(&[
-        "run",
-        "--quick",
-        "--build",
-        "default",
-        "--filter",
-        common::ONE_CASE,
-        "--out",
-        &out,
-    ]);
+    // One suite case into `path`: refused where the file holds kernel rows.
+    let one_case = |path: &str| {
+        words(&[
+            "run",
+            "--quick",
+            "--build",
+            "default",
+            "--filter",
+            common::ONE_CASE,
+            "--out",
+            path,
+        ])
+    };
+    let run = one_case(&out);
     let (status, _, stderr) = membench(&run).unwrap();
     assert!(!status.success());
     assert!(
@@ -290,16 +294,7 @@ fn kernel_rows_and_suite_rows_never_share_a_file() {
     );
     assert_eq!(std::fs::read(&out).unwrap(), before);
     let suite = dir.join("suite.csv").display().to_string();
-    let run = words(&[
-        "run",
-        "--quick",
-        "--build",
-        "default",
-        "--filter",
-        common::ONE_CASE,
-        "--out",
-        &suite,
-    ]);
+    let run = one_case(&suite);
     let (status, _, stderr) = membench(&run).unwrap();
     assert!(status.success(), "{stderr}");
     let mut again = saxpy.clone();

@@ -13,6 +13,9 @@
 //! apart (`sizing`); family charts show each device in its plainest setting and the one
 //! closest to the hardware, the tax chart the rest.
 //!
+//! This file builds the report; `page.rs` renders the page and its sections,
+//! `verdicts.rs` the findings and the claims matrix, `tables.rs` the tables.
+//!
 //! [`fleet_page`] is the page of `membench fleet`: a strip plot per case with an
 //! outlier GPU, and every case's median and MAD.
 

@@ -186,10 +186,7 @@ pub(super) fn device_name(device: &DeviceResults) -> &str {
 }
 
 /// The devices on which one setting reproduces a claim and another does not.
-fn split_by_setting<'a>(
-    devices: &'a [DeviceResults],
-    verdicts: &[Verdict],
-) -> Vec<&'a str> {
+fn split_by_setting<'a>(devices: &'a [DeviceResults], verdicts: &[Verdict]) -> Vec<&'a str> {
     let decided = |name: &str, reproduced: bool| {
         devices.iter().zip(verdicts).any(|(device, verdict)| {
             device_name(device) == name
