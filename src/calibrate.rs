@@ -3,17 +3,20 @@
 //! prediction, not a fit. Each row sets one device property with a physical meaning,
 //! in the order listed (later rows are predicted with the properties set before).
 //!
-//! Two budgets share the one list: at most twelve kernel rows (wgpu, the
-//! [`hardware_build`]) for the memory model, and at most two transfer rows (CUDA's
-//! pinned upload) for the transfer model ([`crate::sim::transfer`]). Where a file has
-//! no transfer row to calibrate from, the link is the row's `pcie_link`, else the
-//! preset's.
+//! Three budgets share the one list: at most twelve kernel rows (wgpu, the
+//! [`hardware_build`]) for the memory model, at most two transfer rows (CUDA's pinned
+//! upload) for the transfer model ([`crate::sim::transfer`]), and one row for each of
+//! the dispatch terms ([`crate::sim::dispatch`]) and multiply-add rates it calibrates.
+//! Where a file has no transfer row to calibrate from, the link is the row's
+//! `pcie_link`, else the preset's.
 
 use crate::params;
 use crate::results::Row;
 use crate::sim::device::DeviceModel;
 use crate::sim::model::Prediction;
-use crate::suite::families::{bank, constant, copy, hierarchy, latency, transfer, transpose};
+use crate::suite::families::{
+    bank, compute, constant, copy, hierarchy, latency, launch, transfer, transpose,
+};
 use crate::suite::{Api, Build, CaseId, Experiment, Measure, Params, Rebuilder, TransferPath};
 
 /// The device property a calibration row sets.
@@ -36,6 +39,40 @@ pub(crate) enum Property {
     LinkRate,
     /// The fixed cost of one host↔device transfer (the transfer model).
     TransferOverhead,
+    /// The f32 multiply-adds an SM completes per clock.
+    F32FmaRate,
+    /// The integer multiply-adds an SM completes per clock.
+    IntMadRate,
+    /// Issuing a dispatch that waits for nothing (the dispatch model).
+    DispatchInterval,
+    /// What a dispatch that waits for the one before adds (the dispatch model).
+    DependentDispatch,
+}
+
+/// Which budget of rows a property's row counts against.
+#[cfg(test)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Budget {
+    /// The memory model's twelve kernel rows.
+    Memory,
+    /// The transfer model's two rows.
+    Transfer,
+    /// One row per term: the multiply-add rates and the dispatch terms.
+    OnePerTerm,
+}
+
+#[cfg(test)]
+impl Property {
+    fn budget(self) -> Budget {
+        match self {
+            Property::LinkRate | Property::TransferOverhead => Budget::Transfer,
+            Property::F32FmaRate
+            | Property::IntMadRate
+            | Property::DispatchInterval
+            | Property::DependentDispatch => Budget::OnePerTerm,
+            _ => Budget::Memory,
+        }
+    }
 }
 
 /// One row a device model is calibrated from: its case, the property it sets and why
@@ -159,6 +196,32 @@ pub(crate) const CALIBRATION: &[CalibrationRow] = &[
         params: || params!(Read => "divergent", Repeats => 1024u64),
         property: Property::UniformRate,
         why: "a uniform read of 32 distinct addresses serialises in the constant cache",
+    },
+    // The multiply-add rates and the dispatch terms, one row each, apart from the
+    // memory model's twelve.
+    CalibrationRow {
+        experiment: &compute::F32,
+        params: || params!(Rounds => 1024u64),
+        property: Property::F32FmaRate,
+        why: "1024 f32 multiply-adds per element of a vec4 take ten times the copy's time: the FMA pipe's rate",
+    },
+    CalibrationRow {
+        experiment: &compute::INT,
+        params: || params!(Rounds => 1024u64),
+        property: Property::IntMadRate,
+        why: "1024 integer multiply-adds per element take twenty times the copy's time: the integer pipe's rate",
+    },
+    CalibrationRow {
+        experiment: &launch::APART,
+        params: || params!(Size => 256u64),
+        property: Property::DispatchInterval,
+        why: "one-workgroup dispatches that nothing orders: the front end's interval",
+    },
+    CalibrationRow {
+        experiment: &launch::SHARED,
+        params: || params!(Size => 256u64),
+        property: Property::DependentDispatch,
+        why: "one-workgroup dispatches on one buffer: each waits for the one before (wgpu's barrier)",
     },
     // The transfer model's two rows, apart from the kernel rows' budget.
     CalibrationRow {
@@ -295,6 +358,10 @@ fn set(model: &mut DeviceModel, property: Property, p: &Prediction, measured_s: 
         Property::L2ReadRate => (&mut model.l2_gbps, t.l2 - t.l2_writes, false),
         Property::L2WriteRate => (&mut model.l2_write_requests_per_s, t.l2_writes, false),
         Property::DramPartialLine => (&mut model.dram_unmoved_sector_share, t.dram_partial, true),
+        Property::F32FmaRate => (&mut model.f32_fma_per_clock, t.f32_fma, false),
+        Property::IntMadRate => (&mut model.int_mad_per_clock, t.int_mad, false),
+        Property::DispatchInterval => (&mut model.dispatch_ns, t.dispatch, true),
+        Property::DependentDispatch => (&mut model.dependent_dispatch_ns, t.dispatch, true),
         // The transfer model's ([`set_transfer`]).
         Property::LinkRate | Property::TransferOverhead => return false,
     };
@@ -304,6 +371,8 @@ fn set(model: &mut DeviceModel, property: Property, p: &Prediction, measured_s: 
         Property::L2ReadRate => measured_s - t.l2_writes,
         Property::L2WriteRate => measured_s - (t.l2 - t.l2_writes),
         Property::DramPartialLine => measured_s - (t.dram - t.dram_partial),
+        // The kernel's own time after the wait is the memory model's.
+        Property::DependentDispatch => measured_s - (p.time_s - t.dispatch),
         _ => measured_s,
     };
     if !(term > 0.0 && term.is_finite() && measured_s > 0.0) {
@@ -323,12 +392,20 @@ mod tests {
     use crate::results::Status;
 
     #[test]
-    fn kernel_and_transfer_rows_keep_their_budgets() {
-        let transfers = CALIBRATION.iter().filter(|r| r.is_transfer()).count();
-        assert_eq!(transfers, 2);
-        assert!(CALIBRATION.len() - transfers <= 12);
+    fn kernel_transfer_and_term_rows_keep_their_budgets() {
+        let count = |budget| {
+            CALIBRATION
+                .iter()
+                .filter(|r| r.property.budget() == budget)
+                .count()
+        };
+        assert_eq!(count(Budget::Transfer), 2);
+        assert!(count(Budget::Memory) <= 12);
+        assert_eq!(count(Budget::OnePerTerm), 4);
         for row in CALIBRATION {
             assert_eq!(row.api() == Api::Cuda, row.is_transfer(), "{}", row.id());
+            let setting = CALIBRATION.iter().filter(|r| r.property == row.property);
+            assert_eq!(setting.count(), 1, "{:?} is set by one row", row.property);
         }
     }
 

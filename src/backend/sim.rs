@@ -14,7 +14,7 @@ use crate::suite::shaders;
 use rayon::prelude::*;
 
 use crate::suite::{
-    Buffer, Cache, Case, Expected, Experiment, PIECE_WORDS, POISON, Setting, Words,
+    Buffer, Cache, Case, Expected, Experiment, Family, PIECE_WORDS, POISON, Setting, Words,
 };
 
 /// Loads a case's kernel with its override constants.
@@ -209,7 +209,7 @@ pub fn predict(
             })
             .collect()
     };
-    model::predict_sampled(
+    let prediction = model::predict_sampled(
         &kernel,
         &mut bindings,
         case.workgroups,
@@ -219,6 +219,18 @@ pub fn predict(
             max_workgroups: PREDICT_WORKGROUPS,
             max_lane_ops: PREDICT_LANE_OPS,
             untimed_first: case.untimed_first,
+        },
+    )?;
+    // The launch family times its dispatches' issue; the others, their kernels.
+    if experiment.family != Family::Launch {
+        return Ok(prediction);
+    }
+    crate::sim::dispatch::issued(&prediction, case.dispatch, device, case.bytes).ok_or_else(
+        || SimError::Unsupported {
+            shader: experiment.name(),
+            construct: crate::sim::dispatch::unpriced(case.dispatch)
+                .unwrap_or_default()
+                .to_owned(),
         },
     )
 }

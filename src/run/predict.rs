@@ -104,7 +104,7 @@ pub fn predict_cases(
     let predict = |(experiment, case): &(&'static Experiment, Case)| {
         let simulated = case.skip.is_none()
             && experiment.measure == Measure::Kernel
-            && crate::sim::unmodelled(experiment.family).is_none();
+            && crate::sim::unmodelled(experiment, case).is_none();
         let prediction = simulated.then(|| {
             let _taken = budget.take(sim::prediction_bytes(case));
             sim::predict(experiment, case, model).map_err(|e| e.to_string())
@@ -171,7 +171,7 @@ pub(crate) fn predicted_rows(
                 Some(prediction) => fill_prediction(&mut row, prediction),
                 None if case.skip.is_none() => {
                     row.status = Status::NotSimulated;
-                    row.note = match crate::sim::unmodelled(experiment.family) {
+                    row.note = match crate::sim::unmodelled(experiment, case) {
                         Some(why) => format!("not simulated: {why}"),
                         None => "not simulated".to_owned(),
                     };

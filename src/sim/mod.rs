@@ -8,6 +8,7 @@
 //! [`model`], parameterised by a [`device::DeviceModel`].
 
 pub mod device;
+pub(crate) mod dispatch;
 pub mod exec;
 pub mod link;
 pub mod model;
@@ -22,17 +23,19 @@ pub use exec::{Space, Target};
 #[cfg(test)]
 mod tests;
 
-/// Why the model does not predict `family`'s cases, where it does not: issue item 5
-/// asks for a launch term and an issue rate calibrated from at most one row each;
-/// until then these rows carry no prediction rather than a memory-bound guess.
-pub(crate) fn unmodelled(family: crate::suite::Family) -> Option<&'static str> {
+/// Why the model does not predict `case` of `experiment`, where it does not: a way of
+/// issuing a `launch` case that the dispatch model has no term for
+/// ([`dispatch::unpriced`]), and the f16 sweep, which the interpreter cannot run.
+pub(crate) fn unmodelled(
+    experiment: &crate::suite::Experiment,
+    case: &crate::suite::Case,
+) -> Option<&'static str> {
     use crate::suite::Family;
-    match family {
-        Family::Launch => Some(
-            "a launch's cost is the driver's and the front end's; the model has no launch term",
-        ),
-        Family::Compute => {
-            Some("arithmetic throughput per element type is not modelled; only memory is")
+    use crate::suite::families::compute::Element;
+    match experiment.family {
+        Family::Launch => dispatch::unpriced(case.dispatch),
+        Family::Compute if experiment.variant == Element::F16.experiment().variant => {
+            Some("the interpreter has no f16")
         }
         _ => None,
     }

@@ -587,11 +587,13 @@ impl Validation {
             .iter()
             .filter_map(|f| Some((f.clone(), of(Some(f))?)))
             .collect();
-        // `all`: the memory model's rows, the kernel families'.
+        // `all`: the memory model's rows, the kernel families'; not the transfer
+        // model's, nor the dispatch model's (`launch`).
         let kernels = Accuracy::of(
             self.judged
                 .iter()
-                .filter(|j| j.role == role && j.id.family != Family::Transfer)
+                .filter(|j| j.role == role)
+                .filter(|j| !matches!(j.id.family, Family::Transfer | Family::Launch))
                 .map(Judged::ratio),
         );
         if let Some(all) = kernels {

@@ -38,6 +38,13 @@ pub(super) const MI100: DeviceModel = DeviceModel {
     // A CU issues one wavefront instruction a clock: 4 SIMD16 units take 4 clocks each
     // for 64 lanes (whitepaper).
     issue_per_clock: 1.0,
+    // AMD's MI100 datasheet: 23.1 TFLOPs f32 at 1502 MHz on 120 CUs, 64 multiply-adds
+    // per clock per CU (the MI210's 22.6 at 1.7 GHz on 104 and the MI300X's 81.7 at
+    // 2.1 GHz on 304, unpacked, the same). Estimate: a 32-bit integer multiply at a
+    // quarter of that (GCN and CDNA ISA guides: `v_mul_lo_u32` is a quarter-rate
+    // instruction).
+    f32_fma_per_clock: 64.0,
+    int_mad_per_clock: 16.0,
     // Estimate: one cross-lane (DPP or permute) wavefront instruction a clock.
     shuffles_per_clock: 1.0,
     link_gbps: crate::sim::link::PCIE4_X16_GBPS, // datasheet: PCIe 4.0 x16
@@ -128,6 +135,11 @@ pub(super) const RX6900XT: DeviceModel = DeviceModel {
     llc_latency_ns: 475.0 / 2.25,
     // Whitepaper: each of a CU's 2 SIMD32 units issues a wave32 instruction a clock.
     issue_per_clock: 2.0,
+    // AMD's RX 6900 XT specifications: 23.04 TFLOPs f32 at 2250 MHz on 80 CUs, 64
+    // multiply-adds per clock per CU. Estimate: integer multiplies at a quarter, as
+    // CDNA's.
+    f32_fma_per_clock: 64.0,
+    int_mad_per_clock: 16.0,
     shuffles_per_clock: 1.0,                     // estimate
     link_gbps: crate::sim::link::PCIE4_X16_GBPS, // specifications: PCIe 4.0 x16
     // Whitepaper: the L0 returns 128 bytes (one line) a clock per CU.
@@ -155,5 +167,8 @@ pub(super) const RX7900XTX: DeviceModel = DeviceModel {
     l2_write_requests_per_s: 24.0 * 64.0 * 2.5e9 / 128.0,
     llc_latency_ns: 475.0 / 2.5,
     // Specifications: 96 CUs, boost clock 2500 MHz.
+    // AMD's RX 7900 XTX specifications: 61.4 TFLOPs f32 at 2500 MHz on 96 CUs, RDNA 3
+    // issuing two f32 multiply-adds per lane (128 per clock per CU).
+    f32_fma_per_clock: 128.0,
     ..clocked(RX6900XT, 96, 2.5)
 };

@@ -31,6 +31,10 @@ pub(super) const M2: DeviceModel = DeviceModel {
     l2_far_over_near: 1.0,
     llc_latency_ns: 475.0 / 1.398,
     issue_per_clock: 4.0,    // estimate: 4 SIMD-group schedulers per core
+    // Apple's M2: 10 GPU cores of 128 ALUs, 3.6 TFLOPs f32 at 1398 MHz. Estimate:
+    // integer multiplies at a quarter of that.
+    f32_fma_per_clock: 128.0,
+    int_mad_per_clock: 32.0,
     shuffles_per_clock: 1.0, // estimate
     // Unified memory: no bus, a transfer is one host thread's copy.
     link_gbps: crate::sim::link::HOST_COPY_GBPS_PER_THREAD,

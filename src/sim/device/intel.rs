@@ -35,6 +35,10 @@ pub(super) const A770: DeviceModel = DeviceModel {
     llc_latency_ns: 0.0,
     // Estimate: 16 vector engines of SIMD8 take 2 clocks for a SIMD16 instruction.
     issue_per_clock: 8.0,
+    // Intel's Xe-core: 16 vector engines of 8 f32 lanes, 128 multiply-adds per clock.
+    // Estimate: integer multiplies at a quarter of that.
+    f32_fma_per_clock: 128.0,
+    int_mad_per_clock: 32.0,
     shuffles_per_clock: 1.0,                     // estimate
     link_gbps: crate::sim::link::PCIE4_X16_GBPS, // specifications: PCIe 4.0 x16
     // Estimate: the L1 returns 64 bytes (one line) a clock per Xe core.

@@ -109,6 +109,12 @@ pub struct DeviceModel {
     pub(crate) barrier_ns: f64,
     /// Arithmetic subgroup instructions one SM issues per clock (its schedulers).
     pub(crate) issue_per_clock: f64,
+    /// f32 fused multiply-adds one SM completes per clock, lanes (the CUDA C++
+    /// Programming Guide's throughput table: 128 on compute capability 9.0).
+    pub(crate) f32_fma_per_clock: f64,
+    /// 32-bit integer multiply-adds one SM completes per clock, lanes (the same table:
+    /// 64 on compute capability 9.0).
+    pub(crate) int_mad_per_clock: f64,
     /// Instructions an integer division or remainder by a non-constant compiles to.
     pub(crate) int_div_instructions: u32,
     /// Subgroup shuffles or broadcasts one SM performs per clock, beside its
@@ -116,6 +122,14 @@ pub struct DeviceModel {
     pub(crate) shuffles_per_clock: f64,
     /// Shortest interval between two workgroup launches on one SM.
     pub(crate) workgroup_launch_ns: f64,
+    /// Issuing one dispatch in a compute pass, when nothing orders it after the one
+    /// before ([`crate::sim::dispatch`]).
+    pub(crate) dispatch_ns: f64,
+    /// What a dispatch that must wait for the one before (a barrier between them) adds
+    /// to its kernel's own time: the barrier, the drain and the refill.
+    pub(crate) dependent_dispatch_ns: f64,
+    /// One compute pass of one dispatch, in an encoder of many.
+    pub(crate) pass_ns: f64,
     /// Host↔device link: the rate a large DMA transfer between pinned host memory and
     /// the device reaches, GB/s ([`crate::sim::transfer`]).
     pub(crate) link_gbps: f64,
@@ -205,9 +219,18 @@ const LAVAPIPE: DeviceModel = DeviceModel {
     on_chip_latency_ns: 2.0,
     barrier_ns: 50.0,
     issue_per_clock: 1.0,
+    // Estimates: an 8-lane AVX2 vector on each of two FMA ports per core per clock, and
+    // one 8-lane integer multiply.
+    f32_fma_per_clock: 16.0,
+    int_mad_per_clock: 8.0,
     int_div_instructions: 1,
     shuffles_per_clock: 1.0, // estimate: a vector permute per core per clock
     workgroup_launch_ns: 200.0,
+    // Estimates: the H100's (the front end's costs are the driver's and the GPU's; no
+    // run on lavapipe has measured them).
+    dispatch_ns: 220.0,
+    dependent_dispatch_ns: 2240.0,
+    pass_ns: 5090.0,
     // No bus: a software adapter's "device" memory is host memory, so a transfer is
     // a host copy (one thread, [`crate::sim::link::HOST_COPY_GBPS_PER_THREAD`]).
     link_gbps: crate::sim::link::HOST_COPY_GBPS_PER_THREAD,

@@ -72,6 +72,12 @@ pub(super) const H100: DeviceModel = DeviceModel {
     // bank/stride at stride 1 (its tax-free kernel runs at the unrolled CUDA twin's
     // speed, 1.5x the rolled one's).
     issue_per_clock: 4.0,
+    // CUDA C++ Programming Guide, "Arithmetic Instructions" (throughput table), compute
+    // capability 9.0: 128 f32 multiply-adds and 64 32-bit integer multiply-adds per
+    // clock per SM (8.9, the L40's and RTX 4090's, the same). Calibrated from
+    // compute/f32 and compute/int at 1024 multiply-adds.
+    f32_fma_per_clock: 128.0,
+    int_mad_per_clock: 64.0,
     // CUDA C++ Programming Guide, "Arithmetic Instructions": integer division and
     // modulo compile to up to 20 instructions.
     int_div_instructions: 20,
@@ -80,6 +86,14 @@ pub(super) const H100: DeviceModel = DeviceModel {
     shuffles_per_clock: 1.0,
     // Estimate, calibrated from copy/launch at 64 invocations per workgroup.
     workgroup_launch_ns: 80.0,
+    // docs/launch.md's first H100 (GPU-85180884, 4523a3e, wgpu tax-free;
+    // docs/probes/2026-12-07/plain.csv): 0.22 µs per dispatch in a pass, 2.24 µs per
+    // dispatch on one buffer (the one-workgroup kernel's own time within it) and 5.09 µs
+    // per pass. The first two are calibrated from launch/apart and launch/shared; the
+    // pass's is not, so that launch/pass is held out.
+    dispatch_ns: 220.0,
+    dependent_dispatch_ns: 2240.0,
+    pass_ns: 5090.0,
     // PCIe 5.0 x16 (the H100 SXM5's host interface, whitepaper): 32 GT/s × 16 lanes
     // × 128/130 / 8 = 63.0 GB/s raw, × 256/280 for a 256-byte payload's header and
     // framing (estimate). Calibrated from transfer/upload_pinned at 256 MiB.
@@ -126,6 +140,9 @@ pub(super) const A100: DeviceModel = DeviceModel {
     // Estimates: the H100 preset's latencies in clocks (33 and 260, Luo et al. 2024) at
     // the A100's clock; an A100 L2 is split in two as the H100's.
     // Whitepaper: 108 SMs, boost 1410 MHz.
+    // CUDA C++ Programming Guide, throughput table, compute capability 8.0: 64 f32 and
+    // 64 integer multiply-adds per clock per SM.
+    f32_fma_per_clock: 64.0,
     ..clocked(H100, 108, 1.41)
 };
 
@@ -154,6 +171,9 @@ pub(super) const V100: DeviceModel = DeviceModel {
     shuffles_per_clock: 1.0,
     link_gbps: crate::sim::link::PCIE3_X16_GBPS, // whitepaper: PCIe 3.0
     // Whitepaper: 80 SMs, boost 1530 MHz.
+    // CUDA C++ Programming Guide, throughput table, compute capability 7.0: 64 f32 and
+    // 64 integer multiply-adds per clock per SM.
+    f32_fma_per_clock: 64.0,
     ..clocked(H100, 80, 1.53)
 };
 
@@ -191,6 +211,10 @@ pub(super) const GTX1050TI: DeviceModel = DeviceModel {
     l1_latency_ns: H100.l1_latency_ns,
     l2_latency_ns: H100.l2_latency_ns,
     // Spec page: 768 CUDA cores / 128 per Pascal SM, boost 1392 MHz.
+    // CUDA C++ Programming Guide, throughput table, compute capability 6.1: 128 f32
+    // multiply-adds per clock per SM; a 32-bit integer multiply-add takes "multiple
+    // instructions" (estimate: a quarter of the f32 rate).
+    int_mad_per_clock: 32.0,
     ..clocked(H100, 6, 1.392)
 };
 

@@ -7,9 +7,16 @@ use naga::{
     UnaryOperator,
 };
 
-use super::kernel::{Kernel, Leaf, Pointee};
+use super::kernel::{K, Kernel, Leaf, Pointee};
 use super::math::{relational, select, unary};
 use super::{Access, Exec, Frame, Ready, Region, SimError, Space, Value, variant};
+
+/// The pipe a multiply-add runs on ([`super::MultiplyAdds`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Pipe {
+    F32,
+    Int,
+}
 
 impl<'k> Exec<'k, '_> {
     /// Evaluate `h` unless this frame already holds its value, and use it as an
@@ -100,6 +107,33 @@ impl<'k> Exec<'k, '_> {
                 u64::from(self.costs.int_div_instructions.max(1))
             }
             _ => 1,
+        }
+    }
+
+    /// The multiply-add pipe that runs `e`, if any ([`super::MultiplyAdds`]). Called
+    /// once its operands are evaluated.
+    fn pipe(&self, fr: &Frame<'k>, e: &Expression) -> Option<Pipe> {
+        let kind = |x: Handle<Expression>| fr.meta[x.index()].kind;
+        match *e {
+            Expression::Math {
+                fun: MathFunction::Fma,
+                arg,
+                ..
+            } if kind(arg) == K::F => Some(Pipe::F32),
+            Expression::Binary {
+                op: BinaryOperator::Multiply,
+                left,
+                right,
+            } => match kind(left) {
+                K::F => Some(Pipe::F32),
+                K::U | K::I
+                    if fr.ready[left.index()].runtime && fr.ready[right.index()].runtime =>
+                {
+                    Some(Pipe::Int)
+                }
+                _ => None,
+            },
+            _ => None,
         }
     }
 
@@ -254,6 +288,12 @@ impl<'k> Exec<'k, '_> {
             let subgroups = self.active_subgroups(&fr.active);
             let instructions = self.instructions(fr, &fun.expressions[h]);
             self.stats.warp_ops += subgroups * instructions;
+            let lanes = subgroups * self.sg as u64 * u64::from(fr.meta[h.index()].ncomp);
+            match self.pipe(fr, &fun.expressions[h]) {
+                Some(Pipe::F32) => self.stats.multiply_adds.f32 += lanes,
+                Some(Pipe::Int) => self.stats.multiply_adds.int += lanes,
+                None => {}
+            }
             let issue_per_ns = self.costs.schedulers * self.costs.clock_ghz;
             if issue_per_ns > 0.0 {
                 self.skew_ns += instructions as f64

@@ -336,6 +336,10 @@ pub struct ExecStats {
     pub(crate) warp_ops: u64,
     /// Subgroup shuffles and broadcasts issued, once per subgroup with an active lane.
     pub(crate) shuffles: u64,
+    /// Multiply-adds by the pipe that runs them, per lane and component: a subgroup
+    /// with an active lane issues all its lanes, one instruction per component (a
+    /// `vec4` `fma` is four), outside the counters and tests of unrolled loops.
+    pub(crate) multiply_adds: MultiplyAdds,
     /// Per workgroup, summed: the critical path of an in-order core through the
     /// workgroup, by [`Launch::costs`]: every instruction waits for its operands, a
     /// load's result arrives a latency after it issues, barriers cost theirs and wait
@@ -344,6 +348,29 @@ pub struct ExecStats {
     /// Per workgroup, summed: the storage loads along that critical path (dependent
     /// memory rounds).
     pub(crate) critical_rounds: u64,
+}
+
+/// Lane multiply-adds, by pipe: what the arithmetic term ([`crate::sim::model`]) charges
+/// at each pipe's own rate, beside the issue of every instruction.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct MultiplyAdds {
+    /// f32 `fma` and f32 multiplies (a multiply and the add that takes it compile to
+    /// one fused multiply-add): the FMA pipe.
+    pub(crate) f32: u64,
+    /// 32-bit integer multiplies of two run-time values (a multiply and the add that
+    /// takes it compile to one multiply-add, NVIDIA's `IMAD`): the integer pipe.
+    /// A multiply by a constant is left out: compilers make it shifts and adds.
+    pub(crate) int: u64,
+}
+
+impl MultiplyAdds {
+    /// Both counts of `runs`, summed.
+    pub(crate) fn sum<'a>(runs: impl IntoIterator<Item = &'a MultiplyAdds>) -> MultiplyAdds {
+        runs.into_iter().fold(MultiplyAdds::default(), |a, b| MultiplyAdds {
+            f32: a.f32 + b.f32,
+            int: a.int + b.int,
+        })
+    }
 }
 
 /// When a value is ready on the scoreboard, after how many dependent storage loads,

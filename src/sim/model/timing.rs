@@ -4,6 +4,7 @@
 
 use super::counts::Counts;
 use crate::sim::device::DeviceModel;
+use crate::sim::exec::MultiplyAdds;
 use crate::sim::{Costs, ExecStats};
 
 /// What bounds the predicted time: a memory path's bandwidth, or the latency, issue
@@ -31,6 +32,9 @@ pub enum Bound {
     Local,
     /// Workgroups launched per second.
     Launch,
+    /// Issuing the dispatch: the front end's, a barrier's or a pass's cost per
+    /// dispatch ([`crate::sim::dispatch`]).
+    Dispatch,
     /// A host↔device transfer's link rate ([`crate::sim::transfer`]).
     Link,
     /// A host thread's (or threads') copy of the bytes.
@@ -55,6 +59,7 @@ impl Bound {
             Bound::Issue => "issue",
             Bound::Local => "local",
             Bound::Launch => "launch",
+            Bound::Dispatch => "dispatch",
             Bound::Link => "link",
             Bound::HostCopy => "host",
             Bound::Overhead => "overhead",
@@ -75,6 +80,7 @@ impl Bound {
             Bound::Issue => "instruction issue",
             Bound::Local => "local-memory traffic of a private array",
             Bound::Launch => "workgroup launch rate",
+            Bound::Dispatch => "issuing the dispatch (a barrier or a pass per dispatch)",
             Bound::Link => "the host-device link's rate",
             Bound::HostCopy => "the host's copy of the bytes",
             Bound::Overhead => "the fixed cost per transfer",
@@ -83,7 +89,7 @@ impl Bound {
     }
 
     /// Every bound, in the order above.
-    pub const ALL: [Bound; 14] = [
+    pub const ALL: [Bound; 15] = [
         Bound::Dram,
         Bound::Llc,
         Bound::L2,
@@ -94,6 +100,7 @@ impl Bound {
         Bound::Issue,
         Bound::Local,
         Bound::Launch,
+        Bound::Dispatch,
         Bound::Link,
         Bound::HostCopy,
         Bound::Overhead,
@@ -165,14 +172,22 @@ pub(crate) struct Terms {
     pub shared: f64,
     pub uniform: f64,
     pub issue: f64,
+    /// Of `issue`, the f32 multiply-adds' time on the FMA pipe.
+    pub(crate) f32_fma: f64,
+    /// Of `issue`, the integer multiply-adds' time on the integer pipe.
+    pub(crate) int_mad: f64,
     pub latency: f64,
     pub launch: f64,
+    /// Issuing the dispatch ([`crate::sim::dispatch`]): added to the rest where the
+    /// dispatch waits for the one before, the whole time where it does not; 0 but in
+    /// the `launch` family.
+    pub(crate) dispatch: f64,
 }
 
 impl Terms {
     /// Each limit with the bound it names, in order of precedence: on a tie the
-    /// earlier names the bound. `dram_reads`, `dram_partial` and `l2_writes` are parts
-    /// of `dram` and `l2`, not limits of their own.
+    /// earlier names the bound. `dram_reads`, `dram_partial`, `l2_writes`, `f32_fma`
+    /// and `int_mad` are parts of `dram`, `l2` and `issue`, not limits of their own.
     pub(crate) fn limits(&self) -> [(Bound, f64); 9] {
         [
             (Bound::Dram, self.dram),
@@ -207,6 +222,8 @@ pub(crate) struct Work {
     pub(crate) warp_ops: u64,
     /// Subgroup shuffles and broadcasts issued, per subgroup.
     pub(crate) shuffles: u64,
+    /// Lane multiply-adds by pipe.
+    pub(crate) multiply_adds: MultiplyAdds,
     /// Critical paths summed over the workgroups, and the storage loads on them,
     /// charged at [`costs`]`(device)`.
     pub(crate) critical_ns: f64,
@@ -220,6 +237,7 @@ impl Work {
             lanes,
             warp_ops: runs.iter().map(|r| r.warp_ops).sum(),
             shuffles: runs.iter().map(|r| r.shuffles).sum(),
+            multiply_adds: MultiplyAdds::sum(runs.iter().map(|r| &r.multiply_adds)),
             critical_ns: runs.iter().map(|r| r.critical_ns).sum(),
             critical_rounds: runs.iter().map(|r| r.critical_rounds).sum(),
         }
@@ -303,15 +321,14 @@ impl Prediction {
         let shared_s = per_s(shared_wavefronts as f64, device.shared_wavefronts_per_s);
         let uniform_s = per_s(uniform_addresses as f64, device.uniform_addresses_per_s);
         let sms = f64::from(device.sms.max(1));
-        // The arithmetic pipes and the shuffle unit work side by side.
-        let issue_s = per_s(
-            work.warp_ops as f64 * scale,
-            sms * device.issue_per_clock * device.clock_ghz * 1e9,
-        )
-        .max(per_s(
-            work.shuffles as f64 * scale,
-            sms * device.shuffles_per_clock * device.clock_ghz * 1e9,
-        ));
+        // The schedulers, the multiply-add pipes and the shuffle unit work side by side.
+        let per_clock = |n: u64, per_sm: f64| per_s(n as f64 * scale, sms * per_sm * device.clock_ghz * 1e9);
+        let f32_fma_s = per_clock(work.multiply_adds.f32, device.f32_fma_per_clock);
+        let int_mad_s = per_clock(work.multiply_adds.int, device.int_mad_per_clock);
+        let issue_s = per_clock(work.warp_ops, device.issue_per_clock)
+            .max(per_clock(work.shuffles, device.shuffles_per_clock))
+            .max(f32_fma_s)
+            .max(int_mad_s);
         let launch_s = total_workgroups as f64 * device.workgroup_launch_ns * 1e-9 / sms;
         // The busiest path of those that work side by side: the memory paths and issue.
         let busiest = [dram_s, llc_s, l2_s, l1_s, shared_s, uniform_s]
@@ -370,8 +387,11 @@ impl Prediction {
             shared: shared_s,
             uniform: uniform_s,
             issue: issue_s,
+            f32_fma: f32_fma_s,
+            int_mad: int_mad_s,
             latency: latency_s,
             launch: launch_s,
+            dispatch: 0.0,
         };
         let (mut bound, time_s) = terms.largest();
         // Local-memory traffic bounds the kernel when a memory path it loads does.
@@ -403,6 +423,20 @@ impl Prediction {
             counts: *counts,
             terms,
         }
+    }
+}
+
+#[cfg(test)]
+impl Prediction {
+    /// A prediction of `time_s` that `bound` names, its term that time, counting nothing.
+    pub(crate) fn bound_by(bound: Bound, time_s: f64, device: &DeviceModel) -> Prediction {
+        let mut p =
+            Prediction::from_counts(&Counts::default(), &Work::default(), device, 1, 1, 1);
+        p.terms = Terms::default();
+        p.time_s = time_s;
+        p.bound = bound;
+        p.effective_gbps = 1.0 / time_s / 1e9;
+        p
     }
 }
 
