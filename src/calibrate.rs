@@ -455,6 +455,55 @@ mod tests {
     }
 
     #[test]
+    fn each_term_row_sets_its_term_so_that_the_row_is_reproduced() {
+        let h100 = crate::sim::device::preset("h100").unwrap();
+        let sizing = crate::suite::Sizing::nominal(false);
+        for row in CALIBRATION
+            .iter()
+            .filter(|r| r.property.budget() == Budget::OnePerTerm)
+        {
+            let cases = (row.experiment.cases)(&sizing);
+            let case = cases.iter().find(|c| c.params == (row.params)()).unwrap();
+            let preset_s = crate::backend::sim::predict(row.experiment, case, h100)
+                .unwrap()
+                .time_s;
+            // A quarter slower than the preset predicts.
+            let measured_s = 1.25 * preset_s;
+            let calibration = calibrate(
+                h100,
+                &[Row {
+                    status: Status::Ok,
+                    build: Build::TaxFree,
+                    gbps_median: Some(case.bytes as f64 / measured_s / 1e9),
+                    ..crate::run::case_row(row.experiment, case)
+                }],
+            );
+            assert_eq!(calibration.used, [row.id()], "{:?}", row.property);
+            let model = calibration.model;
+            let p = crate::backend::sim::predict(row.experiment, case, &model).unwrap();
+            assert!(
+                (p.time_s / measured_s - 1.0).abs() < 1e-3,
+                "{:?}: {} against {measured_s}",
+                row.property,
+                p.time_s
+            );
+            // Only its own term moved.
+            let moved = [
+                model.f32_fma_per_clock != h100.f32_fma_per_clock,
+                model.int_mad_per_clock != h100.int_mad_per_clock,
+                model.dispatch_ns != h100.dispatch_ns,
+                model.dependent_dispatch_ns != h100.dependent_dispatch_ns,
+            ];
+            assert_eq!(
+                moved.iter().filter(|&&m| m).count(),
+                1,
+                "{:?}",
+                row.property
+            );
+        }
+    }
+
+    #[test]
     fn pinned_rows_at_the_calibration_sizes_are_reproduced() {
         let h100 = crate::sim::device::preset("h100").unwrap();
         let (large, small) = (pinned(256 << 20, 4.9e-3), pinned(4096, 8e-6));

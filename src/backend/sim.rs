@@ -225,12 +225,12 @@ pub fn predict(
     if experiment.family != Family::Launch {
         return Ok(prediction);
     }
-    crate::sim::dispatch::issued(&prediction, case.dispatch, device, case.bytes).ok_or_else(
-        || SimError::Unsupported {
+    crate::sim::dispatch::issued(&prediction, case.dispatch, device, case.bytes).ok_or_else(|| {
+        SimError::Unsupported {
             shader: experiment.name(),
             construct: crate::sim::dispatch::unpriced(case.dispatch)
                 .unwrap_or_default()
                 .to_owned(),
-        },
-    )
+        }
+    })
 }

@@ -812,3 +812,80 @@ fn subgroups_beyond_the_schedulers_delay_barriers_and_the_end() -> anyhow::Resul
     assert_eq!(critical_ns, (warp_ops / 16 * 12) as f64);
     Ok(())
 }
+
+/// `compute_f32` or `compute_int` with `fmas` multiply-adds per element, workgroups of
+/// 64, over `vec4s` vec4s.
+fn compute_bindings(vec4s: u32, a: u32, b: u32) -> Vec<BoundBuffer> {
+    vec![
+        bind(0, 0, words(&[vec4s, a, b, 0])),
+        bind(0, 1, words(&floats(4 * vec4s as usize, 1))),
+        bind(0, 2, vec![0; 16 * vec4s as usize]),
+    ]
+}
+
+#[test]
+fn multiply_adds_are_counted_per_lane_and_component_by_pipe() -> anyhow::Result<()> {
+    let fmas = 16u32;
+    let vec4s = 128u32;
+    for (name, f32_pipe) in [("compute_f32", true), ("compute_int", false)] {
+        let source = crate::suite::shaders::source(name).unwrap();
+        let overrides = [("WORKGROUP_SIZE", 64.0), ("FMAS", f64::from(fmas))];
+        let kernel = Kernel::load(name, source, &overrides)?;
+        let mut b = compute_bindings(vec4s, (-1.0f32).to_bits(), 3.0f32.to_bits());
+        let stats = run(&kernel, &mut b, &Launch::all([2, 1, 1], 32), &mut NoTrace)?;
+        // Each lane's vec4 takes `fmas` multiply-adds on each of its four components.
+        let per_vec4 = 4 * u64::from(fmas);
+        let lanes = u64::from(vec4s);
+        if f32_pipe {
+            assert_eq!(stats.multiply_adds.f32, lanes * per_vec4);
+            // The workgroup's index (`wid.y * nwg.x`): two built-ins, one multiply.
+            assert_eq!(stats.multiply_adds.int, lanes);
+        } else {
+            assert_eq!(stats.multiply_adds.f32, 0);
+            assert_eq!(stats.multiply_adds.int, lanes * per_vec4 + lanes);
+        }
+    }
+    // A multiply by a constant is shifts and adds, not the integer pipe's.
+    let shifted = "
+        @group(0) @binding(0) var<storage, read_write> out: array<u32>;
+        @compute @workgroup_size(32)
+        fn main(@builtin(local_invocation_index) l: u32) { out[l] = l * 12u; }";
+    let kernel = Kernel::load("shifted", shifted, &[])?;
+    let mut b = vec![bind(0, 0, vec![0; 128])];
+    let stats = run(&kernel, &mut b, &Launch::all([1, 1, 1], 32), &mut NoTrace)?;
+    assert_eq!(stats.multiply_adds, super::exec::MultiplyAdds::default());
+    Ok(())
+}
+
+#[test]
+fn the_compute_sweep_turns_from_memory_to_the_multiply_add_pipes() -> anyhow::Result<()> {
+    use crate::suite::families::compute::Element;
+    use crate::suite::{Key, Sizing};
+    let h100 = *super::device::preset("h100").unwrap();
+    for element in [Element::F32, Element::Int] {
+        let experiment = element.experiment();
+        let cases = (experiment.cases)(&Sizing::nominal(true));
+        let at = |fmas: u64| {
+            let case = cases
+                .iter()
+                .find(|c| c.params.number(Key::Rounds) == Some(fmas));
+            crate::backend::sim::predict(experiment, case.unwrap(), &h100)
+        };
+        assert_ne!(at(1)?.bound, super::model::Bound::Issue, "{element:?}");
+        let many = at(1024)?;
+        assert_eq!(many.bound, super::model::Bound::Issue, "{element:?}");
+        // Every element's 1024 multiply-adds at the pipe's rate, whole chip.
+        let (per_clock, term) = match element {
+            Element::F32 => (h100.f32_fma_per_clock, many.terms.f32_fma),
+            _ => (h100.int_mad_per_clock, many.terms.int_mad),
+        };
+        let elements = cases[0].bytes / 8;
+        let expected_s = (elements * 1024) as f64 / (per_clock * 132.0 * h100.clock_ghz * 1e9);
+        assert!(
+            (term / expected_s - 1.0).abs() < 0.01,
+            "{element:?}: {term} vs {expected_s}"
+        );
+        assert_eq!(many.time_s, term, "{element:?}");
+    }
+    Ok(())
+}

@@ -163,6 +163,8 @@ pub enum Unjudged {
     Failed(String),
     /// The simulator predicts no time (no modelled traffic): no ratio.
     NoTime,
+    /// The model has no term for the case ([`crate::sim::unmodelled`]): why.
+    NotSimulated(&'static str),
 }
 
 impl std::fmt::Display for Unjudged {
@@ -171,6 +173,7 @@ impl std::fmt::Display for Unjudged {
             Unjudged::Unmatched(why) => why.fmt(f),
             Unjudged::Failed(why) => write!(f, "simulator: {why}"),
             Unjudged::NoTime => f.write_str("the simulator predicts no time (bound `none`)"),
+            Unjudged::NotSimulated(why) => write!(f, "not simulated: {why}"),
         }
     }
 }
@@ -327,6 +330,10 @@ fn predict_now(
         rows.iter().partition(|r| r.family == Family::Transfer);
     let (found, mut unjudged) = cases_of(&kernels);
     let (found, cases): (Vec<&Row>, Vec<Rebuilt>) = found.into_iter().unzip();
+    let unmodelled: Vec<Option<&'static str>> = cases
+        .iter()
+        .map(|(experiment, case)| crate::sim::unmodelled(experiment, case))
+        .collect();
     let stage = (!cases.is_empty())
         .then(|| progress.stage(&format!("predicting {} rows", cases.len()), cases.len()));
     let step = || stage.iter().for_each(Stage::step);
@@ -343,10 +350,9 @@ fn predict_now(
         (*row, prediction)
     });
     let mut judged = Vec::new();
-    for (row, prediction) in found
-        .into_iter()
-        .zip(predictions)
-        .chain(transfer_predictions)
+    let kernel_predictions = found.into_iter().zip(predictions).zip(unmodelled);
+    for ((row, prediction), unmodelled) in
+        kernel_predictions.chain(transfer_predictions.map(|judged| (judged, None)))
     {
         match prediction {
             Some(Ok(p)) if p.time_s > 0.0 && p.effective_gbps > 0.0 => {
@@ -357,7 +363,10 @@ fn predict_now(
             None if row.family == Family::Transfer => {
                 unjudged.push((row.id(), Unjudged::Unmatched(Unmatched::Gone)));
             }
-            None => unjudged.push((row.id(), Unjudged::NoTime)),
+            None => unjudged.push((
+                row.id(),
+                unmodelled.map_or(Unjudged::NoTime, Unjudged::NotSimulated),
+            )),
         }
     }
     (judged, unjudged)

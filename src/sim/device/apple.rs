@@ -30,7 +30,7 @@ pub(super) const M2: DeviceModel = DeviceModel {
     l2_write_requests_per_s: 10.0 * 64.0 * 1.398e9 / 128.0,
     l2_far_over_near: 1.0,
     llc_latency_ns: 475.0 / 1.398,
-    issue_per_clock: 4.0,    // estimate: 4 SIMD-group schedulers per core
+    issue_per_clock: 4.0, // estimate: 4 SIMD-group schedulers per core
     // Apple's M2: 10 GPU cores of 128 ALUs, 3.6 TFLOPs f32 at 1398 MHz. Estimate:
     // integer multiplies at a quarter of that.
     f32_fma_per_clock: 128.0,

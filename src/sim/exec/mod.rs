@@ -366,10 +366,11 @@ pub(crate) struct MultiplyAdds {
 impl MultiplyAdds {
     /// Both counts of `runs`, summed.
     pub(crate) fn sum<'a>(runs: impl IntoIterator<Item = &'a MultiplyAdds>) -> MultiplyAdds {
-        runs.into_iter().fold(MultiplyAdds::default(), |a, b| MultiplyAdds {
-            f32: a.f32 + b.f32,
-            int: a.int + b.int,
-        })
+        runs.into_iter()
+            .fold(MultiplyAdds::default(), |a, b| MultiplyAdds {
+                f32: a.f32 + b.f32,
+                int: a.int + b.int,
+            })
     }
 }
 

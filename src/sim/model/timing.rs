@@ -322,7 +322,8 @@ impl Prediction {
         let uniform_s = per_s(uniform_addresses as f64, device.uniform_addresses_per_s);
         let sms = f64::from(device.sms.max(1));
         // The schedulers, the multiply-add pipes and the shuffle unit work side by side.
-        let per_clock = |n: u64, per_sm: f64| per_s(n as f64 * scale, sms * per_sm * device.clock_ghz * 1e9);
+        let per_clock =
+            |n: u64, per_sm: f64| per_s(n as f64 * scale, sms * per_sm * device.clock_ghz * 1e9);
         let f32_fma_s = per_clock(work.multiply_adds.f32, device.f32_fma_per_clock);
         let int_mad_s = per_clock(work.multiply_adds.int, device.int_mad_per_clock);
         let issue_s = per_clock(work.warp_ops, device.issue_per_clock)
@@ -430,8 +431,7 @@ impl Prediction {
 impl Prediction {
     /// A prediction of `time_s` that `bound` names, its term that time, counting nothing.
     pub(crate) fn bound_by(bound: Bound, time_s: f64, device: &DeviceModel) -> Prediction {
-        let mut p =
-            Prediction::from_counts(&Counts::default(), &Work::default(), device, 1, 1, 1);
+        let mut p = Prediction::from_counts(&Counts::default(), &Work::default(), device, 1, 1, 1);
         p.terms = Terms::default();
         p.time_s = time_s;
         p.bound = bound;
