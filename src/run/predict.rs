@@ -171,10 +171,10 @@ pub(crate) fn predicted_rows(
                 Some(prediction) => fill_prediction(&mut row, prediction),
                 None if case.skip.is_none() => {
                     row.status = Status::NotSimulated;
-                    row.note = match crate::sim::unmodelled(experiment, case) {
-                        Some(why) => format!("not simulated: {why}"),
-                        None => "not simulated".to_owned(),
-                    };
+                    // The status says "not simulated"; the note, why.
+                    row.note = crate::sim::unmodelled(experiment, case)
+                        .unwrap_or_default()
+                        .to_owned();
                 }
                 None => {}
             }

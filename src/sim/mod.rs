@@ -30,13 +30,10 @@ pub(crate) fn unmodelled(
     experiment: &crate::suite::Experiment,
     case: &crate::suite::Case,
 ) -> Option<&'static str> {
-    use crate::suite::Family;
-    use crate::suite::families::compute::Element;
+    use crate::suite::{Family, families::compute};
     match experiment.family {
         Family::Launch => dispatch::unpriced(case.dispatch),
-        Family::Compute if experiment.variant == Element::F16.experiment().variant => {
-            Some("the interpreter has no f16")
-        }
+        Family::Compute if experiment.is(&compute::F16) => Some("the interpreter has no f16"),
         _ => None,
     }
 }
