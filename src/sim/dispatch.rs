@@ -1,14 +1,15 @@
 //! The dispatch model: what issuing a `launch` case's repetitions adds to its kernel's
 //! own time ([`crate::sim::model`]), by the way the case issues them ([`Dispatch`]).
 //!
-//! - **Apart** (one pass, each dispatch writing its own buffer): nothing orders the
-//!   dispatches, so the front end issues one every `dispatch_ns` and each kernel runs
-//!   under the next ones' issue. A repetition takes `dispatch_ns`.
-//! - **Pass** (one pass, every dispatch writing one buffer): wgpu's barrier makes each
-//!   dispatch wait until the one before has drained. A repetition takes
+//! - [`Dispatch::Apart`] (one pass, each dispatch writing its own buffer): nothing
+//!   orders the dispatches, so the front end issues one every `dispatch_ns` and each
+//!   kernel runs under the next ones' issue. A repetition takes `dispatch_ns`.
+//! - [`Dispatch::Pass`] (one pass, every dispatch writing one buffer): wgpu's barrier
+//!   makes each dispatch wait until the one before has drained. A repetition takes
 //!   `dependent_dispatch_ns` (the barrier, the drain and the refill) and then the
 //!   kernel's own time: the scale sweep's time = a + V/b.
-//! - **PassEach** (a compute pass per dispatch): a repetition takes `pass_ns`.
+//! - [`Dispatch::PassEach`] (a compute pass per dispatch): a repetition takes
+//!   `pass_ns`.
 //!
 //! The rest have no term ([`unpriced`]): the model is of the device, and those costs
 //! are the host's, the driver's, wgpu's own validation's or CUDA's.
