@@ -52,7 +52,7 @@ pub(crate) enum Property {
 /// Which budget of rows a property's row counts against.
 #[cfg(test)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Budget {
+enum RowBudget {
     /// The memory model's twelve kernel rows.
     Memory,
     /// The transfer model's two rows.
@@ -63,14 +63,14 @@ enum Budget {
 
 #[cfg(test)]
 impl Property {
-    fn budget(self) -> Budget {
+    fn budget(self) -> RowBudget {
         match self {
-            Property::LinkRate | Property::TransferOverhead => Budget::Transfer,
+            Property::LinkRate | Property::TransferOverhead => RowBudget::Transfer,
             Property::F32FmaRate
             | Property::IntMadRate
             | Property::DispatchInterval
-            | Property::DependentDispatch => Budget::OnePerTerm,
-            _ => Budget::Memory,
+            | Property::DependentDispatch => RowBudget::OnePerTerm,
+            _ => RowBudget::Memory,
         }
     }
 }
@@ -399,9 +399,9 @@ mod tests {
                 .filter(|r| r.property.budget() == budget)
                 .count()
         };
-        assert_eq!(count(Budget::Transfer), 2);
-        assert!(count(Budget::Memory) <= 12);
-        assert_eq!(count(Budget::OnePerTerm), 4);
+        assert_eq!(count(RowBudget::Transfer), 2);
+        assert!(count(RowBudget::Memory) <= 12);
+        assert_eq!(count(RowBudget::OnePerTerm), 4);
         for row in CALIBRATION {
             assert_eq!(row.api() == Api::Cuda, row.is_transfer(), "{}", row.id());
             let setting = CALIBRATION.iter().filter(|r| r.property == row.property);
@@ -460,7 +460,7 @@ mod tests {
         let sizing = crate::suite::Sizing::nominal(false);
         for row in CALIBRATION
             .iter()
-            .filter(|r| r.property.budget() == Budget::OnePerTerm)
+            .filter(|r| r.property.budget() == RowBudget::OnePerTerm)
         {
             let cases = (row.experiment.cases)(&sizing);
             let case = cases.iter().find(|c| c.params == (row.params)()).unwrap();
