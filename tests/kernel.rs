@@ -82,6 +82,7 @@ fn every_documented_example_runs_verified_at_a_quick_size() {
         .collect();
     for example in [
         "saxpy",
+        "saxpy_vec4",
         "transpose_naive",
         "transpose_tiled",
         "layernorm",
