@@ -203,13 +203,13 @@ pub(crate) const CALIBRATION: &[CalibrationRow] = &[
         experiment: &compute::F32,
         params: || params!(Rounds => 1024u64),
         property: Property::F32FmaRate,
-        why: "1024 f32 multiply-adds per element of a vec4 take ten times the copy's time: the FMA pipe's rate",
+        why: "1024 f32 multiply-adds per element take more than ten times the copy's time: the FMA pipe's rate",
     },
     CalibrationRow {
         experiment: &compute::INT,
         params: || params!(Rounds => 1024u64),
         property: Property::IntMadRate,
-        why: "1024 integer multiply-adds per element take twenty times the copy's time: the integer pipe's rate",
+        why: "1024 integer multiply-adds per element take more than twenty times the copy's time: the integer pipe's rate",
     },
     CalibrationRow {
         experiment: &launch::APART,

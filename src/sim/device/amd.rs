@@ -166,9 +166,9 @@ pub(super) const RX7900XTX: DeviceModel = DeviceModel {
     l2_gbps: 24.0 * 64.0 * 2.5,
     l2_write_requests_per_s: 24.0 * 64.0 * 2.5e9 / 128.0,
     llc_latency_ns: 475.0 / 2.5,
-    // Specifications: 96 CUs, boost clock 2500 MHz.
     // AMD's RX 7900 XTX specifications: 61.4 TFLOPs f32 at 2500 MHz on 96 CUs, RDNA 3
     // issuing two f32 multiply-adds per lane (128 per clock per CU).
     f32_fma_per_clock: 128.0,
+    // Specifications: 96 CUs, boost clock 2500 MHz.
     ..clocked(RX6900XT, 96, 2.5)
 };

@@ -139,10 +139,10 @@ pub(super) const A100: DeviceModel = DeviceModel {
     link_gbps: crate::sim::link::PCIE4_X16_GBPS, // whitepaper: PCIe 4.0
     // Estimates: the H100 preset's latencies in clocks (33 and 260, Luo et al. 2024) at
     // the A100's clock; an A100 L2 is split in two as the H100's.
-    // Whitepaper: 108 SMs, boost 1410 MHz.
     // CUDA C++ Programming Guide, throughput table, compute capability 8.0: 64 f32 and
     // 64 integer multiply-adds per clock per SM.
     f32_fma_per_clock: 64.0,
+    // Whitepaper: 108 SMs, boost 1410 MHz.
     ..clocked(H100, 108, 1.41)
 };
 
@@ -170,10 +170,10 @@ pub(super) const V100: DeviceModel = DeviceModel {
     // shuffle 32 results per clock per SM.
     shuffles_per_clock: 1.0,
     link_gbps: crate::sim::link::PCIE3_X16_GBPS, // whitepaper: PCIe 3.0
-    // Whitepaper: 80 SMs, boost 1530 MHz.
     // CUDA C++ Programming Guide, throughput table, compute capability 7.0: 64 f32 and
     // 64 integer multiply-adds per clock per SM.
     f32_fma_per_clock: 64.0,
+    // Whitepaper: 80 SMs, boost 1530 MHz.
     ..clocked(H100, 80, 1.53)
 };
 
@@ -210,11 +210,11 @@ pub(super) const GTX1050TI: DeviceModel = DeviceModel {
     // latencies, in ns (the L1's and L2's too, not its clocks at this clock).
     l1_latency_ns: H100.l1_latency_ns,
     l2_latency_ns: H100.l2_latency_ns,
-    // Spec page: 768 CUDA cores / 128 per Pascal SM, boost 1392 MHz.
     // CUDA C++ Programming Guide, throughput table, compute capability 6.1: 128 f32
     // multiply-adds per clock per SM; a 32-bit integer multiply-add takes "multiple
     // instructions" (estimate: a quarter of the f32 rate).
     int_mad_per_clock: 32.0,
+    // Spec page: 768 CUDA cores / 128 per Pascal SM, boost 1392 MHz.
     ..clocked(H100, 6, 1.392)
 };
 
