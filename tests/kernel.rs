@@ -86,6 +86,7 @@ fn every_documented_example_runs_verified_at_a_quick_size() {
         "transpose_naive",
         "transpose_tiled",
         "layernorm",
+        "layernorm_columns",
         "histogram",
     ] {
         let file = format!("examples/kernels/{example}.wgsl");
