@@ -29,9 +29,7 @@ pub(crate) mod stats;
 
 use std::path::{Path, PathBuf};
 
-use crate::calibrate::{
-    CALIBRATION, Calibration, CalibrationRow, calibrate, hardware_build, is_calibration,
-};
+use crate::calibrate::{CALIBRATION, Calibration, CalibrationRow, calibrate, hardware_build};
 use crate::results::DeviceResults;
 use crate::results::{Row, Status};
 use crate::sim::device::{self as sim_device, DeviceModel};
@@ -241,8 +239,7 @@ pub fn validate(
         drop(stage);
         let role = |row: &Row| match modelling.calibrating {
             Calibrating::OwnRows
-                if is_calibration(&row.id())
-                    && calibration.used.iter().any(|id| *id == row.id()) =>
+                if calibrates(row, build) && calibration.used.iter().any(|id| *id == row.id()) =>
             {
                 Role::Calibration
             }
@@ -279,7 +276,7 @@ fn calibrates(row: &Row, build: Option<Build>) -> bool {
     let id = row.id();
     CALIBRATION.iter().any(|calibration| {
         calibration.is(&id)
-            && calibration.api() == row.api
+            && calibration.api == row.api
             && (row.api != Api::Wgpu || Some(row.build) == build)
     })
 }
