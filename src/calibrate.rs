@@ -77,6 +77,18 @@ impl CalibrationRow {
         matches!(self.experiment.measure, Measure::Transfer(_))
     }
 
+    /// Whether `row` is this row's measurement: its case, its api and, for wgpu, the
+    /// build its family is judged on (`build` for kernels, [`TRANSFER_BUILD`]).
+    pub(crate) fn takes(&self, row: &Row, build: Option<Build>) -> bool {
+        let wanted = match self.experiment.measure {
+            Measure::Transfer(_) => Some(TRANSFER_BUILD),
+            _ => build,
+        };
+        row.api == self.api
+            && (row.api != Api::Wgpu || Some(row.build) == wanted)
+            && self.is(&row.id())
+    }
+
     /// Whether `id` is this row's case (its parameters in any order).
     pub(crate) fn is(&self, id: &CaseId) -> bool {
         id.family == self.experiment.family
@@ -235,6 +247,9 @@ pub(crate) fn is_calibration(id: &CaseId) -> bool {
     CALIBRATION.iter().any(|row| row.is(id))
 }
 
+/// The wgpu build that measures transfers (the others skip them).
+pub(crate) const TRANSFER_BUILD: Build = Build::Default;
+
 /// The build whose rows the model is judged and calibrated on: the wgpu build closest
 /// to the hardware that `rows` hold (tax-free, else unchecked, else default). The
 /// simulator runs the WGSL as written, so CUDA twins (other code) are not its rows.
@@ -267,12 +282,7 @@ pub fn calibrate(preset: &DeviceModel, rows: &[Row]) -> Calibration {
         model.link_gbps = gbps;
     }
     for calibration in CALIBRATION {
-        let api = calibration.api;
-        let Some(row) = rows
-            .iter()
-            .filter(|r| r.api == api && (api != Api::Wgpu || Some(r.build) == build))
-            .find(|r| calibration.is(&r.id()))
-        else {
+        let Some(row) = rows.iter().find(|r| calibration.takes(r, build)) else {
             continue;
         };
         let Some(measured_s) = row.gbps_median.map(|g| row.bytes as f64 / (g * 1e9)) else {
