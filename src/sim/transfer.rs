@@ -244,10 +244,24 @@ impl Charges<'_> {
         }
     }
 
-    /// A copy command within device memory.
-    fn device_copy(&self, bytes: f64) -> TransferTime {
-        let gbps = self.costs.device_copy_gbps.unwrap_or(self.model.dram_gbps);
+    /// A copy at the memory's own rate: the DRAM's, or the L2's where the bytes read
+    /// and written fit it (a sample's repeats find them there).
+    fn memory_copy(&self, bytes: f64) -> TransferTime {
+        let gbps = if 2.0 * bytes <= self.model.l2_bytes as f64 {
+            self.model.l2_gbps
+        } else {
+            self.model.dram_gbps
+        };
         Self::device_at(bytes, gbps)
+    }
+
+    /// A copy command within device memory: at the api's measured rate, else the
+    /// memory's.
+    fn device_copy(&self, bytes: f64) -> TransferTime {
+        match self.costs.device_copy_gbps {
+            Some(gbps) => Self::device_at(bytes, gbps),
+            None => self.memory_copy(bytes),
+        }
     }
 }
 
@@ -280,10 +294,11 @@ pub fn time(
     let submitted = |copies| t.submit().plus(t.batch(copies));
     // Filled staging copied on the device in one submission.
     let staged = |threads| submitted(k).plus(fill(threads)).plus(t.device_copy(bytes));
-    // A chunk larger than the blocks wgpu-hal shares gets memory of its own
-    // (`crate::backend::wgpu::SHARED_BLOCK_BYTES`): fresh pages the host touches
-    // first, each zeroed by the kernel, taken as one more pass at a thread's rate.
-    let fresh = if chunk > crate::backend::wgpu::SHARED_BLOCK_BYTES {
+    // Staging allocated on the clock, more than the blocks wgpu-hal shares hold
+    // (`crate::backend::wgpu::SHARED_BLOCK_BYTES`), gets memory of its own: fresh
+    // pages the host touches first, each zeroed by the kernel, taken as one more pass
+    // at a thread's rate.
+    let fresh = if bytes > crate::backend::wgpu::SHARED_BLOCK_BYTES as f64 {
         fill(1)
     } else {
         TransferTime::default()
@@ -313,10 +328,8 @@ pub fn time(
         TransferPath::DeviceCopy | TransferPath::DeviceCopyUnbound => {
             t.commands(k).plus(t.device_copy(bytes))
         }
-        // A kernel's copy runs at the DRAM's rate.
-        TransferPath::DeviceCopyKernel => t
-            .commands(k)
-            .plus(Charges::device_at(bytes, model.dram_gbps)),
+        // A kernel's copy runs at the memory's rate.
+        TransferPath::DeviceCopyKernel => t.commands(k).plus(t.memory_copy(bytes)),
         // Both directions. wgpu's one queue runs the two directions' copies one after
         // the other; CUDA's two streams run them at once over the full-duplex link
         // (the row counts both).
@@ -325,13 +338,13 @@ pub fn time(
         // A kernel reads the host's pages across the link (GPU clock).
         TransferPath::Cuda(CudaPath::MappedRead) => t.commands(k).plus(t.kernel_reads(bytes)),
         // Imported host memory is cached in the L2 between the dispatches of a sample
-        // (the rows measured so: docs/simulator.md, Transfers): where the read and
-        // the written bytes fit the SMs' L2 partition, the reads after the first come
-        // from there and the kernel copies at the DRAM's rate.
+        // (the rows measured so: docs/simulator.md, Transfers): where the lines read
+        // fit the SMs' L2 partition, the reads after the first come from there and
+        // the kernel copies at the memory's rate.
         TransferPath::ImportedKernelRead => {
             let partition = model.l2_bytes as f64 / f64::from(model.l2_partitions.max(1));
-            let copy = if 2.0 * bytes <= partition {
-                Charges::device_at(bytes, model.dram_gbps)
+            let copy = if bytes <= partition {
+                t.memory_copy(bytes)
             } else {
                 t.kernel_reads(bytes)
             };
@@ -360,7 +373,7 @@ pub fn time(
             // pinned memory (one stream).
             let uploads = match api {
                 Api::Cuda => submitted(k).plus(t.link(bytes)),
-                _ => staged(1),
+                _ => staged(1).plus(fresh),
             };
             match schedule {
                 // The kernels are sized to take as long as the uploads alone: all
