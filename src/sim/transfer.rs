@@ -413,16 +413,43 @@ mod tests {
     const PAGEABLE: TransferPath = TransferPath::Cuda(CudaPath::Upload(HostMemory::Pageable));
 
     #[test]
-    fn pinned_is_the_overhead_plus_the_bytes_over_the_link() {
+    fn pinned_is_the_submission_plus_the_bytes_over_the_link() {
         let h100 = preset("h100").unwrap();
         for bytes in [4096, 256 << 20] {
-            let expected = 10e-6 + bytes as f64 / (h100.link_gbps * 1e9);
+            let expected =
+                h100.transfer.cuda.submit_us * 1e-6 + bytes as f64 / (h100.link_gbps * 1e9);
             assert!((t(PINNED, Api::Cuda, bytes) - expected).abs() < 1e-12);
         }
         let large = time(h100, PINNED, Api::Cuda, &params(256 << 20, 1)).unwrap();
         assert_eq!(large.bound(), Bound::Link);
         let small = time(h100, PINNED, Api::Cuda, &params(4096, 1)).unwrap();
         assert_eq!(small.bound(), Bound::Overhead);
+    }
+
+    #[test]
+    fn each_api_pays_its_own_costs() {
+        let mut model = *preset("h100").unwrap();
+        let cuda = t(TransferPath::DeviceCopy, Api::Cuda, 4096);
+        model.transfer.wgpu.command_us = 1000.0;
+        model.transfer.wgpu.submit_us = 1000.0;
+        let at = |api, path| time(&model, path, api, &params(4096, 1)).unwrap().total_s();
+        // wgpu's costs move wgpu's rows alone.
+        assert_eq!(at(Api::Cuda, TransferPath::DeviceCopy), cuda);
+        assert!(at(Api::Wgpu, TransferPath::DeviceCopy) > 1e-3);
+        assert!(at(Api::Wgpu, TransferPath::ImportedUpload) > 1e-3);
+        assert!(at(Api::Cuda, PINNED) < 1e-4);
+        // A measured wgpu link rate and device copy rate replace the bus's and the DRAM's.
+        model.transfer.wgpu.link_gbps = Some(model.link_gbps / 2.0);
+        model.transfer.wgpu.device_copy_gbps = Some(model.dram_gbps / 4.0);
+        let big = |api, path| {
+            time(&model, path, api, &params(256 << 20, 1))
+                .unwrap()
+                .total_s()
+        };
+        let link = |api| big(api, TransferPath::Duplex);
+        assert!(link(Api::Wgpu) > 3.5 * link(Api::Cuda));
+        let copy = |api| big(api, TransferPath::DeviceCopy);
+        assert!(copy(Api::Wgpu) > 3.9 * copy(Api::Cuda));
     }
 
     #[test]
@@ -444,10 +471,15 @@ mod tests {
             let readback = t(TransferPath::Readback, Api::Wgpu, bytes);
             assert!(readback > t(TransferPath::ImportedReadback, Api::Wgpu, bytes));
         }
-        // More threads never slower, and capped.
+        // The driver's staging copy hides behind the DMA or the DMA behind it, not both.
         let h100 = preset("h100").unwrap();
+        let bytes = 256u64 << 20;
+        let host = bytes as f64 / (HOST_COPY_GBPS_PER_THREAD * 1e9);
+        let pageable = t(PAGEABLE, Api::Cuda, bytes) - h100.transfer.cuda.submit_us * 1e-6;
+        assert!((pageable - host).abs() < 1e-12, "{pageable} {host}");
+        // More threads never slower, and capped.
         let threaded = |n: u64| {
-            let p = params(256 << 20, 1).with(crate::suite::Key::Threads, n);
+            let p = params(bytes, 1).with(crate::suite::Key::Threads, n);
             time(h100, TransferPath::StagingThreads, Api::Wgpu, &p)
                 .unwrap()
                 .total_s()
@@ -457,11 +489,74 @@ mod tests {
     }
 
     #[test]
-    fn batches_pay_the_overhead_per_chunk_and_overlap_hides_part_of_the_uploads() {
+    fn staging_over_the_shared_blocks_pays_a_pass_over_fresh_pages() {
+        let extra = |bytes: u64, chunks| {
+            let h100 = preset("h100").unwrap();
+            let at = |path| {
+                time(h100, path, Api::Wgpu, &params(bytes, chunks))
+                    .unwrap()
+                    .total_s()
+            };
+            at(TransferPath::WriteBuffer) - at(TransferPath::Staging { pooled: true })
+        };
+        let shared = crate::backend::wgpu::SHARED_BLOCK_BYTES;
+        assert_eq!(extra(shared, 1), 0.0);
+        assert_eq!(extra(shared, 1024), 0.0);
+        let pass = 4.0 * shared as f64 / (HOST_COPY_GBPS_PER_THREAD * 1e9);
+        assert!((extra(4 * shared, 1) - pass).abs() < 1e-12);
+    }
+
+    #[test]
+    fn kernels_read_host_memory_at_the_read_completions_share_unless_the_l2_holds_it() {
         let h100 = preset("h100").unwrap();
-        let one = time(h100, PINNED, Api::Cuda, &params(4096, 1)).unwrap();
+        let bytes = 256u64 << 20;
+        let read = |path, api, bytes| {
+            let t = time(h100, path, api, &params(bytes, 1)).unwrap();
+            t.total_s() - h100.transfer.of(api).command_us * 1e-6
+        };
+        let cuda = read(TransferPath::Cuda(CudaPath::MappedRead), Api::Cuda, bytes);
+        let bus = bytes as f64 / (h100.link_gbps * 1e9);
+        assert!((cuda / bus - 1.0 / READ_COMPLETION_SHARE).abs() < 1e-9);
+        assert!((0.9..0.93).contains(&READ_COMPLETION_SHARE));
+        // Past the L2 partition wgpu's imported memory crosses the bus as CUDA's does;
+        // within it, it is read from the L2.
+        assert_eq!(
+            read(TransferPath::ImportedKernelRead, Api::Wgpu, bytes),
+            cuda
+        );
+        let small = 4u64 << 20;
+        let cached = read(TransferPath::ImportedKernelRead, Api::Wgpu, small);
+        let uncached = read(TransferPath::Cuda(CudaPath::MappedRead), Api::Cuda, small);
+        assert!(cached < uncached / 10.0, "{cached} {uncached}");
+    }
+
+    #[test]
+    fn batches_pay_one_submission_and_further_copies_and_overlap_hides_part_of_the_uploads() {
+        let h100 = preset("h100").unwrap();
         let many = time(h100, PINNED, Api::Cuda, &params(4 << 20, 1024)).unwrap();
-        assert!((many.total_s() - 1024.0 * one.total_s()).abs() < 1e-12);
+        let cuda = &h100.transfer.cuda;
+        let expected = (cuda.submit_us + 1023.0 * cuda.next_copy_us.unwrap()) * 1e-6
+            + (4 << 20) as f64 / (h100.link_gbps * 1e9);
+        assert!((many.total_s() - expected).abs() < 1e-12);
+        // wgpu's further copies are commands; on the GPU clock each chunk is one.
+        let wgpu = &h100.transfer.wgpu;
+        let copies = time(
+            h100,
+            TransferPath::DeviceCopy,
+            Api::Wgpu,
+            &params(4 << 20, 1024),
+        )
+        .unwrap()
+        .commands_s;
+        assert!((copies - 1024.0 * wgpu.command_us * 1e-6).abs() < 1e-12);
+        let staged = time(
+            h100,
+            TransferPath::Staging { pooled: true },
+            Api::Wgpu,
+            &params(4 << 20, 1024),
+        )
+        .unwrap();
+        assert!((staged.commands_s - 1023.0 * wgpu.command_us * 1e-6).abs() < 1e-12);
         for api in [Api::Wgpu, Api::Cuda] {
             let of = |schedule| {
                 time(
