@@ -447,6 +447,71 @@ mod tests {
     }
 
     #[test]
+    fn the_eight_transfer_rows_recover_the_costs_that_made_them() {
+        let h100 = crate::sim::device::preset("h100").unwrap();
+        // Costs unlike the preset's estimates, as a run might measure them.
+        let mut truth = *h100;
+        truth.link_gbps = 50.0;
+        truth.transfer.cuda.submit_us = 7.0;
+        truth.transfer.cuda.next_copy_us = Some(3.0);
+        truth.transfer.cuda.command_us = 6.0;
+        truth.transfer.wgpu.submit_us = 80.0;
+        truth.transfer.wgpu.link_gbps = Some(45.0);
+        truth.transfer.wgpu.command_us = 2.0;
+        truth.transfer.wgpu.device_copy_gbps = Some(900.0);
+        let rows: Vec<Row> = CALIBRATION
+            .iter()
+            .filter(|r| r.is_transfer())
+            .map(|calibration| {
+                let cases = (calibration.experiment.cases)(&crate::suite::Sizing::nominal(false));
+                let case = cases
+                    .iter()
+                    .find(|c| c.params == (calibration.params)())
+                    .unwrap();
+                let Measure::Transfer(path) = calibration.experiment.measure else {
+                    unreachable!()
+                };
+                let row = crate::run::case_row(calibration.experiment, case);
+                let time_s =
+                    crate::sim::transfer::time(&truth, path, calibration.api, &case.params)
+                        .unwrap()
+                        .total_s();
+                Row {
+                    status: Status::Ok,
+                    api: calibration.api,
+                    build: TRANSFER_BUILD,
+                    gbps_median: Some(row.bytes as f64 / time_s / 1e9),
+                    ..row
+                }
+            })
+            .collect();
+        let calibration = calibrate(h100, &rows);
+        assert_eq!(calibration.used.len(), 8);
+        let (model, near) = (calibration.model, |a: f64, b: f64| {
+            (a / b - 1.0).abs() < 0.01
+        });
+        assert!(
+            near(model.link_gbps, truth.link_gbps),
+            "{}",
+            model.link_gbps
+        );
+        for api in [Api::Cuda, Api::Wgpu] {
+            let (got, want) = (model.transfer.of(api), truth.transfer.of(api));
+            assert!(near(got.submit_us, want.submit_us), "{api} {got:?}");
+            assert!(near(got.command_us, want.command_us), "{api} {got:?}");
+            let [got_next, want_next] = [got, want].map(|c| c.next_copy_us.unwrap_or(c.command_us));
+            assert!(near(got_next, want_next), "{api} {got:?}");
+            let link = |c: &crate::sim::transfer::ApiCosts| c.link_gbps.unwrap_or(truth.link_gbps);
+            assert!(near(link(got), link(want)), "{api} {got:?}");
+        }
+        assert!(near(
+            model.transfer.wgpu.device_copy_gbps.unwrap(),
+            truth.transfer.wgpu.device_copy_gbps.unwrap()
+        ));
+        assert_eq!(model.transfer.cuda.device_copy_gbps, None);
+    }
+
+    #[test]
     fn the_l2_read_row_sets_the_l2_bandwidth_that_reproduces_it() {
         let h100 = crate::sim::device::preset("h100").unwrap();
         let row = CALIBRATION

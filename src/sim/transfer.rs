@@ -65,7 +65,7 @@ impl TransferCosts {
         }
     }
 
-    fn of(&self, api: Api) -> &ApiCosts {
+    pub(crate) fn of(&self, api: Api) -> &ApiCosts {
         match api {
             Api::Cuda => &self.cuda,
             _ => &self.wgpu,
