@@ -94,25 +94,30 @@ fn line(row: &Row, found: &[Level], rows: &[Row]) -> String {
 /// `; simulator: 812 GB/s, dram-bound, 4.0 sectors per request: 8 of every 32 bytes
 /// used`, or why there is none.
 fn simulated(row: &Row) -> String {
-    match (row.sim_gbps, row.sim_bound) {
-        (Some(gbps), Some(bound)) => {
-            let mut text = format!(
-                "; simulator: {}, {bound}-bound",
-                levels::value_text(gbps, Sense::Bandwidth)
-            );
-            if let Some(sectors) = row.sim_sectors_per_request {
-                text.push_str(&format!(", {sectors:.1} sectors per request"));
-                if let Some(used) = row.sim_sector_use {
-                    text.push_str(&format!(": {}", use_text(used)));
-                }
-            }
-            if let Some(ways) = row.sim_bank_ways.filter(|&w| w > 1.0) {
-                text.push_str(&format!(", {ways:.1}-way bank conflicts"));
-            }
-            text
-        }
-        _ => "; no prediction (see the row's note)".to_owned(),
+    match prediction_text(row) {
+        Some(text) => format!("; simulator: {text}"),
+        None => "; no prediction (see the row's note)".to_owned(),
     }
+}
+
+/// The row's prediction with its bound and the counters behind it: `812 GB/s,
+/// dram-bound, 4.0 sectors per request: 8 of every 32 bytes used`; `None` without one.
+pub(crate) fn prediction_text(row: &Row) -> Option<String> {
+    let (gbps, bound) = row.sim_gbps.zip(row.sim_bound)?;
+    let mut text = format!(
+        "{}, {bound}-bound",
+        levels::value_text(gbps, Sense::Bandwidth)
+    );
+    if let Some(sectors) = row.sim_sectors_per_request {
+        text.push_str(&format!(", {sectors:.1} sectors per request"));
+        if let Some(used) = row.sim_sector_use {
+            text.push_str(&format!(": {}", use_text(used)));
+        }
+    }
+    if let Some(ways) = row.sim_bank_ways.filter(|&w| w > 1.0) {
+        text.push_str(&format!(", {ways:.1}-way bank conflicts"));
+    }
+    Some(text)
 }
 
 /// What share of the bytes fetched the lanes use, per 32 bytes: `8 of every 32 bytes
