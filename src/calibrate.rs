@@ -264,8 +264,8 @@ pub(crate) fn hardware_build(rows: &[Row]) -> Option<Build> {
 pub struct Calibration {
     /// The fitted model.
     pub model: DeviceModel,
-    /// The cases it was fitted to.
-    pub used: Vec<CaseId>,
+    /// The cases it was fitted to, each with the api of its row.
+    pub used: Vec<(CaseId, Api)>,
 }
 
 /// `preset` with the properties [`CALIBRATION`] names set from `rows` (of one device,
@@ -291,7 +291,7 @@ pub fn calibrate(preset: &DeviceModel, rows: &[Row]) -> Calibration {
         if let Measure::Transfer(path) = calibration.experiment.measure {
             if set_transfer(&mut model, calibration.property, path, row, measured_s) {
                 model.calibrated = true;
-                used.push(calibration.id());
+                used.push((calibration.id(), calibration.api));
             }
             continue;
         }
@@ -306,7 +306,7 @@ pub fn calibrate(preset: &DeviceModel, rows: &[Row]) -> Calibration {
         };
         if set(&mut model, calibration.property, &p, measured_s) {
             model.calibrated = true;
-            used.push(calibration.id());
+            used.push((calibration.id(), calibration.api));
         }
     }
     Calibration { model, used }
@@ -531,7 +531,7 @@ mod tests {
                 ..crate::run::case_row(row.experiment, case)
             }],
         );
-        assert_eq!(calibration.used, [row.id()]);
+        assert_eq!(calibration.used, [(row.id(), row.api)]);
         assert!(calibration.model.l2_gbps > h100.l2_gbps);
         let p = crate::backend::sim::predict(row.experiment, case, &calibration.model).unwrap();
         assert_eq!(p.bound, crate::sim::model::Bound::L2);

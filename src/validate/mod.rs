@@ -241,7 +241,11 @@ pub fn validate(
         drop(stage);
         let role = |row: &Row| match modelling.calibrating {
             Calibrating::OwnRows
-                if calibrates(row, build) && calibration.used.iter().any(|id| *id == row.id()) =>
+                if calibrates(row, build)
+                    && calibration
+                        .used
+                        .iter()
+                        .any(|(id, api)| *id == row.id() && *api == row.api) =>
             {
                 Role::Calibration
             }
@@ -409,7 +413,15 @@ fn used_words(calibration: &Calibration, source: &str) -> String {
     } else {
         format!(
             "calibrated from {} of {source}",
-            ids_text(calibration.used.iter().cloned())
+            calibration
+                .used
+                .iter()
+                .map(|(id, api)| match api {
+                    Api::Wgpu => id.to_string(),
+                    _ => format!("{id} ({api})"),
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
         )
     }
 }
