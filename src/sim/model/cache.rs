@@ -166,7 +166,7 @@ impl Caches {
             // longer meets a fill.
             if l1.touch(key, 0) {
                 c.l1_hit_sectors += 1;
-                let level = match l1.fill(key) {
+                let level = match l1.fill() {
                     Some((ready_ns, from)) if issued_ns < ready_ns => from,
                     _ => CacheLevel::L1,
                 };
@@ -181,7 +181,7 @@ impl Caches {
                 CacheLevel::Dram => self.dram_ns,
             };
             if let Some(l1) = self.l1.get_mut(sm) {
-                l1.set_fill(key, issued_ns + latency_ns, level);
+                l1.set_fill(issued_ns + latency_ns, level);
             }
             return (level, false);
         }

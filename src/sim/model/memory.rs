@@ -52,6 +52,15 @@ pub(crate) struct MemoryModel {
 /// Buffer index in the top 16 bits of a sector key, sector number below.
 const BUFFER_SHIFT: u32 = 48;
 
+/// Bits `first..last` set, those past 32 dropped (a mask holds 32 bytes).
+fn byte_mask(first: u64, last: u64) -> u32 {
+    let last = last.min(32);
+    if first >= last {
+        return 0;
+    }
+    (u32::MAX >> (32 - (last - first))) << first
+}
+
 impl MemoryModel {
     /// A model of `device` for a dispatch of `num_workgroups`, replaying `in_flight`
     /// workgroups together (usually [`DeviceModel::workgroups_in_flight`]).
@@ -108,7 +117,7 @@ impl MemoryModel {
             for s in a / unit..=(a + bytes - 1) / unit {
                 let first = a.max(s * unit) - s * unit;
                 let last = (a + bytes).min((s + 1) * unit) - s * unit;
-                let mask = (first..last.min(32)).fold(0u32, |m, b| m | 1 << b);
+                let mask = byte_mask(first, last);
                 self.covered.push((s, mask));
             }
         }
@@ -315,6 +324,16 @@ mod tests {
 
     fn per_request(t: Traffic) -> f64 {
         t.sectors as f64 / t.requests as f64
+    }
+
+    #[test]
+    fn a_byte_mask_sets_each_byte_covered_below_32() {
+        for first in 0..40u64 {
+            for last in first..70 {
+                let bits = (first..last.min(32)).fold(0u32, |m, b| m | 1 << b);
+                assert_eq!(super::byte_mask(first, last), bits, "{first}..{last}");
+            }
+        }
     }
 
     #[test]

@@ -120,6 +120,7 @@ mod counts;
 #[cfg(test)]
 mod fixtures;
 mod line_cache;
+mod line_table;
 mod memory;
 mod sampling;
 mod timing;
