@@ -3,8 +3,6 @@
 //! each, that allocates and evicts whole lines: the building block of the L1s (random
 //! eviction) and the L2 (least recently used).
 
-use std::hash::Hasher;
-
 use super::line_table::LineTable;
 
 /// Where a sector access was served, nearest first.
@@ -18,25 +16,6 @@ pub(super) enum CacheLevel {
     /// The last-level cache beyond the L2 ([`crate::sim::device::DeviceModel::llc_bytes`]).
     Llc,
     Dram,
-}
-
-/// Multiplicative hash for the caches' sector keys (std's SipHash costs more than the
-/// model around it).
-#[derive(Default)]
-pub(super) struct MulHasher(u64);
-
-impl Hasher for MulHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
 }
 
 const NIL: u32 = u32::MAX;

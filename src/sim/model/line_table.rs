@@ -1,12 +1,17 @@
-//! The line cache's map from a line to its slot: open addressing with linear probing in
-//! one array of (line, slot) pairs, so that a lookup in an L2 of a million sectors
-//! usually costs one host cache miss (a map with its control bytes apart costs two).
+//! The caches' map from a line to its slot: open addressing with linear probing in one
+//! array of (line, slot) pairs, so that a lookup in an L2 of a million sectors costs at
+//! most about one host cache miss (a map with its control bytes apart costs two), and
+//! four consecutive lines share a host cache line of the table (a stream's lines are
+//! found, and evicted, near one another).
 
 /// No slot: the entry is empty.
 const EMPTY: u32 = u32::MAX;
 
 /// Fibonacci hashing's multiplier: it spreads strided lines over the whole table.
 const SPREAD: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// Consecutive lines that keep consecutive entries: one host cache line of pairs.
+const RUN: u64 = 4;
 
 /// A map from line to slot (any u32 but `u32::MAX`), at most half full.
 #[derive(Default)]
@@ -26,14 +31,16 @@ impl LineTable {
         self.len == 0
     }
 
-    /// Where `line`'s probe starts.
+    /// Where `line`'s probe starts: its run of [`RUN`] lines spread over the table,
+    /// the line at its place in the run.
     #[expect(
         clippy::cast_possible_truncation,
         reason = "the top bits of the product: fewer than the table's index bits"
     )]
     fn home(&self, line: u64) -> usize {
         let bits = self.entries.len().trailing_zeros();
-        (line.wrapping_mul(SPREAD) >> (64 - bits)) as usize
+        let run = (line / RUN).wrapping_mul(SPREAD) >> (64 - bits);
+        (run & !(RUN - 1) | line % RUN) as usize
     }
 
     fn mask(&self) -> usize {
@@ -81,6 +88,14 @@ impl LineTable {
         for (line, slot) in old.into_iter().filter(|&(_, slot)| slot != EMPTY) {
             let i = self.probe(line);
             self.entries[i] = (line, slot);
+        }
+    }
+
+    /// Forget every line, keeping the room.
+    pub(super) fn clear(&mut self) {
+        if self.len > 0 {
+            self.entries.fill((0, EMPTY));
+            self.len = 0;
         }
     }
 
@@ -151,5 +166,7 @@ mod tests {
             }
         }
         assert!(!table.is_empty());
+        table.clear();
+        assert!(table.is_empty() && table.get(3).is_none());
     }
 }
