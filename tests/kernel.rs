@@ -82,9 +82,11 @@ fn every_documented_example_runs_verified_at_a_quick_size() {
         .collect();
     for example in [
         "saxpy",
+        "saxpy_vec4",
         "transpose_naive",
         "transpose_tiled",
         "layernorm",
+        "layernorm_columns",
         "histogram",
     ] {
         let file = format!("examples/kernels/{example}.wgsl");

@@ -4,9 +4,7 @@
 use std::path::PathBuf;
 
 use super::expr::{self, Division, Vars};
-use super::instance::{
-    Description, Fill, INTERPRETED_INVOCATIONS, Init, Verify, estimated_invocations,
-};
+use super::instance::{Description, Fill, Init, Verify, interpretable};
 use crate::run::MeasureArgs;
 
 /// What `membench kernel` takes.
@@ -215,7 +213,7 @@ impl KernelArgs {
 
     /// Where `full` is to be verified but has more invocations than the interpreter
     /// runs unasked: the largest power-of-two scaling of every size (each halved
-    /// together) within [`INTERPRETED_INVOCATIONS`]; `None` where it needs none or no
+    /// together) the interpreter runs unasked ([`interpretable`]); `None` where it needs none or no
     /// size halves evenly (the row then says to give --verify-size).
     fn chosen(
         &self,
@@ -223,8 +221,7 @@ impl KernelArgs {
         point: &[(String, u64)],
         full: &Description,
     ) -> Result<Option<Description>, String> {
-        let needs = !self.no_verify
-            && estimated_invocations(full).is_some_and(|i| i > INTERPRETED_INVOCATIONS);
+        let needs = !self.no_verify && !interpretable(full);
         if !needs {
             return Ok(None);
         }
@@ -242,7 +239,7 @@ impl KernelArgs {
                 return Ok(None);
             };
             let small = self.at(base, point, &scaled)?;
-            if estimated_invocations(&small).is_some_and(|i| i <= INTERPRETED_INVOCATIONS) {
+            if interpretable(&small) {
                 return Ok(Some(small));
             }
         }
@@ -463,6 +460,13 @@ mod tests {
         );
         assert_eq!(rows[0].counts, [("y".to_owned(), 1 << 22)]);
         assert!(matches!(&rows[1].verify, Verify::Chosen(small) if small.sizes == rows[0].sizes));
+        // Few invocations over many elements (each would walk a row): halved by the
+        // elements, 2^26 to within 2^24.
+        let rows = args(&["--size", "n=2^26", "--buffer", "y=n", "--workgroups", "1"])
+            .descriptions(source)
+            .unwrap();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].counts, [("y".to_owned(), 1 << 24)]);
         // Small enough, or not to be verified: one row.
         let one = |flags: &[&str]| args(flags).descriptions(source).unwrap().len();
         assert_eq!(one(&["--size", "n=2^22", "--buffer", "y=n"]), 1);

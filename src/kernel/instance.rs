@@ -139,6 +139,18 @@ pub(crate) struct Instance {
 /// smaller size.
 pub(crate) const INTERPRETED_INVOCATIONS: u64 = 1 << 22;
 
+/// Elements of runtime-sized arrays the interpreter verifies a kernel at without being
+/// asked: a kernel whose invocations each walk many (a layer norm's rows) costs by
+/// its data, whatever its invocations.
+pub(crate) const INTERPRETED_ELEMENTS: u64 = 1 << 24;
+
+/// Whether the interpreter verifies `d` unasked: within both budgets (invocations it
+/// cannot estimate count as within).
+pub(crate) fn interpretable(d: &Description) -> bool {
+    estimated_invocations(d).is_none_or(|i| i <= INTERPRETED_INVOCATIONS)
+        && d.counts.iter().map(|(_, count)| count).sum::<u64>() <= INTERPRETED_ELEMENTS
+}
+
 /// A description's buffers made: its reflection, buffers, first contents and dispatch.
 struct Prepared {
     shape: KernelShape,
@@ -332,7 +344,8 @@ fn verification(
             let chosen = match &d.verify {
                 Verify::Chosen(_) => format!(
                     " (chosen: the sizes halved together until at most \
-                     {INTERPRETED_INVOCATIONS} invocations, seconds in the interpreter)"
+                     {INTERPRETED_INVOCATIONS} invocations and {INTERPRETED_ELEMENTS} array \
+                     elements, seconds in the interpreter)"
                 ),
                 _ => String::new(),
             };

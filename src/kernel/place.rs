@@ -91,23 +91,45 @@ fn line(row: &Row, found: &[Level], rows: &[Row]) -> String {
     format!("{id}: {}", parts.concat())
 }
 
-/// `; simulator: 812 GB/s, dram-bound, 4.0 sectors per request`, or why there is none.
+/// `; simulator: 812 GB/s, dram-bound, 4.0 sectors per request: 8 of every 32 bytes
+/// used`, or why there is none.
 fn simulated(row: &Row) -> String {
-    match (row.sim_gbps, row.sim_bound) {
-        (Some(gbps), Some(bound)) => {
-            let mut text = format!(
-                "; simulator: {}, {bound}-bound",
-                levels::value_text(gbps, Sense::Bandwidth)
-            );
-            if let Some(sectors) = row.sim_sectors_per_request {
-                text.push_str(&format!(", {sectors:.1} sectors per request"));
-            }
-            if let Some(ways) = row.sim_bank_ways.filter(|&w| w > 1.0) {
-                text.push_str(&format!(", {ways:.1}-way bank conflicts"));
-            }
-            text
+    match prediction_text(row) {
+        Some(text) => format!("; simulator: {text}"),
+        None => "; no prediction (see the row's note)".to_owned(),
+    }
+}
+
+/// The row's prediction with its bound and the counters behind it: `812 GB/s,
+/// dram-bound, 4.0 sectors per request: 8 of every 32 bytes used`; `None` without one.
+pub(crate) fn prediction_text(row: &Row) -> Option<String> {
+    let (gbps, bound) = row.sim_gbps.zip(row.sim_bound)?;
+    let mut text = format!(
+        "{}, {bound}-bound",
+        levels::value_text(gbps, Sense::Bandwidth)
+    );
+    if let Some(sectors) = row.sim_sectors_per_request {
+        text.push_str(&format!(", {sectors:.1} sectors per request"));
+        if let Some(used) = row.sim_sector_use {
+            text.push_str(&format!(": {}", use_text(used)));
         }
-        _ => "; no prediction (see the row's note)".to_owned(),
+    }
+    if let Some(ways) = row.sim_bank_ways.filter(|&w| w > 1.0) {
+        text.push_str(&format!(", {ways:.1}-way bank conflicts"));
+    }
+    Some(text)
+}
+
+/// What share of the bytes fetched the lanes use, per 32 bytes: `8 of every 32 bytes
+/// used`.
+fn use_text(share: f64) -> String {
+    let used = 32.0 * share;
+    if used >= 31.95 {
+        "every byte fetched used".to_owned()
+    } else if used >= 1.0 {
+        format!("{used:.0} of every 32 bytes used")
+    } else {
+        format!("{used:.1} of every 32 bytes used")
     }
 }
 
@@ -132,6 +154,7 @@ fn tax(row: &Row, rows: &[Row]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::model::Bound;
 
     fn level(name: &str, value: f64, last_bytes: u64) -> Level {
         Level {
@@ -175,6 +198,38 @@ mod tests {
             text,
             "kernel/saxpy/size=n:1024;footprint=8192 wgpu/default: 4.0 TB/s; footprint 8 KiB \
              fits L1 (20.0 TB/s plateau): 20 % of it; no prediction (see the row's note)"
+        );
+    }
+
+    #[test]
+    fn a_prediction_says_its_bound_and_the_share_of_each_sector_used() {
+        let row = Row {
+            sim_gbps: Some(812.0),
+            sim_bound: Some(Bound::Dram),
+            sim_sectors_per_request: Some(18.0),
+            sim_sector_use: Some(0.25),
+            ..Row::default()
+        };
+        assert_eq!(
+            simulated(&row),
+            "; simulator: 812 GB/s, dram-bound, 18.0 sectors per request: 8 of every 32 \
+             bytes used"
+        );
+        let whole = |share| {
+            simulated(&Row {
+                sim_sector_use: Some(share),
+                ..row.clone()
+            })
+        };
+        assert!(
+            whole(1.0).ends_with(": every byte fetched used"),
+            "{}",
+            whole(1.0)
+        );
+        assert!(
+            whole(0.01).ends_with(": 0.3 of every 32 bytes used"),
+            "{}",
+            whole(0.01)
         );
     }
 }

@@ -289,12 +289,18 @@ mod tests {
             device("gpu.csv", rows),
             device(
                 "gpu-kernels.csv",
-                vec![row(
-                    Family::Kernel,
-                    "saxpy",
-                    "size=n:1024;footprint=8192",
-                    4000.0,
-                )],
+                vec![Row {
+                    sim_gbps: Some(812.0),
+                    sim_bound: Some(crate::sim::model::Bound::Dram),
+                    sim_sectors_per_request: Some(4.0),
+                    sim_sector_use: Some(0.25),
+                    ..row(
+                        Family::Kernel,
+                        "saxpy",
+                        "size=n:1024;footprint=8192",
+                        4000.0,
+                    )
+                }],
             ),
         ];
         let page = build(&devices, &[]).unwrap().html;
@@ -303,9 +309,9 @@ mod tests {
             section.contains("id=\"chart-kernel-levels-gpu-gpu-kernels-csv\""),
             "{section}"
         );
-        // 4000 of the L1's 20000 GB/s.
+        // 4000 of the L1's 20000 GB/s, and the prediction with its counters.
         assert!(
-            section.contains("<td class=\"num\">8 KiB</td><td class=\"num\">4000.0</td><td>L1</td><td class=\"num\">20</td>"),
+            section.contains("<td class=\"num\">8 KiB</td><td class=\"num\">4000.0</td><td>L1</td><td class=\"num\">20</td><td>812 GB/s, dram-bound, 4.0 sectors per request: 8 of every 32 bytes used</td>"),
             "{section}"
         );
     }

@@ -141,8 +141,8 @@ pub(super) fn case_row(line: &Line<'_>, device_count: usize) -> Markup {
     }
 }
 
-/// One input's kernel rows: each one's footprint, GB/s, the level its footprint fits
-/// and the share of that level's plateau it reaches.
+/// One input's kernel rows: each one's footprint, GB/s, the level its footprint fits,
+/// the share of that level's plateau it reaches, and the simulator's prediction.
 pub(super) fn kernel_table(placed: &Placed<'_>) -> Markup {
     html! {
         div class="scroll" { table {
@@ -150,7 +150,7 @@ pub(super) fn kernel_table(placed: &Placed<'_>) -> Markup {
             "\n"
             tr {
                 th { "kernel" } th { "param" } th { "footprint" } th { "GB/s" }
-                th { "level it fits" } th { "% of the level's plateau" }
+                th { "level it fits" } th { "% of the level's plateau" } th { "simulator" }
             }
             "\n"
             @for row in &placed.rows {
@@ -167,6 +167,10 @@ pub(super) fn kernel_table(placed: &Placed<'_>) -> Markup {
                     td { (level.map(|l| l.name.as_str()).unwrap_or_default()) }
                     td class="num" {
                         (number(level.zip(super::charts::kernels::point(row)).map(|(l, (_, gbps))| 100.0 * gbps / l.value), 0))
+                    }
+                    @match crate::kernel::place::prediction_text(row) {
+                        Some(text) => td { (text) },
+                        None => td class="absent" title=(row.note) { "no prediction" },
                     }
                 }
                 "\n"

@@ -4,8 +4,9 @@
 //! A sweep's points are taken in order of size. A point joins the current plateau
 //! unless it is more than the sense's step ([`Sense::step`]) worse than the plateau's
 //! median (bandwidth lower, latency higher), or as much better: then it starts a new
-//! one. A plateau of fewer than the sweep's `min_points` is a transition between levels
-//! (or an outlier), not a level; neighbours it separated that are within the step of
+//! one. A plateau of fewer than the sweep's `min_points`, or a bandwidth plateau
+//! spanning less than a doubling of the size, is a transition between levels (or an
+//! outlier), not a level; neighbours it separated that are within the step of
 //! each other are one plateau again. The levels are named in
 //! order: the first L1, the last DRAM, those between L2 (two of them: the near and far
 //! partitions of a split L2). The names are by order alone: a sweep that stops inside
@@ -42,6 +43,20 @@ impl Sense {
             Sense::Latency => 0.15,
         }
     }
+
+    /// The factor of sizes a level spans at least, first point to last. A bandwidth
+    /// level holds at least twice what the level before it holds (a split L2's far
+    /// half: both halves), so its points span at least 2 ÷ the sweeps' step of 1.19:
+    /// 1.68. In wgpu's default build an H100's sweeps (GPU-c2d267a9, e511d62) fell
+    /// from the L2 to DRAM through four sizes at 5.0 TB/s between 55.7 and 84.4 MiB,
+    /// a slope of span 1.52 that a count of points alone took for a level. The
+    /// chase's few coarse steps are levels by their count.
+    fn min_span(self) -> f64 {
+        match self {
+            Sense::Bandwidth => 1.6,
+            Sense::Latency => 1.0,
+        }
+    }
 }
 
 /// One level found in a sweep.
@@ -71,7 +86,10 @@ pub fn levels(points: &[(u64, f64)], sense: Sense, min_points: usize) -> Vec<Lev
             _ => plateaus.push(vec![point]),
         }
     }
-    plateaus.retain(|plateau| plateau.len() >= min_points.max(1));
+    plateaus.retain(|plateau| {
+        let span = plateau[plateau.len() - 1].0 as f64 / plateau[0].0 as f64;
+        plateau.len() >= min_points.max(1) && span >= sense.min_span()
+    });
     let mut merged: Vec<Vec<(u64, f64)>> = Vec::new();
     for plateau in plateaus {
         match merged.last_mut() {
@@ -365,6 +383,40 @@ mod tests {
         for (level, value) in found.iter().zip([20_000.0, 8_000.0, 3_000.0]) {
             assert!((level.value / value - 1.0).abs() < 0.1, "{level:?}");
         }
+    }
+
+    #[test]
+    fn a_slope_of_several_sizes_between_l2_and_dram_is_no_level() {
+        // As the default build's sweeps on an H100: four sizes from 56 to 84 MiB at
+        // 5 TB/s, between an 8.3 TB/s L2 and a 3.3 TB/s DRAM.
+        let mut points = staircase(
+            &[
+                (20_000.0, 200 << 10),
+                (8_300.0, 48 << 20),
+                (3_300.0, 1 << 30),
+            ],
+            1.15,
+            0.0,
+        );
+        points.retain(|&(bytes, _)| !(56 << 20..=84 << 20).contains(&bytes));
+        for mib in [56, 64, 74, 84] {
+            points.push((mib << 20, 5_000.0));
+        }
+        let found = levels(&points, Sense::Bandwidth, BANDWIDTH_MIN_POINTS);
+        assert_eq!(
+            found.iter().map(|l| l.name.as_str()).collect::<Vec<_>>(),
+            ["L1", "L2", "DRAM"],
+            "{found:?}"
+        );
+        assert!(found[1].last_bytes <= 48 << 20, "{found:?}");
+        // A latency plateau of two coarse steps is a level.
+        let chase = [
+            (1 << 10, 30.0),
+            (4 << 10, 30.0),
+            (16 << 10, 200.0),
+            (20 << 10, 200.0),
+        ];
+        assert_eq!(levels(&chase, Sense::Latency, LATENCY_MIN_POINTS).len(), 2);
     }
 
     #[test]

@@ -40,8 +40,9 @@ use crate::suite::id::names;
 use crate::suite::{Api, Build, CaseId, Family, Params, RunSizing, Setting};
 
 /// Bumped whenever a column changes meaning, appears or disappears.
-pub const SCHEMA_VERSION: u32 = 5;
+pub const SCHEMA_VERSION: u32 = 6;
 
+/// Version 5 had no `sim_sector_use` column: its rows read with it empty.
 /// Version 4 had no columns of the GPU's identity (`host` to `pcie_link`) or of the
 /// clocks, power and temperature while a case ran (`sm_clock_mhz_min` to `throttle`):
 /// its rows read with them empty.
@@ -60,6 +61,9 @@ const SIZING_SCHEMA_VERSION: u32 = 3;
 
 /// The first schema version with a `sim_bound` column.
 const BOUND_SCHEMA_VERSION: u32 = 4;
+
+/// The first schema version with the identity and telemetry columns.
+const IDENTITY_SCHEMA_VERSION: u32 = 5;
 
 /// The columns schema version 5 added: the GPU's identity, and its telemetry while a
 /// case ran.
@@ -154,6 +158,9 @@ pub struct Row {
     pub sim_dram_bytes: Option<u64>,
     /// Predicted 32-byte sectors per memory request.
     pub sim_sectors_per_request: Option<f64>,
+    /// The predicted share of the fetched sectors' bytes that the lanes use; empty in
+    /// files of schema version 5 and older.
+    pub sim_sector_use: Option<f64>,
     /// Predicted shared-memory bank ways per request.
     pub sim_bank_ways: Option<f64>,
     /// Measured over predicted bandwidth (`gbps_median / sim_gbps`).
@@ -355,7 +362,7 @@ impl Row {
     }
 
     /// The floating-point columns with their names, for checks that apply to all.
-    pub fn numbers(&self) -> [(&'static str, Option<f64>); 10] {
+    pub fn numbers(&self) -> [(&'static str, Option<f64>); 11] {
         [
             ("time_us_median", self.time_us_median),
             ("time_us_min", self.time_us_min),
@@ -365,6 +372,7 @@ impl Row {
             ("gbps_best", self.gbps_best),
             ("sim_gbps", self.sim_gbps),
             ("sim_sectors_per_request", self.sim_sectors_per_request),
+            ("sim_sector_use", self.sim_sector_use),
             ("sim_bank_ways", self.sim_bank_ways),
             ("measured_over_sim", self.measured_over_sim),
         ]

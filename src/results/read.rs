@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use super::{
-    BOUND_SCHEMA_VERSION, IDENTITY_COLUMNS, MAX_FILE_BYTES, OLDEST_SCHEMA_VERSION, Row,
-    SCHEMA_VERSION, SIZING_SCHEMA_VERSION, Status, columns,
+    BOUND_SCHEMA_VERSION, IDENTITY_COLUMNS, IDENTITY_SCHEMA_VERSION, MAX_FILE_BYTES,
+    OLDEST_SCHEMA_VERSION, Row, SCHEMA_VERSION, SIZING_SCHEMA_VERSION, Status, columns,
 };
 use crate::error::{Error, Result};
 use crate::files;
@@ -395,7 +395,7 @@ fn unclosed_quote(bytes: &[u8]) -> Option<(u64, usize)> {
 }
 
 /// The schema version a header is of: 1 has `bounds_checks`, 2 no `sizing`, 3 no
-/// `sim_bound`, 4 no `gpu_uuid`.
+/// `sim_bound`, 4 no `gpu_uuid`, 5 no `sim_sector_use`.
 fn schema_version_of(header: &csv::StringRecord) -> u32 {
     let has = |column: &str| header.iter().any(|name| name == column);
     if has("bounds_checks") {
@@ -406,17 +406,23 @@ fn schema_version_of(header: &csv::StringRecord) -> u32 {
         SIZING_SCHEMA_VERSION
     } else if !has("gpu_uuid") {
         BOUND_SCHEMA_VERSION
+    } else if !has("sim_sector_use") {
+        IDENTITY_SCHEMA_VERSION
     } else {
         SCHEMA_VERSION
     }
 }
 
-/// The columns of schema `version`: version 4 lacks [`IDENTITY_COLUMNS`], version 3
+/// The columns of schema `version`: version 5 lacks `sim_sector_use`, version 4 besides
+/// [`IDENTITY_COLUMNS`], version 3
 /// besides `sim_bound`, version 2 besides
 /// `sizing`, version 1 has besides `bounds_checks` where `api` and `build` are now.
 fn columns_of(version: u32) -> Result<Vec<String>> {
     let mut columns = columns()?;
     if version < SCHEMA_VERSION {
+        columns.retain(|column| column != "sim_sector_use");
+    }
+    if version < IDENTITY_SCHEMA_VERSION {
         columns.retain(|column| !IDENTITY_COLUMNS.contains(&column.as_str()));
     }
     if version < BOUND_SCHEMA_VERSION {
@@ -671,7 +677,7 @@ mod tests {
                     sizing: None,
                     ..good.clone()
                 },
-                "line 2, column 31 (`sizing`): empty",
+                "line 2, column 32 (`sizing`): empty",
             ),
         ] {
             let message = refusal(&text_of(&[bad]));
@@ -685,7 +691,7 @@ mod tests {
         let unclosed = format!("{}\"a note", text.trim_end());
         let message = refusal(&unclosed);
         assert!(
-            message.contains("line 2, column 47 (`note`): a quoted field that is never closed"),
+            message.contains("line 2, column 48 (`note`): a quoted field that is never closed"),
             "{message}"
         );
         // Closed, with a quote and a line break inside, it reads.
@@ -719,7 +725,7 @@ mod tests {
 
     #[test]
     fn schema_2_files_read_with_no_sizing() {
-        let dropped: Vec<&str> = ["sizing", "sim_bound"]
+        let dropped: Vec<&str> = ["sizing", "sim_bound", "sim_sector_use"]
             .into_iter()
             .chain(IDENTITY_COLUMNS)
             .collect();
@@ -730,10 +736,11 @@ mod tests {
     }
 
     #[test]
-    fn schema_3_and_4_files_read_with_what_they_lack_empty() {
+    fn schema_3_to_5_files_read_with_what_they_lack_empty() {
         let predicted = Row {
             sim_gbps: Some(2.0),
             sim_bound: Some(Bound::Dram),
+            sim_sector_use: Some(0.5),
             ..row("offset", "offset=1", 2.5)
         };
         let text = text_of(std::slice::from_ref(&predicted));
@@ -747,10 +754,19 @@ mod tests {
             "{text}"
         );
         assert_eq!(
-            parse(Path::new("v5.csv"), text.as_bytes()).unwrap(),
+            parse(Path::new("v6.csv"), text.as_bytes()).unwrap(),
             std::slice::from_ref(&predicted)
         );
-        let v4 = older(&text, &IDENTITY_COLUMNS, 4);
+        let v5 = older(&text, &["sim_sector_use"], 5);
+        let predicted = Row {
+            sim_sector_use: None,
+            ..predicted
+        };
+        assert_eq!(
+            parse(Path::new("v5.csv"), v5.as_bytes()).unwrap(),
+            std::slice::from_ref(&predicted)
+        );
+        let v4 = older(&v5, &IDENTITY_COLUMNS, 4);
         assert_eq!(
             parse(Path::new("v4.csv"), v4.as_bytes()).unwrap(),
             std::slice::from_ref(&predicted)

@@ -64,7 +64,7 @@ fn time_kernel<B: Backend>(
 ) -> Result<Timing> {
     let prepared = backend.prepare(experiment, case, &data.inputs)?;
     backend.verify(&prepared, &data.expected)?;
-    agree(backend, experiment, case, &prepared, data)?;
+    let prepared = agree(backend, experiment, case, prepared, data)?;
     let mut clock = backend.clock(&prepared, case.cache)?;
     if case.untimed_first > 0 {
         // The warm-up of one sample, which is dropped.
@@ -75,22 +75,26 @@ fn time_kernel<B: Backend>(
 }
 
 /// Where the case asks for it ([`Case::agree`]): a second instance from the same
-/// inputs, dispatched once, must leave what the first left.
+/// inputs, dispatched once, must leave what the first left. The first is dropped
+/// before the second is made, so a kernel as large as the device allows is checked
+/// too; the second is the one returned, to be timed.
 fn agree<B: Backend>(
     backend: &B,
     experiment: &Experiment,
     case: &Case,
-    prepared: &B::Prepared,
+    prepared: B::Prepared,
     data: &CaseData,
-) -> Result<()> {
+) -> Result<B::Prepared> {
     let Some(agree) = &case.agree else {
-        return Ok(());
+        return Ok(prepared);
     };
-    let Some(first) = backend.outputs(prepared)? else {
-        return Ok(());
+    let Some(first) = backend.outputs(&prepared)? else {
+        return Ok(prepared);
     };
+    drop(prepared);
     let again = backend.prepare(experiment, case, &data.inputs)?;
-    backend.verify(&again, &agree(first))
+    backend.verify(&again, &agree(first))?;
+    Ok(again)
 }
 
 /// Why `backend` does not measure `case`: the case's own reason, else the backend's.

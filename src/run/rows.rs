@@ -124,6 +124,7 @@ pub fn fill_prediction(row: &mut Row, prediction: &Result<Prediction, String>) {
                 .then_some(prediction.dram_read_bytes + prediction.dram_write_bytes);
             row.sim_sectors_per_request =
                 (prediction.requests > 0).then_some(prediction.sectors_per_request);
+            row.sim_sector_use = prediction.sector_use;
             row.sim_bank_ways = prediction.bank_ways;
             row.measured_over_sim = row
                 .gbps_median

@@ -94,6 +94,7 @@ impl TransferTime {
             l2_sectors: 0,
             requests: 0,
             sectors_per_request: 0.0,
+            sector_use: None,
             shared_wavefronts: 0,
             bank_ways: None,
             uniform_addresses: 0,

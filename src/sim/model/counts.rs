@@ -10,6 +10,8 @@ pub struct Traffic {
     pub sectors: u64,
     /// Distinct 128-byte lines they touch.
     pub lines: u64,
+    /// Distinct bytes the lanes address within those sectors.
+    pub bytes: u64,
 }
 
 /// Raw counts of the workgroups that ran (not scaled).
@@ -69,6 +71,11 @@ impl Counts {
     /// Global sectors of every direction (before any cache).
     pub(crate) fn global_sectors(&self) -> u64 {
         self.reads.sectors + self.writes.sectors + self.atomics.sectors
+    }
+
+    /// Distinct bytes the global requests of every direction address.
+    pub(crate) fn global_bytes(&self) -> u64 {
+        self.reads.bytes + self.writes.bytes + self.atomics.bytes
     }
 
     /// Global lines of every direction: the L1 wavefronts of the global requests.

@@ -45,20 +45,28 @@ pub(crate) struct MemoryModel {
     scratch: Vec<u64>,
     /// The distinct global sectors read, until [`MemoryModel::take_read_footprint`].
     read_footprint: Option<HashSet<u64>>,
-    covered: Vec<Covered>,
+    /// Each sector with a mask of the bytes the request covers in it.
+    covered: Vec<(u64, u64)>,
     per_bank: Vec<u32>,
 }
 
 /// Buffer index in the top 16 bits of a sector key, sector number below.
 const BUFFER_SHIFT: u32 = 48;
 
-/// Bits `first..last` set, those past 32 dropped (a mask holds 32 bytes).
-fn byte_mask(first: u64, last: u64) -> u32 {
-    let last = last.min(32);
+/// Bits `first..last` set, those past 64 dropped (a mask holds a sector of at most 64
+/// bytes).
+fn byte_mask(first: u64, last: u64) -> u64 {
+    let last = last.min(64);
     if first >= last {
         return 0;
     }
-    (u32::MAX >> (32 - (last - first))) << first
+    (u64::MAX >> (64 - (last - first))) << first
+}
+
+/// The mask of a sector's first 32 bytes: the caches track written bytes of those
+/// only, so a 64-byte sector's write counts as whole when its first half is.
+fn low_bytes(mask: u64) -> u32 {
+    u32::try_from(mask & u64::from(u32::MAX)).unwrap_or(u32::MAX)
 }
 
 impl MemoryModel {
@@ -108,7 +116,7 @@ impl MemoryModel {
     }
 
     /// The sectors the lanes' accesses cover, sorted, each with the bytes covered
-    /// (one bit per byte of a sector of at most 32 bytes), into `covered`.
+    /// (one bit per byte of a sector of at most 64 bytes), into `covered`.
     fn cover(&mut self, req: &Request<'_>) {
         let unit = self.sector_bytes;
         let bytes = u64::from(req.bytes_per_lane.max(1));
@@ -208,13 +216,21 @@ impl MemoryModel {
         };
         traffic.requests += 1;
         traffic.sectors += self.covered.len() as u64;
+        traffic.bytes += self
+            .covered
+            .iter()
+            .map(|&(_, mask)| u64::from(mask.count_ones()))
+            .sum::<u64>();
         traffic.lines += lines;
         if let (Some(set), Access::Read) = (&mut self.read_footprint, req.access) {
             set.extend(self.covered.iter().map(|&(s, _)| tag | s));
         }
         let start = self.sectors.len() as u32;
-        self.sectors
-            .extend(self.covered.iter().map(|&(s, mask)| (tag | s, mask)));
+        self.sectors.extend(
+            self.covered
+                .iter()
+                .map(|&(s, mask)| (tag | s, low_bytes(mask))),
+        );
         let slot = (id % self.in_flight) as usize;
         if self.slots.len() <= slot {
             self.slots.resize_with(slot + 1, Vec::new);
@@ -317,6 +333,7 @@ impl TraceSink for MemoryModel {
 
 #[cfg(test)]
 mod tests {
+    use crate::sim::device::preset;
     use crate::sim::exec::Kernel;
     use crate::sim::model::fixtures::{bind, copy_bindings, counts, h100, params, suite_kernel};
     use crate::sim::model::timing::Work;
@@ -327,10 +344,10 @@ mod tests {
     }
 
     #[test]
-    fn a_byte_mask_sets_each_byte_covered_below_32() {
-        for first in 0..40u64 {
-            for last in first..70 {
-                let bits = (first..last.min(32)).fold(0u32, |m, b| m | 1 << b);
+    fn a_byte_mask_sets_each_byte_covered_below_64() {
+        for first in 0..70u64 {
+            for last in first..140 {
+                let bits = (first..last.min(64)).fold(0u64, |m, b| m | 1 << b);
                 assert_eq!(super::byte_mask(first, last), bits, "{first}..{last}");
             }
         }
@@ -366,6 +383,9 @@ mod tests {
             let want = f64::from((4 * s).min(32));
             assert_eq!(per_request(c.reads), want, "stride {s}");
             assert_eq!(per_request(c.writes), want, "stride {s}");
+            // Of those sectors the lanes use their 128 bytes: 4 of every 32 at s ≥ 8.
+            assert_eq!(c.reads.bytes, 128 * c.reads.requests, "stride {s}");
+            assert_eq!(c.writes.bytes, 128 * c.writes.requests, "stride {s}");
         }
     }
 
@@ -382,6 +402,15 @@ mod tests {
         assert_eq!(per_request(c.reads), 16.0);
         assert_eq!(per_request(c.writes), 16.0);
         assert_eq!(c.reads.lines, 4 * c.reads.requests);
+        // Every byte of every sector, also of the 64-byte sectors of AMD's presets.
+        for device in [h100(), *preset("mi210").unwrap()] {
+            let c = counts(&k, &mut b, [2, 1, 1], &device);
+            assert_eq!(c.reads.bytes, 16 * u64::from(n));
+            assert_eq!(
+                c.reads.bytes,
+                c.reads.sectors * u64::from(device.sector_bytes)
+            );
+        }
     }
 
     /// Ways per shared request of `wgsl` (one workgroup, only reads of workgroup memory).

@@ -135,6 +135,9 @@ pub struct Prediction {
     pub requests: u64,
     /// Average distinct sectors per global request (0 with no global request).
     pub sectors_per_request: f64,
+    /// The share of the bytes of those sectors that the lanes address: 0.25 when 8 of
+    /// every 32 bytes fetched are used; None with no global request.
+    pub sector_use: Option<f64>,
     pub(crate) shared_wavefronts: u64,
     /// Average ways (wavefronts) per shared-memory request; None with none.
     pub bank_ways: Option<f64>,
@@ -394,6 +397,10 @@ impl Prediction {
             requests: scaled(counts.global_requests()),
             sectors_per_request: ratio(counts.global_sectors(), counts.global_requests())
                 .unwrap_or(0.0),
+            sector_use: ratio(
+                counts.global_bytes(),
+                counts.global_sectors() * u64::from(device.sector_bytes),
+            ),
             shared_wavefronts,
             bank_ways: ratio(counts.shared_wavefronts, counts.shared_requests),
             uniform_addresses,
