@@ -133,9 +133,7 @@ impl Caches {
 
     /// Empty the L1s, as a kernel launch invalidates them; the L2 keeps its sectors.
     pub(super) fn clear_l1s(&mut self) {
-        for l1 in &mut self.l1 {
-            *l1 = LineCache::evicting(l1.capacity(), l1.per_line(), l1.eviction());
-        }
+        self.l1.iter_mut().for_each(LineCache::clear);
     }
 
     /// Write back the L2's dirty sectors (the end of a run), leaving them clean.

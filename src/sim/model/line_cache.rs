@@ -116,19 +116,23 @@ impl LineCache {
         }
     }
 
+    /// Empty, as [`LineCache::evicting`] makes it with its capacity, lines and eviction
+    /// state as they are, keeping the room its parts took (a launch empties 132 L1s).
+    pub(super) fn clear(&mut self) {
+        self.lines.clear();
+        self.slots.clear();
+        self.free_slots.clear();
+        self.evicted.clear();
+        self.touched = NIL;
+        self.nodes.clear();
+        self.free.clear();
+        self.head = NIL;
+        self.tail = NIL;
+    }
+
     /// The most sectors it holds.
     pub(super) fn capacity(&self) -> usize {
         self.capacity
-    }
-
-    /// How it evicts, with a random draw's state as it stands.
-    pub(super) fn eviction(&self) -> Eviction {
-        self.eviction
-    }
-
-    /// Sectors per line.
-    pub(super) fn per_line(&self) -> u64 {
-        self.per_line
     }
 
     /// The room its lines take, in sectors.
@@ -443,6 +447,21 @@ mod tests {
         assert!(!l.touch(1, 0), "line 0 is not held");
         assert_eq!(l.evicted(), [(9, false, FULL)]);
         assert_eq!(l.write_back(), vec![]);
+    }
+
+    #[test]
+    fn a_cleared_cache_is_a_new_one_with_the_draws_state_as_it_stood() {
+        let walk = |l: &mut LineCache| {
+            (0..300u64)
+                .map(|key| (l.touch(key * 7 % 97, 0), l.evicted().to_vec()))
+                .collect::<Vec<_>>()
+        };
+        let mut used = LineCache::evicting(32, 4, Eviction::Random(11));
+        walk(&mut used);
+        let mut new = LineCache::evicting(32, 4, used.eviction);
+        used.clear();
+        assert_eq!(walk(&mut used), walk(&mut new));
+        assert_ne!(used.eviction, Eviction::Random(11));
     }
 
     #[test]
