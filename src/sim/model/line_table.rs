@@ -40,7 +40,7 @@ impl LineTable {
     fn home(&self, line: u64) -> usize {
         let bits = self.entries.len().trailing_zeros();
         let run = (line / RUN).wrapping_mul(SPREAD) >> (64 - bits);
-        (run & !(RUN - 1) | line % RUN) as usize
+        ((run & !(RUN - 1)) | (line % RUN)) as usize
     }
 
     fn mask(&self) -> usize {
@@ -149,8 +149,8 @@ mod tests {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
-            let line = (state % 512) << 40 | state % 3;
-            if state % 3 == 0 {
+            let line = ((state % 512) << 40) | (state % 3);
+            if state.is_multiple_of(3) {
                 table.remove(line);
                 map.remove(&line);
             } else {
@@ -161,7 +161,7 @@ mod tests {
         }
         for line in 0..600u64 {
             for low in 0..3 {
-                let line = line << 40 | low;
+                let line = (line << 40) | low;
                 assert_eq!(table.get(line), map.get(&line).copied());
             }
         }
