@@ -4,10 +4,9 @@
 //! in the order listed (later rows are predicted with the properties set before).
 //!
 //! Two budgets share the one list: at most twelve kernel rows (wgpu, the
-//! [`hardware_build`]) for the memory model, and at most two transfer rows (CUDA's
-//! pinned upload) for the transfer model ([`crate::sim::transfer`]). Where a file has
-//! no transfer row to calibrate from, the link is the row's `pcie_link`, else the
-//! preset's.
+//! [`hardware_build`]) for the memory model, and at most four transfer rows per api
+//! for the transfer model ([`crate::sim::transfer`]). Where a file has no transfer row
+//! to calibrate from, the link is the row's `pcie_link`, else the preset's.
 
 use crate::params;
 use crate::results::Row;
@@ -32,10 +31,17 @@ pub(crate) enum Property {
     UniformRate,
     L2WriteRate,
     DramPartialLine,
-    /// The host↔device link's rate (the transfer model).
+    /// The transfer model's ([`crate::sim::transfer::ApiCosts`]): a DMA copy's rate
+    /// across the link (CUDA's pinned copies measure the bus itself).
     LinkRate,
-    /// The fixed cost of one host↔device transfer (the transfer model).
-    TransferOverhead,
+    /// Submitting a transfer and seeing it finish.
+    Submit,
+    /// Each further copy of a batch.
+    NextCopy,
+    /// One command between two GPU timestamps.
+    Command,
+    /// A copy within device memory.
+    DeviceCopyRate,
 }
 
 /// One row a device model is calibrated from: its case, the property it sets and why
@@ -43,6 +49,8 @@ pub(crate) enum Property {
 #[derive(Debug)]
 pub(crate) struct CalibrationRow {
     pub experiment: &'static Experiment,
+    /// The api whose row it is.
+    pub(crate) api: Api,
     /// The case's parameters (a function: `Params` are not made in a constant).
     pub params: fn() -> Params,
     pub(crate) property: Property,
@@ -63,19 +71,22 @@ impl CalibrationRow {
         }
     }
 
-    /// The api whose row calibrates: a path only CUDA has is CUDA's; anything else
-    /// wgpu's.
-    pub(crate) fn api(&self) -> Api {
-        match self.experiment.measure {
-            Measure::Transfer(path) if !path.in_wgpu() => Api::Cuda,
-            _ => Api::Wgpu,
-        }
-    }
-
     /// Whether the row calibrates the transfer model rather than the memory model.
     #[cfg(test)]
     pub(crate) fn is_transfer(&self) -> bool {
         matches!(self.experiment.measure, Measure::Transfer(_))
+    }
+
+    /// Whether `row` is this row's measurement: its case, its api and, for wgpu, the
+    /// build its family is judged on (`build` for kernels, [`TRANSFER_BUILD`]).
+    pub(crate) fn takes(&self, row: &Row, build: Option<Build>) -> bool {
+        let wanted = match self.experiment.measure {
+            Measure::Transfer(_) => Some(TRANSFER_BUILD),
+            _ => build,
+        };
+        row.api == self.api
+            && (row.api != Api::Wgpu || Some(row.build) == wanted)
+            && self.is(&row.id())
     }
 
     /// Whether `id` is this row's case (its parameters in any order).
@@ -89,89 +100,145 @@ impl CalibrationRow {
 /// The rows a device model is calibrated from, in the order their properties are set.
 pub(crate) const CALIBRATION: &[CalibrationRow] = &[
     CalibrationRow {
+        api: Api::Wgpu,
         experiment: &copy::PEAK,
         params: || params!(Launch => "vec4"),
         property: Property::DramBandwidth,
         why: "a vec4 copy of whole sectors streams at the DRAM's practical rate",
     },
     CalibrationRow {
+        api: Api::Wgpu,
         experiment: &hierarchy::DRAM_READ,
         params: || params!(Size => 1073741824u64),
         property: Property::DramReadRate,
         why: "reading 1 GiB, far past the L2, streams at the DRAM's read rate, which an H100 and an H200 measure above the copy's",
     },
     CalibrationRow {
+        api: Api::Wgpu,
         experiment: &latency::CHASE,
         params: || params!(Footprint => 16384u64),
         property: Property::L1Latency,
         why: "a pointer chase within the L1",
     },
     CalibrationRow {
+        api: Api::Wgpu,
         experiment: &latency::CHASE,
         params: || params!(Footprint => 16777216u64),
         property: Property::L2Latency,
         why: "a pointer chase within the L2",
     },
     CalibrationRow {
+        api: Api::Wgpu,
         experiment: &latency::CHASE,
         params: || params!(Footprint => 1073741824u64),
         property: Property::DramLatency,
         why: "a pointer chase far beyond the L2, on an idle DRAM",
     },
     CalibrationRow {
+        api: Api::Wgpu,
         experiment: &hierarchy::SHARED,
         params: || params!(Footprint => 16777216u64),
         property: Property::L2ReadRate,
         why: "every SM re-reading one 16 MiB buffer, past the L1s and well inside the L2, streams at the L2's read rate",
     },
     CalibrationRow {
+        api: Api::Wgpu,
         experiment: &transpose::NAIVE_ROW,
         params: || params!(Size => (8192u32, 8192u32), Block => (32u32, 16u32)),
         property: Property::L2WriteRate,
         why: "writing columns makes every lane's store its own line: L2 write requests",
     },
     CalibrationRow {
+        api: Api::Wgpu,
         experiment: &copy::STRIDE,
         params: || params!(Stride => 32u64),
         property: Property::DramPartialLine,
         why: "a copy at 128-byte stride moves one sector per line: DRAM requests of part of a line",
     },
     CalibrationRow {
+        api: Api::Wgpu,
         experiment: &copy::OFFSET,
         params: || params!(Offset => 0u64),
         property: Property::LoadedLatency,
         why: "a scalar copy at full occupancy is bound by its loads in flight (Little's law)",
     },
     CalibrationRow {
+        api: Api::Wgpu,
         experiment: &copy::LAUNCH,
         params: || params!(Wg => 64u64, Grid => "2d"),
         property: Property::LaunchInterval,
         why: "64-invocation workgroups finish sooner than an SM launches them",
     },
     CalibrationRow {
+        api: Api::Wgpu,
         experiment: &bank::STRIDE,
         params: || params!(Stride => 1u64, Repeats => 1024u64),
         property: Property::IssueRate,
         why: "conflict-free workgroup-memory reads are bound by instruction issue",
     },
     CalibrationRow {
+        api: Api::Wgpu,
         experiment: &constant::UNIFORM,
         params: || params!(Read => "divergent", Repeats => 1024u64),
         property: Property::UniformRate,
         why: "a uniform read of 32 distinct addresses serialises in the constant cache",
     },
-    // The transfer model's two rows, apart from the kernel rows' budget.
+    // The transfer model's rows, apart from the kernel rows' budget: four per api.
     CalibrationRow {
+        api: Api::Cuda,
         experiment: &transfer::UPLOAD_PINNED,
         params: || params!(Size => 268435456u64, Chunks => 1u64),
         property: Property::LinkRate,
-        why: "a 256 MiB copy from pinned memory is the link's rate: the fixed cost is 0.2 % of it",
+        why: "a 256 MiB copy from pinned memory is the bus's rate: the fixed cost is 0.2 % of it",
     },
     CalibrationRow {
+        api: Api::Cuda,
         experiment: &transfer::UPLOAD_PINNED,
         params: || params!(Size => 4096u64, Chunks => 1u64),
-        property: Property::TransferOverhead,
+        property: Property::Submit,
         why: "a 4 KiB copy from pinned memory is its fixed cost: the bytes take 1 % of it",
+    },
+    CalibrationRow {
+        api: Api::Cuda,
+        experiment: &transfer::UPLOAD_PINNED,
+        params: || params!(Size => 4194304u64, Chunks => 1024u64),
+        property: Property::NextCopy,
+        why: "1024 queued copies of 4 KiB from pinned memory cost one fixed cost and 1023 further copies",
+    },
+    CalibrationRow {
+        api: Api::Cuda,
+        experiment: &transfer::DEVICE_COPY,
+        params: || params!(Size => 4096u64, Chunks => 1u64),
+        property: Property::Command,
+        why: "a 4 KiB device copy between two events is one command's time: the bytes take 0.1 % of it",
+    },
+    CalibrationRow {
+        api: Api::Wgpu,
+        experiment: &transfer::UPLOAD_IMPORTED,
+        params: || params!(Size => 268435456u64, Chunks => 1u64),
+        property: Property::LinkRate,
+        why: "a 256 MiB copy from imported host memory is the rate of wgpu's copies across the link",
+    },
+    CalibrationRow {
+        api: Api::Wgpu,
+        experiment: &transfer::UPLOAD_IMPORTED,
+        params: || params!(Size => 4096u64, Chunks => 1u64),
+        property: Property::Submit,
+        why: "a 4 KiB copy from imported host memory is a submission and its wait: the bytes take 0.1 % of it",
+    },
+    CalibrationRow {
+        api: Api::Wgpu,
+        experiment: &transfer::DEVICE_COPY,
+        params: || params!(Size => 4096u64, Chunks => 1u64),
+        property: Property::Command,
+        why: "a 4 KiB copy between two timestamps is one command's time: the bytes take 0.1 % of it",
+    },
+    CalibrationRow {
+        api: Api::Wgpu,
+        experiment: &transfer::DEVICE_COPY,
+        params: || params!(Size => 268435456u64, Chunks => 1u64),
+        property: Property::DeviceCopyRate,
+        why: "a 256 MiB copy_buffer_to_buffer is the rate of wgpu's copies within the device",
     },
 ];
 
@@ -179,6 +246,9 @@ pub(crate) const CALIBRATION: &[CalibrationRow] = &[
 pub(crate) fn is_calibration(id: &CaseId) -> bool {
     CALIBRATION.iter().any(|row| row.is(id))
 }
+
+/// The wgpu build that measures transfers (the others skip them).
+pub(crate) const TRANSFER_BUILD: Build = Build::Default;
 
 /// The build whose rows the model is judged and calibrated on: the wgpu build closest
 /// to the hardware that `rows` hold (tax-free, else unchecked, else default). The
@@ -212,12 +282,7 @@ pub fn calibrate(preset: &DeviceModel, rows: &[Row]) -> Calibration {
         model.link_gbps = gbps;
     }
     for calibration in CALIBRATION {
-        let api = calibration.api();
-        let Some(row) = rows
-            .iter()
-            .filter(|r| r.api == api && (api != Api::Wgpu || Some(r.build) == build))
-            .find(|r| calibration.is(&r.id()))
-        else {
+        let Some(row) = rows.iter().find(|r| calibration.takes(r, build)) else {
             continue;
         };
         let Some(measured_s) = row.gbps_median.map(|g| row.bytes as f64 / (g * 1e9)) else {
@@ -247,9 +312,9 @@ pub fn calibrate(preset: &DeviceModel, rows: &[Row]) -> Calibration {
     Calibration { model, used }
 }
 
-/// Sets the transfer model's `property` so that the term it governs in `row`'s
-/// predicted time (along `path`) takes what `measured_s` leaves of the other terms;
-/// false when there is no such term or nothing is left.
+/// Sets the transfer model's `property` (of `row`'s api) so that the term it governs in
+/// `row`'s predicted time (along `path`) takes what `measured_s` leaves of the other
+/// terms; false when there is no such term or nothing is left.
 fn set_transfer(
     model: &mut DeviceModel,
     property: Property,
@@ -260,9 +325,28 @@ fn set_transfer(
     let Ok(t) = crate::sim::transfer::time(model, path, row.api, &row.id().params) else {
         return false;
     };
+    let (bus, dram) = (model.link_gbps, model.dram_gbps);
+    let costs = model.transfer.of_mut(row.api);
+    // A time proportional to the property (fixed costs) or inversely (rates).
     let (value, term, slower_is_larger) = match property {
-        Property::LinkRate => (&mut model.link_gbps, t.link_s, false),
-        Property::TransferOverhead => (&mut model.transfer_overhead_us, t.overhead_s, true),
+        // CUDA's pinned copies measure the bus, which every api's kernels read across.
+        Property::LinkRate if row.api == Api::Cuda => (&mut model.link_gbps, t.link_s, false),
+        Property::LinkRate => (costs.link_gbps.get_or_insert(bus), t.link_s, false),
+        Property::Submit => (&mut costs.submit_us, t.overhead_s, true),
+        Property::NextCopy => {
+            let command = costs.command_us;
+            (
+                costs.next_copy_us.get_or_insert(command),
+                t.commands_s,
+                true,
+            )
+        }
+        Property::Command => (&mut costs.command_us, t.commands_s, true),
+        Property::DeviceCopyRate => (
+            costs.device_copy_gbps.get_or_insert(dram),
+            t.device_s,
+            false,
+        ),
         _ => return false,
     };
     let left_s = measured_s - (t.total_s() - term);
@@ -296,7 +380,11 @@ fn set(model: &mut DeviceModel, property: Property, p: &Prediction, measured_s: 
         Property::L2WriteRate => (&mut model.l2_write_requests_per_s, t.l2_writes, false),
         Property::DramPartialLine => (&mut model.dram_unmoved_sector_share, t.dram_partial, true),
         // The transfer model's ([`set_transfer`]).
-        Property::LinkRate | Property::TransferOverhead => return false,
+        Property::LinkRate
+        | Property::Submit
+        | Property::NextCopy
+        | Property::Command
+        | Property::DeviceCopyRate => return false,
     };
     // The write rate governs only the rest of the time the L2 takes.
     let measured_s = match property {
@@ -324,11 +412,23 @@ mod tests {
 
     #[test]
     fn kernel_and_transfer_rows_keep_their_budgets() {
-        let transfers = CALIBRATION.iter().filter(|r| r.is_transfer()).count();
-        assert_eq!(transfers, 2);
-        assert!(CALIBRATION.len() - transfers <= 12);
+        let transfers = |api| {
+            CALIBRATION
+                .iter()
+                .filter(|r| r.is_transfer() && r.api == api)
+                .count()
+        };
+        assert!(transfers(Api::Cuda) <= 4 && transfers(Api::Wgpu) <= 4);
+        let kernels = CALIBRATION.iter().filter(|r| !r.is_transfer());
+        assert!(kernels.clone().count() <= 12);
+        assert!(kernels.into_iter().all(|r| r.api == Api::Wgpu));
+        // A CUDA row only on a path CUDA has.
         for row in CALIBRATION {
-            assert_eq!(row.api() == Api::Cuda, row.is_transfer(), "{}", row.id());
+            if let Measure::Transfer(path) = row.experiment.measure {
+                assert!(
+                    row.api == Api::Wgpu || !path.in_wgpu() || path == TransferPath::DeviceCopy
+                );
+            }
         }
     }
 
@@ -344,6 +444,71 @@ mod tests {
             pcie_link: "gen4x16".to_owned(),
             ..crate::run::case_row(&transfer::UPLOAD_PINNED, case)
         }
+    }
+
+    #[test]
+    fn the_eight_transfer_rows_recover_the_costs_that_made_them() {
+        let h100 = crate::sim::device::preset("h100").unwrap();
+        // Costs unlike the preset's estimates, as a run might measure them.
+        let mut truth = *h100;
+        truth.link_gbps = 50.0;
+        truth.transfer.cuda.submit_us = 7.0;
+        truth.transfer.cuda.next_copy_us = Some(3.0);
+        truth.transfer.cuda.command_us = 6.0;
+        truth.transfer.wgpu.submit_us = 80.0;
+        truth.transfer.wgpu.link_gbps = Some(45.0);
+        truth.transfer.wgpu.command_us = 2.0;
+        truth.transfer.wgpu.device_copy_gbps = Some(900.0);
+        let rows: Vec<Row> = CALIBRATION
+            .iter()
+            .filter(|r| r.is_transfer())
+            .map(|calibration| {
+                let cases = (calibration.experiment.cases)(&crate::suite::Sizing::nominal(false));
+                let case = cases
+                    .iter()
+                    .find(|c| c.params == (calibration.params)())
+                    .unwrap();
+                let Measure::Transfer(path) = calibration.experiment.measure else {
+                    unreachable!()
+                };
+                let row = crate::run::case_row(calibration.experiment, case);
+                let time_s =
+                    crate::sim::transfer::time(&truth, path, calibration.api, &case.params)
+                        .unwrap()
+                        .total_s();
+                Row {
+                    status: Status::Ok,
+                    api: calibration.api,
+                    build: TRANSFER_BUILD,
+                    gbps_median: Some(row.bytes as f64 / time_s / 1e9),
+                    ..row
+                }
+            })
+            .collect();
+        let calibration = calibrate(h100, &rows);
+        assert_eq!(calibration.used.len(), 8);
+        let (model, near) = (calibration.model, |a: f64, b: f64| {
+            (a / b - 1.0).abs() < 0.01
+        });
+        assert!(
+            near(model.link_gbps, truth.link_gbps),
+            "{}",
+            model.link_gbps
+        );
+        for api in [Api::Cuda, Api::Wgpu] {
+            let (got, want) = (model.transfer.of(api), truth.transfer.of(api));
+            assert!(near(got.submit_us, want.submit_us), "{api} {got:?}");
+            assert!(near(got.command_us, want.command_us), "{api} {got:?}");
+            let [got_next, want_next] = [got, want].map(|c| c.next_copy_us.unwrap_or(c.command_us));
+            assert!(near(got_next, want_next), "{api} {got:?}");
+            let link = |c: &crate::sim::transfer::ApiCosts| c.link_gbps.unwrap_or(truth.link_gbps);
+            assert!(near(link(got), link(want)), "{api} {got:?}");
+        }
+        assert!(near(
+            model.transfer.wgpu.device_copy_gbps.unwrap(),
+            truth.transfer.wgpu.device_copy_gbps.unwrap()
+        ));
+        assert_eq!(model.transfer.cuda.device_copy_gbps, None);
     }
 
     #[test]

@@ -204,7 +204,7 @@ fn bad_input_gets_one_line_and_exit_2() {
             vec![
                 saxpy, "--size", "n=64", "--buffer", "x=n", "--buffer", "y=n",
             ],
-            "uniform fields not set: params.a, params.n",
+            "fields not set: params.a, params.n",
         ),
         (
             vec![saxpy, "--size", "n=64", "--buffer", "x=n/3"],
@@ -342,6 +342,13 @@ const FIXTURES: &[(&str, &str, Gives)] = &[
         "matmul_tiled",
         "--size N=64 --buffer a=N*N --buffer b=N*N --buffer c=N*N --uniform dims.n=N \
          --workgroups N/16,N/16",
+        Gives::Verified,
+    ),
+    // A shape kept in a storage buffer, set as a uniform's fields are.
+    (
+        "life",
+        "--size W=32 --size H=16 --buffer cells=W*H --buffer next=W*H --uniform shape=W,H \
+         --workgroups W/8,H/8",
         Gives::Verified,
     ),
     // A uniform in @group(0), the pass's buffers in @group(1).

@@ -33,7 +33,8 @@ pub struct KernelArgs {
     pub init: Vec<String>,
     /// A uniform field, NAME.FIELD=EXPR (NAME=EXPR for a uniform that is no struct):
     /// vector fields take comma-separated components, float fields decimals
-    /// (repeatable). Every field must be set.
+    /// (repeatable). Every field must be set. A fixed-size storage binding of scalars
+    /// and vectors (a shape kept in a storage buffer) is set the same way.
     #[arg(long, value_name = "NAME.FIELD=EXPR")]
     pub uniform: Vec<String>,
     /// A pipeline-overridable constant, NAME=VALUE (repeatable).

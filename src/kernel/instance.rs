@@ -502,6 +502,9 @@ fn buffers(d: &Description, shape: &KernelShape, sizing: &Sizing) -> Result<Vec<
             buffers.push(Buffer::Uniform(uniform(d, bound, &mut unset)?));
             continue;
         }
+        if given(d, bound) {
+            uniform(d, bound, &mut unset)?;
+        }
         let count = match (&bound.tail, d.counts.iter().find(|(n, _)| *n == bound.name)) {
             (None, _) => 0,
             (Some(_), Some((_, count))) => *count,
@@ -530,7 +533,7 @@ fn buffers(d: &Description, shape: &KernelShape, sizing: &Sizing) -> Result<Vec<
     }
     if !unset.is_empty() {
         return Err(format!(
-            "{}: uniform fields not set: {} (give each with --uniform NAME.FIELD=VALUE)",
+            "{}: fields not set: {} (give each with --uniform NAME.FIELD=VALUE)",
             d.file,
             unset.join(", ")
         ));
@@ -568,8 +571,18 @@ fn uniform_fields(shape: &KernelShape) -> Vec<String> {
         .collect()
 }
 
-/// A uniform's words with its fields written; the fields not given are added to
-/// `unset`.
+/// Whether `--uniform` sets a field of storage binding `bound`: then it starts with
+/// those values, and every field must be given.
+fn given(d: &Description, bound: &KernelBinding) -> bool {
+    bound.access != BindingAccess::Uniform
+        && bound.fields.iter().any(|field| {
+            let name = field_name(bound, &field.name);
+            d.uniforms.iter().any(|(given, _)| *given == name)
+        })
+}
+
+/// A uniform's words with its fields written (or a storage binding's that `--uniform`
+/// sets); the fields not given are added to `unset`.
 fn uniform(
     d: &Description,
     bound: &KernelBinding,
@@ -633,11 +646,17 @@ fn contents(d: &Description, bound: &KernelBinding, buffer: &Buffer, index: usiz
             word: Arc::new(move |i| words[i]),
         };
     }
-    let fill = d
-        .fills
-        .iter()
-        .find(|(name, _)| *name == bound.name)
-        .map_or(Fill::Init(Init::Random), |(_, fill)| fill.clone());
+    let set = given(d, bound)
+        .then(|| uniform(d, bound, &mut Vec::new()).ok())
+        .flatten();
+    let fill = match set {
+        Some(words) => Fill::Words(Arc::new(words)),
+        None => d
+            .fills
+            .iter()
+            .find(|(name, _)| *name == bound.name)
+            .map_or(Fill::Init(Init::Random), |(_, fill)| fill.clone()),
+    };
     let word: Arc<dyn Fn(usize) -> u32 + Send + Sync> = match fill {
         Fill::Words(words) => Arc::new(move |i| words.get(i).copied().unwrap_or(0)),
         Fill::Init(init) => {

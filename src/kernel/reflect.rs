@@ -65,7 +65,8 @@ pub struct KernelBinding {
     /// How each word of the sized part compares.
     pub words: Vec<Word>,
     pub(crate) tail: Option<Tail>,
-    /// A uniform's fields (a struct's members, or the variable itself).
+    /// A uniform's fields (a struct's members, or the variable itself); a fixed-size
+    /// storage binding's too, where they are scalars and vectors.
     pub fields: Vec<Field>,
 }
 
@@ -250,6 +251,9 @@ fn bindings(file: &str, module: &Module) -> Result<Vec<KernelBinding>, String> {
         let fields = match access {
             BindingAccess::Uniform => fields(module, global.ty, &name)
                 .map_err(|why| format!("{file}: uniform {at}: {why}"))?,
+            // A fixed-size storage binding of scalars and vectors (a shape kept in a
+            // storage buffer) takes its values as a uniform does; others have none.
+            _ if layout.tail.is_none() => fields(module, global.ty, &name).unwrap_or_default(),
             _ => Vec::new(),
         };
         let fixed_bytes = match &layout.tail {

@@ -15,6 +15,11 @@ pub(crate) const HOST_COPY_GBPS_PER_THREAD: f64 = 8.0;
 /// sequence number, CRC and framing per packet).
 const PCIE_PAYLOAD_SHARE: f64 = 256.0 / 280.0;
 
+/// The share of the bus's DMA rate that a kernel's reads of host memory reach: each
+/// read completion carries one 128-byte line (the L2's), so about 24 bytes of header
+/// and framing go with 128 bytes of payload rather than 256.
+pub(crate) const READ_COMPLETION_SHARE: f64 = (128.0 / 152.0) / PCIE_PAYLOAD_SHARE;
+
 /// PCIe x16 links, GB/s: lanes × transfer rate × line-code efficiency / 8 bits, × the
 /// payload's share. PCI-SIG base specifications: 8, 16 and 32 GT/s a lane for
 /// generations 3 to 5, 128b/130b coding.

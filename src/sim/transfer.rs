@@ -1,26 +1,28 @@
 //! The transfer model: the time of a host↔device transfer from physical terms, for the
 //! `transfer` family's rows, which run no kernel for [`super::model`] to trace.
 //!
-//! A transfer of `chunks` chunks of `S` bytes each costs, per chunk, the sum of:
+//! A transfer of `bytes` in `chunks` chunks costs the sum of:
 //!
-//! - **overhead**: a fixed cost per transfer (the call, the DMA's setup, the host
-//!   seeing it complete), `DeviceModel::transfer_overhead_us`;
-//! - **link**: `S` over the link's rate, `DeviceModel::link_gbps`, for each time the
-//!   bytes cross the bus by DMA;
-//! - **host copy**: `S` over the host's copy rate, for each copy a host thread makes
-//!   ([`HOST_COPY_GBPS_PER_THREAD`] a thread; several threads up to the link, where
-//!   they write across it, or up to [`HOST_MEMORY_GBPS`]);
-//! - **device copy**: `2 S` (read and write) over the device's DRAM bandwidth, for a
-//!   copy within the device.
+//! - **submission**: submitting the work and the host seeing it finish, once per
+//!   transfer ([`ApiCosts::submit_us`]), on the host clock;
+//! - **commands**: each further copy of a batch ([`ApiCosts::next_copy_us`]) on the host
+//!   clock, each command ([`ApiCosts::command_us`]) on the GPU clock;
+//! - **link**: the bytes over the link's rate, for each time they cross the bus by DMA
+//!   ([`ApiCosts::link_gbps`]), or a kernel's reads of host memory at the bus's rate
+//!   for 128-byte read completions ([`crate::sim::link::READ_COMPLETION_SHARE`]);
+//! - **host copy**: the bytes over the host's copy rate, for each copy a host thread
+//!   makes ([`HOST_COPY_GBPS_PER_THREAD`] a thread; several threads up to the link,
+//!   where they write across it, or up to [`HOST_MEMORY_GBPS`]);
+//! - **device copy**: `2 × bytes` (read and write) over the api's device copy rate
+//!   ([`ApiCosts::device_copy_gbps`]; the DRAM's where it is not measured).
 //!
 //! Which terms a path pays comes from what its code does
 //! (`crate::backend::wgpu::transfer`, `crate::backend::cuda::transfer`), not from its
-//! rows. The largest term names the bound. Two rows calibrate the model
-//! ([`crate::calibrate::CALIBRATION`]): CUDA `upload_pinned` at 256 MiB sets the link
-//! rate, and at 4 KiB the overhead.
+//! rows. The largest term names the bound. At most four rows per api calibrate the
+//! terms ([`crate::calibrate::CALIBRATION`]); every other row is held out.
 
 use crate::sim::device::DeviceModel;
-use crate::sim::link::HOST_COPY_GBPS_PER_THREAD;
+use crate::sim::link::{HOST_COPY_GBPS_PER_THREAD, READ_COMPLETION_SHARE};
 use crate::sim::model::{Bound, Prediction, Terms};
 use crate::suite::families::transfer::{Shape, copy_threads};
 use crate::suite::{Api, CudaPath, HostMemory, Params, Schedule, TransferPath};
@@ -30,10 +32,74 @@ use crate::suite::{Api, CudaPath, HostMemory, Params, Schedule, TransferPath};
 /// and its write.
 pub(crate) const HOST_MEMORY_GBPS: f64 = 150.0;
 
+/// One api's costs of moving bytes, each a term of [`time`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct ApiCosts {
+    /// Submitting a transfer and the host seeing it finish, µs (host clock).
+    pub(crate) submit_us: f64,
+    /// A DMA copy's rate across the link, GB/s; `None`: the device's bus
+    /// ([`DeviceModel::link_gbps`]).
+    pub(crate) link_gbps: Option<f64>,
+    /// One command (a copy or a dispatch) between two GPU timestamps, µs (GPU clock).
+    pub(crate) command_us: f64,
+    /// Each further copy of a batch in one submission or stream, µs (host clock);
+    /// `None`: one command's time (the GPU runs a submission's copies one by one).
+    pub(crate) next_copy_us: Option<f64>,
+    /// A copy within device memory, GB/s of bytes read and written; `None`: the
+    /// DRAM's copy rate ([`DeviceModel::dram_gbps`]).
+    pub(crate) device_copy_gbps: Option<f64>,
+}
+
+/// The transfer model's costs, per api.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct TransferCosts {
+    pub(crate) wgpu: ApiCosts,
+    pub(crate) cuda: ApiCosts,
+}
+
+impl TransferCosts {
+    pub(crate) fn of_mut(&mut self, api: Api) -> &mut ApiCosts {
+        match api {
+            Api::Cuda => &mut self.cuda,
+            _ => &mut self.wgpu,
+        }
+    }
+
+    pub(crate) fn of(&self, api: Api) -> &ApiCosts {
+        match api {
+            Api::Cuda => &self.cuda,
+            _ => &self.wgpu,
+        }
+    }
+}
+
+/// Every preset's costs until a run's rows measure them. Estimates: a `cudaMemcpy` of
+/// a few bytes takes about 10 µs, a queued one about 2 µs more; a Vulkan submission
+/// and its fence wait about 50 µs; a command between timestamps a few µs.
+pub(crate) const ESTIMATED_COSTS: TransferCosts = TransferCosts {
+    wgpu: ApiCosts {
+        submit_us: 50.0,
+        link_gbps: None,
+        command_us: 3.0,
+        next_copy_us: None,
+        device_copy_gbps: None,
+    },
+    cuda: ApiCosts {
+        submit_us: 10.0,
+        link_gbps: None,
+        command_us: 5.0,
+        next_copy_us: Some(2.0),
+        device_copy_gbps: None,
+    },
+};
+
 /// One transfer case's time, split into the model's terms, seconds.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct TransferTime {
+    /// The submission and its wait.
     pub(crate) overhead_s: f64,
+    /// Commands and further copies of a batch.
+    pub(crate) commands_s: f64,
     pub(crate) link_s: f64,
     pub(crate) host_s: f64,
     pub(crate) device_s: f64,
@@ -41,13 +107,13 @@ pub struct TransferTime {
 
 impl TransferTime {
     pub(crate) fn total_s(&self) -> f64 {
-        self.overhead_s + self.link_s + self.host_s + self.device_s
+        self.overhead_s + self.commands_s + self.link_s + self.host_s + self.device_s
     }
 
-    /// The term that takes longest.
+    /// The term that takes longest (fixed costs, submission and commands, together).
     pub fn bound(&self) -> Bound {
         [
-            (Bound::Overhead, self.overhead_s),
+            (Bound::Overhead, self.overhead_s + self.commands_s),
             (Bound::Link, self.link_s),
             (Bound::HostCopy, self.host_s),
             (Bound::Dram, self.device_s),
@@ -63,6 +129,7 @@ impl TransferTime {
     fn times(self, k: f64) -> TransferTime {
         TransferTime {
             overhead_s: k * self.overhead_s,
+            commands_s: k * self.commands_s,
             link_s: k * self.link_s,
             host_s: k * self.host_s,
             device_s: k * self.device_s,
@@ -72,6 +139,7 @@ impl TransferTime {
     fn plus(self, other: TransferTime) -> TransferTime {
         TransferTime {
             overhead_s: self.overhead_s + other.overhead_s,
+            commands_s: self.commands_s + other.commands_s,
             link_s: self.link_s + other.link_s,
             host_s: self.host_s + other.host_s,
             device_s: self.device_s + other.device_s,
@@ -107,99 +175,94 @@ impl TransferTime {
     }
 }
 
-/// The model's rates, in bytes per second, and its overhead.
-struct Rates {
-    overhead_s: f64,
-    link: f64,
-    device: f64,
+/// The terms one api pays, as functions of bytes and counts.
+struct Charges<'a> {
+    model: &'a DeviceModel,
+    costs: &'a ApiCosts,
 }
 
-impl Rates {
-    fn of(model: &DeviceModel) -> Rates {
-        Rates {
-            overhead_s: model.transfer_overhead_us * 1e-6,
-            link: model.link_gbps * 1e9,
-            device: model.dram_gbps * 1e9,
+impl Charges<'_> {
+    fn submit(&self) -> TransferTime {
+        TransferTime {
+            overhead_s: self.costs.submit_us * 1e-6,
+            ..TransferTime::default()
         }
     }
 
-    /// `threads` host threads' copy rate; `across_link`: they write across the link
-    /// (into device-local memory the host maps), so the link caps it.
-    fn host(&self, threads: usize, across_link: bool) -> f64 {
-        let rate = threads as f64 * HOST_COPY_GBPS_PER_THREAD * 1e9;
-        rate.min(if across_link {
-            self.link
+    /// `copies` copies in one submission or stream: each after the first costs
+    /// [`ApiCosts::next_copy_us`].
+    fn batch(&self, copies: f64) -> TransferTime {
+        let each = self.costs.next_copy_us.unwrap_or(self.costs.command_us);
+        TransferTime {
+            commands_s: (copies - 1.0).max(0.0) * each * 1e-6,
+            ..TransferTime::default()
+        }
+    }
+
+    /// `commands` commands on the GPU clock.
+    fn commands(&self, commands: f64) -> TransferTime {
+        TransferTime {
+            commands_s: commands * self.costs.command_us * 1e-6,
+            ..TransferTime::default()
+        }
+    }
+
+    fn link(&self, bytes: f64) -> TransferTime {
+        let gbps = self.costs.link_gbps.unwrap_or(self.model.link_gbps);
+        TransferTime {
+            link_s: bytes / (gbps * 1e9),
+            ..TransferTime::default()
+        }
+    }
+
+    /// A kernel's reads of host memory: 128-byte read completions across the bus.
+    fn kernel_reads(&self, bytes: f64) -> TransferTime {
+        TransferTime {
+            link_s: bytes / (self.model.link_gbps * READ_COMPLETION_SHARE * 1e9),
+            ..TransferTime::default()
+        }
+    }
+
+    /// `threads` host threads copying `bytes`; `across_link`: they write across it
+    /// (into device-local memory the host maps), so the link caps them.
+    fn host(&self, bytes: f64, threads: usize, across_link: bool) -> TransferTime {
+        let rate = (threads as f64 * HOST_COPY_GBPS_PER_THREAD).min(if across_link {
+            self.model.link_gbps
         } else {
-            HOST_MEMORY_GBPS * 1e9
-        })
+            HOST_MEMORY_GBPS
+        });
+        TransferTime {
+            host_s: bytes / (rate * 1e9),
+            ..TransferTime::default()
+        }
     }
-}
 
-/// The time of one chunk of `s` bytes along `path` as `api` does it, with `threads`
-/// host threads where the path has several.
-fn chunk(r: &Rates, path: TransferPath, api: Api, s: f64, threads: usize) -> TransferTime {
-    let overhead = TransferTime {
-        overhead_s: r.overhead_s,
-        ..TransferTime::default()
-    };
-    let link = TransferTime {
-        link_s: s / r.link,
-        ..TransferTime::default()
-    };
-    // A host copy into memory the device reads: wgpu-hal asks for `MAP_WRITE` buffers
-    // both host-visible and device-local, so the host writes across the link.
-    let host_across = |threads| TransferTime {
-        host_s: s / r.host(threads, true),
-        ..TransferTime::default()
-    };
-    // A host copy within host memory (out of a mapped readback buffer, which wgpu-hal
-    // asks to be host-cached; into the driver's pinned staging).
-    let host = |threads| TransferTime {
-        host_s: s / r.host(threads, false),
-        ..TransferTime::default()
-    };
-    let device = TransferTime {
-        device_s: 2.0 * s / r.device,
-        ..TransferTime::default()
-    };
-    match path {
-        // The bytes copied by the host into a staging buffer (across the link), then
-        // copied on the device into the storage buffer; one submission and wait.
-        TransferPath::WriteBuffer | TransferPath::Staging { .. } => {
-            overhead.plus(host_across(1)).plus(device)
+    /// A copy of `bytes` within device memory at `gbps` (read and write).
+    fn device_at(bytes: f64, gbps: f64) -> TransferTime {
+        TransferTime {
+            device_s: 2.0 * bytes / (gbps * 1e9),
+            ..TransferTime::default()
         }
-        TransferPath::StagingThreads => overhead.plus(host_across(threads)).plus(device),
-        // Mapped, filled and unmapped: the host's copy alone, no submission.
-        TransferPath::MappableStorage => host_across(1),
-        // The copy engine reads or writes the host's pages: DMA alone.
-        TransferPath::ImportedUpload
-        | TransferPath::ImportedReadback
-        | TransferPath::Cuda(CudaPath::Upload(HostMemory::Pinned))
-        | TransferPath::Cuda(CudaPath::Readback(HostMemory::Pinned)) => overhead.plus(link),
-        // A DMA into the mapped staging buffer (host memory), then the host's copy out.
-        TransferPath::Readback => overhead.plus(link).plus(host(1)),
-        TransferPath::ReadbackThreads => overhead.plus(link).plus(host(threads)),
-        // GPU clock: the copy alone.
-        TransferPath::DeviceCopy
-        | TransferPath::DeviceCopyUnbound
-        | TransferPath::DeviceCopyKernel => device,
-        // Both directions at once over a full-duplex link: each direction's bytes in
-        // one direction's time (the row counts both).
-        TransferPath::Duplex => overhead.plus(link),
-        // A kernel reads the host's pages across the link (GPU clock).
-        TransferPath::Cuda(CudaPath::MappedRead) | TransferPath::ImportedKernelRead => link,
-        // The driver copies pageable memory into pinned staging of its own, then DMAs
-        // it. Registering pins the pages on the clock: a pass over them, taken as one
-        // host copy's time.
-        TransferPath::Cuda(CudaPath::Upload(HostMemory::Pageable | HostMemory::Registered))
-        | TransferPath::Cuda(CudaPath::Readback(HostMemory::Pageable | HostMemory::Registered)) => {
-            overhead.plus(host(1)).plus(link)
+    }
+
+    /// A copy at the memory's own rate: the DRAM's, or the L2's where the bytes read
+    /// and written fit it (a sample's repeats find them there).
+    fn memory_copy(&self, bytes: f64) -> TransferTime {
+        let gbps = if 2.0 * bytes <= self.model.l2_bytes as f64 {
+            self.model.l2_gbps
+        } else {
+            self.model.dram_gbps
+        };
+        Self::device_at(bytes, gbps)
+    }
+
+    /// A copy command within device memory: at the api's measured rate, else the
+    /// memory's.
+    fn device_copy(&self, bytes: f64) -> TransferTime {
+        match self.costs.device_copy_gbps {
+            Some(gbps) => Self::device_at(bytes, gbps),
+            None => self.memory_copy(bytes),
         }
-        // One chunk's upload: wgpu by `write_buffer`, CUDA from pinned memory.
-        TransferPath::Overlap(_) => match api {
-            Api::Cuda => overhead.plus(link),
-            _ => overhead.plus(host_across(1)).plus(device),
-        },
     }
 }
 
@@ -215,24 +278,121 @@ pub fn time(
         TransferPath::StagingThreads | TransferPath::ReadbackThreads => copy_threads(params)?,
         _ => 1,
     };
-    let r = Rates::of(model);
+    let t = Charges {
+        model,
+        costs: model.transfer.of(api),
+    };
     let k = f64::from(shape.chunks);
-    let one = chunk(&r, path, api, shape.chunk_bytes() as f64, threads);
-    let uploads = one.times(k);
+    let chunk = shape.chunk_bytes();
+    let bytes = k * chunk as f64;
+    // A host copy into memory the device reads: wgpu-hal asks for `MAP_WRITE` buffers
+    // both host-visible and device-local, so the host writes across the link.
+    let fill = |threads| t.host(bytes, threads, true);
+    // A host copy within host memory (out of a mapped readback buffer, which wgpu-hal
+    // asks to be host-cached; into the driver's pinned staging).
+    let host = |threads| t.host(bytes, threads, false);
+    // One submission of `copies` copies.
+    let submitted = |copies| t.submit().plus(t.batch(copies));
+    // Filled staging copied on the device in one submission.
+    let staged = |threads| submitted(k).plus(fill(threads)).plus(t.device_copy(bytes));
+    // Staging allocated on the clock, more than the blocks wgpu-hal shares hold
+    // (`crate::backend::wgpu::SHARED_BLOCK_BYTES`), gets memory of its own: fresh
+    // pages the host touches first, each zeroed by the kernel, taken as one more pass
+    // at a thread's rate.
+    let fresh = if bytes > crate::backend::wgpu::SHARED_BLOCK_BYTES as f64 {
+        fill(1)
+    } else {
+        TransferTime::default()
+    };
     Ok(match path {
-        // The kernels are sized to take as long as the uploads alone: all uploads, then
-        // all kernels.
-        TransferPath::Overlap(Schedule::Serial) => uploads.times(2.0),
-        // CUDA's streams overlap each chunk's kernel with the next chunk's copy: the
-        // last kernel alone is left over.
-        TransferPath::Overlap(Schedule::Interleaved) if api == Api::Cuda => uploads.plus(one),
-        // One queue: only the host's copy of the next chunk hides behind the kernel of
-        // the last.
-        TransferPath::Overlap(Schedule::Interleaved) => uploads.times(2.0).plus(TransferTime {
-            host_s: -(k - 1.0) * one.host_s,
-            ..TransferTime::default()
-        }),
-        _ => uploads,
+        // The bytes copied by the host into staging (across the link), then copied on
+        // the device into the storage buffer; one submission and wait. `write_buffer`
+        // and unpooled staging allocate their staging on the clock.
+        TransferPath::WriteBuffer | TransferPath::Staging { pooled: false } => {
+            staged(1).plus(fresh)
+        }
+        TransferPath::Staging { pooled: true } => staged(1),
+        TransferPath::StagingThreads => staged(threads),
+        // Mapped, filled and unmapped: the host's copy alone, no submission.
+        TransferPath::MappableStorage => fill(1),
+        // The copy engine reads or writes the host's pages: DMA alone.
+        TransferPath::ImportedUpload
+        | TransferPath::ImportedReadback
+        | TransferPath::Cuda(CudaPath::Upload(HostMemory::Pinned))
+        | TransferPath::Cuda(CudaPath::Readback(HostMemory::Pinned)) => {
+            submitted(k).plus(t.link(bytes))
+        }
+        // A DMA into the mapped staging buffer (host memory), then the host's copy out.
+        TransferPath::Readback => submitted(k).plus(t.link(bytes)).plus(host(1)),
+        TransferPath::ReadbackThreads => submitted(k).plus(t.link(bytes)).plus(host(threads)),
+        // GPU clock: a command per chunk and the copy.
+        TransferPath::DeviceCopy | TransferPath::DeviceCopyUnbound => {
+            t.commands(k).plus(t.device_copy(bytes))
+        }
+        // A kernel's copy runs at the memory's rate.
+        TransferPath::DeviceCopyKernel => t.commands(k).plus(t.memory_copy(bytes)),
+        // Both directions. wgpu's one queue runs the two directions' copies one after
+        // the other; CUDA's two streams run them at once over the full-duplex link
+        // (the row counts both).
+        TransferPath::Duplex if api == Api::Cuda => submitted(2.0 * k).plus(t.link(bytes)),
+        TransferPath::Duplex => submitted(2.0 * k).plus(t.link(2.0 * bytes)),
+        // A kernel reads the host's pages across the link (GPU clock).
+        TransferPath::Cuda(CudaPath::MappedRead) => t.commands(k).plus(t.kernel_reads(bytes)),
+        // Imported host memory is cached in the L2 between the dispatches of a sample
+        // (the rows measured so: docs/simulator.md, Transfers): where the lines read
+        // fit the SMs' L2 partition, the reads after the first come from there and
+        // the kernel copies at the memory's rate.
+        TransferPath::ImportedKernelRead => {
+            let partition = model.l2_bytes as f64 / f64::from(model.l2_partitions.max(1));
+            let copy = if bytes <= partition {
+                t.memory_copy(bytes)
+            } else {
+                t.kernel_reads(bytes)
+            };
+            t.commands(k).plus(copy)
+        }
+        // The driver copies pageable memory through pinned staging of its own in
+        // pieces, the host's copy of one piece beside the DMA of the last: the slower
+        // of the two.
+        TransferPath::Cuda(CudaPath::Upload(HostMemory::Pageable))
+        | TransferPath::Cuda(CudaPath::Readback(HostMemory::Pageable)) => {
+            let (link, copy) = (t.link(bytes), host(1));
+            submitted(k).plus(if link.link_s > copy.host_s {
+                link
+            } else {
+                copy
+            })
+        }
+        // Registering pins the pages on the clock: a pass over them, taken as one
+        // host copy's time; then DMA.
+        TransferPath::Cuda(CudaPath::Upload(HostMemory::Registered))
+        | TransferPath::Cuda(CudaPath::Readback(HostMemory::Registered)) => {
+            submitted(k).plus(host(1)).plus(t.link(bytes))
+        }
+        TransferPath::Overlap(schedule) => {
+            // The uploads alone: wgpu by `write_buffer` (one submission), CUDA from
+            // pinned memory (one stream).
+            let uploads = match api {
+                Api::Cuda => submitted(k).plus(t.link(bytes)),
+                _ => staged(1).plus(fresh),
+            };
+            match schedule {
+                // The kernels are sized to take as long as the uploads alone: all
+                // uploads, then all kernels.
+                Schedule::Serial => uploads.times(2.0),
+                // CUDA's streams overlap each chunk's kernel with the next chunk's
+                // copy: one chunk's copy and its kernel are left over.
+                Schedule::Interleaved if api == Api::Cuda => {
+                    uploads.plus(t.submit()).plus(t.link(chunk as f64))
+                }
+                // One queue: only the host's copy of the next chunk hides behind the
+                // kernel of the last.
+                Schedule::Interleaved => uploads.times(2.0).plus(TransferTime {
+                    host_s: -(k - 1.0) / k * uploads.host_s,
+                    ..TransferTime::default()
+                }),
+            }
+        }
     })
 }
 
@@ -254,16 +414,43 @@ mod tests {
     const PAGEABLE: TransferPath = TransferPath::Cuda(CudaPath::Upload(HostMemory::Pageable));
 
     #[test]
-    fn pinned_is_the_overhead_plus_the_bytes_over_the_link() {
+    fn pinned_is_the_submission_plus_the_bytes_over_the_link() {
         let h100 = preset("h100").unwrap();
         for bytes in [4096, 256 << 20] {
-            let expected = 10e-6 + bytes as f64 / (h100.link_gbps * 1e9);
+            let expected =
+                h100.transfer.cuda.submit_us * 1e-6 + bytes as f64 / (h100.link_gbps * 1e9);
             assert!((t(PINNED, Api::Cuda, bytes) - expected).abs() < 1e-12);
         }
         let large = time(h100, PINNED, Api::Cuda, &params(256 << 20, 1)).unwrap();
         assert_eq!(large.bound(), Bound::Link);
         let small = time(h100, PINNED, Api::Cuda, &params(4096, 1)).unwrap();
         assert_eq!(small.bound(), Bound::Overhead);
+    }
+
+    #[test]
+    fn each_api_pays_its_own_costs() {
+        let mut model = *preset("h100").unwrap();
+        let cuda = t(TransferPath::DeviceCopy, Api::Cuda, 4096);
+        model.transfer.wgpu.command_us = 1000.0;
+        model.transfer.wgpu.submit_us = 1000.0;
+        let at = |api, path| time(&model, path, api, &params(4096, 1)).unwrap().total_s();
+        // wgpu's costs move wgpu's rows alone.
+        assert_eq!(at(Api::Cuda, TransferPath::DeviceCopy), cuda);
+        assert!(at(Api::Wgpu, TransferPath::DeviceCopy) > 1e-3);
+        assert!(at(Api::Wgpu, TransferPath::ImportedUpload) > 1e-3);
+        assert!(at(Api::Cuda, PINNED) < 1e-4);
+        // A measured wgpu link rate and device copy rate replace the bus's and the DRAM's.
+        model.transfer.wgpu.link_gbps = Some(model.link_gbps / 2.0);
+        model.transfer.wgpu.device_copy_gbps = Some(model.dram_gbps / 4.0);
+        let big = |api, path| {
+            time(&model, path, api, &params(256 << 20, 1))
+                .unwrap()
+                .total_s()
+        };
+        let link = |api| big(api, TransferPath::Duplex);
+        assert!(link(Api::Wgpu) > 3.5 * link(Api::Cuda));
+        let copy = |api| big(api, TransferPath::DeviceCopy);
+        assert!(copy(Api::Wgpu) > 3.9 * copy(Api::Cuda));
     }
 
     #[test]
@@ -285,10 +472,15 @@ mod tests {
             let readback = t(TransferPath::Readback, Api::Wgpu, bytes);
             assert!(readback > t(TransferPath::ImportedReadback, Api::Wgpu, bytes));
         }
-        // More threads never slower, and capped.
+        // The driver's staging copy hides behind the DMA or the DMA behind it, not both.
         let h100 = preset("h100").unwrap();
+        let bytes = 256u64 << 20;
+        let host = bytes as f64 / (HOST_COPY_GBPS_PER_THREAD * 1e9);
+        let pageable = t(PAGEABLE, Api::Cuda, bytes) - h100.transfer.cuda.submit_us * 1e-6;
+        assert!((pageable - host).abs() < 1e-12, "{pageable} {host}");
+        // More threads never slower, and capped.
         let threaded = |n: u64| {
-            let p = params(256 << 20, 1).with(crate::suite::Key::Threads, n);
+            let p = params(bytes, 1).with(crate::suite::Key::Threads, n);
             time(h100, TransferPath::StagingThreads, Api::Wgpu, &p)
                 .unwrap()
                 .total_s()
@@ -298,11 +490,74 @@ mod tests {
     }
 
     #[test]
-    fn batches_pay_the_overhead_per_chunk_and_overlap_hides_part_of_the_uploads() {
+    fn staging_over_the_shared_blocks_pays_a_pass_over_fresh_pages() {
+        let extra = |bytes: u64, chunks| {
+            let h100 = preset("h100").unwrap();
+            let at = |path| {
+                time(h100, path, Api::Wgpu, &params(bytes, chunks))
+                    .unwrap()
+                    .total_s()
+            };
+            at(TransferPath::WriteBuffer) - at(TransferPath::Staging { pooled: true })
+        };
+        let shared = crate::backend::wgpu::SHARED_BLOCK_BYTES;
+        assert_eq!(extra(shared, 1), 0.0);
+        assert_eq!(extra(shared, 1024), 0.0);
+        let pass = 4.0 * shared as f64 / (HOST_COPY_GBPS_PER_THREAD * 1e9);
+        assert!((extra(4 * shared, 1) - pass).abs() < 1e-12);
+    }
+
+    #[test]
+    fn kernels_read_host_memory_at_the_read_completions_share_unless_the_l2_holds_it() {
         let h100 = preset("h100").unwrap();
-        let one = time(h100, PINNED, Api::Cuda, &params(4096, 1)).unwrap();
+        let bytes = 256u64 << 20;
+        let read = |path, api, bytes| {
+            let t = time(h100, path, api, &params(bytes, 1)).unwrap();
+            t.total_s() - h100.transfer.of(api).command_us * 1e-6
+        };
+        let cuda = read(TransferPath::Cuda(CudaPath::MappedRead), Api::Cuda, bytes);
+        let bus = bytes as f64 / (h100.link_gbps * 1e9);
+        assert!((cuda / bus - 1.0 / READ_COMPLETION_SHARE).abs() < 1e-9);
+        assert!((0.9..0.93).contains(&READ_COMPLETION_SHARE));
+        // Past the L2 partition wgpu's imported memory crosses the bus as CUDA's does;
+        // within it, it is read from the L2.
+        assert_eq!(
+            read(TransferPath::ImportedKernelRead, Api::Wgpu, bytes),
+            cuda
+        );
+        let small = 4u64 << 20;
+        let cached = read(TransferPath::ImportedKernelRead, Api::Wgpu, small);
+        let uncached = read(TransferPath::Cuda(CudaPath::MappedRead), Api::Cuda, small);
+        assert!(cached < uncached / 10.0, "{cached} {uncached}");
+    }
+
+    #[test]
+    fn batches_pay_one_submission_and_further_copies_and_overlap_hides_part_of_the_uploads() {
+        let h100 = preset("h100").unwrap();
         let many = time(h100, PINNED, Api::Cuda, &params(4 << 20, 1024)).unwrap();
-        assert!((many.total_s() - 1024.0 * one.total_s()).abs() < 1e-12);
+        let cuda = &h100.transfer.cuda;
+        let expected = (cuda.submit_us + 1023.0 * cuda.next_copy_us.unwrap()) * 1e-6
+            + (4 << 20) as f64 / (h100.link_gbps * 1e9);
+        assert!((many.total_s() - expected).abs() < 1e-12);
+        // wgpu's further copies are commands; on the GPU clock each chunk is one.
+        let wgpu = &h100.transfer.wgpu;
+        let copies = time(
+            h100,
+            TransferPath::DeviceCopy,
+            Api::Wgpu,
+            &params(4 << 20, 1024),
+        )
+        .unwrap()
+        .commands_s;
+        assert!((copies - 1024.0 * wgpu.command_us * 1e-6).abs() < 1e-12);
+        let staged = time(
+            h100,
+            TransferPath::Staging { pooled: true },
+            Api::Wgpu,
+            &params(4 << 20, 1024),
+        )
+        .unwrap();
+        assert!((staged.commands_s - 1023.0 * wgpu.command_us * 1e-6).abs() < 1e-12);
         for api in [Api::Wgpu, Api::Cuda] {
             let of = |schedule| {
                 time(

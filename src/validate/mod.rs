@@ -30,7 +30,7 @@ pub(crate) mod stats;
 use std::path::{Path, PathBuf};
 
 use crate::calibrate::{
-    CALIBRATION, Calibration, CalibrationRow, calibrate, hardware_build, is_calibration,
+    CALIBRATION, Calibration, CalibrationRow, TRANSFER_BUILD, calibrate, hardware_build,
 };
 use crate::results::DeviceResults;
 use crate::results::{Row, Status};
@@ -46,7 +46,7 @@ pub use progress::StageProgress;
 /// measures transfers, or CUDA's).
 fn judged_row(row: &Row, build: Option<Build>) -> bool {
     if row.family == Family::Transfer {
-        row.api == Api::Cuda || (row.api == Api::Wgpu && row.build == Build::Default)
+        row.api == Api::Cuda || (row.api == Api::Wgpu && row.build == TRANSFER_BUILD)
     } else {
         row.api == Api::Wgpu && Some(row.build) == build
     }
@@ -241,8 +241,7 @@ pub fn validate(
         drop(stage);
         let role = |row: &Row| match modelling.calibrating {
             Calibrating::OwnRows
-                if is_calibration(&row.id())
-                    && calibration.used.iter().any(|id| *id == row.id()) =>
+                if calibrates(row, build) && calibration.used.iter().any(|id| *id == row.id()) =>
             {
                 Role::Calibration
             }
@@ -274,14 +273,11 @@ pub fn validate(
 }
 
 /// Whether `row` is one a model is calibrated from: a [`CALIBRATION`] row's case in
-/// its api (and, for wgpu, the `build` judged).
+/// its api (and, for wgpu, the build judged).
 fn calibrates(row: &Row, build: Option<Build>) -> bool {
-    let id = row.id();
-    CALIBRATION.iter().any(|calibration| {
-        calibration.is(&id)
-            && calibration.api() == row.api
-            && (row.api != Api::Wgpu || Some(row.build) == build)
-    })
+    CALIBRATION
+        .iter()
+        .any(|calibration| calibration.takes(row, build))
 }
 
 /// The model `preset` calibrated as `calibrating` says (from `rows`, the file's own),

@@ -53,7 +53,7 @@ pub struct GpuContext {
 /// took three times as long after the `smem_pad` transposes as alone; with blocks of
 /// their own, the same in every order (docs/findings.md, Where a buffer lies can
 /// matter more than noise).
-const SHARED_BLOCK_BYTES: u64 = 4 << 20;
+pub(crate) const SHARED_BLOCK_BYTES: u64 = 4 << 20;
 
 impl GpuContext {
     /// The buffer a cold dispatch's flush clears: [`FLUSH_BYTES`] ([`SOFTWARE_FLUSH_BYTES`]

@@ -119,9 +119,8 @@ pub struct DeviceModel {
     /// Host↔device link: the rate a large DMA transfer between pinned host memory and
     /// the device reaches, GB/s ([`crate::sim::transfer`]).
     pub(crate) link_gbps: f64,
-    /// The fixed cost of one host↔device transfer: the call, the DMA's setup and the
-    /// host seeing it complete.
-    pub(crate) transfer_overhead_us: f64,
+    /// The transfer model's costs per api ([`crate::sim::transfer`]).
+    pub(crate) transfer: crate::sim::transfer::TransferCosts,
     /// True when some of the above come from measurements ([`crate::run::calibrate`]).
     pub calibrated: bool,
 }
@@ -211,7 +210,7 @@ const LAVAPIPE: DeviceModel = DeviceModel {
     // No bus: a software adapter's "device" memory is host memory, so a transfer is
     // a host copy (one thread, [`crate::sim::link::HOST_COPY_GBPS_PER_THREAD`]).
     link_gbps: crate::sim::link::HOST_COPY_GBPS_PER_THREAD,
-    transfer_overhead_us: 10.0, // estimate, as the H100's
+    transfer: crate::sim::transfer::ESTIMATED_COSTS,
     calibrated: false,
 };
 

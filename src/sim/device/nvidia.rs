@@ -84,9 +84,8 @@ pub(super) const H100: DeviceModel = DeviceModel {
     // × 128/130 / 8 = 63.0 GB/s raw, × 256/280 for a 256-byte payload's header and
     // framing (estimate). Calibrated from transfer/upload_pinned at 256 MiB.
     link_gbps: crate::sim::link::PCIE5_X16_GBPS,
-    // Estimate: a `cudaMemcpy` of a few bytes takes about 10 µs. Calibrated from
-    // transfer/upload_pinned at 4 KiB.
-    transfer_overhead_us: 10.0,
+    // Estimates; calibrated from four rows per api (crate::calibrate::CALIBRATION).
+    transfer: crate::sim::transfer::ESTIMATED_COSTS,
     calibrated: false,
 };
 

@@ -113,7 +113,9 @@ pub enum SimError {
         binding: u32,
     },
     /// An access outside its buffer.
-    #[error("{shader}: out-of-bounds access (a bug in the benchmark): {detail}")]
+    #[error(
+        "{shader}: out-of-bounds access (a bug in the kernel, or inputs it does not expect): {detail}"
+    )]
     OutOfBounds {
         /// The shader's name.
         shader: String,
