@@ -444,15 +444,15 @@ impl<'k> Exec<'k, '_> {
             let n = (leaf.comps * leaf.width) as usize;
             self.trace(region, Access::Write, n as u32, offs, leaf.offset, active);
             let len = self.buf(region)?.len();
-            for lane in 0..l {
+            let at = |lane: usize| offs[lane] as usize + leaf.offset as usize;
+            // The lanes before the first out of bounds store, as in lane order.
+            let outside = (0..l).find(|&lane| active[lane] && at(lane) + n > len);
+            let buf = self.buf_mut(region)?;
+            for lane in 0..outside.unwrap_or(l) {
                 if !active[lane] {
                     continue;
                 }
-                let a = offs[lane] as usize + leaf.offset as usize;
-                if a + n > len {
-                    return Err(self.oob(region, lane, a, n, len));
-                }
-                let buf = self.buf_mut(region)?;
+                let a = at(lane);
                 for c in 0..leaf.comps as usize {
                     let x = value[(c0 + c) * l + lane];
                     if leaf.width == 4 {
@@ -461,6 +461,9 @@ impl<'k> Exec<'k, '_> {
                         buf[a + c] = u8::from(x != 0);
                     }
                 }
+            }
+            if let Some(lane) = outside {
+                return Err(self.oob(region, lane, at(lane), n, len));
             }
             c0 += leaf.comps as usize;
         }

@@ -5,11 +5,9 @@
 //! L2 split into partitions also keeps, per partition, the lines its SMs read lately:
 //! an L2 hit outside them is far (a longer latency, the same traffic).
 
-use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
-
 use super::counts::Counts;
-use super::line_cache::{CacheLevel, Eviction, FULL, LineCache, MulHasher};
+use super::line_cache::{CacheLevel, Eviction, FULL, LineCache};
+use super::line_table::LineTable;
 use crate::sim::device::DeviceModel;
 use crate::sim::exec::Access;
 
@@ -43,8 +41,9 @@ pub(super) struct Caches {
     /// The line of the DRAM request open for each [`DramOp`] and the sectors it moves
     /// so far.
     dram_open: [Option<(u64, u64)>; 2],
-    /// The in-flight group's reads by line.
-    line_reads: HashMap<u64, LineReads, BuildHasherDefault<MulHasher>>,
+    /// The in-flight group's reads by line: the index of each line's in `reads`.
+    line_reads: LineTable,
+    reads: Vec<LineReads>,
     l1: Vec<LineCache>,
     l2: LineCache,
     /// The last-level cache behind the L2 (reads allocate, write-backs leave a clean
@@ -88,7 +87,8 @@ impl Caches {
             sector_bytes,
             per_line,
             dram_open: [None; 2],
-            line_reads: HashMap::default(),
+            line_reads: LineTable::default(),
+            reads: Vec::new(),
             l1: (0..sms)
                 .map(|sm| {
                     let eviction = Eviction::Random(L1_SEED + sm);
@@ -133,9 +133,7 @@ impl Caches {
 
     /// Empty the L1s, as a kernel launch invalidates them; the L2 keeps its sectors.
     pub(super) fn clear_l1s(&mut self) {
-        for l1 in &mut self.l1 {
-            *l1 = LineCache::evicting(l1.capacity(), l1.per_line(), l1.eviction());
-        }
+        self.l1.iter_mut().for_each(LineCache::clear);
     }
 
     /// Write back the L2's dirty sectors (the end of a run), leaving them clean.
@@ -166,7 +164,7 @@ impl Caches {
             // longer meets a fill.
             if l1.touch(key, 0) {
                 c.l1_hit_sectors += 1;
-                let level = match l1.fill(key) {
+                let level = match l1.fill() {
                     Some((ready_ns, from)) if issued_ns < ready_ns => from,
                     _ => CacheLevel::L1,
                 };
@@ -181,7 +179,7 @@ impl Caches {
                 CacheLevel::Dram => self.dram_ns,
             };
             if let Some(l1) = self.l1.get_mut(sm) {
-                l1.set_fill(key, issued_ns + latency_ns, level);
+                l1.set_fill(issued_ns + latency_ns, level);
             }
             return (level, false);
         }
@@ -243,7 +241,7 @@ impl Caches {
         for &(key, _) in sectors {
             let line = key / self.per_line;
             if last != Some(line) {
-                self.line_reads.entry(line).or_default().users += 1;
+                self.reads_of(line).users += 1;
                 last = Some(line);
             }
         }
@@ -257,11 +255,22 @@ impl Caches {
     /// replay's order, one workgroup's request after another's, is not the device's,
     /// where a workgroup's subgroups ask within a few clocks of one another.
     pub(super) fn settle_reads(&mut self, c: &mut Counts) {
-        for (_, line) in self.line_reads.drain() {
+        for line in self.reads.drain(..) {
             let requests = line.users.min(line.moved);
             c.dram_requests += requests;
             c.dram_unmoved_sectors += requests * self.per_line - line.moved;
         }
+        self.line_reads.clear();
+    }
+
+    /// The in-flight group's reads of `line`.
+    fn reads_of(&mut self, line: u64) -> &mut LineReads {
+        let reads = &mut self.reads;
+        let i = self.line_reads.get_or_insert(line, || {
+            reads.push(LineReads::default());
+            u32::try_from(reads.len() - 1).unwrap_or(u32::MAX - 1)
+        });
+        &mut self.reads[i as usize]
     }
 
     /// A dirty sector written back to DRAM, merged with a DRAM read first when it is
@@ -298,10 +307,7 @@ impl Caches {
             CacheLevel::Llc
         } else {
             c.dram_read_bytes += self.sector_bytes;
-            self.line_reads
-                .entry(key / self.per_line)
-                .or_default()
-                .moved += 1;
+            self.reads_of(key / self.per_line).moved += 1;
             CacheLevel::Dram
         };
         for i in 0..self.l2.evicted().len() {

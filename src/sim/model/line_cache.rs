@@ -1,10 +1,9 @@
 //! A fully associative cache of sectors (an arena of nodes in a doubly linked list in
-//! order of use, found by their line in a hash map), with a dirty bit and a byte mask
+//! order of use, found by their line in a [`LineTable`]), with a dirty bit and a byte mask
 //! each, that allocates and evicts whole lines: the building block of the L1s (random
 //! eviction) and the L2 (least recently used).
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use super::line_table::LineTable;
 
 /// Where a sector access was served, nearest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -17,25 +16,6 @@ pub(super) enum CacheLevel {
     /// The last-level cache beyond the L2 ([`crate::sim::device::DeviceModel::llc_bytes`]).
     Llc,
     Dram,
-}
-
-/// Multiplicative hash for the caches' sector keys (std's SipHash costs more than the
-/// model around it).
-#[derive(Default)]
-pub(super) struct MulHasher(u64);
-
-impl Hasher for MulHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
 }
 
 const NIL: u32 = u32::MAX;
@@ -86,18 +66,21 @@ pub(super) struct LineCache {
     eviction: Eviction,
     /// Sectors per line (sector key ÷ this = line).
     per_line: u64,
-    /// The same, as an index: entries of `slots` per line slot.
+    /// log2 of `per_line` where it is a power of two: a shift for the division.
+    line_shift: Option<u32>,
+    /// Entries of `slots` per line slot: the count of its sectors held, then the
+    /// `per_line` sectors' nodes (one host cache line for both where it can).
     width: usize,
     /// The slot of each line with a sector held.
-    lines: HashMap<u64, u32, BuildHasherDefault<MulHasher>>,
-    /// Per line slot, the node of each of its sectors in address order (`NIL` where
-    /// not held), `per_line` entries a slot.
+    lines: LineTable,
+    /// Per line slot, the sectors it holds, then the node of each of its sectors in
+    /// address order (`NIL` where not held).
     slots: Vec<u32>,
-    /// Per line slot, the sectors it holds.
-    held: Vec<u32>,
     free_slots: Vec<u32>,
     /// What the last [`LineCache::touch`] evicted.
     evicted: Vec<(u64, bool, u32)>,
+    /// The node of the sector the last [`LineCache::touch`] used, while held.
+    touched: u32,
     nodes: Vec<Node>,
     free: Vec<u32>,
     head: u32,
@@ -112,16 +95,20 @@ impl LineCache {
     }
 
     pub(super) fn evicting(capacity: usize, per_line: u64, eviction: Eviction) -> LineCache {
+        let per_line = per_line.max(1);
         LineCache {
             capacity,
             eviction,
-            per_line: per_line.max(1),
-            width: crate::host_len(per_line.max(1)),
-            lines: HashMap::default(),
+            per_line,
+            line_shift: per_line
+                .is_power_of_two()
+                .then_some(per_line.trailing_zeros()),
+            width: 1 + crate::host_len(per_line),
+            lines: LineTable::default(),
             slots: Vec::new(),
-            held: Vec::new(),
             free_slots: Vec::new(),
             evicted: Vec::new(),
+            touched: NIL,
             nodes: Vec::new(),
             free: Vec::new(),
             head: NIL,
@@ -129,19 +116,23 @@ impl LineCache {
         }
     }
 
+    /// Empty, as [`LineCache::evicting`] makes it with its capacity, lines and eviction
+    /// state as they are, keeping the room its parts took (a launch empties 132 L1s).
+    pub(super) fn clear(&mut self) {
+        self.lines.clear();
+        self.slots.clear();
+        self.free_slots.clear();
+        self.evicted.clear();
+        self.touched = NIL;
+        self.nodes.clear();
+        self.free.clear();
+        self.head = NIL;
+        self.tail = NIL;
+    }
+
     /// The most sectors it holds.
     pub(super) fn capacity(&self) -> usize {
         self.capacity
-    }
-
-    /// How it evicts, with a random draw's state as it stands.
-    pub(super) fn eviction(&self) -> Eviction {
-        self.eviction
-    }
-
-    /// Sectors per line.
-    pub(super) fn per_line(&self) -> u64 {
-        self.per_line
     }
 
     /// The room its lines take, in sectors.
@@ -154,14 +145,28 @@ impl LineCache {
         &self.evicted
     }
 
+    /// The line of sector `key`.
+    fn line(&self, key: u64) -> u64 {
+        match self.line_shift {
+            Some(shift) => key >> shift,
+            None => key / self.per_line,
+        }
+    }
+
     /// The entry of `slots` for sector `key` of the line in `slot`.
     fn entry(&self, slot: u32, key: u64) -> usize {
-        slot as usize * self.width + crate::host_len(key % self.per_line)
+        let sector = key - self.line(key) * self.per_line;
+        slot as usize * self.width + 1 + crate::host_len(sector)
+    }
+
+    /// The entry of `slots` that counts the sectors held of the line in `slot`.
+    fn held(&self, slot: u32) -> usize {
+        slot as usize * self.width
     }
 
     /// The node holding sector `key`, if held.
     fn find(&self, key: u64) -> Option<u32> {
-        let &slot = self.lines.get(&(key / self.per_line))?;
+        let slot = self.lines.get(self.line(key))?;
         let i = self.slots[self.entry(slot, key)];
         (i != NIL).then_some(i)
     }
@@ -172,12 +177,15 @@ impl LineCache {
         self.unlink(i);
         self.nodes[i as usize].held = false;
         self.free.push(i);
+        if i == self.touched {
+            self.touched = NIL;
+        }
         let entry = self.entry(node.line, node.key);
         self.slots[entry] = NIL;
-        let held = &mut self.held[node.line as usize];
-        *held -= 1;
-        if *held == 0 {
-            self.lines.remove(&(node.key / self.per_line));
+        let held = self.held(node.line);
+        self.slots[held] -= 1;
+        if self.slots[held] == 0 {
+            self.lines.remove(self.line(node.key));
             self.free_slots.push(node.line);
         }
         node
@@ -207,16 +215,14 @@ impl LineCache {
 
     /// The slot of `line`, taken now if it has none.
     fn slot_of(&mut self, line: u64) -> u32 {
-        if let Some(&slot) = self.lines.get(&line) {
-            return slot;
-        }
-        let slot = self.free_slots.pop().unwrap_or_else(|| {
-            self.slots.extend(std::iter::repeat_n(NIL, self.width));
-            self.held.push(0);
-            u32::try_from(self.held.len() - 1).unwrap_or(NIL)
-        });
-        self.lines.insert(line, slot);
-        slot
+        let (free_slots, slots, width) = (&mut self.free_slots, &mut self.slots, self.width);
+        self.lines.get_or_insert(line, || {
+            free_slots.pop().unwrap_or_else(|| {
+                slots.push(0);
+                slots.extend(std::iter::repeat_n(NIL, width - 1));
+                u32::try_from(slots.len() / width - 1).unwrap_or(NIL)
+            })
+        })
     }
 
     /// Access `key`: a read (`written` = 0) or a write of the bytes `written`, which
@@ -226,10 +232,11 @@ impl LineCache {
     pub(super) fn touch(&mut self, key: u64, written: u32) -> bool {
         self.evicted.clear();
         let dirty = written != 0;
-        let slot = self.slot_of(key / self.per_line);
+        let slot = self.slot_of(self.line(key));
         let entry = self.entry(slot, key);
         let i = self.slots[entry];
         if i != NIL {
+            self.touched = i;
             self.unlink(i);
             self.push_front(i);
             let node = &mut self.nodes[i as usize];
@@ -261,7 +268,9 @@ impl LineCache {
             }
         };
         self.slots[entry] = i;
-        self.held[slot as usize] += 1;
+        self.touched = i;
+        let held = self.held(slot);
+        self.slots[held] += 1;
         self.push_front(i);
         while self.occupied() > self.capacity {
             let before = self.evicted.len();
@@ -280,8 +289,8 @@ impl LineCache {
             return;
         };
         let slot = self.nodes[victim as usize].line;
-        let first = slot as usize * self.width;
-        for entry in first..first + self.width {
+        let first = self.held(slot) + 1;
+        for entry in first..first + self.width - 1 {
             let i = self.slots[entry];
             if i != NIL {
                 let node = self.drop_node(i);
@@ -325,17 +334,17 @@ impl LineCache {
         evicted
     }
 
-    /// When the fill of a held sector arrives and from where.
-    pub(super) fn fill(&self, key: u64) -> Option<(f64, CacheLevel)> {
-        self.find(key)
-            .map(|i| (self.nodes[i as usize].ready_ns, self.nodes[i as usize].from))
+    /// When the fill of the sector the last [`LineCache::touch`] used arrives and from
+    /// where, while it is held.
+    pub(super) fn fill(&self) -> Option<(f64, CacheLevel)> {
+        let node = self.nodes.get(self.touched as usize)?;
+        Some((node.ready_ns, node.from))
     }
 
-    /// Record when the fill of a held sector arrives and from where; it is now a read
-    /// miss's, untouched since.
-    pub(super) fn set_fill(&mut self, key: u64, ready_ns: f64, from: CacheLevel) {
-        if let Some(i) = self.find(key) {
-            let node = &mut self.nodes[i as usize];
+    /// Record when the fill of the sector the last [`LineCache::touch`] used arrives
+    /// and from where, while it is held; it is now a read miss's, untouched since.
+    pub(super) fn set_fill(&mut self, ready_ns: f64, from: CacheLevel) {
+        if let Some(node) = self.nodes.get_mut(self.touched as usize) {
             node.ready_ns = ready_ns;
             node.from = from;
             node.missed = true;
@@ -430,14 +439,29 @@ mod tests {
         l.touch(1, 0xF);
         l.remove(0);
         l.remove(1);
-        assert!(l.fill(1).is_none(), "removed");
+        assert!(l.fill().is_none(), "removed");
         // Line 2 takes the freed slot: it fits, and line 0's sectors stay gone.
         assert!(!l.touch(9, 0));
         assert!(l.evicted().is_empty());
-        assert!(l.fill(1).is_none() && l.fill(9).is_some());
+        assert!(l.fill().is_some());
         assert!(!l.touch(1, 0), "line 0 is not held");
         assert_eq!(l.evicted(), [(9, false, FULL)]);
         assert_eq!(l.write_back(), vec![]);
+    }
+
+    #[test]
+    fn a_cleared_cache_is_a_new_one_with_the_draws_state_as_it_stood() {
+        let walk = |l: &mut LineCache| {
+            (0..300u64)
+                .map(|key| (l.touch(key * 7 % 97, 0), l.evicted().to_vec()))
+                .collect::<Vec<_>>()
+        };
+        let mut used = LineCache::evicting(32, 4, Eviction::Random(11));
+        walk(&mut used);
+        let mut new = LineCache::evicting(32, 4, used.eviction);
+        used.clear();
+        assert_eq!(walk(&mut used), walk(&mut new));
+        assert_ne!(used.eviction, Eviction::Random(11));
     }
 
     #[test]

@@ -53,6 +53,16 @@ pub(crate) struct MemoryModel {
 /// Buffer index in the top 16 bits of a sector key, sector number below.
 const BUFFER_SHIFT: u32 = 48;
 
+/// Bits `first..last` set, those past 64 dropped (a mask holds a sector of at most 64
+/// bytes).
+fn byte_mask(first: u64, last: u64) -> u64 {
+    let last = last.min(64);
+    if first >= last {
+        return 0;
+    }
+    (u64::MAX >> (64 - (last - first))) << first
+}
+
 /// The mask of a sector's first 32 bytes: the caches track written bytes of those
 /// only, so a 64-byte sector's write counts as whole when its first half is.
 fn low_bytes(mask: u64) -> u32 {
@@ -115,7 +125,7 @@ impl MemoryModel {
             for s in a / unit..=(a + bytes - 1) / unit {
                 let first = a.max(s * unit) - s * unit;
                 let last = (a + bytes).min((s + 1) * unit) - s * unit;
-                let mask = (first..last.min(64)).fold(0u64, |m, b| m | 1 << b);
+                let mask = byte_mask(first, last);
                 self.covered.push((s, mask));
             }
         }
@@ -331,6 +341,16 @@ mod tests {
 
     fn per_request(t: Traffic) -> f64 {
         t.sectors as f64 / t.requests as f64
+    }
+
+    #[test]
+    fn a_byte_mask_sets_each_byte_covered_below_64() {
+        for first in 0..70u64 {
+            for last in first..140 {
+                let bits = (first..last.min(64)).fold(0u64, |m, b| m | 1 << b);
+                assert_eq!(super::byte_mask(first, last), bits, "{first}..{last}");
+            }
+        }
     }
 
     #[test]

@@ -106,7 +106,8 @@
 //! FULL grid, since the kernel indexes with the full grid's ids: that is the caller's
 //! business.
 //!
-//! The parts, one concern each: `line_cache` is the cache of sectors in lines, `cache`
+//! The parts, one concern each: `line_cache` is the cache of sectors in lines,
+//! `line_table` its map from a line to the line's slot, `cache`
 //! the L1s and the L2 built of it, `counts` what the model counts, `memory` the
 //! [`MemoryModel`] that coalesces, banks and replays requests, `timing` the time model,
 //! and `sampling` the run of a kernel (or of a sample of its grid) into a
@@ -120,6 +121,7 @@ mod counts;
 #[cfg(test)]
 mod fixtures;
 mod line_cache;
+mod line_table;
 mod memory;
 mod sampling;
 mod timing;
