@@ -179,12 +179,37 @@ fn write_new(
 impl Staged {
     /// Puts the staged files in place, by renames alone: the manifest of old and new
     /// files first, then the charts, the page, and the new manifest once the old
-    /// files it no longer lists are removed.
+    /// files it no longer lists are removed. Each manifest is locked before it takes
+    /// the manifest's place, and the locks go only after the hidden directory: another
+    /// report that opens the manifest meanwhile waits for this one ([`files::lock`]
+    /// then checks which file is at the path), and never finds the directory in use.
     fn commit(self, dir: &Path, written: &[(&str, &[u8])], earlier: &Manifest) -> Result<()> {
+        let mut held = Vec::new();
+        let committed = self.put_in_place(dir, written, earlier, &mut held);
+        drop(self);
+        drop(held);
+        committed
+    }
+
+    /// [`Staged::commit`]'s renames, each manifest locked into `held` before it is put.
+    fn put_in_place(
+        &self,
+        dir: &Path,
+        written: &[(&str, &[u8])],
+        earlier: &Manifest,
+        held: &mut Vec<std::fs::File>,
+    ) -> Result<()> {
         let put = |staged: &str, name: &str| {
             let to = dir.join(name);
             std::fs::rename(self.staging.path().join(staged), &to).map_err(Error::io(&to))
         };
+        let hold = |staged: &str| {
+            let path = self.staging.path().join(staged);
+            let file = std::fs::File::open(&path).map_err(Error::io(&path))?;
+            file.lock().map_err(Error::io(&path))?;
+            Ok::<_, Error>(file)
+        };
+        held.push(hold(UNION_MANIFEST)?);
         put(UNION_MANIFEST, MANIFEST)?;
         // `written` ends with the page.
         for (name, _) in written {
@@ -204,6 +229,7 @@ impl Staged {
             let path = self.staging.path().join(FINAL_MANIFEST);
             std::fs::write(&path, kept.text()).map_err(Error::io(&path))?;
         }
+        held.push(hold(FINAL_MANIFEST)?);
         put(FINAL_MANIFEST, MANIFEST)
     }
 }
