@@ -35,7 +35,7 @@ pub(crate) enum Property {
     UniformRate,
     L2WriteRate,
     DramPartialLine,
-    /// The transfer model's ([`crate::sim::transfer::ApiCosts`]): a DMA copy's rate
+    /// The transfer model's ([`crate::sim::link::ApiCosts`]): a DMA copy's rate
     /// across the link (CUDA's pinned copies measure the bus itself).
     LinkRate,
     /// Submitting a transfer and seeing it finish.
@@ -574,7 +574,7 @@ mod tests {
             assert!(near(got.command_us, want.command_us), "{api} {got:?}");
             let [got_next, want_next] = [got, want].map(|c| c.next_copy_us.unwrap_or(c.command_us));
             assert!(near(got_next, want_next), "{api} {got:?}");
-            let link = |c: &crate::sim::transfer::ApiCosts| c.link_gbps.unwrap_or(truth.link_gbps);
+            let link = |c: &crate::sim::link::ApiCosts| c.link_gbps.unwrap_or(truth.link_gbps);
             assert!(near(link(got), link(want)), "{api} {got:?}");
         }
         assert!(near(

@@ -1,7 +1,10 @@
 //! How fast bytes cross between host and device, outside the device's memory: a PCIe
 //! link, at the rate the PCI-SIG specifications give it or as a `pcie_link` column
 //! names it; or, on a software adapter, whose device memory is host memory, a host
-//! thread's copy. The device presets and the transfer model both read them.
+//! thread's copy; and what each api's transfers cost besides. The device presets and
+//! the transfer model both read them.
+
+use crate::suite::Api;
 
 /// One host thread's copy rate, GB/s. A core keeps about 10 cache-line misses in
 /// flight (its L1's fill buffers), so one thread copies about 10 × 64 bytes per memory
@@ -58,3 +61,65 @@ mod tests {
         }
     }
 }
+
+/// One api's costs of moving bytes, each a term of the transfer model's time
+/// ([`crate::sim::transfer`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct ApiCosts {
+    /// Submitting a transfer and the host seeing it finish, µs (host clock).
+    pub(crate) submit_us: f64,
+    /// A DMA copy's rate across the link, GB/s; `None`: the device's bus
+    /// ([`crate::sim::device::DeviceModel::link_gbps`]).
+    pub(crate) link_gbps: Option<f64>,
+    /// One command (a copy or a dispatch) between two GPU timestamps, µs (GPU clock).
+    pub(crate) command_us: f64,
+    /// Each further copy of a batch in one submission or stream, µs (host clock);
+    /// `None`: one command's time (the GPU runs a submission's copies one by one).
+    pub(crate) next_copy_us: Option<f64>,
+    /// A copy within device memory, GB/s of bytes read and written; `None`: the
+    /// DRAM's copy rate ([`crate::sim::device::DeviceModel::dram_gbps`]).
+    pub(crate) device_copy_gbps: Option<f64>,
+}
+
+/// The transfer model's costs, per api.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct TransferCosts {
+    pub(crate) wgpu: ApiCosts,
+    pub(crate) cuda: ApiCosts,
+}
+
+impl TransferCosts {
+    pub(crate) fn of_mut(&mut self, api: Api) -> &mut ApiCosts {
+        match api {
+            Api::Cuda => &mut self.cuda,
+            _ => &mut self.wgpu,
+        }
+    }
+
+    pub(crate) fn of(&self, api: Api) -> &ApiCosts {
+        match api {
+            Api::Cuda => &self.cuda,
+            _ => &self.wgpu,
+        }
+    }
+}
+
+/// Every preset's costs until a run's rows measure them. Estimates: a `cudaMemcpy` of
+/// a few bytes takes about 10 µs, a queued one about 2 µs more; a Vulkan submission
+/// and its fence wait about 50 µs; a command between timestamps a few µs.
+pub(crate) const ESTIMATED_COSTS: TransferCosts = TransferCosts {
+    wgpu: ApiCosts {
+        submit_us: 50.0,
+        link_gbps: None,
+        command_us: 3.0,
+        next_copy_us: None,
+        device_copy_gbps: None,
+    },
+    cuda: ApiCosts {
+        submit_us: 10.0,
+        link_gbps: None,
+        command_us: 5.0,
+        next_copy_us: Some(2.0),
+        device_copy_gbps: None,
+    },
+};

@@ -22,7 +22,7 @@
 //! terms ([`crate::calibrate::CALIBRATION`]); every other row is held out.
 
 use crate::sim::device::DeviceModel;
-use crate::sim::link::{HOST_COPY_GBPS_PER_THREAD, READ_COMPLETION_SHARE};
+use crate::sim::link::{ApiCosts, HOST_COPY_GBPS_PER_THREAD, READ_COMPLETION_SHARE};
 use crate::sim::model::{Bound, Prediction, Terms};
 use crate::suite::families::transfer::{Shape, copy_threads};
 use crate::suite::{Api, CudaPath, HostMemory, Params, Schedule, TransferPath};
@@ -31,67 +31,6 @@ use crate::suite::{Api, CudaPath, HostMemory, Params, Schedule, TransferPath};
 /// 8 DDR5-4800 channels (8 × 4.8 GT/s × 8 bytes = 307 GB/s), shared by a copy's read
 /// and its write.
 pub(crate) const HOST_MEMORY_GBPS: f64 = 150.0;
-
-/// One api's costs of moving bytes, each a term of [`time`].
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct ApiCosts {
-    /// Submitting a transfer and the host seeing it finish, µs (host clock).
-    pub(crate) submit_us: f64,
-    /// A DMA copy's rate across the link, GB/s; `None`: the device's bus
-    /// ([`DeviceModel::link_gbps`]).
-    pub(crate) link_gbps: Option<f64>,
-    /// One command (a copy or a dispatch) between two GPU timestamps, µs (GPU clock).
-    pub(crate) command_us: f64,
-    /// Each further copy of a batch in one submission or stream, µs (host clock);
-    /// `None`: one command's time (the GPU runs a submission's copies one by one).
-    pub(crate) next_copy_us: Option<f64>,
-    /// A copy within device memory, GB/s of bytes read and written; `None`: the
-    /// DRAM's copy rate ([`DeviceModel::dram_gbps`]).
-    pub(crate) device_copy_gbps: Option<f64>,
-}
-
-/// The transfer model's costs, per api.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct TransferCosts {
-    pub(crate) wgpu: ApiCosts,
-    pub(crate) cuda: ApiCosts,
-}
-
-impl TransferCosts {
-    pub(crate) fn of_mut(&mut self, api: Api) -> &mut ApiCosts {
-        match api {
-            Api::Cuda => &mut self.cuda,
-            _ => &mut self.wgpu,
-        }
-    }
-
-    pub(crate) fn of(&self, api: Api) -> &ApiCosts {
-        match api {
-            Api::Cuda => &self.cuda,
-            _ => &self.wgpu,
-        }
-    }
-}
-
-/// Every preset's costs until a run's rows measure them. Estimates: a `cudaMemcpy` of
-/// a few bytes takes about 10 µs, a queued one about 2 µs more; a Vulkan submission
-/// and its fence wait about 50 µs; a command between timestamps a few µs.
-pub(crate) const ESTIMATED_COSTS: TransferCosts = TransferCosts {
-    wgpu: ApiCosts {
-        submit_us: 50.0,
-        link_gbps: None,
-        command_us: 3.0,
-        next_copy_us: None,
-        device_copy_gbps: None,
-    },
-    cuda: ApiCosts {
-        submit_us: 10.0,
-        link_gbps: None,
-        command_us: 5.0,
-        next_copy_us: Some(2.0),
-        device_copy_gbps: None,
-    },
-};
 
 /// One transfer case's time, split into the model's terms, seconds.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -296,10 +235,10 @@ pub fn time(
     // Filled staging copied on the device in one submission.
     let staged = |threads| submitted(k).plus(fill(threads)).plus(t.device_copy(bytes));
     // Staging allocated on the clock, more than the blocks wgpu-hal shares hold
-    // (`crate::backend::wgpu::SHARED_BLOCK_BYTES`), gets memory of its own: fresh
+    // (`crate::suite::sizing::SHARED_BLOCK_BYTES`), gets memory of its own: fresh
     // pages the host touches first, each zeroed by the kernel, taken as one more pass
     // at a thread's rate.
-    let fresh = if bytes > crate::backend::wgpu::SHARED_BLOCK_BYTES as f64 {
+    let fresh = if bytes > crate::suite::sizing::SHARED_BLOCK_BYTES as f64 {
         fill(1)
     } else {
         TransferTime::default()
@@ -500,7 +439,7 @@ mod tests {
             };
             at(TransferPath::WriteBuffer) - at(TransferPath::Staging { pooled: true })
         };
-        let shared = crate::backend::wgpu::SHARED_BLOCK_BYTES;
+        let shared = crate::suite::sizing::SHARED_BLOCK_BYTES;
         assert_eq!(extra(shared, 1), 0.0);
         assert_eq!(extra(shared, 1024), 0.0);
         let pass = 4.0 * shared as f64 / (HOST_COPY_GBPS_PER_THREAD * 1e9);

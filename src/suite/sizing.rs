@@ -1,6 +1,15 @@
 //! Sizing: the limits and settings that size cases for one device, the one rule for
 //! what a device cannot run, and the layout of grids beyond one dimension's limit.
 
+/// The device memory blocks wgpu's allocator shares among buffers: 4 MiB, the
+/// smallest it takes, so that every larger buffer gets a device allocation of its own.
+/// With the default blocks (128–256 MiB, shared by the buffers that fit), where a
+/// case's buffers landed depended on the cases run before it, and `reduce/neighbored`
+/// took three times as long after the `smem_pad` transposes as alone; with blocks of
+/// their own, the same in every order (docs/findings.md, Where a buffer lies can
+/// matter more than noise).
+pub(crate) const SHARED_BLOCK_BYTES: u64 = 4 << 20;
+
 /// The largest binding a case sizes, in bytes: `u32::MAX` words, so that a uniform
 /// counts any binding's 4-byte elements in a u32 ([`count`]).
 pub(crate) const MAX_BINDING_BYTES: u64 = 4 * u32::MAX as u64;

@@ -14,6 +14,7 @@ use super::pipelines::PipelineCache;
 use super::timing::Timestamps;
 use crate::error::{Error, Result};
 use crate::results::{GpuIdentity, RunInfo};
+use crate::suite::sizing::SHARED_BLOCK_BYTES;
 use crate::suite::{FLUSH_BYTES, SOFTWARE_FLUSH_BYTES, Setting, Sizing, WgpuBuild};
 use crate::text::shown_lines;
 
@@ -45,15 +46,6 @@ pub struct GpuContext {
     /// Which physical GPU this is, and the host.
     pub identity: GpuIdentity,
 }
-
-/// The device memory blocks wgpu's allocator shares among buffers: 4 MiB, the
-/// smallest it takes, so that every larger buffer gets a device allocation of its own.
-/// With the default blocks (128–256 MiB, shared by the buffers that fit), where a
-/// case's buffers landed depended on the cases run before it, and `reduce/neighbored`
-/// took three times as long after the `smem_pad` transposes as alone; with blocks of
-/// their own, the same in every order (docs/findings.md, Where a buffer lies can
-/// matter more than noise).
-pub(crate) const SHARED_BLOCK_BYTES: u64 = 4 << 20;
 
 impl GpuContext {
     /// The buffer a cold dispatch's flush clears: [`FLUSH_BYTES`] ([`SOFTWARE_FLUSH_BYTES`]

@@ -24,7 +24,6 @@ mod verify;
 pub(crate) use adapter::{adapter_report, describe, instance, no_compute};
 pub use adapter::{adapters, info};
 pub use context::GpuContext;
-pub(crate) use context::SHARED_BLOCK_BYTES;
 pub use kernel::BoundKernel;
 
 use super::Backend;

@@ -134,7 +134,7 @@ pub struct DeviceModel {
     /// the device reaches, GB/s ([`crate::sim::transfer`]).
     pub(crate) link_gbps: f64,
     /// The transfer model's costs per api ([`crate::sim::transfer`]).
-    pub(crate) transfer: crate::sim::transfer::TransferCosts,
+    pub(crate) transfer: crate::sim::link::TransferCosts,
     /// True when some of the above come from measurements ([`crate::run::calibrate`]).
     pub calibrated: bool,
 }
@@ -233,7 +233,7 @@ const LAVAPIPE: DeviceModel = DeviceModel {
     // No bus: a software adapter's "device" memory is host memory, so a transfer is
     // a host copy (one thread, [`crate::sim::link::HOST_COPY_GBPS_PER_THREAD`]).
     link_gbps: crate::sim::link::HOST_COPY_GBPS_PER_THREAD,
-    transfer: crate::sim::transfer::ESTIMATED_COSTS,
+    transfer: crate::sim::link::ESTIMATED_COSTS,
     calibrated: false,
 };
 

@@ -99,7 +99,7 @@ pub(super) const H100: DeviceModel = DeviceModel {
     // framing (estimate). Calibrated from transfer/upload_pinned at 256 MiB.
     link_gbps: crate::sim::link::PCIE5_X16_GBPS,
     // Estimates; calibrated from four rows per api (crate::calibrate::CALIBRATION).
-    transfer: crate::sim::transfer::ESTIMATED_COSTS,
+    transfer: crate::sim::link::ESTIMATED_COSTS,
     calibrated: false,
 };
 
