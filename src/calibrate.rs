@@ -406,16 +406,12 @@ fn set_transfer(
         ),
         _ => return false,
     };
-    let left_s = measured_s - (t.total_s() - term);
-    if !(term > 0.0 && term.is_finite() && left_s > 0.0) {
-        return false;
-    }
-    *value *= if slower_is_larger {
-        left_s / term
-    } else {
-        term / left_s
-    };
-    true
+    scale(
+        value,
+        term,
+        measured_s - (t.total_s() - term),
+        slower_is_larger,
+    )
 }
 
 /// Scales `property` so that the term it governs in `p` takes `measured_s`; false
@@ -457,6 +453,13 @@ fn set(model: &mut DeviceModel, property: Property, p: &Prediction, measured_s: 
         Property::DependentDispatch => measured_s - (p.time_s - t.dispatch),
         _ => measured_s,
     };
+    scale(value, term, measured_s, slower_is_larger)
+}
+
+/// Scales `value` so that the `term` it governs (seconds) takes `measured_s`: in
+/// proportion where a larger value is slower (costs, latencies), inversely where it is
+/// faster (rates); false, leaving it, where either time is not positive.
+fn scale(value: &mut f64, term: f64, measured_s: f64, slower_is_larger: bool) -> bool {
     if !(term > 0.0 && term.is_finite() && measured_s > 0.0) {
         return false;
     }

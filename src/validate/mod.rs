@@ -424,15 +424,7 @@ fn used_words(calibration: &Calibration, source: &str) -> String {
     } else {
         format!(
             "calibrated from {} of {source}",
-            calibration
-                .used
-                .iter()
-                .map(|(id, api)| match api {
-                    Api::Wgpu => id.to_string(),
-                    _ => format!("{id} ({api})"),
-                })
-                .collect::<Vec<_>>()
-                .join(", ")
+            rows_text(calibration.used.iter().cloned())
         )
     }
 }
@@ -440,6 +432,17 @@ fn used_words(calibration: &Calibration, source: &str) -> String {
 /// Cases as text, `, ` between them.
 fn ids_text(ids: impl Iterator<Item = CaseId>) -> String {
     ids.map(|id| id.to_string()).collect::<Vec<_>>().join(", ")
+}
+
+/// Calibration rows as text, `, ` between them, each with its api where it is not
+/// wgpu (both apis calibrate from some cases).
+fn rows_text(rows: impl Iterator<Item = (CaseId, Api)>) -> String {
+    rows.map(|(id, api)| match api {
+        Api::Wgpu => id.to_string(),
+        _ => format!("{id} ({api})"),
+    })
+    .collect::<Vec<_>>()
+    .join(", ")
 }
 
 /// A measured row not judged: its case and why.
