@@ -149,8 +149,8 @@ static double run(Queue *q, VkDeviceSize size, uint32_t regions, int barriers, i
         vkCmdWriteTimestamp(q->cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, timestamps, 0);
     for (int k = 0; k < copies; k++) {
         // Back-to-back copies into one buffer are write-after-write; without a barrier the
-        // driver may overlap them, with one it must drain each before the next (wgpu's way
-        // when its tracker sees a buffer used as a copy destination twice).
+        // driver may overlap them, with one it must drain each before the next. wgpu records
+        // the barrier: its tracker skips one only for read-only usages, and COPY_DST is not.
         if (barriers && k)
             barrier(q->cb, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
                     VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
@@ -262,7 +262,8 @@ int main(int argc, char **argv) {
            VK_API_VERSION_PATCH(p->apiVersion), period_ns);
     vkGetPhysicalDeviceMemoryProperties(phys, &memprops);
 
-    // One queue from every family that can copy; the first of each kind is its variant.
+    // The first family of each kind is its variant, and gets one queue. Only those: a video or
+    // optical-flow family that also copies might want its extension enabled to open.
     uint32_t nfam = 0;
     vkGetPhysicalDeviceQueueFamilyProperties(phys, &nfam, NULL);
     VkQueueFamilyProperties *fam = calloc(nfam, sizeof *fam);
@@ -270,27 +271,27 @@ int main(int argc, char **argv) {
     const char *kind_names[3] = {"universal", "compute", "transfer"};
     for (int k = 0; k < 3; k++)
         queues[k] = (Queue){.name = kind_names[k], .family = UINT32_MAX};
-    VkDeviceQueueCreateInfo qci[16];
-    uint32_t used[16], nused = 0;
+    const VkQueueFlags G = VK_QUEUE_GRAPHICS_BIT, C = VK_QUEUE_COMPUTE_BIT, T = VK_QUEUE_TRANSFER_BIT;
+    const VkQueueFlags plain = G | C | T | VK_QUEUE_SPARSE_BINDING_BIT | VK_QUEUE_PROTECTED_BIT;
+    VkDeviceQueueCreateInfo qci[3];
+    uint32_t used[3], nused = 0;
     float prio = 1.0f;
-    for (uint32_t i = 0; i < nfam && nused < 16; i++) {
+    for (uint32_t i = 0; i < nfam; i++) {
         VkQueueFlags f = fam[i].queueFlags;
-        if (!(f & (VK_QUEUE_COMPUTE_BIT | VK_QUEUE_TRANSFER_BIT)))
+        if (!(f & (C | T)))
             continue;
         char text[96];
         flags_text(f, text);
         printf("# queue family %u: %s, %u queues, timestampValidBits %u\n", i, text, fam[i].queueCount,
                fam[i].timestampValidBits);
+        int k = (f & G) && (f & C) ? 0 : (f & C) && !(f & G) ? 1 : !(f & (G | C)) && !(f & ~plain) ? 2 : -1;
+        if (k < 0 || queues[k].family != UINT32_MAX)
+            continue;
+        queues[k].family = i;
+        queues[k].valid_bits = fam[i].timestampValidBits;
         qci[nused] = (VkDeviceQueueCreateInfo){.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
                                                .queueFamilyIndex = i, .queueCount = 1, .pQueuePriorities = &prio};
         used[nused++] = i;
-        int k = (f & VK_QUEUE_GRAPHICS_BIT) && (f & VK_QUEUE_COMPUTE_BIT) ? 0
-                : (f & VK_QUEUE_COMPUTE_BIT) && !(f & VK_QUEUE_GRAPHICS_BIT) ? 1
-                : !(f & (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT)) ? 2 : -1;
-        if (k >= 0 && queues[k].family == UINT32_MAX) {
-            queues[k].family = i;
-            queues[k].valid_bits = fam[i].timestampValidBits;
-        }
     }
     if (queues[0].family == UINT32_MAX) {
         fprintf(stderr, "p44: no graphics+compute queue family (wgpu's queue) on this device\n");
