@@ -27,9 +27,15 @@ use crate::suite::{
 pub(crate) const DEFAULT_WORKGROUP: u32 = 512;
 pub(crate) const DEFAULT_GRID: Grid = Grid::TwoD;
 
-/// Largest offset of `copy/offset`; every offset copies the same element count.
-const MAX_OFFSET: u32 = 32;
-const MAX_STRIDE: u32 = 32;
+/// The offsets of `copy/offset`, in words: one period of the 32-byte sector (0 to 8),
+/// then its multiples to a 128-byte line (every offset between repeats a sector's
+/// pattern: a run before 2026-12-07 measured all 33, docs/method.md). Every offset
+/// copies the same element count.
+const OFFSETS: [u32; 12] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 16, 24, 32];
+const MAX_OFFSET: u32 = OFFSETS[OFFSETS.len() - 1];
+/// The strides of `copy/stride`, in words: each to 8 (a lane's sector alone), then
+/// coarser to 32 (the sectors a request fetches stay one a lane).
+const STRIDES: [u32; 12] = [1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32];
 
 /// Workgroups of the grid-stride peak copy: more than any current GPU keeps resident
 /// (132 SMs x 4 workgroups of 512 on an H100), so every SM stays busy to the end;
@@ -60,7 +66,7 @@ struct PeakParams {
 /// The family's experiments, in the order runs and reports show them.
 pub const EXPERIMENTS: &[Experiment] = &[OFFSET, STRIDE, PEAK, LAUNCH];
 
-/// `out[i + offset] = in[i + offset]` at offsets 0 to 32 words. At offset 0 or a
+/// `out[i + offset] = in[i + offset]` at offsets 0 to 32 words ([`OFFSETS`]). At offset 0 or a
 /// multiple of 8 words a 32-lane request needs 4 sectors, at any other offset 5.
 pub const OFFSET: Experiment = Experiment {
     family: Family::Copy,
@@ -71,7 +77,7 @@ pub const OFFSET: Experiment = Experiment {
     twin: Twin::cuda("copy_offset"),
 };
 
-/// `out[i * s] = in[i * s]` at strides 1 to 32 words.
+/// `out[i * s] = in[i * s]` at strides 1 to 32 words ([`STRIDES`]).
 pub(crate) const STRIDE: Experiment = Experiment {
     family: Family::Copy,
     variant: "stride",
@@ -188,7 +194,8 @@ fn offset_case(
 
 fn offset_cases(sizing: &Sizing) -> Vec<Case> {
     let n = buffer_words(sizing).saturating_sub(MAX_OFFSET as usize);
-    (0..=MAX_OFFSET)
+    OFFSETS
+        .into_iter()
         .map(|offset| {
             offset_case(
                 sizing,
@@ -220,7 +227,8 @@ fn launch_cases(sizing: &Sizing) -> Vec<Case> {
 
 fn stride_cases(sizing: &Sizing) -> Vec<Case> {
     let words = buffer_words(sizing);
-    (1..=MAX_STRIDE)
+    STRIDES
+        .into_iter()
         .map(|stride| {
             let n = words / stride as usize;
             let s = stride as usize;

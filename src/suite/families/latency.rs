@@ -6,7 +6,7 @@
 //! Memory Hierarchy through Microbenchmarking"): one thread follows a chain of
 //! dependent loads `i = next[i]`, so only one load is ever in flight and the time per
 //! load is the latency of the level that holds the chain. Swept over footprints from
-//! 4 KiB to 1 GiB (in steps of ≤ 1.15× between 1 and 256 MiB, where the L2 ends), the
+//! 4 KiB to 1 GiB (in steps of ≤ 1.15× between 8 and 256 MiB, where the L2 ends), the
 //! time per load climbs a staircase: L1, then L2 (50 MiB on an
 //! H100, 60 MiB on an H200), then DRAM, then DRAM with TLB misses. The texts measure
 //! a DRAM latency of about twice the L2's or more.
@@ -52,7 +52,7 @@ const SLOT_WORDS: usize = (LINE_BYTES / 4) as usize;
 /// (≈ 1.149), rounded to whole lines.
 const MIN_FOOTPRINT_BYTES: u64 = 4 << 10;
 const FOOTPRINT_STEP: u64 = 4;
-const FINE_MIN_BYTES: u64 = 1 << 20;
+const FINE_MIN_BYTES: u64 = 8 << 20;
 const FINE_MAX_BYTES: u64 = 256 << 20;
 const FINE_STEPS_PER_OCTAVE: u32 = 5;
 /// Largest footprint of a full run (far past any L2, and into TLB misses), of a
@@ -94,7 +94,7 @@ struct Params {
 pub const EXPERIMENTS: &[Experiment] = &[CHASE];
 
 /// One invocation chasing a random cycle of line-sized slots, at footprints from
-/// 4 KiB to 1 GiB (`footprint=<bytes>`), finely between 1 and 256 MiB.
+/// 4 KiB to 1 GiB (`footprint=<bytes>`), finely between 8 and 256 MiB.
 pub const CHASE: Experiment = Experiment {
     family: Family::Latency,
     variant: "chase",
@@ -109,7 +109,7 @@ fn max_footprint_bytes(sizing: &Sizing) -> u64 {
     sizing.sweep_max_bytes(FULL_MAX_BYTES, SOFTWARE_MAX_BYTES, QUICK_MAX_BYTES)
 }
 
-/// The footprints of the sweep: 4 KiB, 16 KiB, … 1 MiB, then fine steps to 256 MiB,
+/// The footprints of the sweep: 4 KiB, 16 KiB, … 4 MiB, then fine steps to 256 MiB,
 /// then 1 GiB, up to the largest; at least the smallest.
 #[expect(
     clippy::cast_possible_truncation,

@@ -384,7 +384,7 @@ fn mappable_cases(sizing: &Sizing) -> Vec<Case> {
 
 /// The host threads of [`UPLOAD_STAGING_THREADS`] and [`READBACK_THREADS`]: fixed, so that case ids agree across
 /// hosts; a count above the host's cores is skipped with the reason.
-const COPY_THREADS: [u32; 5] = [1, 2, 4, 8, 16];
+const COPY_THREADS: [u32; 3] = [1, 4, 16];
 
 fn threads_cases(sizing: &Sizing) -> Vec<Case> {
     let shape = Shape {
