@@ -413,7 +413,7 @@ mod tests {
     /// one per model, whichever GPU of it measured the campaign.
     const CAMPAIGNS: [(&str, &str); 2] = [
         (
-            "nvidia-h100-80gb-hbm3-539de1f2-vulkan",
+            "nvidia-h100-80gb-hbm3-c7018ded-vulkan",
             "nvidia-h100-80gb-hbm3-vulkan",
         ),
         ("nvidia-h200-ee128efb-vulkan", "nvidia-h200-vulkan"),

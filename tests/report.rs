@@ -176,7 +176,7 @@ fn compare_needs_two_devices_or_settings() {
     // One file of the H100 in three settings: the settings side by side, and the tax.
     let (ok, stdout, stderr) = membench(&[
         "compare",
-        "results/nvidia-h100-80gb-hbm3-539de1f2-vulkan.csv",
+        "results/nvidia-h100-80gb-hbm3-c7018ded-vulkan.csv",
     ])
     .unwrap();
     assert!(ok, "{stderr}");

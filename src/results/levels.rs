@@ -531,7 +531,7 @@ mod tests {
         reason = "whole bytes of footprints of a few MiB"
     )]
     fn the_h100_chase_names_a_near_and_a_far_l2_in_every_setting() {
-        let path = std::path::Path::new("results/nvidia-h100-80gb-hbm3-539de1f2-vulkan.csv");
+        let path = std::path::Path::new("results/nvidia-h100-80gb-hbm3-c7018ded-vulkan.csv");
         let rows = crate::results::read::read(path).expect("the committed H100 file");
         let mut settings: Vec<Setting> = rows.iter().map(Row::setting).collect();
         settings.sort();
