@@ -14,6 +14,18 @@ use crate::suite::Api;
 /// misses per latency of 69-79 ns.
 pub(crate) const HOST_COPY_GBPS_PER_THREAD: f64 = 8.0;
 
+/// The host's page, bytes: the unit memory is pinned in (x86-64's base page; CUDA
+/// asks registered ranges to be aligned to it, 4 KB, in `cuMemHostRegister`'s
+/// documentation).
+pub(crate) const HOST_PAGE_BYTES: f64 = 4096.0;
+
+/// Pinning one host page for a transfer and releasing it, µs. Estimate: pinning takes
+/// a reference on the page's `struct page` and writes its address into the driver's
+/// page list for the GPU, unpinning drops the reference: about three cache misses a
+/// page, each a memory latency of about 80 ns (the source of
+/// [`HOST_COPY_GBPS_PER_THREAD`]).
+pub(crate) const PIN_US_PER_PAGE: f64 = 3.0 * 0.080;
+
 /// A 256-byte payload's share of a PCIe packet (estimate: about 24 bytes of header,
 /// sequence number, CRC and framing per packet).
 const PCIE_PAYLOAD_SHARE: f64 = 256.0 / 280.0;
@@ -79,6 +91,9 @@ pub(crate) struct ApiCosts {
     /// A copy within device memory, GB/s of bytes read and written; `None`: the
     /// DRAM's copy rate ([`crate::sim::device::DeviceModel::dram_gbps`]).
     pub(crate) device_copy_gbps: Option<f64>,
+    /// Page-locking host memory for a transfer and releasing it after, µs (host
+    /// clock), besides [`PIN_US_PER_PAGE`] for each page: the driver calls' own cost.
+    pub(crate) register_us: f64,
 }
 
 /// The transfer model's costs, per api.
@@ -106,7 +121,9 @@ impl TransferCosts {
 
 /// Every preset's costs until a run's rows measure them. Estimates: a `cudaMemcpy` of
 /// a few bytes takes about 10 µs, a queued one about 2 µs more; a Vulkan submission
-/// and its fence wait about 50 µs; a command between timestamps a few µs.
+/// and its fence wait about 50 µs; a command between timestamps a few µs; registering
+/// and unregistering host memory two calls into the kernel driver that change the
+/// GPU's page tables, about 100 µs (wgpu imports its host memory off the clock).
 pub(crate) const ESTIMATED_COSTS: TransferCosts = TransferCosts {
     wgpu: ApiCosts {
         submit_us: 50.0,
@@ -114,6 +131,7 @@ pub(crate) const ESTIMATED_COSTS: TransferCosts = TransferCosts {
         command_us: 3.0,
         next_copy_us: None,
         device_copy_gbps: None,
+        register_us: 0.0,
     },
     cuda: ApiCosts {
         submit_us: 10.0,
@@ -121,5 +139,6 @@ pub(crate) const ESTIMATED_COSTS: TransferCosts = TransferCosts {
         command_us: 5.0,
         next_copy_us: Some(2.0),
         device_copy_gbps: None,
+        register_us: 100.0,
     },
 };

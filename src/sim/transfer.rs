@@ -15,6 +15,8 @@
 //!   where they write across it, or up to [`HOST_MEMORY_GBPS`]);
 //! - **device copy**: `2 × bytes` (read and write) over the api's device copy rate
 //!   ([`ApiCosts::device_copy_gbps`]; the DRAM's where it is not measured).
+//! - **registration**: page-locking pageable memory on the clock, once per transfer
+//!   ([`ApiCosts::register_us`]), and [`PIN_US_PER_PAGE`] for each of its pages.
 //!
 //! Which terms a path pays comes from what its code does
 //! (`crate::backend::wgpu::transfer`, `crate::backend::cuda::transfer`), not from its
@@ -22,7 +24,9 @@
 //! terms ([`crate::calibrate::CALIBRATION`]); every other row is held out.
 
 use crate::sim::device::DeviceModel;
-use crate::sim::link::{ApiCosts, HOST_COPY_GBPS_PER_THREAD, READ_COMPLETION_SHARE};
+use crate::sim::link::{
+    ApiCosts, HOST_COPY_GBPS_PER_THREAD, HOST_PAGE_BYTES, PIN_US_PER_PAGE, READ_COMPLETION_SHARE,
+};
 use crate::sim::model::{Bound, Prediction, Terms};
 use crate::suite::families::transfer::{Shape, copy_threads};
 use crate::suite::{Api, CudaPath, HostMemory, Params, Schedule, TransferPath};
@@ -42,17 +46,28 @@ pub struct TransferTime {
     pub(crate) link_s: f64,
     pub(crate) host_s: f64,
     pub(crate) device_s: f64,
+    /// Registering host memory: the driver calls' fixed cost (its pages are host time).
+    pub(crate) register_s: f64,
 }
 
 impl TransferTime {
     pub(crate) fn total_s(&self) -> f64 {
-        self.overhead_s + self.commands_s + self.link_s + self.host_s + self.device_s
+        self.overhead_s
+            + self.commands_s
+            + self.link_s
+            + self.host_s
+            + self.device_s
+            + self.register_s
     }
 
-    /// The term that takes longest (fixed costs, submission and commands, together).
+    /// The term that takes longest (fixed costs, submission, commands and
+    /// registration, together).
     pub fn bound(&self) -> Bound {
         [
-            (Bound::Overhead, self.overhead_s + self.commands_s),
+            (
+                Bound::Overhead,
+                self.overhead_s + self.commands_s + self.register_s,
+            ),
             (Bound::Link, self.link_s),
             (Bound::HostCopy, self.host_s),
             (Bound::Dram, self.device_s),
@@ -72,6 +87,7 @@ impl TransferTime {
             link_s: k * self.link_s,
             host_s: k * self.host_s,
             device_s: k * self.device_s,
+            register_s: k * self.register_s,
         }
     }
 
@@ -82,6 +98,7 @@ impl TransferTime {
             link_s: self.link_s + other.link_s,
             host_s: self.host_s + other.host_s,
             device_s: self.device_s + other.device_s,
+            register_s: self.register_s + other.register_s,
         }
     }
 
@@ -172,6 +189,16 @@ impl Charges<'_> {
         });
         TransferTime {
             host_s: bytes / (rate * 1e9),
+            ..TransferTime::default()
+        }
+    }
+
+    /// Page-locking `bytes` of pageable memory and releasing them: the driver calls,
+    /// then each page pinned and unpinned on the host.
+    fn register(&self, bytes: f64) -> TransferTime {
+        TransferTime {
+            register_s: self.costs.register_us * 1e-6,
+            host_s: (bytes / HOST_PAGE_BYTES).ceil() * PIN_US_PER_PAGE * 1e-6,
             ..TransferTime::default()
         }
     }
@@ -302,11 +329,10 @@ pub fn time(
                 copy
             })
         }
-        // Registering pins the pages on the clock: a pass over them, taken as one
-        // host copy's time; then DMA.
+        // Registering pins the pages on the clock (and releases them after); then DMA.
         TransferPath::Cuda(CudaPath::Upload(HostMemory::Registered))
         | TransferPath::Cuda(CudaPath::Readback(HostMemory::Registered)) => {
-            submitted(k).plus(host(1)).plus(t.link(bytes))
+            submitted(k).plus(t.register(bytes)).plus(t.link(bytes))
         }
         TransferPath::Overlap(schedule) => {
             // The uploads alone: wgpu by `write_buffer` (one submission), CUDA from
