@@ -14,6 +14,19 @@ use crate::suite::Api;
 /// misses per latency of 69-79 ns.
 pub(crate) const HOST_COPY_GBPS_PER_THREAD: f64 = 8.0;
 
+/// One host thread's copy rate where the bytes it reads sit in the host's last-level
+/// cache, GB/s: the same 10 misses in flight as [`HOST_COPY_GBPS_PER_THREAD`], each
+/// an L3 hit of about 40 ns rather than a memory latency of 80 (Chips and Cheese,
+/// "Sapphire Rapids: Golden Cove Hits Servers", 2023, measures over 30 ns for a server
+/// mesh's L3): 16 GB/s.
+pub(crate) const HOST_CACHED_COPY_GBPS_PER_THREAD: f64 = 10.0 * 64.0 / 40.0;
+
+/// The most bytes a host copy reads that the host's last-level cache keeps between a
+/// sample's repeats. Estimate: a server socket's L3 holds 32 MB (an AMD EPYC core
+/// complex's) to 105 MB (a 56-core Xeon of the 4th generation, 1.875 MB a core, in
+/// Intel's article 000027820); the smaller is taken.
+pub(crate) const HOST_CACHE_BYTES: f64 = 32.0 * 1024.0 * 1024.0;
+
 /// The host's page, bytes: the unit memory is pinned in (x86-64's base page; CUDA
 /// asks registered ranges to be aligned to it, 4 KB, in `cuMemHostRegister`'s
 /// documentation).

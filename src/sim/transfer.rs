@@ -25,7 +25,8 @@
 
 use crate::sim::device::DeviceModel;
 use crate::sim::link::{
-    ApiCosts, HOST_COPY_GBPS_PER_THREAD, HOST_PAGE_BYTES, PIN_US_PER_PAGE, READ_COMPLETION_SHARE,
+    ApiCosts, HOST_CACHE_BYTES, HOST_CACHED_COPY_GBPS_PER_THREAD, HOST_COPY_GBPS_PER_THREAD,
+    HOST_PAGE_BYTES, PIN_US_PER_PAGE, READ_COMPLETION_SHARE,
 };
 use crate::sim::model::{Bound, Prediction, Terms};
 use crate::suite::families::transfer::{Shape, copy_threads};
@@ -131,6 +132,15 @@ impl TransferTime {
     }
 }
 
+/// What a host copy reads.
+#[derive(Clone, Copy, PartialEq)]
+enum Source {
+    /// The host's own data.
+    Host,
+    /// Memory the device just wrote by DMA.
+    Dma,
+}
+
 /// The terms one api pays, as functions of bytes and counts.
 struct Charges<'a> {
     model: &'a DeviceModel,
@@ -180,9 +190,28 @@ impl Charges<'_> {
     }
 
     /// `threads` host threads copying `bytes`; `across_link`: they write across it
-    /// (into device-local memory the host maps), so the link caps them.
-    fn host(&self, bytes: f64, threads: usize, across_link: bool) -> TransferTime {
-        let rate = (threads as f64 * HOST_COPY_GBPS_PER_THREAD).min(if across_link {
+    /// (into device-local memory the host maps), so the link caps them. `from`: what
+    /// they read. The host's own data, where it fits the host's last-level cache, is
+    /// read from there (a sample's repeats copy the same source); what the device
+    /// wrote by DMA is read from memory.
+    fn host(&self, bytes: f64, threads: usize, across_link: bool, from: Source) -> TransferTime {
+        let per_thread = if from == Source::Host && bytes <= HOST_CACHE_BYTES {
+            HOST_CACHED_COPY_GBPS_PER_THREAD
+        } else {
+            HOST_COPY_GBPS_PER_THREAD
+        };
+        self.host_at(bytes, per_thread, threads, across_link)
+    }
+
+    /// `threads` host threads copying `bytes` at `per_thread` GB/s each.
+    fn host_at(
+        &self,
+        bytes: f64,
+        per_thread: f64,
+        threads: usize,
+        across_link: bool,
+    ) -> TransferTime {
+        let rate = (threads as f64 * per_thread).min(if across_link {
             self.model.link_gbps
         } else {
             HOST_MEMORY_GBPS
@@ -253,10 +282,10 @@ pub fn time(
     let bytes = k * chunk as f64;
     // A host copy into memory the device reads: wgpu-hal asks for `MAP_WRITE` buffers
     // both host-visible and device-local, so the host writes across the link.
-    let fill = |threads| t.host(bytes, threads, true);
-    // A host copy within host memory (out of a mapped readback buffer, which wgpu-hal
-    // asks to be host-cached; into the driver's pinned staging).
-    let host = |threads| t.host(bytes, threads, false);
+    let fill = |threads| t.host(bytes, threads, true, Source::Host);
+    // A host copy within host memory out of what the device wrote (a mapped readback
+    // buffer, which wgpu-hal asks to be host-cached; the driver's pinned staging).
+    let copy_out = |threads| t.host(bytes, threads, false, Source::Dma);
     // One submission of `copies` copies.
     let submitted = |copies| t.submit().plus(t.batch(copies));
     // Filled staging copied on the device in one submission.
@@ -264,9 +293,9 @@ pub fn time(
     // Staging allocated on the clock, more than the blocks wgpu-hal shares hold
     // (`crate::suite::sizing::SHARED_BLOCK_BYTES`), gets memory of its own: fresh
     // pages the host touches first, each zeroed by the kernel, taken as one more pass
-    // at a thread's rate.
+    // at a thread's rate from memory (fresh pages are in no cache).
     let fresh = if bytes > crate::suite::sizing::SHARED_BLOCK_BYTES as f64 {
-        fill(1)
+        t.host_at(bytes, HOST_COPY_GBPS_PER_THREAD, 1, true)
     } else {
         TransferTime::default()
     };
@@ -274,8 +303,15 @@ pub fn time(
         // The bytes copied by the host into staging (across the link), then copied on
         // the device into the storage buffer; one submission and wait. `write_buffer`
         // and unpooled staging allocate their staging on the clock.
-        TransferPath::WriteBuffer | TransferPath::Staging { pooled: false } => {
-            staged(1).plus(fresh)
+        TransferPath::WriteBuffer => staged(1).plus(fresh),
+        // A buffer created mapped is zeroed by wgpu-core before the host sees it
+        // (`map_buffer` fills the ranges not yet initialized, wgpu-core 30
+        // `device/mod.rs`): one more pass across the link, which reads nothing, so no
+        // miss waits on memory: at the cached rate.
+        TransferPath::Staging { pooled: false } => {
+            staged(1)
+                .plus(fresh)
+                .plus(t.host_at(bytes, HOST_CACHED_COPY_GBPS_PER_THREAD, 1, true))
         }
         TransferPath::Staging { pooled: true } => staged(1),
         TransferPath::StagingThreads => staged(threads),
@@ -289,8 +325,8 @@ pub fn time(
             submitted(k).plus(t.link(bytes))
         }
         // A DMA into the mapped staging buffer (host memory), then the host's copy out.
-        TransferPath::Readback => submitted(k).plus(t.link(bytes)).plus(host(1)),
-        TransferPath::ReadbackThreads => submitted(k).plus(t.link(bytes)).plus(host(threads)),
+        TransferPath::Readback => submitted(k).plus(t.link(bytes)).plus(copy_out(1)),
+        TransferPath::ReadbackThreads => submitted(k).plus(t.link(bytes)).plus(copy_out(threads)),
         // GPU clock: a command per chunk and the copy.
         TransferPath::DeviceCopy | TransferPath::DeviceCopyUnbound => {
             t.commands(k).plus(t.device_copy(bytes))
@@ -319,10 +355,14 @@ pub fn time(
         }
         // The driver copies pageable memory through pinned staging of its own in
         // pieces, the host's copy of one piece beside the DMA of the last: the slower
-        // of the two.
+        // of the two. Uploads copy the host's data, readbacks what the DMA wrote.
         TransferPath::Cuda(CudaPath::Upload(HostMemory::Pageable))
         | TransferPath::Cuda(CudaPath::Readback(HostMemory::Pageable)) => {
-            let (link, copy) = (t.link(bytes), host(1));
+            let from = match path {
+                TransferPath::Cuda(CudaPath::Upload(_)) => Source::Host,
+                _ => Source::Dma,
+            };
+            let (link, copy) = (t.link(bytes), t.host(bytes, 1, false, from));
             submitted(k).plus(if link.link_s > copy.host_s {
                 link
             } else {
