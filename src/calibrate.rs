@@ -269,7 +269,7 @@ pub(crate) const CALIBRATION: &[CalibrationRow] = &[
         experiment: &transfer::UPLOAD_REGISTERED,
         params: || params!(Size => 4096u64, Chunks => 1u64),
         property: Property::Register,
-        why: "a 4 KiB copy from memory registered on the clock is the registration's fixed cost and a pinned copy's: its one page and its bytes take 0.2 % of it",
+        why: "a 4 KiB copy from memory registered on the clock is the registration's fixed cost beside a pinned copy's, which with its one page takes 6 % of it",
     },
     CalibrationRow {
         api: Api::Wgpu,
@@ -534,7 +534,7 @@ mod tests {
         truth.link_gbps = 50.0;
         truth.transfer.cuda.submit_us = 7.0;
         truth.transfer.cuda.next_copy_us = Some(3.0);
-        truth.transfer.cuda.command_us = 6.0;
+        truth.transfer.cuda.register_us = 150.0;
         truth.transfer.wgpu.submit_us = 80.0;
         truth.transfer.wgpu.link_gbps = Some(45.0);
         truth.transfer.wgpu.command_us = 2.0;
@@ -579,6 +579,7 @@ mod tests {
             let (got, want) = (model.transfer.of(api), truth.transfer.of(api));
             assert!(near(got.submit_us, want.submit_us), "{api} {got:?}");
             assert!(near(got.command_us, want.command_us), "{api} {got:?}");
+            assert!(near(got.register_us, want.register_us) || want.register_us == 0.0);
             let [got_next, want_next] = [got, want].map(|c| c.next_copy_us.unwrap_or(c.command_us));
             assert!(near(got_next, want_next), "{api} {got:?}");
             let link = |c: &crate::sim::link::ApiCosts| c.link_gbps.unwrap_or(truth.link_gbps);

@@ -513,6 +513,64 @@ mod tests {
     }
 
     #[test]
+    fn registering_costs_the_driver_calls_once_and_each_page_pinned() {
+        let h100 = preset("h100").unwrap();
+        let registered = TransferPath::Cuda(CudaPath::Upload(HostMemory::Registered));
+        for bytes in [4096u64, 1 << 20, 256 << 20] {
+            let extra = t(registered, Api::Cuda, bytes) - t(PINNED, Api::Cuda, bytes);
+            let pages = bytes as f64 / HOST_PAGE_BYTES;
+            let expected = (h100.transfer.cuda.register_us + pages * PIN_US_PER_PAGE) * 1e-6;
+            assert!(
+                (extra - expected).abs() < 1e-12,
+                "{bytes}: {extra} {expected}"
+            );
+        }
+        // The calls' fixed cost is a term of its own, which calibration sets alone.
+        let small = time(h100, registered, Api::Cuda, &params(4096, 1)).unwrap();
+        assert_eq!(small.register_s, h100.transfer.cuda.register_us * 1e-6);
+        assert_eq!(small.bound(), Bound::Overhead);
+        let large = time(h100, registered, Api::Cuda, &params(256 << 20, 1)).unwrap();
+        assert_eq!(large.bound(), Bound::HostCopy);
+    }
+
+    #[test]
+    fn the_hosts_own_data_is_copied_faster_where_its_cache_holds_it() {
+        let rate = |path, bytes: u64| bytes as f64 / t(path, Api::Wgpu, bytes) / 1e9;
+        let cached = 16u64 << 20;
+        assert!(cached as f64 <= HOST_CACHE_BYTES && (4 * cached) as f64 > HOST_CACHE_BYTES);
+        // Mapped storage is the host's copy alone.
+        let mappable = TransferPath::MappableStorage;
+        assert!((rate(mappable, cached) - HOST_CACHED_COPY_GBPS_PER_THREAD).abs() < 1e-9);
+        assert!((rate(mappable, 4 * cached) - HOST_COPY_GBPS_PER_THREAD).abs() < 1e-9);
+        // What the device wrote by DMA comes from memory at any size: a readback's
+        // copy-out, and the pageable readback's, as against the pageable upload's.
+        let h100 = preset("h100").unwrap();
+        let copy_out = |path| {
+            let p = time(h100, path, Api::Wgpu, &params(cached, 1)).unwrap();
+            cached as f64 / p.host_s / 1e9
+        };
+        assert!((copy_out(TransferPath::Readback) - HOST_COPY_GBPS_PER_THREAD).abs() < 1e-9);
+        let pageable = |path| t(path, Api::Cuda, cached);
+        let readback = TransferPath::Cuda(CudaPath::Readback(HostMemory::Pageable));
+        assert!(pageable(PAGEABLE) < pageable(readback));
+    }
+
+    #[test]
+    fn unpooled_staging_pays_wgpus_zeroing_of_a_buffer_created_mapped() {
+        let at = |path, bytes| t(path, Api::Wgpu, bytes);
+        let bytes = 1u64 << 20;
+        let extra = at(TransferPath::Staging { pooled: false }, bytes)
+            - at(TransferPath::Staging { pooled: true }, bytes);
+        let zeroing = bytes as f64 / (HOST_CACHED_COPY_GBPS_PER_THREAD * 1e9);
+        assert!((extra - zeroing).abs() < 1e-12, "{extra} {zeroing}");
+        // `write_buffer`'s staging is written at once, never zeroed.
+        assert_eq!(
+            at(TransferPath::WriteBuffer, bytes),
+            at(TransferPath::Staging { pooled: true }, bytes)
+        );
+    }
+
+    #[test]
     fn kernels_read_host_memory_at_the_read_completions_share_unless_the_l2_holds_it() {
         let h100 = preset("h100").unwrap();
         let bytes = 256u64 << 20;
