@@ -1,6 +1,7 @@
 // Layer normalisation of R rows of D floats, one invocation per row: each invocation
 // walks its row three times (mean, variance, output), so neighbouring lanes read
-// words D apart and each load waits on few others: latency-bound.
+// words D apart and each load waits on few others: latency-bound at small sizes
+// (docs/kernel.md, "On an H100", says what bounds it at 2^17 rows).
 
 struct Shape {
     rows: u32,

@@ -305,12 +305,12 @@ mod tests {
     fn default_sizing_sweeps_4_kib_to_1_gib() {
         let cases = cases(&Sizing::nominal(false));
         let footprints: Vec<String> = cases.iter().map(|c| c.params.to_string()).collect();
-        // 4 KiB to 1 MiB in 5, 40 fine steps to 256 MiB, then 1 GiB.
-        assert_eq!(footprints.len(), 46);
+        // 4 KiB to 4 MiB in 6, 25 fine steps past 8 MiB to 256 MiB, then 1 GiB.
+        assert_eq!(footprints.len(), 32);
         assert_eq!(footprints[0], "footprint=4096");
-        assert_eq!(footprints[4], "footprint=1048576");
-        assert_eq!(footprints[44], "footprint=268435456");
-        assert_eq!(footprints[45], "footprint=1073741824");
+        assert_eq!(footprints[5], "footprint=4194304");
+        assert_eq!(footprints[30], "footprint=268435456");
+        assert_eq!(footprints[31], "footprint=1073741824");
         let bytes: Vec<u64> = cases
             .iter()
             .map(|c| c.params.number(crate::suite::Key::Footprint).unwrap())
@@ -343,10 +343,10 @@ mod tests {
             }
         }
         // 16 MiB: its 131072 slots; past it and at 1 GiB: the fewest.
-        assert_eq!(cases[24].params.to_string(), "footprint=16777216");
-        assert_eq!(cases[24].elements, 131072);
-        assert_eq!(cases[25].elements, u64::from(MIN_STEPS));
-        assert_eq!(cases[45].elements, u64::from(MIN_STEPS));
+        assert_eq!(cases[10].params.to_string(), "footprint=16777216");
+        assert_eq!(cases[10].elements, 131072);
+        assert_eq!(cases[11].elements, u64::from(MIN_STEPS));
+        assert_eq!(cases[31].elements, u64::from(MIN_STEPS));
     }
 
     #[test]
