@@ -466,20 +466,27 @@ mod tests {
 
     #[test]
     fn random_eviction_keeps_part_of_a_cycle_larger_than_the_cache() {
-        // A cycle over 2× the room: least recent first never hits, a random victim
-        // leaves part of the cycle in place.
-        let hits = |eviction| {
+        // A sweep over 1.25× and 2× the room, again and again: least recent first never
+        // hits, a random victim leaves part of the sweep in place, more of the shorter.
+        let hits = |eviction, keys: u64| {
             let mut l = LineCache::evicting(64, 1, eviction);
             let mut hits = 0;
             for round in 0..8 {
-                for key in 0..128 {
+                for key in 0..keys {
                     hits += u32::from(l.touch(key, 0) && round > 0);
                 }
             }
             hits
         };
-        assert_eq!(hits(Eviction::LeastRecent), 0);
-        let random = hits(Eviction::Random(7));
-        assert!((100..700).contains(&random), "{random} hits of 896");
+        for keys in [80, 128] {
+            assert_eq!(hits(Eviction::LeastRecent, keys), 0, "{keys} keys");
+        }
+        let (near, far) = (
+            hits(Eviction::Random(7), 80),
+            hits(Eviction::Random(7), 128),
+        );
+        assert!((280..560).contains(&near), "{near} hits of 560");
+        assert!((100..700).contains(&far), "{far} hits of 896");
+        assert!(near * 128 > far * 80, "{near} of 560 against {far} of 896");
     }
 }
