@@ -86,9 +86,19 @@ pub(crate) fn with_baseline(
 ) -> Result<Vec<DeviceResults>> {
     let wanted = baseline.to_lowercase();
     let exact = devices.iter().position(|d| d.label == baseline);
-    let matching: Vec<usize> = (0..devices.len())
+    let mut matching: Vec<usize> = (0..devices.len())
         .filter(|&i| devices[i].label.to_lowercase().contains(&wanted))
         .collect();
+    // A device's kernels file (`membench kernel`) sits beside its suite file: the
+    // suite's rows are the baseline, where one suite file matches.
+    let suite: Vec<usize> = matching
+        .iter()
+        .copied()
+        .filter(|&i| devices[i].rows.iter().any(|r| r.family != Family::Kernel))
+        .collect();
+    if !suite.is_empty() {
+        matching = suite;
+    }
     let mut files: Vec<&Path> = matching
         .iter()
         .map(|&i| devices[i].path.as_path())
@@ -303,6 +313,9 @@ mod tests {
                 }],
             ),
         ];
+        // The device's name matches both files; its suite file is the baseline.
+        let ordered = with_baseline(devices.to_vec(), "GPU").unwrap();
+        assert_eq!(ordered[0].path, Path::new("gpu.csv"));
         let page = build(&devices, &[]).unwrap().html;
         let section = &page[page.find("id=\"family-kernel\"").unwrap()..];
         assert!(
