@@ -28,13 +28,13 @@ pub(crate) const DEFAULT_WORKGROUP: u32 = 512;
 pub(crate) const DEFAULT_GRID: Grid = Grid::TwoD;
 
 /// The offsets of `copy/offset`, in words: one period of the 32-byte sector (0 to 8),
-/// then its multiples to a 128-byte line (every offset between repeats a sector's
-/// pattern: a run before 2026-12-07 measured all 33, docs/method.md). Every offset
-/// copies the same element count.
+/// then its multiples to a 128-byte line; the offsets between repeat a period's
+/// pattern (runs before 30e2ed7 measured all 33: docs/method.md). Every offset copies
+/// the same element count.
 const OFFSETS: [u32; 12] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 16, 24, 32];
 const MAX_OFFSET: u32 = OFFSETS[OFFSETS.len() - 1];
-/// The strides of `copy/stride`, in words: each to 8 (a lane's sector alone), then
-/// coarser to 32 (the sectors a request fetches stay one a lane).
+/// The strides of `copy/stride`, in words: each to 8, where a lane's sector becomes its
+/// own, then coarser to 32 (past 8 a request fetches one sector a lane at every stride).
 const STRIDES: [u32; 12] = [1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32];
 
 /// Workgroups of the grid-stride peak copy: more than any current GPU keeps resident
@@ -66,8 +66,8 @@ struct PeakParams {
 /// The family's experiments, in the order runs and reports show them.
 pub const EXPERIMENTS: &[Experiment] = &[OFFSET, STRIDE, PEAK, LAUNCH];
 
-/// `out[i + offset] = in[i + offset]` at offsets 0 to 32 words ([`OFFSETS`]). At offset 0 or a
-/// multiple of 8 words a 32-lane request needs 4 sectors, at any other offset 5.
+/// `out[i + offset] = in[i + offset]` at offsets 0 to 32 words ([`OFFSETS`]). At offset
+/// 0 or a multiple of 8 words a 32-lane request needs 4 sectors, at any other offset 5.
 pub const OFFSET: Experiment = Experiment {
     family: Family::Copy,
     variant: "offset",
