@@ -39,8 +39,12 @@ pub fn describe_model(model: &DeviceModel) -> String {
     }
 }
 
-/// Predictions run in parallel on (at most) this many threads, within [`Budget`].
-const PREDICT_THREADS: usize = 4;
+/// Threads predictions run on, within [`Budget`]: half the host's cores, between 4
+/// (or all, where fewer) and 8, so that the measurements keep cores for their data.
+fn predict_threads() -> usize {
+    let cores = rayon::current_num_threads();
+    (cores / 2).clamp(4.min(cores), 8)
+}
 
 /// The host memory the predictions under way may take together: the largest buffer of
 /// the cases predicted, so that a run's host memory stays within twice its largest
@@ -113,7 +117,7 @@ pub fn predict_cases(
         prediction
     };
     match rayon::ThreadPoolBuilder::new()
-        .num_threads(PREDICT_THREADS.min(rayon::current_num_threads()))
+        .num_threads(predict_threads())
         .build()
     {
         Ok(pool) => pool.install(|| cases.par_iter().map(predict).collect()),
