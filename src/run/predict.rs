@@ -338,4 +338,28 @@ mod tests {
         });
         assert_eq!(*budget.taken.lock().unwrap(), 0);
     }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_simulator_beside_the_measurements_yields_its_threads_priority_and_only_theirs() {
+        // The nice value of the calling thread (`who` 0 is the caller on Linux).
+        let nice = || unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
+        let before = nice();
+        let (own, started) = std::thread::spawn(move || {
+            yield_to_measurements();
+            (nice(), std::thread::spawn(nice).join().unwrap())
+        })
+        .join()
+        .unwrap();
+        assert_eq!(
+            (own, started),
+            (19, 19),
+            "the thread and the threads it starts"
+        );
+        assert_eq!(
+            nice(),
+            before,
+            "the measurements' thread keeps its priority"
+        );
+    }
 }
