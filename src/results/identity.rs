@@ -3,6 +3,7 @@
 //! rows of another identity are never merged in.
 
 use std::ffi::OsString;
+use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::Row;
@@ -158,6 +159,73 @@ impl Identity {
             })
             .collect()
     }
+}
+
+/// Which physical GPU a file's rows are of: its UUID; where it has none, its host and
+/// PCI bus id; where those are unknown too, its host and model (the one adapter of
+/// the model on that host, as a software adapter is). Never the file.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum GpuId {
+    /// The GPU's UUID.
+    Uuid(String),
+    /// Its host and PCI bus id.
+    Bus {
+        /// The host name.
+        host: String,
+        /// The PCI bus id.
+        bus: String,
+    },
+    /// Its host and model.
+    Adapter {
+        /// The host name.
+        host: String,
+        /// The adapter's name.
+        device: String,
+    },
+}
+
+impl GpuId {
+    /// The identity `row` records.
+    pub(crate) fn of(row: &Row) -> GpuId {
+        if known(&row.gpu_uuid) {
+            GpuId::Uuid(row.gpu_uuid.clone())
+        } else if known(&row.pci_bus_id) {
+            GpuId::Bus {
+                host: host_text(&row.host),
+                bus: row.pci_bus_id.clone(),
+            }
+        } else {
+            GpuId::Adapter {
+                host: host_text(&row.host),
+                device: row.device.clone(),
+            }
+        }
+    }
+}
+
+impl fmt::Display for GpuId {
+    /// The UUID, `host bus-id`, or `host model`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GpuId::Uuid(uuid) => f.write_str(uuid),
+            GpuId::Bus { host, bus } => write!(f, "{host} {bus}"),
+            GpuId::Adapter { host, device } => write!(f, "{host} {device}"),
+        }
+    }
+}
+
+/// A host as an identity shows it: its name, or `unknown host`.
+fn host_text(host: &str) -> String {
+    if known(host) {
+        host.to_owned()
+    } else {
+        "unknown host".to_owned()
+    }
+}
+
+/// Whether an identity column names something: not empty and not `-`.
+pub(crate) fn known(text: &str) -> bool {
+    !text.is_empty() && text != "-"
 }
 
 /// `-quick`, `-buffer-64mib`, `-quick-concurrent-2`, …: what the default file name adds

@@ -17,7 +17,8 @@ mod write;
 
 pub(crate) use device::read_device;
 pub use device::{DeviceResults, load};
-pub use identity::Identity;
+pub(crate) use identity::known;
+pub use identity::{GpuId, Identity};
 pub(crate) use identity::{distinct_paths, replace_in_path};
 pub(crate) use read::{csv_message, field_message, unsafe_text};
 pub(crate) use read::{file_bytes, read_existing, read_with_lines};

@@ -19,10 +19,10 @@ mod spans;
 mod tests;
 mod text;
 
+pub use crate::results::GpuId;
 pub use cases::Cell;
 pub use cases::GroupCase;
 pub(crate) use cases::Standing;
-pub use read::GpuId;
 pub use read::inputs;
 pub use render::{render, write};
 pub(crate) use spans::Span;

@@ -3,7 +3,6 @@
 //! [`GpuId`] and keeping, per case, the measurement that is judged.
 
 use std::collections::HashMap;
-use std::fmt;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
 
@@ -11,76 +10,10 @@ use rayon::prelude::*;
 
 use super::{Merge, Merged, Skipped};
 use crate::error::{Error, Result};
-use crate::results::{self, Row, Status};
+pub(super) use crate::results::known;
+use crate::results::{self, GpuId, Row, Status};
 use crate::suite::{CaseId, RunSizing, Setting};
 use crate::text::shown_path as shown;
-
-/// Which physical GPU a file's rows are of: its UUID; where it has none, its host and
-/// PCI bus id; where those are unknown too, its host and model (the one adapter of
-/// the model on that host, as a software adapter is). Never the file.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum GpuId {
-    /// The GPU's UUID.
-    Uuid(String),
-    /// Its host and PCI bus id.
-    Bus {
-        /// The host name.
-        host: String,
-        /// The PCI bus id.
-        bus: String,
-    },
-    /// Its host and model.
-    Adapter {
-        /// The host name.
-        host: String,
-        /// The adapter's name.
-        device: String,
-    },
-}
-
-impl GpuId {
-    /// The identity `row` records.
-    fn of(row: &Row) -> GpuId {
-        if known(&row.gpu_uuid) {
-            GpuId::Uuid(row.gpu_uuid.clone())
-        } else if known(&row.pci_bus_id) {
-            GpuId::Bus {
-                host: host_text(&row.host),
-                bus: row.pci_bus_id.clone(),
-            }
-        } else {
-            GpuId::Adapter {
-                host: host_text(&row.host),
-                device: row.device.clone(),
-            }
-        }
-    }
-}
-
-impl fmt::Display for GpuId {
-    /// The UUID, `host bus-id`, or `host model`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            GpuId::Uuid(uuid) => f.write_str(uuid),
-            GpuId::Bus { host, bus } => write!(f, "{host} {bus}"),
-            GpuId::Adapter { host, device } => write!(f, "{host} {device}"),
-        }
-    }
-}
-
-/// A host as an identity shows it: its name, or `unknown host`.
-fn host_text(host: &str) -> String {
-    if known(host) {
-        host.to_owned()
-    } else {
-        "unknown host".to_owned()
-    }
-}
-
-/// Whether an identity column names something: not empty and not `-`.
-pub(super) fn known(text: &str) -> bool {
-    !text.is_empty() && text != "-"
-}
 
 /// What a group is keyed by: GPUs measured alike.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
