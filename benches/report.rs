@@ -36,6 +36,7 @@ fn file_of(count: usize) -> membench::Result<String> {
 fn read_compare_build(bytes: &[u8]) -> membench::Result<(usize, usize)> {
     let device = DeviceResults {
         path: "rows.csv".into(),
+        kernel_files: Vec::new(),
         label: "device".to_owned(),
         setting: Setting::WGPU,
         rows: results::parse(Path::new("rows.csv"), bytes)?,

@@ -556,6 +556,7 @@ fn a_long_device_name_makes_short_chart_names() {
 fn a_latency_reads_in_ns_per_load() {
     let device = |name: &str, ns: f64| DeviceResults {
         path: format!("{name}.csv").into(),
+        kernel_files: Vec::new(),
         label: name.to_owned(),
         setting: membench::suite::Setting::WGPU,
         rows: vec![Row {
@@ -876,6 +877,7 @@ fn read_anything(bytes: &[u8]) -> Result<(), TestCaseError> {
             }
             let device = DeviceResults {
                 path: path.to_owned(),
+                kernel_files: Vec::new(),
                 label: "fuzzed".to_owned(),
                 setting: membench::suite::Setting::WGPU,
                 rows,

@@ -146,6 +146,7 @@ mod tests {
         let file = |rows: Vec<Row>| {
             vec![DeviceResults {
                 path: "gpu.csv".into(),
+                kernel_files: Vec::new(),
                 label: "GPU".into(),
                 setting: Setting::WGPU,
                 rows,

@@ -161,6 +161,15 @@ fn aligned_table(
     table
 }
 
+/// The files `device`'s rows were read from, each between `quote`s, joined by commas.
+fn files_of(device: &DeviceResults, quote: &str) -> String {
+    let files: Vec<String> = device
+        .files()
+        .map(|path| format!("{quote}{}{quote}", path.display()))
+        .collect();
+    files.join(", ")
+}
+
 fn table(devices: &[DeviceResults], lines: &[Line<'_>]) -> String {
     let mut out = String::from(
         "devices (GB/s measured, or ns per load for latency; [n]/[1] = ratio of speeds to \
@@ -177,7 +186,7 @@ fn table(devices: &[DeviceResults], lines: &[Line<'_>]) -> String {
             "  [{}] {}  {}  ({about})\n",
             index + 1,
             device.label,
-            device.path.display()
+            files_of(device, "")
         ));
     }
     out.push('\n');
@@ -230,9 +239,9 @@ fn markdown(devices: &[DeviceResults], lines: &[Line<'_>]) -> String {
     let mut out = String::new();
     for device in devices {
         out.push_str(&format!(
-            "- **{}**: `{}`\n",
+            "- **{}**: {}\n",
             device.label,
-            device.path.display()
+            files_of(device, "`")
         ));
     }
     out.push('\n');
@@ -514,6 +523,7 @@ mod tests {
         };
         let device = |setting: Setting, rows: Vec<Row>| DeviceResults {
             path: "gpu.csv".into(),
+            kernel_files: Vec::new(),
             label: format!("GPU {setting}"),
             setting,
             rows,
@@ -610,6 +620,7 @@ mod tests {
         };
         let devices = [DeviceResults {
             path: "a.csv".into(),
+            kernel_files: Vec::new(),
             label: "A | B".into(),
             setting: Setting::WGPU,
             rows: vec![row],

@@ -86,19 +86,9 @@ pub(crate) fn with_baseline(
 ) -> Result<Vec<DeviceResults>> {
     let wanted = baseline.to_lowercase();
     let exact = devices.iter().position(|d| d.label == baseline);
-    let mut matching: Vec<usize> = (0..devices.len())
+    let matching: Vec<usize> = (0..devices.len())
         .filter(|&i| devices[i].label.to_lowercase().contains(&wanted))
         .collect();
-    // A device's kernels file (`membench kernel`) sits beside its suite file: the
-    // suite's rows are the baseline, where one suite file matches.
-    let suite: Vec<usize> = matching
-        .iter()
-        .copied()
-        .filter(|&i| devices[i].rows.iter().any(|r| r.family != Family::Kernel))
-        .collect();
-    if !suite.is_empty() {
-        matching = suite;
-    }
     let mut files: Vec<&Path> = matching
         .iter()
         .map(|&i| devices[i].path.as_path())
@@ -249,6 +239,7 @@ mod tests {
         };
         let device = DeviceResults {
             path: "gpu.csv".into(),
+            kernel_files: Vec::new(),
             label: "GPU".into(),
             setting: crate::suite::Setting::WGPU,
             rows: vec![
@@ -291,6 +282,7 @@ mod tests {
         rows.extend([8 << 10, 16 << 10, 32 << 10].map(|k| window(k, 2000.0)));
         let device = |path: &str, rows| DeviceResults {
             path: Path::new(path).into(),
+            kernel_files: Vec::new(),
             label: format!("GPU {path}"),
             setting: crate::suite::Setting::WGPU,
             rows,
@@ -313,9 +305,6 @@ mod tests {
                 }],
             ),
         ];
-        // The device's name matches both files; its suite file is the baseline.
-        let ordered = with_baseline(devices.to_vec(), "GPU").unwrap();
-        assert_eq!(ordered[0].path, Path::new("gpu.csv"));
         let page = build(&devices, &[]).unwrap().html;
         let section = &page[page.find("id=\"family-kernel\"").unwrap()..];
         assert!(
@@ -343,6 +332,7 @@ mod tests {
         };
         let device = DeviceResults {
             path: "a&b.csv".into(),
+            kernel_files: Vec::new(),
             label: "<i>GPU</i> \"A\"".into(),
             setting: crate::suite::Setting::WGPU,
             rows: vec![row],
@@ -357,5 +347,67 @@ mod tests {
         assert!(!page.contains("<i>GPU"));
         assert!(page.starts_with("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"));
         assert!(page.ends_with("</body>\n</html>\n"));
+    }
+
+    #[test]
+    fn a_kernels_file_joins_its_gpus_device_and_the_baseline_names_it() {
+        let dir = crate::results::tests::scratch("kernels-join");
+        let row = |family, variant: &str, params: &str, uuid: &str| Row {
+            family,
+            device: "GPU".into(),
+            backend: "vulkan".into(),
+            gpu_uuid: uuid.into(),
+            ..crate::results::tests::row(variant, params, 100.0)
+        };
+        let uuid = "GPU-6663725b-8e8b-bfae-cf37-bd9c1cb699cf";
+        let write = |name: &str, rows: &[Row]| {
+            let path = dir.join(name);
+            crate::results::write(&path, rows).unwrap();
+            path
+        };
+        let suite = write("gpu.csv", &[row(Family::Copy, "offset", "offset=0", uuid)]);
+        let saxpy = "size=n:1024;footprint=8192";
+        let kernels = write(
+            "gpu-kernels.csv",
+            &[row(Family::Kernel, "saxpy", saxpy, uuid)],
+        );
+        // Another GPU of the model: its kernels file has no suite file beside it.
+        let other_uuid = "GPU-0000725b-8e8b-bfae-cf37-bd9c1cb699cf";
+        let other = write(
+            "other-kernels.csv",
+            &[row(Family::Kernel, "saxpy", saxpy, other_uuid)],
+        );
+        let devices = crate::results::load(&[suite.clone(), kernels.clone()]).unwrap();
+        let [gpu] = &devices[..] else {
+            panic!("one device expected: {devices:#?}");
+        };
+        assert_eq!(
+            (gpu.label.as_str(), &gpu.path, &gpu.kernel_files),
+            ("GPU (wgpu)", &suite, &vec![kernels.clone()])
+        );
+        assert_eq!(
+            gpu.rows.iter().map(|r| r.family).collect::<Vec<_>>(),
+            [Family::Copy, Family::Kernel]
+        );
+        // The device's name is one device's: the baseline resolves.
+        assert_eq!(
+            with_baseline(devices.clone(), "GPU").unwrap()[0].path,
+            suite
+        );
+        // Its kernel rows are charted and listed as the device's own.
+        let page = build(&devices, &[]).unwrap().html;
+        let section = &page[page.find("id=\"family-kernel\"").unwrap()..];
+        assert!(
+            section.contains("id=\"chart-kernel-levels-gpu-wgpu\""),
+            "{section}"
+        );
+        assert!(page.contains("gpu-kernels.csv</code>"), "{page}");
+        // Another GPU's kernels file stays a device of its own.
+        let devices = crate::results::load(&[suite, kernels, other.clone()]).unwrap();
+        assert_eq!(devices.len(), 2, "{devices:#?}");
+        assert_eq!(
+            (&devices[1].path, devices[1].kernel_files.len()),
+            (&other, 0)
+        );
     }
 }

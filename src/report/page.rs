@@ -405,10 +405,14 @@ pub(super) fn introduction(devices: &[DeviceResults]) -> Markup {
     }
 }
 
-/// The files `devices` were read from, each once.
+/// The files `devices` were read from, kernels files included, each once.
 pub(super) fn files(devices: &[DeviceResults]) -> Vec<&Path> {
-    let mut paths: Vec<&Path> = devices.iter().map(|d| d.path.as_path()).collect();
-    paths.dedup();
+    let mut paths: Vec<&Path> = Vec::new();
+    for path in devices.iter().flat_map(DeviceResults::files) {
+        if !paths.contains(&path) {
+            paths.push(path);
+        }
+    }
     paths
 }
 

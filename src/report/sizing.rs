@@ -78,6 +78,7 @@ mod tests {
     fn device(elements: &[(&str, u64)]) -> DeviceResults {
         DeviceResults {
             path: "gpu.csv".into(),
+            kernel_files: Vec::new(),
             label: "GPU".into(),
             setting: Setting::WGPU,
             rows: elements

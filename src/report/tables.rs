@@ -39,7 +39,12 @@ pub(super) fn device_table(devices: &[DeviceResults]) -> Markup {
                             (row.timestamp_utc) ", membench " (row.membench_version)
                             " (" (row.git_commit) ")"
                         }
-                        td { code { (device.path.display()) } }
+                        td {
+                            @for (index, path) in device.files().enumerate() {
+                                @if index > 0 { ", " }
+                                code { (path.display()) }
+                            }
+                        }
                     }
                     "\n"
                 }

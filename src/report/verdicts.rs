@@ -216,6 +216,7 @@ mod tests {
     fn a_claim_is_flagged_where_the_settings_of_one_device_disagree() {
         let device = |name: &str, setting: Setting| DeviceResults {
             path: "gpu.csv".into(),
+            kernel_files: Vec::new(),
             label: name.into(),
             setting,
             rows: vec![Row {

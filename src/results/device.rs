@@ -4,9 +4,9 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use super::{Row, read_with_lines};
+use super::{GpuId, Row, read_with_lines};
 use crate::error::{Error, Result};
-use crate::suite::Setting;
+use crate::suite::{Family, RunSizing, Setting};
 
 /// [`read_with_lines`] of a file that must hold rows of one device, with one backend
 /// per setting: what `compare`, `report` and `simulate --validate` read.
@@ -48,6 +48,9 @@ pub(crate) fn read_device(path: &Path) -> Result<Vec<(u64, Row)>> {
 pub struct DeviceResults {
     /// The file the rows were read from.
     pub path: PathBuf,
+    /// The kernels files (`membench kernel`) of the same device whose rows joined
+    /// these ([`load`]), after the file's own.
+    pub kernel_files: Vec<PathBuf>,
     /// The device as the table names it: adapter, api, the build where it is not the
     /// default and the adapters measuring at once where more than one
     /// (`NVIDIA H200 (wgpu, tax-free, concurrent=2)`); the file name is added where
@@ -72,6 +75,7 @@ impl DeviceResults {
             .into_iter()
             .map(|(setting, first)| DeviceResults {
                 path: path.to_owned(),
+                kernel_files: Vec::new(),
                 label: first.device_label(),
                 setting,
                 rows: rows
@@ -88,21 +92,28 @@ impl DeviceResults {
         self.rows.first()
     }
 
+    /// The files the rows were read from: its own, then the kernels files joined.
+    pub fn files(&self) -> impl Iterator<Item = &Path> {
+        std::iter::once(self.path.as_path()).chain(self.kernel_files.iter().map(PathBuf::as_path))
+    }
+
     /// Whether a software adapter measured it (lavapipe): it has no GPU UUID.
     pub(crate) fn is_software(&self) -> bool {
         self.metadata().is_some_and(|row| row.gpu_uuid == "-")
     }
 }
 
-/// Reads every file, stopping at the first bad one, and makes the labels unique.
+/// Reads every file, stopping at the first bad one, joins each kernels file to its
+/// device's results file ([`join_kernels`]) and makes the labels unique.
 pub fn load(paths: &[PathBuf]) -> Result<Vec<DeviceResults>> {
-    let mut devices: Vec<DeviceResults> = paths
+    let read: Vec<DeviceResults> = paths
         .iter()
         .map(|path| DeviceResults::read(path))
         .collect::<Result<Vec<_>>>()?
         .into_iter()
         .flatten()
         .collect();
+    let mut devices = join_kernels(read);
     let labels: Vec<String> = devices.iter().map(|d| d.label.clone()).collect();
     for (index, device) in devices.iter_mut().enumerate() {
         if labels
@@ -122,6 +133,50 @@ pub fn load(paths: &[PathBuf]) -> Result<Vec<DeviceResults>> {
     Ok(devices)
 }
 
+/// What makes two entries one device: the physical GPU, the adapter and the backend
+/// it was driven through, the sizing and the setting; `None` for an entry of no rows.
+type DeviceKey = (GpuId, String, String, Option<RunSizing>, Setting);
+
+fn device_key(device: &DeviceResults) -> Option<DeviceKey> {
+    let row = device.metadata()?;
+    Some((
+        GpuId::of(row),
+        row.device.clone(),
+        row.backend.clone(),
+        row.sizing,
+        device.setting,
+    ))
+}
+
+/// `devices` with each entry of `kernel` rows only (a kernels file's, `membench
+/// kernel`) joined to the one entry of other rows of the same device, where there is
+/// one: a GPU is one device however many files hold its rows. A kernels file with no
+/// such entry, or several, stays a device of its own.
+fn join_kernels(mut devices: Vec<DeviceResults>) -> Vec<DeviceResults> {
+    let only_kernels =
+        |device: &DeviceResults| device.rows.iter().all(|row| row.family == Family::Kernel);
+    let keys: Vec<Option<DeviceKey>> = devices.iter().map(device_key).collect();
+    let suites: Vec<bool> = devices.iter().map(|d| !only_kernels(d)).collect();
+    let mut joined = vec![false; devices.len()];
+    for kernels in (0..devices.len()).filter(|&k| !suites[k] && keys[k].is_some()) {
+        let same: Vec<usize> = (0..devices.len())
+            .filter(|&s| suites[s] && keys[s] == keys[kernels])
+            .collect();
+        if let [suite] = same[..] {
+            let rows = std::mem::take(&mut devices[kernels].rows);
+            let path = devices[kernels].path.clone();
+            devices[suite].rows.extend(rows);
+            devices[suite].kernel_files.push(path);
+            joined[kernels] = true;
+        }
+    }
+    devices
+        .into_iter()
+        .zip(joined)
+        .filter_map(|(device, joined)| (!joined).then_some(device))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,6 +185,7 @@ mod tests {
     fn a_device_without_a_gpu_uuid_is_software() {
         let device = |uuid: &str| DeviceResults {
             path: PathBuf::new(),
+            kernel_files: Vec::new(),
             label: String::new(),
             setting: Setting::default(),
             rows: vec![Row {

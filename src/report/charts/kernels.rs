@@ -262,6 +262,7 @@ mod tests {
     fn input(path: &str, rows: Vec<Row>) -> DeviceResults {
         DeviceResults {
             path: path.into(),
+            kernel_files: Vec::new(),
             label: format!("GPU [{path}]"),
             setting: Setting::WGPU,
             rows,

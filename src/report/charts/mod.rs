@@ -237,6 +237,7 @@ mod tests {
     fn device(rows: Vec<Row>) -> Vec<DeviceResults> {
         vec![DeviceResults {
             path: "registry.csv".into(),
+            kernel_files: Vec::new(),
             label: "Registry GPU".to_owned(),
             setting: crate::suite::Setting::WGPU,
             rows,

@@ -207,6 +207,7 @@ mod tests {
     fn device(rows: Vec<Row>) -> DeviceResults {
         DeviceResults {
             path: "gpu.csv".into(),
+            kernel_files: Vec::new(),
             label: "GPU".into(),
             setting: Setting::WGPU,
             rows,

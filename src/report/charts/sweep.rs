@@ -787,6 +787,7 @@ mod tests {
         let owned: Vec<DeviceResults> = (0..3)
             .map(|index| DeviceResults {
                 path: format!("gpu-{index}.csv").into(),
+                kernel_files: Vec::new(),
                 label: format!("GPU {index}"),
                 setting: crate::suite::Setting::WGPU,
                 rows: registry_rows(),
@@ -826,6 +827,7 @@ mod tests {
     fn a_files_settings_share_its_transfer_chart() {
         let setting = |setting| DeviceResults {
             path: "gpu.csv".into(),
+            kernel_files: Vec::new(),
             label: format!("GPU ({setting})"),
             setting,
             rows: registry_rows(),
@@ -878,6 +880,7 @@ mod tests {
         let svg = |rows: Vec<Row>| {
             let owned = [Setting::WGPU, Setting::CUDA].map(|setting| DeviceResults {
                 path: "gpu.csv".into(),
+                kernel_files: Vec::new(),
                 label: format!("GPU ({setting})"),
                 setting,
                 rows: rows.clone(),
