@@ -104,7 +104,7 @@ impl DeviceResults {
 }
 
 /// Reads every file, stopping at the first bad one, joins each kernels file to its
-/// device's results file ([`join_kernels`]) and makes the labels unique.
+/// device's results file (`join_kernels`) and makes the labels unique.
 pub fn load(paths: &[PathBuf]) -> Result<Vec<DeviceResults>> {
     let read: Vec<DeviceResults> = paths
         .iter()

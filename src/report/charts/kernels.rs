@@ -1,8 +1,9 @@
 //! Each device's own kernels (`membench kernel`) placed against its memory: a chart per
-//! results file and setting with `kernel` rows, each row's GB/s at its footprint (both
+//! device and setting with `kernel` rows, each row's GB/s at its footprint (both
 //! logarithmic) over the device's measured bandwidth levels drawn as a staircase. The
-//! levels come from the kernel rows' own file where it holds the hierarchy sweeps, else
-//! from another input of the same GPU (its results file beside its kernels file).
+//! levels come from the device's own rows where they hold the hierarchy sweeps (a
+//! kernels file joins its GPU's results file, `results::load`), else from another
+//! input of the same model.
 
 use std::path::Path;
 
