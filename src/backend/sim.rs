@@ -166,7 +166,7 @@ pub(crate) const PREDICT_LANE_OPS: u64 = 1 << 27;
 /// addresses (a chase touches all of them); else the share of its zero-filled buffers
 /// that the sampled window's workgroups own (their pages are committed only where the
 /// window touches them: the 1 GiB hierarchy case's window of a quarter of its
-/// workgroups committed 0.22 of its bytes).
+/// workgroups committed about a fifth of its bytes).
 pub(crate) fn prediction_bytes(case: &Case) -> u64 {
     let bytes: u64 = case.buffers.iter().map(Buffer::len_bytes).sum();
     if case.addresses_from_data {
