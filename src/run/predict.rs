@@ -274,10 +274,7 @@ impl<'scope> Background<'scope> {
         model: impl FnOnce() -> DeviceModel + Send + 'scope,
         done: impl Fn() + Send + Sync + 'scope,
     ) -> Self {
-        Background::Running(scope.spawn(move || {
-            yield_to_measurements();
-            Predicted::make(cases, model(), &done)
-        }))
+        Background::Running(scope.spawn(move || Predicted::make(cases, model(), &done)))
     }
 
     /// Whether they have not started.
@@ -296,25 +293,6 @@ impl<'scope> Background<'scope> {
         }
     }
 }
-
-/// Lowers the priority of this thread and of the threads it starts (the predictions'
-/// pool): beside the measurements the simulator takes only the cores they leave idle.
-/// At normal priority its 8 threads made an H100 run's GPU-clock cases 24 s slower
-/// (docs/method.md).
-#[cfg(target_os = "linux")]
-fn yield_to_measurements() {
-    // SAFETY: `gettid` has no preconditions; `setpriority` of this thread's own id
-    // changes only its nice value (on Linux a thread's own, inherited by the threads
-    // it starts). Where it fails the priority stays as it was, which is harmless.
-    unsafe {
-        if let Ok(thread) = libc::id_t::try_from(libc::gettid()) {
-            libc::setpriority(libc::PRIO_PROCESS, thread, 19);
-        }
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn yield_to_measurements() {}
 
 #[cfg(test)]
 mod tests {
@@ -337,29 +315,5 @@ mod tests {
             assert!(received.recv().is_ok());
         });
         assert_eq!(*budget.taken.lock().unwrap(), 0);
-    }
-
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn the_simulator_beside_the_measurements_yields_its_threads_priority_and_only_theirs() {
-        // The nice value of the calling thread (`who` 0 is the caller on Linux).
-        let nice = || unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
-        let before = nice();
-        let (own, started) = std::thread::spawn(move || {
-            yield_to_measurements();
-            (nice(), std::thread::spawn(nice).join().unwrap())
-        })
-        .join()
-        .unwrap();
-        assert_eq!(
-            (own, started),
-            (19, 19),
-            "the thread and the threads it starts"
-        );
-        assert_eq!(
-            nice(),
-            before,
-            "the measurements' thread keeps its priority"
-        );
     }
 }
