@@ -39,12 +39,9 @@ pub fn describe_model(model: &DeviceModel) -> String {
     }
 }
 
-/// Threads predictions run on, within [`Budget`]: half the host's cores, between 4
-/// (or all, where fewer) and 8, so that the measurements keep cores for their data.
-fn predict_threads() -> usize {
-    let cores = rayon::current_num_threads();
-    (cores / 2).clamp(4.min(cores), 8)
-}
+/// Predictions run in parallel on (at most) this many threads, within [`Budget`]: more
+/// take the host's cores from the measurements beside them (docs/method.md).
+const PREDICT_THREADS: usize = 4;
 
 /// The host memory the predictions under way may take together: the largest buffer of
 /// the cases predicted, so that a run's host memory stays within twice its largest
@@ -117,7 +114,7 @@ pub fn predict_cases(
         prediction
     };
     match rayon::ThreadPoolBuilder::new()
-        .num_threads(predict_threads())
+        .num_threads(PREDICT_THREADS.min(rayon::current_num_threads()))
         .build()
     {
         Ok(pool) => pool.install(|| cases.par_iter().map(predict).collect()),
