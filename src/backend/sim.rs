@@ -236,3 +236,27 @@ pub fn predict(
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::suite::{Sizing, select};
+
+    fn case(id: &str) -> Case {
+        let selected = select(&Sizing::nominal(false), &[id.to_owned()]).unwrap();
+        selected.into_iter().next().unwrap().1
+    }
+
+    #[test]
+    fn a_prediction_counts_a_chase_whole_and_zero_filled_buffers_by_the_windows_share() {
+        let bytes = |case: &Case| case.buffers.iter().map(Buffer::len_bytes).sum::<u64>();
+        // The chase's addresses are its data: every byte is made.
+        let chase = case("latency/chase/footprint=1073741824");
+        assert_eq!(prediction_bytes(&chase), bytes(&chase));
+        // 4096 workgroups, a window of 1024: a quarter of the buffers' bytes.
+        let sweep = case("hierarchy/dram_read/size=1073741824");
+        let workgroups: u64 = sweep.workgroups.iter().map(|&n| u64::from(n)).product();
+        assert_eq!(workgroups, 4 * PREDICT_WORKGROUPS);
+        assert_eq!(prediction_bytes(&sweep), bytes(&sweep) / 4);
+    }
+}
