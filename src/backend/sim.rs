@@ -172,7 +172,7 @@ pub(crate) fn prediction_bytes(case: &Case) -> u64 {
     if case.addresses_from_data {
         return bytes;
     }
-    let workgroups: u64 = case.workgroups.iter().map(|&n| u64::from(n)).product();
+    let workgroups = crate::sim::exec::grid_size(case.workgroups);
     bytes / workgroups.div_ceil(PREDICT_WORKGROUPS).max(1)
 }
 
@@ -255,7 +255,7 @@ mod tests {
         assert_eq!(prediction_bytes(&chase), bytes(&chase));
         // 4096 workgroups, a window of 1024: a quarter of the buffers' bytes.
         let sweep = case("hierarchy/dram_read/size=1073741824");
-        let workgroups: u64 = sweep.workgroups.iter().map(|&n| u64::from(n)).product();
+        let workgroups = crate::sim::exec::grid_size(sweep.workgroups);
         assert_eq!(workgroups, 4 * PREDICT_WORKGROUPS);
         assert_eq!(prediction_bytes(&sweep), bytes(&sweep) / 4);
     }

@@ -306,14 +306,18 @@ pub struct Launch {
     pub(crate) costs: Costs,
 }
 
+/// The workgroups of a grid of `num_workgroups`, all three dimensions together.
+pub(crate) fn grid_size(num_workgroups: [u32; 3]) -> u64 {
+    num_workgroups.iter().map(|&n| u64::from(n)).product()
+}
+
 impl Launch {
     /// Every workgroup of the grid.
     pub fn all(num_workgroups: [u32; 3], subgroup_size: u32) -> Launch {
-        let total = num_workgroups.iter().map(|&n| u64::from(n)).product();
         Launch {
             num_workgroups,
             subgroup_size,
-            workgroups: 0..total,
+            workgroups: 0..grid_size(num_workgroups),
             costs: Costs::default(),
         }
     }

@@ -7,7 +7,7 @@ use std::ops::Range;
 use super::memory::MemoryModel;
 use super::timing::{Prediction, Work, costs};
 use crate::sim::device::DeviceModel;
-use crate::sim::exec::{BoundBuffer, Kernel, Launch, SimError, run};
+use crate::sim::exec::{BoundBuffer, Kernel, Launch, SimError, grid_size, run};
 
 /// The workgroups [`predict`] simulates: all of a grid of at most `max_workgroups`,
 /// else `max_workgroups` consecutive ones in the middle, the start rounded down to a
@@ -78,7 +78,7 @@ pub(crate) fn predict_sampled(
         max_lane_ops,
         untimed_first,
     } = sampling;
-    let total: u64 = num_workgroups.iter().map(|&n| u64::from(n)).product();
+    let total = grid_size(num_workgroups);
     let lanes = kernel.workgroup_size().iter().product::<u32>();
     let in_flight = device.workgroups_in_flight(lanes);
     let window = sample_window(total, max_workgroups, in_flight);
