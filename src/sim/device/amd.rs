@@ -33,6 +33,7 @@ pub(super) const MI100: DeviceModel = DeviceModel {
     // Whitepaper: 16 L2 channels of 64 bytes a clock.
     l2_gbps: 16.0 * 64.0 * 1.502,
     l2_write_requests_per_s: 16.0 * 64.0 * 1.502e9 / 64.0, // estimate: as many as reads
+    l2_coalesce_bytes: 0.0,
     l2_far_over_near: 1.0,
     llc_latency_ns: 0.0,
     // A CU issues one wavefront instruction a clock: 4 SIMD16 units take 4 clocks each
@@ -72,6 +73,7 @@ pub(super) const MI210: DeviceModel = DeviceModel {
     // Whitepaper: the L2's channels doubled to 128 bytes a clock each.
     l2_gbps: 16.0 * 128.0 * 1.7,
     l2_write_requests_per_s: 16.0 * 128.0 * 1.7e9 / 128.0, // estimate: as many as reads
+    l2_coalesce_bytes: 0.0,
     // Estimate: the vector L1 returns 64 bytes a clock per CU, half a 128-byte line.
     l1_wavefronts_per_s: 0.5 * per_clock(104, 1.7),
     // Datasheet: 104 CUs, peak engine clock 1700 MHz.
@@ -96,6 +98,7 @@ pub(super) const MI300X: DeviceModel = DeviceModel {
     // Whitepaper: 2 KB a clock of L2 bandwidth per XCD (16 channels × 128 bytes).
     l2_gbps: 8.0 * 2048.0 * 2.1,
     l2_write_requests_per_s: 8.0 * 2048.0 * 2.1e9 / 128.0,
+    l2_coalesce_bytes: 0.0,
     // Estimate: between the L2's and DRAM's, as an H100 far L2 (475 clocks).
     llc_latency_ns: 475.0 / 2.1,
     link_gbps: crate::sim::link::PCIE5_X16_GBPS, // datasheet: PCIe 5.0 x16
@@ -131,6 +134,7 @@ pub(super) const RX6900XT: DeviceModel = DeviceModel {
     // Estimate: 16 L2 channels of 64 bytes a clock at the boost clock.
     l2_gbps: 16.0 * 64.0 * 2.25,
     l2_write_requests_per_s: 16.0 * 64.0 * 2.25e9 / 128.0,
+    l2_coalesce_bytes: 0.0,
     l2_far_over_near: 1.0,
     llc_latency_ns: 475.0 / 2.25,
     // Whitepaper: each of a CU's 2 SIMD32 units issues a wave32 instruction a clock.
@@ -165,6 +169,7 @@ pub(super) const RX7900XTX: DeviceModel = DeviceModel {
     // Estimate: 24 L2 channels (6 memory controllers × 4) of 64 bytes a clock.
     l2_gbps: 24.0 * 64.0 * 2.5,
     l2_write_requests_per_s: 24.0 * 64.0 * 2.5e9 / 128.0,
+    l2_coalesce_bytes: 0.0,
     llc_latency_ns: 475.0 / 2.5,
     // AMD's RX 7900 XTX specifications: 61.4 TFLOPs f32 at 2500 MHz on 96 CUs, RDNA 3
     // issuing two f32 multiply-adds per lane (128 per clock per CU).

@@ -77,6 +77,12 @@ pub struct DeviceModel {
     /// L2 bandwidth on the H100 as calibrated (docs/simulator.md, Device models and
     /// calibration).
     pub(crate) l2_write_requests_per_s: f64,
+    /// The reach of the L2's request coalescer, in bytes: it merges a read of a sector
+    /// that another SM's read already has in flight, so the slices never see it. With
+    /// reads spread over a working set of S bytes, a read finds its sector in flight
+    /// with the probability a Poisson arrival does, and exp(−this ÷ S) of the reads
+    /// pass on ([`DeviceModel::l2_pass_share`]). 0: no coalescer modelled.
+    pub(crate) l2_coalesce_bytes: f64,
     /// Shared-memory wavefronts per second, whole chip.
     pub(crate) shared_wavefronts_per_s: f64,
     /// L1 wavefronts (a line's worth of a global request's sectors each) per second,
@@ -203,6 +209,7 @@ const LAVAPIPE: DeviceModel = DeviceModel {
     dram_unmoved_sector_share: 1.0,
     l2_gbps: 50.0,                        // estimate
     l2_write_requests_per_s: 50e9 / 32.0, // estimate
+    l2_coalesce_bytes: 0.0,
     // Estimate: one 8-lane vector access per core per clock.
     shared_wavefronts_per_s: per_clock(2, 2.5),
     l1_wavefronts_per_s: per_clock(2, 2.5),
@@ -252,6 +259,7 @@ const GENERIC: DeviceModel = DeviceModel {
     dram_gbps: 400.0,
     l2_gbps: 1200.0,
     l2_write_requests_per_s: 1200e9 / 32.0,
+    l2_coalesce_bytes: 0.0,
     shared_wavefronts_per_s: per_clock(30, 1.5),
     l1_wavefronts_per_s: per_clock(30, 1.5),
     uniform_addresses_per_s: per_clock(30, 1.5),
@@ -360,6 +368,16 @@ impl DeviceModel {
         self.dram_gbps / (2.0 - 1.0 / read).max(0.5)
     }
 
+    /// The share of L2 reads the request coalescer passes on to the slices when the
+    /// reads spread over `working_set` bytes ([`DeviceModel::l2_coalesce_bytes`]); all
+    /// of them where the working set is not known (0).
+    pub(crate) fn l2_pass_share(&self, working_set: u64) -> f64 {
+        if self.l2_coalesce_bytes <= 0.0 || working_set == 0 {
+            return 1.0;
+        }
+        (-self.l2_coalesce_bytes / working_set as f64).exp()
+    }
+
     /// Workgroups resident on one SM for a workgroup of `lanes` invocations (at least
     /// 1); shared-memory and register limits are not modelled.
     pub(crate) fn workgroups_per_sm(&self, lanes: u32) -> u32 {
@@ -375,6 +393,19 @@ impl DeviceModel {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_h100_coalescer_passes_on_what_its_counters_counted() {
+        // Probe p42 (docs/probes/2026-11-27): the share of sectors the L2's request
+        // coalescer passed on, for a buffer of 1, 2, 4, 16 and 64 MiB every SM reads.
+        for (mib, counted) in [(1, 0.70), (2, 0.86), (4, 0.93), (16, 0.98), (64, 0.99)] {
+            let share = H100.l2_pass_share(mib << 20);
+            assert!((share - counted).abs() <= 0.025, "{mib} MiB: {share}");
+        }
+        // Nothing merged where the reads' spread is not known, nor without a coalescer.
+        assert_eq!(H100.l2_pass_share(0), 1.0);
+        assert_eq!(GENERIC.l2_pass_share(1 << 20), 1.0);
+    }
 
     #[test]
     fn presets_by_name_and_adapter() {

@@ -419,7 +419,7 @@ mod tests {
         let mut b = vec![bind(0, vec![0; 4 * 1024])];
         let c = counts(&k, &mut b, [1, 1, 1], &h100());
         assert!(c.shared_requests > 0);
-        let p = Prediction::from_counts(&c, &Work::default(), &h100(), 0, 1, 1);
+        let p = Prediction::from_counts(&c, &Work::default(), &h100(), 0, 1, 1, 0);
         assert_eq!(
             p.bank_ways,
             Some(c.shared_wavefronts as f64 / c.shared_requests as f64)
@@ -514,7 +514,7 @@ mod tests {
             let k = Kernel::load("uniform", &wgsl.replace("INDEX", index), &[]).unwrap();
             let mut b = vec![bind(0, vec![0; 128]), bind(1, vec![0; 128])];
             let c = counts(&k, &mut b, [1, 1, 1], &h100());
-            let p = Prediction::from_counts(&c, &Work::default(), &h100(), 0, 1, 1);
+            let p = Prediction::from_counts(&c, &Work::default(), &h100(), 0, 1, 1, 0);
             assert_eq!(c.uniform_requests, 1, "{index}");
             assert_eq!(p.uniform_addresses_per_request, Some(want), "{index}");
         }

@@ -148,6 +148,7 @@ pub(crate) fn predict_sampled(
         declared_bytes,
         end - window.start,
         total,
+        footprint.data(total),
     ))
 }
 
@@ -173,8 +174,13 @@ impl Footprint {
     /// The share of a cache that `some` of `all` workgroups get: the data `some` read
     /// over the data `all` read.
     fn share(&self, some: u64, all: u64) -> f64 {
-        let data = |n: u64| self.first.saturating_mul(n).min(self.bound).max(1);
-        data(some) as f64 / data(all) as f64
+        self.data(some).max(1) as f64 / self.data(all).max(1) as f64
+    }
+
+    /// The data `n` workgroups read: over the whole grid's, the L2's request coalescer
+    /// merges reads ([`crate::sim::device::DeviceModel::l2_coalesce_bytes`]).
+    fn data(&self, n: u64) -> u64 {
+        self.first.saturating_mul(n).min(self.bound)
     }
 }
 

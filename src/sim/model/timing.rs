@@ -265,7 +265,8 @@ pub(crate) fn costs(device: &DeviceModel) -> Costs {
 impl Prediction {
     /// Scale `counts` and `work` by `total / simulated` workgroups and apply the time
     /// model: the largest of the memory paths' times, the issue time, the latency
-    /// time and the launch time.
+    /// time and the launch time. `read_set` is the bytes the whole grid reads (0: not
+    /// known), over which the L2's request coalescer finds reads in flight.
     #[expect(
         clippy::cast_possible_truncation,
         reason = "a count scaled to the whole grid, rounded: `as` saturates"
@@ -277,6 +278,7 @@ impl Prediction {
         declared_bytes: u64,
         simulated_workgroups: u64,
         total_workgroups: u64,
+        read_set: u64,
     ) -> Prediction {
         let scale = total_workgroups as f64 / simulated_workgroups.max(1) as f64;
         let scaled = |n: u64| (n as f64 * scale).round() as u64;
@@ -308,8 +310,13 @@ impl Prediction {
             (scaled(counts.llc_hit_sectors) * u64::from(device.sector_bytes)) as f64,
             device.llc_gbps * 1e9,
         );
+        // The coalescer merges reads of a sector in flight, but each distinct sector
+        // reaches the slices at least once.
+        let l2_reads = l2_sectors.saturating_sub(l2_writes) as f64;
+        let l2_passed = (l2_reads * device.l2_pass_share(read_set))
+            .max(l2_reads.min((read_set / u64::from(device.sector_bytes.max(1))) as f64));
         let l2_s = per_s(
-            (l2_sectors.saturating_sub(l2_writes) * u64::from(device.sector_bytes)) as f64,
+            l2_passed * f64::from(device.sector_bytes),
             device.l2_gbps * 1e9,
         ) + l2_writes_s;
         // The L1's data path moves a line's worth of sectors a clock, from however many
@@ -438,7 +445,8 @@ impl Prediction {
 impl Prediction {
     /// A prediction of `time_s` that `bound` names, its term that time, counting nothing.
     pub(crate) fn bound_by(bound: Bound, time_s: f64, device: &DeviceModel) -> Prediction {
-        let mut p = Prediction::from_counts(&Counts::default(), &Work::default(), device, 1, 1, 1);
+        let mut p =
+            Prediction::from_counts(&Counts::default(), &Work::default(), device, 1, 1, 1, 0);
         p.terms = Terms::default();
         p.time_s = time_s;
         p.bound = bound;
@@ -452,6 +460,36 @@ mod tests {
     use super::*;
     use crate::sim::exec::Kernel;
     use crate::sim::model::fixtures::{bind, counts, h100};
+
+    #[test]
+    fn the_coalescer_merges_reads_of_a_small_read_set_but_each_sector_once_at_least() {
+        // `reads` sector reads reaching the L2, the whole grid, over `read_set` bytes.
+        let l2 = |reads: u64, read_set: u64| {
+            let c = Counts {
+                l2_sectors: reads,
+                ..Counts::default()
+            };
+            Prediction::from_counts(&c, &Work::default(), &h100(), 1, 1, 1, read_set)
+                .terms
+                .l2
+        };
+        let reads = 1u64 << 20;
+        let unknown = l2(reads, 0);
+        assert!(unknown > 0.0);
+        // Reads over a 1 MiB buffer, each sector 32 times: 70 % reach the slices
+        // (probe p42).
+        let share = l2(reads, 1 << 20) / unknown;
+        assert!(
+            (share - h100().l2_pass_share(1 << 20)).abs() < 1e-9,
+            "{share}"
+        );
+        // Each read a sector of its own: nothing to merge.
+        assert_eq!(l2(reads, reads * 32), unknown);
+        // Each sector of 128 KiB read twice: the coalescer would pass on 6 %, but each
+        // sector reaches the slices once.
+        let few = 1u64 << 13;
+        assert_eq!(l2(few, few * 16) / l2(few, 0), 0.5);
+    }
 
     #[test]
     fn the_largest_term_names_the_bound() {
@@ -504,7 +542,7 @@ mod tests {
                 workgroup_launch_ns: 0.0,
                 ..h100()
             };
-            let p = Prediction::from_counts(&c, &Work::default(), &device, 1, 264, 264);
+            let p = Prediction::from_counts(&c, &Work::default(), &device, 1, 264, 264, 0);
             // 2 subgroups × 64 reads and 1 write (one line) per workgroup.
             let lines = 264.0 * 2.0 * (64.0 * lines_per_read + 1.0);
             assert_eq!(c.global_lines() as f64, lines, "{offset}");
