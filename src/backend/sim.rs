@@ -221,6 +221,7 @@ pub fn predict(
             max_workgroups: PREDICT_WORKGROUPS,
             max_lane_ops: PREDICT_LANE_OPS,
             untimed_first: case.untimed_first,
+            cold: case.cache == crate::suite::Cache::Cold,
         },
     )?;
     // The launch family times its dispatches' issue; the others, their kernels.

@@ -136,6 +136,14 @@ impl Caches {
         self.l1.iter_mut().for_each(LineCache::clear);
     }
 
+    /// Fill the L2 to its capacity with written sectors from `first_key` on; what they
+    /// evict is the clear's to write back, untimed.
+    pub(super) fn fill_l2_dirty(&mut self, first_key: u64) {
+        for key in first_key..first_key + self.l2.capacity() as u64 {
+            self.l2.touch(key, FULL);
+        }
+    }
+
     /// Write back the L2's dirty sectors (the end of a run), leaving them clean.
     pub(super) fn write_back(&mut self, c: &mut Counts) {
         for (key, partial) in self.l2.write_back() {

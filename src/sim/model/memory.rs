@@ -153,6 +153,15 @@ impl MemoryModel {
         self.caches.share(&mut self.counts, l1, l2);
     }
 
+    /// Fill the L2 with dirty sectors of a buffer no kernel binds, as the untimed clear
+    /// of [`crate::suite::FLUSH_BYTES`] before a cold dispatch leaves it: the dispatch
+    /// then writes them back as its own sectors evict them.
+    pub(crate) fn flush_l2(&mut self) {
+        self.flush();
+        self.caches
+            .fill_l2_dirty(u64::from(u16::MAX) << BUFFER_SHIFT);
+    }
+
     /// Replay what is buffered and start counting afresh, as the next dispatch: the
     /// L2 as it is, the L1s empty (they are invalidated at every kernel launch).
     pub(crate) fn restart(&mut self) {

@@ -32,6 +32,9 @@ pub(crate) struct Sampling {
     /// Whole dispatches run untimed before the timed ones
     /// ([`crate::suite::Case::untimed_first`]).
     pub(crate) untimed_first: u32,
+    /// Each timed dispatch follows the untimed clear of a flush buffer
+    /// ([`crate::suite::Cache::Cold`]).
+    pub(crate) cold: bool,
 }
 
 /// Predict a dispatch of `kernel` over `num_workgroups` on `device`: run (a window of
@@ -51,6 +54,7 @@ pub fn predict(
         max_workgroups,
         max_lane_ops: u64::MAX,
         untimed_first: 0,
+        cold: false,
     };
     predict_sampled(
         kernel,
@@ -77,6 +81,7 @@ pub(crate) fn predict_sampled(
         max_workgroups,
         max_lane_ops,
         untimed_first,
+        cold,
     } = sampling;
     let total = grid_size(num_workgroups);
     let lanes = kernel.workgroup_size().iter().product::<u32>();
@@ -126,7 +131,16 @@ pub(crate) fn predict_sampled(
     // reads its data more than once: the workgroups before the window left what it
     // reads. A window of a larger grid that reads its data once starts cold, as the
     // middle of a stream does.
-    let counts = if window == (0..total) || reread {
+    let counts = if cold {
+        // The clear before the dispatch left the L2 full of its dirty lines, and the
+        // dispatch writes back those its reads evict; what it leaves, the next clear
+        // writes back.
+        launch.workgroups = window.start..end;
+        model.restart();
+        model.flush_l2();
+        work = Work::of(&[run(kernel, bindings, &launch, &mut model)?], lanes);
+        model.counts_without_write_back()
+    } else if window == (0..total) || reread {
         launch.workgroups = window.start..end;
         // The untimed dispatches before the timed ones (a chase's walk of its cycle).
         for _ in 0..untimed_first {
@@ -285,6 +299,47 @@ mod tests {
     }
 
     #[test]
+    fn a_cold_dispatch_writes_back_the_dirty_lines_the_flush_left_in_the_l2() {
+        // Each workgroup reads 1 KiB of its own and writes nothing (its input is
+        // zeros): the grid reads 1 MiB through an L2 of 256 KiB, so its reads evict
+        // every line the flush left, and a warm dispatch finds the L2 clean.
+        let wgsl = "
+            @group(0) @binding(0) var<storage, read> src: array<u32>;
+            @group(0) @binding(1) var<storage, read_write> out: array<u32>;
+            @compute @workgroup_size(256)
+            fn main(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) w: vec3<u32>) {
+                let v = src[w.x * 256u + l];
+                if v == 7u {
+                    out[w.x] = v;
+                }
+            }";
+        let k = Kernel::load("sum", wgsl, &[]).unwrap();
+        let device = DeviceModel {
+            l2_bytes: 256 << 10,
+            ..h100()
+        };
+        let workgroups = 1024u32;
+        let predict_with = |cold| {
+            let words = 256 * workgroups as usize;
+            let mut b = vec![bind(0, vec![0; 4 * words]), bind(1, vec![0; 4096])];
+            let sampling = Sampling {
+                max_workgroups: u64::MAX,
+                max_lane_ops: u64::MAX,
+                untimed_first: 0,
+                cold,
+            };
+            predict_sampled(&k, &mut b, [workgroups, 1, 1], &device, 8 << 20, sampling).unwrap()
+        };
+        let warm = predict_with(false);
+        let cold = predict_with(true);
+        assert_eq!(
+            cold.counts.dram_write_bytes - warm.counts.dram_write_bytes,
+            256 << 10
+        );
+        assert!(cold.time_s > warm.time_s);
+    }
+
+    #[test]
     fn lane_op_budget_samples_fewer_workgroups_of_a_uniform_kernel() {
         // Every workgroup loops over workgroup memory the same way: a few of them
         // predict what all of them do.
@@ -309,6 +364,7 @@ mod tests {
                 max_workgroups: u64::MAX,
                 max_lane_ops,
                 untimed_first: 0,
+                cold: false,
             };
             predict_sampled(&k, &mut b, [workgroups, 1, 1], &h100(), 1 << 20, sampling).unwrap()
         };
