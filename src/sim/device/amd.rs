@@ -34,6 +34,7 @@ pub(super) const MI100: DeviceModel = DeviceModel {
     l2_gbps: 16.0 * 64.0 * 1.502,
     l2_write_requests_per_s: 16.0 * 64.0 * 1.502e9 / 64.0, // estimate: as many as reads
     l2_coalesce_bytes: 0.0,
+    block_linear_textures: false,
     l2_far_over_near: 1.0,
     llc_latency_ns: 0.0,
     // A CU issues one wavefront instruction a clock: 4 SIMD16 units take 4 clocks each
@@ -74,6 +75,7 @@ pub(super) const MI210: DeviceModel = DeviceModel {
     l2_gbps: 16.0 * 128.0 * 1.7,
     l2_write_requests_per_s: 16.0 * 128.0 * 1.7e9 / 128.0, // estimate: as many as reads
     l2_coalesce_bytes: 0.0,
+    block_linear_textures: false,
     // Estimate: the vector L1 returns 64 bytes a clock per CU, half a 128-byte line.
     l1_wavefronts_per_s: 0.5 * per_clock(104, 1.7),
     // Datasheet: 104 CUs, peak engine clock 1700 MHz.
@@ -99,6 +101,7 @@ pub(super) const MI300X: DeviceModel = DeviceModel {
     l2_gbps: 8.0 * 2048.0 * 2.1,
     l2_write_requests_per_s: 8.0 * 2048.0 * 2.1e9 / 128.0,
     l2_coalesce_bytes: 0.0,
+    block_linear_textures: false,
     // Estimate: between the L2's and DRAM's, as an H100 far L2 (475 clocks).
     llc_latency_ns: 475.0 / 2.1,
     link_gbps: crate::sim::link::PCIE5_X16_GBPS, // datasheet: PCIe 5.0 x16
@@ -135,6 +138,7 @@ pub(super) const RX6900XT: DeviceModel = DeviceModel {
     l2_gbps: 16.0 * 64.0 * 2.25,
     l2_write_requests_per_s: 16.0 * 64.0 * 2.25e9 / 128.0,
     l2_coalesce_bytes: 0.0,
+    block_linear_textures: false,
     l2_far_over_near: 1.0,
     llc_latency_ns: 475.0 / 2.25,
     // Whitepaper: each of a CU's 2 SIMD32 units issues a wave32 instruction a clock.
@@ -170,6 +174,7 @@ pub(super) const RX7900XTX: DeviceModel = DeviceModel {
     l2_gbps: 24.0 * 64.0 * 2.5,
     l2_write_requests_per_s: 24.0 * 64.0 * 2.5e9 / 128.0,
     l2_coalesce_bytes: 0.0,
+    block_linear_textures: false,
     llc_latency_ns: 475.0 / 2.5,
     // AMD's RX 7900 XTX specifications: 61.4 TFLOPs f32 at 2500 MHz on 96 CUs, RDNA 3
     // issuing two f32 multiply-adds per lane (128 per clock per CU).

@@ -29,6 +29,7 @@ pub(super) const M2: DeviceModel = DeviceModel {
     l2_gbps: 10.0 * 64.0 * 1.398, // estimate: 64 bytes a clock per core
     l2_write_requests_per_s: 10.0 * 64.0 * 1.398e9 / 128.0,
     l2_coalesce_bytes: 0.0,
+    block_linear_textures: false,
     l2_far_over_near: 1.0,
     llc_latency_ns: 475.0 / 1.398,
     issue_per_clock: 4.0, // estimate: 4 SIMD-group schedulers per core

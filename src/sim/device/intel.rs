@@ -32,6 +32,7 @@ pub(super) const A770: DeviceModel = DeviceModel {
     l2_gbps: 32.0 * 64.0 * 2.1,
     l2_write_requests_per_s: 32.0 * 64.0 * 2.1e9 / 64.0,
     l2_coalesce_bytes: 0.0,
+    block_linear_textures: false,
     l2_far_over_near: 1.0,
     llc_latency_ns: 0.0,
     // Estimate: 16 vector engines of SIMD8 take 2 clocks for a SIMD16 instruction.
@@ -65,6 +66,7 @@ pub(super) const B580: DeviceModel = DeviceModel {
     l2_gbps: 20.0 * 64.0 * 2.67,
     l2_write_requests_per_s: 20.0 * 64.0 * 2.67e9 / 64.0,
     l2_coalesce_bytes: 0.0,
+    block_linear_textures: false,
     // Estimate: 8 SIMD16 vector engines, one instruction a clock each.
     issue_per_clock: 8.0,
     // Specifications: PCIe 4.0 x8, half an x16 link.

@@ -83,6 +83,9 @@ pub struct DeviceModel {
     /// with the probability a Poisson arrival does, and exp(−this ÷ S) of the reads
     /// pass on ([`DeviceModel::l2_pass_share`]). 0: no coalescer modelled.
     pub(crate) l2_coalesce_bytes: f64,
+    /// Textures laid out block-linear (NVIDIA's tiled images): the simulator traces a
+    /// texel where that layout keeps it ([`crate::sim::exec::block_linear_offset`]).
+    pub(crate) block_linear_textures: bool,
     /// Shared-memory wavefronts per second, whole chip.
     pub(crate) shared_wavefronts_per_s: f64,
     /// L1 wavefronts (a line's worth of a global request's sectors each) per second,
@@ -210,6 +213,7 @@ const LAVAPIPE: DeviceModel = DeviceModel {
     l2_gbps: 50.0,                        // estimate
     l2_write_requests_per_s: 50e9 / 32.0, // estimate
     l2_coalesce_bytes: 0.0,
+    block_linear_textures: false,
     // Estimate: one 8-lane vector access per core per clock.
     shared_wavefronts_per_s: per_clock(2, 2.5),
     l1_wavefronts_per_s: per_clock(2, 2.5),
@@ -260,6 +264,7 @@ const GENERIC: DeviceModel = DeviceModel {
     l2_gbps: 1200.0,
     l2_write_requests_per_s: 1200e9 / 32.0,
     l2_coalesce_bytes: 0.0,
+    block_linear_textures: false,
     shared_wavefronts_per_s: per_clock(30, 1.5),
     l1_wavefronts_per_s: per_clock(30, 1.5),
     uniform_addresses_per_s: per_clock(30, 1.5),

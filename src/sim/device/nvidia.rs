@@ -51,6 +51,7 @@ pub(super) const H100: DeviceModel = DeviceModel {
     // exp(−0.357 MiB ÷ S) gives 70, 84, 91, 98 and 99 %: the reach is fitted to the
     // 1 MiB point alone.
     l2_coalesce_bytes: 0.357 * (1 << 20) as f64,
+    block_linear_textures: true,
     shared_wavefronts_per_s: per_clock(132, 1.98),
     l1_wavefronts_per_s: per_clock(132, 1.98),
     uniform_addresses_per_s: per_clock(132, 1.98),
@@ -139,6 +140,7 @@ pub(super) const A100: DeviceModel = DeviceModel {
     l2_gbps: 5120.0 * 1.41,
     l2_write_requests_per_s: 5120.0 * 1.41e9 / 32.0, // estimate: as many as reads
     l2_coalesce_bytes: 0.0,
+    block_linear_textures: true,
     // CUDA C++ Programming Guide, throughput table, compute capability 8.0: warp
     // shuffle 32 results per clock per SM.
     shuffles_per_clock: 1.0,
@@ -169,6 +171,7 @@ pub(super) const V100: DeviceModel = DeviceModel {
     l2_gbps: 2048.0 * 1.53,
     l2_write_requests_per_s: 2048.0 * 1.53e9 / 32.0, // estimate: as many as reads
     l2_coalesce_bytes: 0.0,
+    block_linear_textures: true,
     // Jia et al., "Dissecting the NVIDIA Volta GPU Architecture via Microbenchmarking"
     // (2018): 28 clocks for an L1 hit and 193 for an L2 hit.
     l1_latency_ns: 28.0 / 1.53,
@@ -206,6 +209,7 @@ pub(super) const GTX1050TI: DeviceModel = DeviceModel {
     // transpose/naive_row writes lines against its L2's read sectors.
     l2_write_requests_per_s: 0.27 * 64.0 * 4.0 * 1.392e9 / 32.0,
     l2_coalesce_bytes: 0.0,
+    block_linear_textures: true,
     // GP104 whitepaper, SM diagram: two L1/texture caches per SM (one per pair of
     // processing blocks), apart from shared memory. Estimate: one line each per clock.
     l1_wavefronts_per_s: 2.0 * per_clock(6, 1.392),
@@ -246,6 +250,7 @@ pub(super) const L40: DeviceModel = DeviceModel {
     l2_gbps: 64.0 * 48.0 * 2.49,
     l2_write_requests_per_s: 64.0 * 48.0 * 2.49e9 / 32.0, // estimate: as many as reads
     l2_coalesce_bytes: 0.0,
+    block_linear_textures: true,
     l2_far_over_near: 1.0,
     // CUDA C++ Programming Guide, throughput table, compute capability 8.9: warp
     // shuffle 32 results per clock per SM.
@@ -269,6 +274,7 @@ pub(super) const RTX4090: DeviceModel = DeviceModel {
     l2_gbps: 64.0 * 36.0 * 2.52,
     l2_write_requests_per_s: 64.0 * 36.0 * 2.52e9 / 32.0,
     l2_coalesce_bytes: 0.0,
+    block_linear_textures: true,
     // Whitepaper: 128 SMs, boost 2520 MHz.
     ..clocked(L40, 128, 2.52)
 };

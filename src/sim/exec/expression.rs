@@ -7,7 +7,7 @@ use naga::{
     UnaryOperator,
 };
 
-use super::kernel::{K, Kernel, Leaf, Pointee};
+use super::kernel::{K, Kernel, Pointee};
 use super::math::{relational, select, unary};
 use super::{Access, Exec, Frame, Ready, Region, SimError, Space, Value, variant};
 
@@ -421,6 +421,7 @@ impl<'k> Exec<'k, '_> {
         self.ensure_now(fr, coordinate)?;
         let xy = self.data(fr, coordinate)?;
         let mut offs = vec![0u32; l];
+        let mut traced = vec![0u32; l];
         for lane in (0..l).filter(|&lane| fr.active[lane]) {
             let (x, y) = (xy[lane], xy[l + lane]);
             if x >= width {
@@ -429,19 +430,26 @@ impl<'k> Exec<'k, '_> {
                 )));
             }
             offs[lane] = (y * width + x) * 4;
+            traced[lane] = if self.costs.block_linear_textures {
+                super::block_linear_offset(x * 4, y, width * 4)
+            } else {
+                offs[lane]
+            };
         }
-        let leaf = Leaf {
-            offset: 0,
-            comps: 1,
-            width: 4,
-        };
-        let texel = self.load(
-            Region::Buf(slot, space),
-            &offs,
-            &[leaf],
-            &fr.active,
-            Access::Read,
-        )?;
+        let region = Region::Buf(slot, space);
+        // The texels are held row by row; the device reads them where its layout keeps
+        // them.
+        self.trace(region, Access::Read, 4, &traced, 0, &fr.active);
+        self.stats.lane_ops += l as u64;
+        let buf = self.buf(region)?;
+        let mut texel = vec![0u32; l];
+        for lane in (0..l).filter(|&lane| fr.active[lane]) {
+            let a = offs[lane] as usize;
+            let Some(bytes) = buf.get(a..a + 4) else {
+                return Err(self.oob(region, lane, a, 4, buf.len()));
+            };
+            texel[lane] = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+        }
         let mut out = texel;
         out.extend(std::iter::repeat_n(0, 2 * l));
         out.extend(std::iter::repeat_n(1f32.to_bits(), l));

@@ -311,7 +311,7 @@ impl<'k> Exec<'k, '_> {
         clippy::cast_possible_truncation,
         reason = "lane and subgroup indices of one workgroup: check_launch keeps its lanes within u32"
     )]
-    fn trace(
+    pub(super) fn trace(
         &mut self,
         region: Region,
         access: Access,
@@ -366,7 +366,14 @@ impl<'k> Exec<'k, '_> {
         }
     }
 
-    fn oob(&self, region: Region, lane: usize, addr: usize, n: usize, len: usize) -> SimError {
+    pub(super) fn oob(
+        &self,
+        region: Region,
+        lane: usize,
+        addr: usize,
+        n: usize,
+        len: usize,
+    ) -> SimError {
         SimError::OutOfBounds {
             shader: self.k.name.clone(),
             detail: format!(

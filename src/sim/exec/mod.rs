@@ -255,8 +255,9 @@ pub struct BoundBuffer {
     pub data: Vec<u8>,
     /// For a `texture_2d<f32>` binding, its texels per row: `data` holds the texels row
     /// by row, and `textureLoad` at (x, y) reads the word at `y * width + x`, traced as
-    /// a storage read of those bytes. The model knows no texture path (no tiled layout,
-    /// no texture cache): it predicts a texture read as the same read of a buffer.
+    /// a storage read where the device keeps it (row by row, or block-linear:
+    /// [`Costs::block_linear_textures`]). The model knows no texture cache or unit of
+    /// its own: past the layout, a texture read is a read of a buffer.
     pub(crate) texture_width: Option<u32>,
 }
 
@@ -292,6 +293,31 @@ pub(crate) struct Costs {
     /// each instruction over several turns.
     pub(crate) schedulers: f64,
     pub(crate) clock_ghz: f64,
+    /// Textures laid out block-linear, as NVIDIA GPUs lay out a tiled image: a texel's
+    /// traced address is its place in the blocks of 64-byte × 8-row GOBs
+    /// ([`block_linear_offset`]); otherwise the texels are traced row by row.
+    pub(crate) block_linear_textures: bool,
+}
+
+/// GOBs stacked in one block of a block-linear image: 16 (128 rows), what an image of
+/// 128 rows or more gets (an estimate: the driver chooses it).
+const BLOCK_GOBS: u32 = 16;
+
+/// The byte offset of byte `x` of row `y` in a block-linear image whose rows hold
+/// `row_bytes`: blocks of [`BLOCK_GOBS`] GOBs, each GOB 64 bytes by 8 rows, in which
+/// 16 bytes of two rows make each 32-byte sector. The layout is NVIDIA's since
+/// Maxwell, as nouveau and the Switch emulators (yuzu, Ryujinx) decode it.
+pub(crate) fn block_linear_offset(x: u32, y: u32, row_bytes: u32) -> u32 {
+    let columns = row_bytes.div_ceil(64);
+    let block = (y / (8 * BLOCK_GOBS)) * columns + x / 64;
+    let gob = (y % (8 * BLOCK_GOBS)) / 8;
+    block * 512 * BLOCK_GOBS
+        + gob * 512
+        + (x % 64) / 32 * 256
+        + (y % 8) / 2 * 64
+        + (x % 32) / 16 * 32
+        + (y % 2) * 16
+        + x % 16
 }
 
 /// Which workgroups of a dispatch to run.
@@ -862,5 +888,33 @@ impl<'k> Exec<'k, '_> {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_linear_offsets_follow_the_gob_and_its_blocks() {
+        // An image of 8192 four-byte texels a row: 512 GOBs across.
+        let row = 8192 * 4;
+        let at = |x, y| block_linear_offset(x, y, row);
+        // Within a GOB: 16 bytes of two rows make a 32-byte sector.
+        assert_eq!([at(0, 0), at(15, 0), at(0, 1), at(16, 0)], [0, 15, 16, 32]);
+        assert_eq!([at(0, 2), at(32, 0), at(63, 7)], [64, 256, 511]);
+        // The next GOB down, then the next block across and the next block down.
+        assert_eq!(at(0, 8), 512);
+        assert_eq!(at(64, 0), 512 * BLOCK_GOBS);
+        assert_eq!(at(0, 8 * BLOCK_GOBS), 512 * BLOCK_GOBS * 512);
+        // Every byte of an image of whole blocks has a place of its own.
+        let (width, height) = (256u32, 256u32);
+        let mut seen = std::collections::HashSet::new();
+        for y in 0..height {
+            for x in 0..width {
+                assert!(seen.insert(block_linear_offset(x, y, width)));
+            }
+        }
+        assert_eq!(seen.iter().max(), Some(&(width * height - 1)));
     }
 }

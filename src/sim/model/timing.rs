@@ -259,6 +259,7 @@ pub(crate) fn costs(device: &DeviceModel) -> Costs {
         int_div_instructions: device.int_div_instructions,
         schedulers: device.issue_per_clock,
         clock_ghz: device.clock_ghz,
+        block_linear_textures: device.block_linear_textures,
     }
 }
 
