@@ -540,8 +540,10 @@ fn a_closed_or_full_stdout_ends_the_command_without_a_panic() {
 fn sigterm_saves_rows_and_predictions_and_exits_143_after_the_summary() {
     let dir = scratch("sigterm").unwrap();
     let out = dir.join("run.csv");
+    // The copy family's 82 measurements take several times the 2 s between saves, so
+    // the signal comes while cases are left (copy/offset alone once ended first).
     let mut child = membench(&dir)
-        .args(["run", "--quick", "--filter", "copy/offset", "--out"])
+        .args(["run", "--quick", "--filter", "copy/", "--out"])
         .arg(&out)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -573,7 +575,7 @@ fn sigterm_saves_rows_and_predictions_and_exits_143_after_the_summary() {
     assert!(stderr.contains("terminated (SIGTERM)"), "{stderr}");
     assert!(stdout.contains("(interrupted)"), "{stdout}");
     let rows = membench::results::read(&out).unwrap();
-    assert!(rows.len() < 2 * 33, "{} rows", rows.len());
+    assert!(rows.len() < 82, "{} rows", rows.len());
     assert!(
         rows.iter()
             .filter(|r| r.gbps_median.is_some())
