@@ -122,38 +122,41 @@ pub(crate) fn predict_sampled(
             footprint.share(simulated, whole),
         );
     }
-    launch.workgroups = launch.workgroups.end..end;
-    let rest = run(kernel, bindings, &launch, &mut model)?;
-    let mut work = Work::of(&[first, rest], lanes);
-    // Timed dispatches follow one another: the caches hold what the last one left.
-    // Where the window is the whole grid, that is what the window leaves: count a
-    // second pass (the bindings as the first left them). So it is where the grid
-    // reads its data more than once: the workgroups before the window left what it
-    // reads. A window of a larger grid that reads its data once starts cold, as the
-    // middle of a stream does.
-    let counts = if cold {
+    let (counts, work) = if cold {
         // The clear before the dispatch left the L2 full of its dirty lines, and the
         // dispatch writes back those its reads evict; what it leaves, the next clear
         // writes back.
         launch.workgroups = window.start..end;
         model.restart();
         model.flush_l2();
-        work = Work::of(&[run(kernel, bindings, &launch, &mut model)?], lanes);
-        model.counts_without_write_back()
-    } else if window == (0..total) || reread {
-        launch.workgroups = window.start..end;
-        // The untimed dispatches before the timed ones (a chase's walk of its cycle).
-        for _ in 0..untimed_first {
-            model.restart();
-            run(kernel, bindings, &launch, &mut model)?;
-        }
-        model.restart();
-        work = Work::of(&[run(kernel, bindings, &launch, &mut model)?], lanes);
-        // In the steady state a dispatch writes back what the one before left dirty
-        // (counted during the second pass), not its own leftovers.
-        model.counts_without_write_back()
+        let work = Work::of(&[run(kernel, bindings, &launch, &mut model)?], lanes);
+        (model.counts_without_write_back(), work)
     } else {
-        model.finish()
+        launch.workgroups = launch.workgroups.end..end;
+        let rest = run(kernel, bindings, &launch, &mut model)?;
+        let mut work = Work::of(&[first, rest], lanes);
+        // Timed dispatches follow one another: the caches hold what the last one left.
+        // Where the window is the whole grid, that is what the window leaves: count a
+        // second pass (the bindings as the first left them). So it is where the grid
+        // reads its data more than once: the workgroups before the window left what it
+        // reads. A window of a larger grid that reads its data once starts cold, as the
+        // middle of a stream does.
+        let counts = if window == (0..total) || reread {
+            launch.workgroups = window.start..end;
+            // The untimed dispatches before the timed ones (a chase's walk of its cycle).
+            for _ in 0..untimed_first {
+                model.restart();
+                run(kernel, bindings, &launch, &mut model)?;
+            }
+            model.restart();
+            work = Work::of(&[run(kernel, bindings, &launch, &mut model)?], lanes);
+            // In the steady state a dispatch writes back what the one before left dirty
+            // (counted during the second pass), not its own leftovers.
+            model.counts_without_write_back()
+        } else {
+            model.finish()
+        };
+        (counts, work)
     };
     Ok(Prediction::from_counts(
         &counts,
