@@ -7,7 +7,7 @@ use naga::{
     UnaryOperator,
 };
 
-use super::kernel::{K, Kernel, Pointee};
+use super::kernel::{K, Kernel, Leaf, Pointee};
 use super::math::{relational, select, unary};
 use super::{Access, Exec, Frame, Ready, Region, SimError, Space, Value, variant};
 
@@ -436,20 +436,21 @@ impl<'k> Exec<'k, '_> {
                 offs[lane]
             };
         }
-        let region = Region::Buf(slot, space);
         // The texels are held row by row; the device reads them where its layout keeps
         // them.
-        self.trace(region, Access::Read, 4, &traced, 0, &fr.active);
-        self.stats.lane_ops += l as u64;
-        let buf = self.buf(region)?;
-        let mut texel = vec![0u32; l];
-        for lane in (0..l).filter(|&lane| fr.active[lane]) {
-            let a = offs[lane] as usize;
-            let Some(bytes) = buf.get(a..a + 4) else {
-                return Err(self.oob(region, lane, a, 4, buf.len()));
-            };
-            texel[lane] = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
-        }
+        let leaf = Leaf {
+            offset: 0,
+            comps: 1,
+            width: 4,
+        };
+        let texel = self.load_traced_at(
+            Region::Buf(slot, space),
+            &offs,
+            &traced,
+            &[leaf],
+            &fr.active,
+            Access::Read,
+        )?;
         let mut out = texel;
         out.extend(std::iter::repeat_n(0, 2 * l));
         out.extend(std::iter::repeat_n(1f32.to_bits(), l));

@@ -311,7 +311,7 @@ impl<'k> Exec<'k, '_> {
         clippy::cast_possible_truncation,
         reason = "lane and subgroup indices of one workgroup: check_launch keeps its lanes within u32"
     )]
-    pub(super) fn trace(
+    fn trace(
         &mut self,
         region: Region,
         access: Access,
@@ -366,14 +366,7 @@ impl<'k> Exec<'k, '_> {
         }
     }
 
-    pub(super) fn oob(
-        &self,
-        region: Region,
-        lane: usize,
-        addr: usize,
-        n: usize,
-        len: usize,
-    ) -> SimError {
+    fn oob(&self, region: Region, lane: usize, addr: usize, n: usize, len: usize) -> SimError {
         SimError::OutOfBounds {
             shader: self.k.name.clone(),
             detail: format!(
@@ -386,14 +379,28 @@ impl<'k> Exec<'k, '_> {
     }
 
     /// Load `leaves` at each active lane's offset, one traced request per leaf.
-    #[expect(
-        clippy::cast_possible_truncation,
-        reason = "a leaf's bytes: at most 4 components of 8 bytes"
-    )]
     pub(super) fn load(
         &mut self,
         region: Region,
         offs: &[u32],
+        leaves: &[Leaf],
+        active: &[bool],
+        access: Access,
+    ) -> Result<Vec<u32>, SimError> {
+        self.load_traced_at(region, offs, offs, leaves, active, access)
+    }
+
+    /// [`Self::load`], each request traced at `traced` instead: where the device keeps
+    /// what the region holds at `offs` (a texel of a tiled image).
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "a leaf's bytes: at most 4 components of 8 bytes"
+    )]
+    pub(super) fn load_traced_at(
+        &mut self,
+        region: Region,
+        offs: &[u32],
+        traced: &[u32],
         leaves: &[Leaf],
         active: &[bool],
         access: Access,
@@ -405,7 +412,7 @@ impl<'k> Exec<'k, '_> {
         for leaf in leaves {
             self.stats.lane_ops += l as u64;
             let n = (leaf.comps * leaf.width) as usize;
-            self.trace(region, access, n as u32, offs, leaf.offset, active);
+            self.trace(region, access, n as u32, traced, leaf.offset, active);
             let buf = self.buf(region)?;
             for lane in 0..l {
                 if !active[lane] {

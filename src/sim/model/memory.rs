@@ -52,6 +52,9 @@ pub(crate) struct MemoryModel {
 
 /// Buffer index in the top 16 bits of a sector key, sector number below.
 const BUFFER_SHIFT: u32 = 48;
+/// The buffer tag of a cold dispatch's flush buffer ([`MemoryModel::flush_l2`]): one no
+/// binding gets (they are tagged in the order a kernel first touches them).
+const FLUSH_BUFFER: u64 = u16::MAX as u64;
 
 /// Bits `first..last` set, those past 64 dropped (a mask holds a sector of at most 64
 /// bytes).
@@ -158,8 +161,7 @@ impl MemoryModel {
     /// then writes them back as its own sectors evict them.
     pub(crate) fn flush_l2(&mut self) {
         self.flush();
-        self.caches
-            .fill_l2_dirty(u64::from(u16::MAX) << BUFFER_SHIFT);
+        self.caches.fill_l2_dirty(FLUSH_BUFFER << BUFFER_SHIFT);
     }
 
     /// Replay what is buffered and start counting afresh, as the next dispatch: the
